@@ -1,0 +1,172 @@
+"""Kernel functions, bandwidth conventions and kernel-matrix centering.
+
+The papers disagree on how an RBF width is written, so this module fixes one
+internal convention and converts the others into it:
+
+* internal: ``k(x, y) = exp(-gamma * ||x - y||^2)`` (scikit-learn, Wang & Tanaka);
+* ``sigma``: ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))`` (Das et al., Li et al.,
+  the SAS paper), so ``gamma = 1 / (2 sigma^2)``;
+* ``"mean_pairwise"``: sigma^2 is the mean squared distance over all pairs
+  ``i != j`` of training points (Das et al., section V).
+
+Every fitted estimator records the resolved ``gamma_`` so a result row states
+the width that was actually used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.metrics.pairwise import pairwise_kernels
+
+KERNELS = ("rbf", "poly", "linear")
+GAMMA_HEURISTICS = ("mean_pairwise",)
+
+
+def mean_pairwise_sq_distance(X: np.ndarray) -> float:
+    """Mean of ``||x_i - x_j||^2`` over all ordered pairs ``i != j``.
+
+    Uses ``sum_ij ||x_i - x_j||^2 = 2 n sum_i ||x_i||^2 - 2 ||sum_i x_i||^2`` so it
+    costs O(n d) instead of building the n x n distance matrix.
+    """
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError("the mean pairwise distance needs at least 2 samples")
+    total = 2 * n * np.einsum("ij,ij->", X, X) - 2 * np.sum(X.sum(axis=0) ** 2)
+    return float(total / (n * (n - 1)))
+
+
+def gamma_from_sigma(sigma: float) -> float:
+    """Convert a width ``sigma`` of ``exp(-d^2 / (2 sigma^2))`` into ``gamma``."""
+    return 1.0 / (2.0 * sigma**2)
+
+
+def resolve_gamma(X: np.ndarray, gamma=None, sigma=None) -> float:
+    """The RBF ``gamma`` for training data ``X`` from either convention.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Training data, used only by the ``"mean_pairwise"`` heuristic.
+    gamma : float, "mean_pairwise" or None
+        Width in ``exp(-gamma d^2)``. None with ``sigma`` None means
+        ``"mean_pairwise"``.
+    sigma : float or None
+        Width in ``exp(-d^2 / (2 sigma^2))``. Exclusive with ``gamma``.
+    """
+    if gamma is not None and sigma is not None:
+        raise ValueError("give the RBF width as gamma or as sigma, not both")
+    if sigma is not None:
+        if not sigma > 0:
+            raise ValueError(f"the RBF width sigma must be > 0, got {sigma}; use e.g. sigma: 1.0")
+        return gamma_from_sigma(float(sigma))
+    if gamma is None or gamma == "mean_pairwise":
+        sigma2 = mean_pairwise_sq_distance(X)
+        if sigma2 == 0:
+            raise ValueError("all training points are identical, so the mean pairwise distance is 0; "
+                             "give the RBF width explicitly (gamma or sigma)")
+        return 1.0 / (2.0 * sigma2)
+    if isinstance(gamma, str):
+        raise ValueError(f"unknown RBF width heuristic {gamma!r}; accepted: {', '.join(GAMMA_HEURISTICS)}")
+    if not gamma > 0:
+        raise ValueError(f"the RBF width gamma must be > 0, got {gamma}; use e.g. gamma: 0.1")
+    return float(gamma)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel with all of its parameters resolved.
+
+    ``poly`` is ``(gamma <x, y> + coef0)^degree`` and ``linear`` is ``<x, y>``.
+    """
+
+    name: str
+    gamma: float | None = None
+    degree: int = 3
+    coef0: float = 1.0
+
+    def __post_init__(self):
+        if self.name not in KERNELS:
+            raise ValueError(f"unknown kernel {self.name!r}; accepted: {', '.join(KERNELS)}")
+
+    def _params(self) -> dict:
+        if self.name == "rbf":
+            return {"gamma": self.gamma}
+        if self.name == "poly":
+            return {"gamma": self.gamma, "degree": self.degree, "coef0": self.coef0}
+        return {}
+
+    def __call__(self, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+        """The kernel matrix ``k(X, Y)`` (``k(X, X)`` when Y is None)."""
+        return pairwise_kernels(X, Y, metric=self.name, **self._params())
+
+    def diag(self, X: np.ndarray) -> np.ndarray:
+        """``k(x, x)`` for every row of X, without building a matrix."""
+        if self.name == "rbf":
+            return np.ones(X.shape[0])
+        sq_norms = np.einsum("ij,ij->i", X, X)
+        if self.name == "linear":
+            return sq_norms
+        return (self.gamma * sq_norms + self.coef0) ** self.degree
+
+
+def make_kernel(X: np.ndarray, kernel="rbf", *, gamma=None, sigma=None, degree=3, coef0=1.0) -> Kernel:
+    """Build a :class:`Kernel` for training data X, resolving width heuristics.
+
+    For ``poly`` a ``gamma`` of None means 1 (the plain ``(<x, y> + coef0)^d``).
+    """
+    if kernel == "rbf":
+        return Kernel("rbf", gamma=resolve_gamma(X, gamma, sigma))
+    if kernel == "poly":
+        if sigma is not None:
+            raise ValueError("sigma is an RBF width; the polynomial kernel takes gamma, degree and coef0")
+        if not (isinstance(degree, (int, np.integer)) and degree >= 1):
+            raise ValueError(f"the polynomial degree must be an integer >= 1, got {degree}")
+        return Kernel("poly", gamma=1.0 if gamma is None else float(gamma), degree=int(degree), coef0=float(coef0))
+    if kernel == "linear":
+        return Kernel("linear")
+    raise ValueError(f"unknown kernel {kernel!r}; accepted: {', '.join(KERNELS)}")
+
+
+@dataclass(frozen=True)
+class KernelCentering:
+    """Centering of kernel matrices in feature space, learned from a training kernel.
+
+    With ``phi~(x) = phi(x) - mean_i phi(x_i)`` over the training points:
+    ``K~ = K - 1K - K1 + 1K1`` for the training kernel, and for test rows
+    ``k~(x, x_i) = k(x, x_i) - mean_j k(x, x_j) - mean_j k(x_j, x_i) + mean_jl k(x_j, x_l)``
+    (Schölkopf, Smola & Müller 1998, appendix B). Equivalent to scikit-learn's
+    ``KernelCenterer`` and also gives ``||phi~(x)||^2``, which the
+    reconstruction error needs.
+    """
+
+    column_means: np.ndarray
+    grand_mean: float
+
+    @classmethod
+    def fit(cls, K_train: np.ndarray) -> "KernelCentering":
+        column_means = K_train.mean(axis=0)
+        return cls(column_means=column_means, grand_mean=float(column_means.mean()))
+
+    def center_train(self, K_train: np.ndarray) -> np.ndarray:
+        """Centered training kernel; modifies ``K_train`` in place to save memory."""
+        K_train -= self.column_means[np.newaxis, :]
+        K_train -= self.column_means[:, np.newaxis]
+        K_train += self.grand_mean
+        return K_train
+
+    def center_cross(self, K_cross: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Centered test-vs-train kernel (modified in place) and the row means it removed.
+
+        The row means are needed for ``||phi~(x)||^2``; see :meth:`sq_norms`.
+        """
+        row_means = K_cross.mean(axis=1)
+        K_cross -= self.column_means[np.newaxis, :]
+        K_cross -= row_means[:, np.newaxis]
+        K_cross += self.grand_mean
+        return K_cross, row_means
+
+    def sq_norms(self, diag: np.ndarray, row_means: np.ndarray) -> np.ndarray:
+        """``||phi~(x)||^2 = k(x, x) - 2 mean_i k(x, x_i) + mean_ij k(x_i, x_j)``."""
+        return diag - 2.0 * row_means + self.grand_mean

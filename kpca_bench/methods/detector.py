@@ -1,0 +1,51 @@
+"""Turn a kernel-PCA variant and a subspace score into a scikit-learn outlier detector."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, OutlierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from kpca_bench.methods.scores import OUTLIER_SCORES
+
+
+class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
+    """Novelty detector: fit a kernel subspace on inliers, score by a subspace distance.
+
+    Follows scikit-learn's outlier-detector sign: ``score_samples`` is higher
+    for more normal points (it is minus the outlier score), ``decision_function
+    = score_samples - offset_`` and ``predict`` returns +1 (inlier) / -1 (outlier).
+
+    Parameters
+    ----------
+    estimator : BaseKernelPCA
+        Any kernel-PCA variant (exact, sparse, L1-norm, Nystrom). Cloned in fit.
+    score : {"reconstruction_error", "mahalanobis"}, default="reconstruction_error"
+    contamination : float in (0, 0.5], default=0.05
+        Share of training points that ``predict`` flags; sets ``offset_``.
+    """
+
+    def __init__(self, estimator, *, score="reconstruction_error", contamination=0.05):
+        self.estimator = estimator
+        self.score = score
+        self.contamination = contamination
+
+    def fit(self, X, y=None):
+        if self.score not in OUTLIER_SCORES:
+            raise ValueError(f"unknown score {self.score!r}; accepted: {', '.join(OUTLIER_SCORES)}")
+        if not 0 < self.contamination <= 0.5:
+            raise ValueError(f"contamination must be in (0, 0.5], got {self.contamination}")
+        self.estimator_ = clone(self.estimator).fit(X)
+        self.offset_ = float(np.quantile(self.score_samples(X), self.contamination))
+        return self
+
+    def score_samples(self, X):
+        """Minus the outlier score: higher means more normal."""
+        check_is_fitted(self, "estimator_")
+        return -OUTLIER_SCORES[self.score](self.estimator_, X)
+
+    def decision_function(self, X):
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        return np.where(self.decision_function(X) >= 0, 1, -1)

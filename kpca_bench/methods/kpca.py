@@ -1,0 +1,196 @@
+"""Exact kernel PCA, and the shared fitting path of every kernel-PCA variant.
+
+Every variant (exact, sparse by elastic net, sparse by ADMM, L1-norm, Nystrom)
+describes its components by a dual coefficient matrix ``A`` of shape
+(n_train, n_components): component ``j`` is ``v_j = sum_i A[i, j] phi~(x_i)``
+with ``phi~`` the feature map centered on the training mean. That matrix is
+what sparsity is measured on, and :meth:`BaseKernelPCA.project` is all the
+outlier scores in :mod:`kpca_bench.methods.scores` need.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+from scipy import linalg
+from scipy.sparse.linalg import eigsh
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from kpca_bench.kernels import KernelCentering, make_kernel
+
+EIGEN_SOLVERS = ("eigh", "arpack")
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Test points seen from a fitted kernel subspace.
+
+    Attributes
+    ----------
+    scores : ndarray of shape (n_samples, n_components)
+        ``<v_j, phi~(x)>`` for every component ``v_j``.
+    sq_norms : ndarray of shape (n_samples,)
+        ``||phi~(x)||^2``, the squared feature-space distance to the training mean.
+    """
+
+    scores: np.ndarray
+    sq_norms: np.ndarray
+
+
+def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "eigh", random_state=None):
+    """The ``n_components`` largest eigenpairs of a symmetric matrix, largest first.
+
+    ``eigh`` asks LAPACK for that index range only (no full decomposition);
+    ``arpack`` uses Lanczos iterations, faster when ``n_components << n`` for
+    large n. Eigenvector signs are fixed so that each vector's largest-magnitude
+    entry is positive, which makes results reproducible across solvers.
+    """
+    n = K.shape[0]
+    if solver == "eigh":
+        values, vectors = linalg.eigh(K, subset_by_index=[n - n_components, n - 1])
+    elif solver == "arpack":
+        v0 = np.random.default_rng(random_state).uniform(-1, 1, n)
+        values, vectors = eigsh(K, k=n_components, which="LA", v0=v0)
+    else:
+        raise ValueError(f"unknown eigen_solver {solver!r}; accepted: {', '.join(EIGEN_SOLVERS)}")
+    order = np.argsort(values)[::-1]
+    values, vectors = values[order], vectors[:, order]
+    rows = np.argmax(np.abs(vectors), axis=0)
+    vectors *= np.sign(vectors[rows, np.arange(vectors.shape[1])])
+    return values, vectors
+
+
+def dual_coefficients(eigenvalues: np.ndarray, eigenvectors: np.ndarray) -> np.ndarray:
+    """Scale eigenvectors ``u_j`` of the centered kernel to ``alpha_j = u_j / sqrt(lambda_j)``.
+
+    Then ``alpha_j^T K~ alpha_j = 1``: each component has unit norm in feature
+    space (Schölkopf et al. 1998, eq. 16). Components whose eigenvalue is
+    numerically zero carry no direction; their coefficients are set to zero.
+    """
+    tol = eigenvalues.max(initial=0.0) * eigenvectors.shape[0] * np.finfo(float).eps
+    null = eigenvalues <= tol
+    if null.any():
+        warnings.warn(
+            f"{int(null.sum())} of {len(eigenvalues)} kernel principal components have a zero "
+            "eigenvalue (the centered kernel has lower rank); their coefficients are set to 0",
+            stacklevel=3,
+        )
+    scale = np.zeros_like(eigenvalues)
+    scale[~null] = 1.0 / np.sqrt(eigenvalues[~null])
+    return eigenvectors * scale
+
+
+class BaseKernelPCA(TransformerMixin, BaseEstimator):
+    """Fit a kernel on training data, center it, and hand it to a component solver.
+
+    Subclasses implement ``_fit_components(K_centered)`` and set ``dual_coef_``
+    (and ``eigenvalues_`` when the method has them). They must not modify
+    ``K_centered`` in place: the base class reuses it afterwards.
+
+    Fitted attributes set here: ``n_features_in_``, ``X_fit_``, ``kernel_``,
+    ``gamma_`` (the resolved RBF or polynomial gamma, None for linear),
+    ``centering_``, ``projection_variances_`` (variance of each component's
+    projection over the training points, used by the Mahalanobis score).
+    """
+
+    def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def fit(self, X, y=None):
+        """Fit the components on X (training inliers in a novelty setting)."""
+        X = check_array(X, dtype=np.float64)
+        self._check_n_components(X.shape[0])
+        self.n_features_in_ = X.shape[1]
+        self.kernel_ = make_kernel(
+            X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
+        )
+        self.gamma_ = self.kernel_.gamma
+        K = self.kernel_(X)
+        self.centering_ = KernelCentering.fit(K)
+        K = self.centering_.center_train(K)
+        self.X_fit_ = X
+        self._fit_components(K)
+        self.projection_variances_ = np.var(K @ self.dual_coef_, axis=0)
+        return self
+
+    def _check_n_components(self, n_samples: int) -> None:
+        k = self.n_components
+        if not isinstance(k, Integral) or k < 1:
+            raise ValueError(f"n_components must be a positive integer, got {k!r}")
+        if k > n_samples - 1:
+            raise ValueError(
+                f"n_components={k} is more than the {n_samples - 1} components that {n_samples} "
+                f"training samples can have (centering removes one); use n_components <= {n_samples - 1} "
+                "or more training samples"
+            )
+
+    def _fit_components(self, K_centered: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def project(self, X) -> Projection:
+        """Components' projections of X and ``||phi~(x)||^2`` (see :class:`Projection`)."""
+        check_is_fitted(self, "dual_coef_")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
+        K, row_means = self.centering_.center_cross(self.kernel_(X, self.X_fit_))
+        sq_norms = self.centering_.sq_norms(self.kernel_.diag(X), row_means)
+        return Projection(scores=K @ self.dual_coef_, sq_norms=sq_norms)
+
+    def transform(self, X):
+        """Projections of X on the kernel principal components, shape (n_samples, n_components)."""
+        return self.project(X).scores
+
+
+class KernelPCA(BaseKernelPCA):
+    """Exact kernel PCA keeping the top ``n_components`` eigenpairs (Schölkopf et al. 1998).
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of kernel principal components; at most ``n_samples - 1``.
+    kernel : {"rbf", "poly", "linear"}, default="rbf"
+    gamma : float or "mean_pairwise", default=None
+        RBF width in ``exp(-gamma ||x - y||^2)``, or the polynomial kernel's
+        scale. For RBF, None means ``"mean_pairwise"``: sigma^2 = mean squared
+        pairwise distance of the training points (Das et al., section V).
+    sigma : float, default=None
+        RBF width in ``exp(-||x - y||^2 / (2 sigma^2))``; exclusive with gamma.
+    degree, coef0 : polynomial kernel ``(gamma <x, y> + coef0)^degree``.
+    eigen_solver : {"eigh", "arpack"}, default="eigh"
+        ``eigh``: LAPACK, top eigenpairs only. ``arpack``: Lanczos, for large n.
+    random_state : int or None
+        Start vector of ``arpack``; unused by ``eigh``.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components,)
+        Eigenvalues of the centered training kernel, largest first.
+    dual_coef_ : ndarray of shape (n_train, n_components)
+        ``alpha_j = u_j / sqrt(lambda_j)``, so every component has unit norm.
+
+    References
+    ----------
+    B. Schölkopf, A. Smola, K.-R. Müller. Nonlinear component analysis as a
+    kernel eigenvalue problem. Neural Computation 10(5), 1998.
+    """
+
+    def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
+                 eigen_solver="eigh", random_state=None):
+        super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
+        self.eigen_solver = eigen_solver
+        self.random_state = random_state
+
+    def _fit_components(self, K_centered):
+        values, vectors = top_eigenpairs(K_centered, self.n_components, self.eigen_solver, self.random_state)
+        self.eigenvalues_ = values
+        self.dual_coef_ = dual_coefficients(values, vectors)

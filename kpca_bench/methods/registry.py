@@ -1,0 +1,77 @@
+"""The one list of methods a config can name.
+
+Adding a method is one module in ``kpca_bench/methods/`` plus one entry here.
+A *subspace* method is a kernel-PCA variant (it exposes ``dual_coef_`` and
+``project``); the runner wraps it in a
+:class:`~kpca_bench.methods.detector.KernelSubspaceDetector` with the score the
+config asks for. Any other method is already an outlier detector with
+scikit-learn's ``score_samples`` (higher = more normal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sklearn.ensemble import IsolationForest
+from sklearn.neighbors import LocalOutlierFactor
+from sklearn.svm import OneClassSVM
+
+from kpca_bench.methods.detector import KernelSubspaceDetector
+from kpca_bench.methods.kpca import KernelPCA
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method a config can name.
+
+    Attributes
+    ----------
+    name : registry key used in configs and result tables.
+    estimator : the estimator class.
+    subspace : whether it is a kernel-PCA variant scored in its subspace.
+    summary : one line for ``--help`` and docs.
+    reference : the paper (and equation) it implements.
+    sparsity_param : the parameter that controls sparsity, if any.
+    defaults : keyword arguments applied before the config's ``params``.
+    """
+
+    name: str
+    estimator: type
+    subspace: bool
+    summary: str
+    reference: str
+    sparsity_param: str | None = None
+    defaults: dict = field(default_factory=dict)
+
+    def param_names(self) -> list[str]:
+        return sorted(self.estimator._get_param_names())
+
+    def build(self, params: dict, *, score: str | None = None, random_state: int | None = None):
+        """An unfitted detector for one parameter setting."""
+        kwargs = {**self.defaults, **params}
+        if "random_state" in self.param_names():
+            kwargs["random_state"] = random_state
+        estimator = self.estimator(**kwargs)
+        if self.subspace:
+            return KernelSubspaceDetector(estimator, score=score or "reconstruction_error")
+        return estimator
+
+
+METHODS: dict[str, MethodSpec] = {
+    spec.name: spec
+    for spec in [
+        MethodSpec("kpca", KernelPCA, True,
+                   "Exact kernel PCA (top eigenpairs of the centered kernel)",
+                   "Hoffmann 2007; Schölkopf, Smola & Müller 1998"),
+        MethodSpec("ocsvm", OneClassSVM, False,
+                   "One-class SVM (scikit-learn); with an RBF kernel equivalent to SVDD",
+                   "Schölkopf et al. 2001; Tax & Duin 2004"),
+        MethodSpec("isolation_forest", IsolationForest, False,
+                   "Isolation forest (scikit-learn)", "Liu, Ting & Zhou 2008"),
+        MethodSpec("lof", LocalOutlierFactor, False,
+                   "Local outlier factor (scikit-learn), novelty mode", "Breunig et al. 2000",
+                   defaults={"novelty": True}),
+    ]
+}
+
+

@@ -1,0 +1,41 @@
+"""Outlier scores computed in the subspace of any fitted kernel-PCA variant.
+
+Each score is a plain function ``score(model, X) -> ndarray`` where ``model``
+is a fitted :class:`~kpca_bench.methods.kpca.BaseKernelPCA` (or anything with
+the same ``project`` contract) and a **higher value means more abnormal**.
+:class:`~kpca_bench.methods.detector.KernelSubspaceDetector` flips the sign once,
+to scikit-learn's ``score_samples`` convention.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def reconstruction_error(model, X) -> np.ndarray:
+    """Hoffmann's reconstruction error ``||phi~(z)||^2 - sum_j <v_j, phi~(z)>^2``.
+
+    The squared distance of ``phi(z)`` from its projection onto the span of the
+    components, for orthonormal components (Hoffmann 2007, eq. 9; Das et al.,
+    section II; Li et al., eqs. 9-11).
+    """
+    projection = model.project(X)
+    return projection.sq_norms - np.sum(projection.scores**2, axis=1)
+
+
+def mahalanobis_distance(model, X) -> np.ndarray:
+    """Mahalanobis distance in the kernel principal subspace, ``sum_j y_j^2 / var_j``.
+
+    With ``y_j = <v_j, phi~(z)>`` and ``var_j`` the variance of ``y_j`` over the
+    training points. For exact KPCA ``var_j = lambda_j / N`` with ``lambda_j``
+    the eigenvalues of the centered kernel, which is Li et al.'s eq. 13,
+    ``N y^T Gamma^{-1} y``.
+    """
+    projection = model.project(X)
+    return np.sum(projection.scores**2 / model.projection_variances_, axis=1)
+
+
+OUTLIER_SCORES = {
+    "reconstruction_error": reconstruction_error,
+    "mahalanobis": mahalanobis_distance,
+}
