@@ -66,3 +66,28 @@ class Dataset:
     def class_counts(self) -> dict:
         labels, counts = np.unique(self.y, return_counts=True)
         return dict(zip(labels.tolist(), counts.tolist()))
+
+    def one_hot(self) -> "Dataset":
+        """The same data with every categorical column expanded to 0/1 indicator columns.
+
+        Numeric columns are kept as they are, in place; a categorical column ``j``
+        becomes ``len(categories[j])`` indicator columns in category order.
+        """
+        if self.categories is None:
+            return self
+        blocks = []
+        for j, cats in enumerate(self.categories):
+            column = self.X[:, j]
+            if cats is None:
+                blocks.append(column[:, None])
+            else:
+                blocks.append((column[:, None] == np.arange(len(cats))).astype(np.float64))
+        X = np.hstack(blocks)
+        return Dataset(
+            name=self.name,
+            X=X,
+            y=self.y,
+            feature_kinds=(NUMERIC,) * X.shape[1],
+            provenance=Provenance(self.provenance.source, self.provenance.files,
+                                  "; ".join(filter(None, [self.provenance.notes, "one-hot encoded"]))),
+        )

@@ -1,0 +1,28 @@
+"""Checking the options a config passes to a loader, with messages that name the fix."""
+
+from __future__ import annotations
+
+import inspect
+
+from kpca_bench.errors import DataError
+
+
+def check_choice(dataset: str, option: str, value, allowed) -> None:
+    """Raise :class:`DataError` unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        raise DataError(f"dataset {dataset!r}: option {option}={value!r} is not one of {', '.join(map(repr, allowed))}")
+
+
+def accepted_options(loader) -> dict[str, object]:
+    """The options a loader accepts and their defaults (``files`` is supplied by the registry, not a config)."""
+    return {name: parameter.default for name, parameter in inspect.signature(loader).parameters.items()
+            if parameter.kind is parameter.KEYWORD_ONLY and name != "files"}
+
+
+def check_option_names(dataset: str, loader, options: dict) -> None:
+    """Raise :class:`DataError` for an option the loader does not take, listing those it does."""
+    accepted = accepted_options(loader)
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        listed = ", ".join(f"{name} (default {default!r})" for name, default in accepted.items()) or "none"
+        raise DataError(f"dataset {dataset!r}: unknown option {', '.join(unknown)}; accepted options: {listed}")
