@@ -1,0 +1,3 @@
+from kpca_bench.cli import app
+
+app(prog_name="kpca-bench")

@@ -1,0 +1,369 @@
+"""Experiment configs: YAML in, validated typed dataclasses out.
+
+The YAML is strict: an unknown key is an error, and every problem in a file is
+reported at once, one line each, naming the file, the key and what is accepted.
+See ``configs/quickstart.yaml`` for an annotated example.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import itertools
+import json
+from dataclasses import asdict, dataclass, field
+from numbers import Integral, Real
+from pathlib import Path
+
+import yaml
+
+from kpca_bench.datasets import DATASETS
+from kpca_bench.errors import ConfigError
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.methods.scores import OUTLIER_SCORES
+
+PROTOCOLS = ("novelty",)
+THRESHOLD_RULES = ("train_quantile", "test_prior", "test_oracle")
+FIGURES = ("box", "roc", "sparsity")
+SCALINGS = ("none", "standard", "minmax")
+# Parameters the runner sets itself, so a config may not.
+RUNNER_PARAMS = ("random_state",)
+
+
+@dataclass(frozen=True)
+class DatasetConfig:
+    """Which data, which classes are inliers / outliers, and how many of each per trial."""
+
+    name: str
+    inliers: tuple
+    outliers: tuple
+    train_inliers: int
+    test_inliers: int
+    test_outliers: int
+    options: dict = field(default_factory=dict)
+    scaling: str = "none"
+
+
+@dataclass(frozen=True)
+class MethodConfig:
+    """One entry of ``methods``: a registered method, a label and its parameter grid.
+
+    ``params`` holds fixed values and ``grid`` lists values to sweep; every
+    combination of the grid is one *setting*, run on every trial.
+    """
+
+    name: str
+    label: str
+    params: dict = field(default_factory=dict)
+    grid: dict = field(default_factory=dict)
+    score: str | None = None
+    trials: int | None = None
+
+    def settings(self) -> list[dict]:
+        """Every parameter setting of this entry: ``params`` updated by one grid point."""
+        keys = list(self.grid)
+        return [{**self.params, **dict(zip(keys, values))}
+                for values in itertools.product(*(self.grid[k] for k in keys))]
+
+    def setting_label(self, setting: dict) -> str:
+        """The label plus the swept values, e.g. ``SKPCA (l1_ratio=0.7)``."""
+        swept = [k for k, values in self.grid.items() if len(values) > 1]
+        if not swept:
+            return self.label
+        return f"{self.label} (" + ", ".join(f"{k}={setting[k]}" for k in swept) + ")"
+
+
+@dataclass(frozen=True)
+class ThresholdConfig:
+    """How an outlier score becomes a yes/no decision for F1.
+
+    ``train_quantile`` (default): flag test points whose score exceeds the
+    ``quantile`` of the training (inlier) scores; uses no test labels, as a
+    deployed detector must. ``test_prior``: flag as many test points as there
+    are outliers in the test set (uses the outlier count). ``test_oracle``: the
+    threshold that maximises F1 on the test set; an upper bound, labelled as
+    an oracle wherever it is reported.
+    """
+
+    rule: str = "train_quantile"
+    quantile: float = 0.95
+
+    @property
+    def is_oracle(self) -> bool:
+        return self.rule != "train_quantile"
+
+    def describe(self) -> str:
+        if self.rule == "train_quantile":
+            return f"{self.quantile:g} quantile of training scores"
+        if self.rule == "test_prior":
+            return "test outlier count (oracle: uses test labels)"
+        return "best F1 on test set (oracle: uses test labels)"
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    figures: tuple[str, ...] = FIGURES
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated experiment config."""
+
+    name: str
+    dataset: DatasetConfig
+    methods: tuple[MethodConfig, ...]
+    description: str = ""
+    protocol: str = "novelty"
+    threshold: ThresholdConfig = field(default_factory=ThresholdConfig)
+    trials: int = 10
+    seed: int = 0
+    output: OutputConfig = field(default_factory=OutputConfig)
+    source: str = ""
+
+    def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> "Config":
+        """A copy with command-line overrides applied."""
+        changes = {}
+        if trials is not None:
+            changes["trials"] = trials
+        if seed is not None:
+            changes["seed"] = seed
+        return Config(**{**self.__dict__, **changes})
+
+    def fingerprint(self) -> dict:
+        """What determines the numbers of a run (not its size or its figures)."""
+        data = asdict(self)
+        for key in ("trials", "output", "source", "description"):
+            data.pop(key)
+        return data
+
+    def config_hash(self) -> str:
+        return stable_hash(self.fingerprint())
+
+
+def stable_hash(obj) -> str:
+    """A short content hash of JSON-able data, independent of key order."""
+    text = json.dumps(obj, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class _Errors:
+    """Collects every problem in one file, each as one line ``file: key: message``."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.lines: list[str] = []
+
+    def add(self, key: str, message: str) -> None:
+        self.lines.append(f"{self.source}: {key}: {message}" if key else f"{self.source}: {message}")
+
+    def raise_if_any(self) -> None:
+        if self.lines:
+            raise ConfigError("\n".join(self.lines))
+
+
+def _did_you_mean(word, choices) -> str:
+    close = difflib.get_close_matches(str(word), list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_keys(mapping: dict, allowed, required, path: str, errors: _Errors) -> bool:
+    ok = True
+    for key in mapping:
+        if key not in allowed:
+            errors.add(f"{path}.{key}".lstrip("."),
+                       f"unknown key{_did_you_mean(key, allowed)}; accepted: {', '.join(allowed)}")
+            ok = False
+    for key in required:
+        if key not in mapping:
+            errors.add(f"{path}.{key}".lstrip("."), "missing (required)")
+            ok = False
+    return ok
+
+
+def _mapping(value, path: str, errors: _Errors) -> dict | None:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        errors.add(path, f"must be a mapping (key: value lines), got {type(value).__name__}")
+        return None
+    return value
+
+
+def _int(value, path: str, errors: _Errors, minimum: int) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        errors.add(path, f"must be an integer >= {minimum}, got {value!r}")
+        return None
+    if value < minimum:
+        errors.add(path, f"must be >= {minimum}, got {value}")
+        return None
+    return int(value)
+
+
+def _labels(value, path: str, errors: _Errors) -> tuple:
+    if isinstance(value, (str, int)):
+        return (value,)
+    if isinstance(value, list) and value and all(isinstance(v, (str, int)) for v in value):
+        return tuple(value)
+    errors.add(path, f"must be a class label or a non-empty list of labels, got {value!r}")
+    return ()
+
+
+def _parse_dataset(raw, errors: _Errors) -> DatasetConfig | None:
+    raw = _mapping(raw, "dataset", errors)
+    if raw is None:
+        return None
+    allowed = ("name", "options", "inliers", "outliers", "train_inliers", "test_inliers", "test_outliers", "scaling")
+    _check_keys(raw, allowed, ("name", "inliers", "outliers", "train_inliers", "test_inliers", "test_outliers"),
+                "dataset", errors)
+    name = raw.get("name")
+    if name is not None and name not in DATASETS:
+        errors.add("dataset.name", f"unknown dataset {name!r}{_did_you_mean(name, DATASETS)}; "
+                                   "run 'kpca-bench datasets list' to see them")
+    options = _mapping(raw.get("options"), "dataset.options", errors) or {}
+    inliers = _labels(raw.get("inliers"), "dataset.inliers", errors) if "inliers" in raw else ()
+    outliers = _labels(raw.get("outliers"), "dataset.outliers", errors) if "outliers" in raw else ()
+    if set(inliers) & set(outliers):
+        errors.add("dataset.outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers")
+    sizes = {key: _int(raw[key], f"dataset.{key}", errors, minimum=2 if key == "train_inliers" else 1)
+             for key in ("train_inliers", "test_inliers", "test_outliers") if key in raw}
+    scaling = raw.get("scaling", "none")
+    if scaling not in SCALINGS:
+        errors.add("dataset.scaling", f"unknown scaling {scaling!r}; accepted: {', '.join(SCALINGS)}")
+    if None in sizes.values() or len(sizes) < 3 or not isinstance(name, str):
+        return None
+    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling, **sizes)
+
+
+def _check_param_values(setting: dict, train_size: int | None, path: str, errors: _Errors) -> None:
+    """Catch the common bad values before any work starts."""
+    k = setting.get("n_components")
+    if isinstance(k, Integral) and train_size is not None and k > train_size - 1:
+        errors.add(f"{path}.n_components", f"{k} components need more than the {train_size} training samples; "
+                                           f"use at most {train_size - 1}")
+    for width in ("gamma", "sigma"):
+        value = setting.get(width)
+        if isinstance(value, Real) and not isinstance(value, bool) and value <= 0:
+            errors.add(f"{path}.{width}", f"the kernel width must be > 0, got {value}")
+
+
+def _parse_method(raw, index: int, train_size, errors: _Errors) -> MethodConfig | None:
+    path = f"methods[{index}]"
+    raw = _mapping(raw, path, errors)
+    if raw is None:
+        return None
+    _check_keys(raw, ("name", "label", "params", "grid", "score", "trials"), ("name",), path, errors)
+    name = raw.get("name")
+    spec = METHODS.get(name)
+    if spec is None:
+        errors.add(f"{path}.name", f"unknown method {name!r}{_did_you_mean(name, METHODS)}; "
+                                   f"accepted: {', '.join(METHODS)}")
+        return None
+    params = _mapping(raw.get("params"), f"{path}.params", errors)
+    grid = _mapping(raw.get("grid"), f"{path}.grid", errors)
+    if params is None or grid is None:
+        return None
+    accepted = [p for p in spec.param_names() if p not in RUNNER_PARAMS]
+    for key in [*params, *grid]:
+        if key not in accepted:
+            errors.add(f"{path}.params.{key}", f"{name} has no parameter {key!r}{_did_you_mean(key, accepted)}; "
+                                               f"accepted: {', '.join(accepted)}")
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            errors.add(f"{path}.grid.{key}", f"must be a non-empty list of values, got {values!r}")
+            return None
+    score = raw.get("score")
+    if score is not None and (not spec.subspace or score not in OUTLIER_SCORES):
+        accepted_scores = ", ".join(OUTLIER_SCORES) if spec.subspace else "none (it scores by itself)"
+        errors.add(f"{path}.score", f"unknown score {score!r} for {name}; accepted: {accepted_scores}")
+    trials = _int(raw["trials"], f"{path}.trials", errors, 1) if "trials" in raw else None
+    method = MethodConfig(name=name, label=str(raw.get("label", name)), params=params, grid=grid,
+                          score=score if spec.subspace else None, trials=trials)
+    for setting in method.settings():
+        _check_param_values(setting, train_size, f"{path}.params", errors)
+    return method
+
+
+def _parse_threshold(raw, errors: _Errors) -> ThresholdConfig:
+    raw = _mapping(raw, "threshold", errors)
+    if not raw:
+        return ThresholdConfig()
+    _check_keys(raw, ("rule", "quantile"), (), "threshold", errors)
+    rule = raw.get("rule", "train_quantile")
+    if rule not in THRESHOLD_RULES:
+        errors.add("threshold.rule", f"unknown rule {rule!r}{_did_you_mean(rule, THRESHOLD_RULES)}; "
+                                     f"accepted: {', '.join(THRESHOLD_RULES)}")
+    quantile = raw.get("quantile", 0.95)
+    if isinstance(quantile, bool) or not isinstance(quantile, Real) or not 0 < quantile < 1:
+        errors.add("threshold.quantile", f"must be a number strictly between 0 and 1, got {quantile!r}")
+    return ThresholdConfig(rule=rule, quantile=float(quantile) if isinstance(quantile, Real) else 0.95)
+
+
+def _parse_output(raw, errors: _Errors) -> OutputConfig:
+    raw = _mapping(raw, "output", errors)
+    if not raw:
+        return OutputConfig()
+    _check_keys(raw, ("figures",), (), "output", errors)
+    figures = raw.get("figures", list(FIGURES))
+    if not isinstance(figures, list) or any(f not in FIGURES for f in figures):
+        errors.add("output.figures", f"must be a list drawn from {', '.join(FIGURES)}, got {figures!r}")
+        return OutputConfig()
+    return OutputConfig(figures=tuple(figures))
+
+
+TOP_LEVEL = ("name", "description", "dataset", "protocol", "methods", "threshold", "trials", "seed", "output")
+
+
+def parse_config(raw, source: str = "<config>") -> Config:
+    """Validate a config already read from YAML; raises :class:`ConfigError` listing every problem."""
+    errors = _Errors(source)
+    if not isinstance(raw, dict):
+        errors.add("", f"must be a YAML mapping with keys {', '.join(TOP_LEVEL)}")
+        errors.raise_if_any()
+    _check_keys(raw, TOP_LEVEL, ("name", "dataset", "methods"), "", errors)
+    name = raw.get("name")
+    if name is not None and (not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum()):
+        errors.add("name", f"must be a word of letters, digits, '-' and '_' (it names the results folder), "
+                           f"got {name!r}")
+    dataset = _parse_dataset(raw.get("dataset"), errors) if "dataset" in raw else None
+    protocol = raw.get("protocol", "novelty")
+    if protocol not in PROTOCOLS:
+        errors.add("protocol", f"unknown protocol {protocol!r}{_did_you_mean(protocol, PROTOCOLS)}; "
+                               f"accepted: {', '.join(PROTOCOLS)}")
+    methods_raw = raw.get("methods")
+    methods = []
+    if "methods" in raw and (not isinstance(methods_raw, list) or not methods_raw):
+        errors.add("methods", "must be a non-empty list of methods (each with at least a name)")
+    elif methods_raw:
+        train_size = dataset.train_inliers if dataset else None
+        methods = [_parse_method(m, i, train_size, errors) for i, m in enumerate(methods_raw)]
+    labels = [m.label for m in methods if m is not None]
+    for label in {label for label in labels if labels.count(label) > 1}:
+        errors.add("methods", f"label {label!r} is used twice; give each entry its own label")
+    trials = _int(raw.get("trials", 10), "trials", errors, 1)
+    seed = _int(raw.get("seed", 0), "seed", errors, 0)
+    threshold = _parse_threshold(raw.get("threshold"), errors)
+    output = _parse_output(raw.get("output"), errors)
+    description = raw.get("description", "")
+    errors.raise_if_any()
+    return Config(name=name, description=str(description), dataset=dataset, protocol=protocol,
+                  methods=tuple(methods), threshold=threshold, trials=trials, seed=seed, output=output,
+                  source=source)
+
+
+def load_config(path) -> Config:
+    """Read and validate a YAML config file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file; the examples are in configs/") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}: YAML syntax error at {where}{problem}") from None
+    return parse_config(raw, source=str(path))

@@ -1,0 +1,82 @@
+"""Tables and figures of an experiment, rebuilt from its trial records (never by re-running)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from kpca_bench.config import Config
+from kpca_bench.datasets import Provenance
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
+from kpca_bench.report.tables import summary_frame, summary_markdown, trials_frame
+from kpca_bench.results import write_atomic
+
+
+def _single_setting_labels(config: Config) -> list[str]:
+    return [m.label for m in config.methods if len(m.settings()) == 1]
+
+
+def _sparsity_sweeps(config: Config) -> dict[str, list[str]]:
+    """Entries that sweep their method's sparsity parameter, with their setting labels."""
+    sweeps = {}
+    for method in config.methods:
+        knob = METHODS[method.name].sparsity_param
+        if knob is not None and len(method.grid.get(knob, [])) > 1:
+            sweeps[method.label] = [method.setting_label(s) for s in method.settings()]
+    return sweeps
+
+
+def _facts(config: Config, provenance: Provenance, trials) -> list[str]:
+    d = config.dataset
+    facts = [
+        f"dataset: `{d.name}` ({provenance.source}); inlier classes {list(d.inliers)}, "
+        f"outlier classes {list(d.outliers)}; scaling: {d.scaling}",
+        f"protocol: {config.protocol}: train on {d.train_inliers} inliers, test on {d.test_inliers} inliers + "
+        f"{d.test_outliers} outliers, drawn anew in each of {config.trials} trials (seed {config.seed})",
+        f"F1 threshold: {config.threshold.describe()}",
+        f"config hash `{config.config_hash()}`; versions: "
+        + ", ".join(f"{k} {v}" for k, v in trials["versions"].iloc[0].items()),
+    ]
+    if config.threshold.is_oracle:
+        facts.insert(3, "**F1 here is an oracle figure**: its threshold was chosen with the test labels")
+    return facts
+
+
+def write_report(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> list[str]:
+    """Write trials.csv, summary.csv, summary.md and the figures; return the figure file names."""
+    if not records:
+        return []
+    directory = Path(directory)
+    order = [m.setting_label(s) for m in config.methods for s in m.settings()]
+    trials = trials_frame(records, order)
+    summary = summary_frame(trials)
+    threshold = config.threshold.describe()
+    title = f"{config.name}: {config.dataset.name}"
+    figures = []
+    ok = [r for r in records if r["status"] == "ok"]
+    single = [label for label in _single_setting_labels(config) if any(r["method"] == label for r in ok)]
+    if "box" in config.output.figures and single:
+        f1_box_plot(trials, single, title=title, threshold=threshold, path=directory / "f1_box.png")
+        figures.append("f1_box.png")
+    if "roc" in config.output.figures and single:
+        roc = {m: np.array([r["roc_tpr"] for r in ok if r["method"] == m]) for m in single}
+        stats = summary.set_index("method")
+        auroc = {m: (stats.loc[m, "auroc_mean"], np.nan_to_num(stats.loc[m, "auroc_std"])) for m in single}
+        roc_plot(roc, auroc, title=title, path=directory / "roc.png")
+        figures.append("roc.png")
+    sweeps = _sparsity_sweeps(config)
+    if "sparsity" in config.output.figures and sweeps:
+        stats = summary.set_index("method")
+        curves = {entry: stats.loc[[s for s in labels if s in stats.index], ["sparsity_mean", "f1_mean"]]
+                  .rename(columns={"sparsity_mean": "sparsity", "f1_mean": "f1"}) for entry, labels in sweeps.items()}
+        references = {m: stats.loc[m, "f1_mean"] for m in single
+                      if m in stats.index and stats.loc[m].get("sparsity_mean") == 100.0}
+        sparsity_plot(curves, references, title=title, threshold=threshold, path=directory / "f1_vs_sparsity.png")
+        figures.append("f1_vs_sparsity.png")
+    write_atomic(directory / "trials.csv", trials.to_csv(index=False))
+    write_atomic(directory / "summary.csv", summary.to_csv(index=False))
+    write_atomic(directory / "summary.md", summary_markdown(summary, title=title,
+                                                            facts=_facts(config, provenance, trials), figures=figures))
+    return figures

@@ -1,0 +1,61 @@
+"""Tables rebuilt from trial records alone: the tidy trials table and the per-method summary."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+# Columns of trials.csv, in order; parameters follow as param_<name>.
+TRIAL_COLUMNS = [
+    "experiment", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
+    "auroc", "sparsity", "threshold_rule", "threshold", "n_train", "n_test_inliers", "n_test_outliers",
+    "gamma", "n_iter", "fit_time", "score_time", "wall_time", "split_seed", "random_state", "dataset",
+    "data_fingerprint", "config_hash", "key", "versions",
+]
+SUMMARY_METRICS = ["f1", "auroc", "sparsity", "fit_time"]
+
+
+def trials_frame(records: list[dict], method_order: list[str]) -> pd.DataFrame:
+    """One row per trial x method setting, sorted by method (config order) and trial."""
+    rows = []
+    for record in records:
+        row = {k: v for k, v in record.items() if k not in ("params", "roc_tpr")}
+        row.update({f"param_{k}": v for k, v in record["params"].items()})
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    columns = [c for c in TRIAL_COLUMNS if c in frame] + sorted(c for c in frame if c.startswith("param_"))
+    frame = frame[columns]
+    frame["method"] = pd.Categorical(frame["method"], categories=method_order, ordered=True)
+    return frame.sort_values(["method", "trial"]).reset_index(drop=True)
+
+
+def summary_frame(trials: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard deviation over trials of each metric, per method setting."""
+    ok = trials[trials["status"] == "ok"]
+    metrics = [m for m in SUMMARY_METRICS if m in ok]
+    grouped = ok.groupby("method", observed=True)[metrics]
+    summary = grouped.agg(["mean", "std"])
+    summary.columns = [f"{metric}_{stat}" for metric, stat in summary.columns]
+    summary.insert(0, "trials", grouped.size())
+    return summary.reset_index()
+
+
+def _mean_std(mean, std, digits: int) -> str:
+    if pd.isna(mean):
+        return "–"
+    return f"{mean:.{digits}f} ± {0.0 if pd.isna(std) else std:.{digits}f}"
+
+
+def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str]) -> str:
+    """The summary as a Markdown page: facts about the run, the table, the figures."""
+    header = "| method | trials | F1 | AUROC | sparsity (% non-zero) | fit time (s) |\n|---|---|---|---|---|---|\n"
+    body = "".join(
+        f"| {row.method} | {row.trials} | {_mean_std(row.f1_mean, row.f1_std, 3)} | "
+        f"{_mean_std(row.auroc_mean, row.auroc_std, 3)} | "
+        f"{_mean_std(getattr(row, 'sparsity_mean', float('nan')), getattr(row, 'sparsity_std', 0.0), 2)} | "
+        f"{_mean_std(row.fit_time_mean, row.fit_time_std, 2)} |\n"
+        for row in summary.itertuples()
+    )
+    lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", "Mean ± standard deviation over trials.", "",
+             header + body]
+    lines += [f"![{name}]({name})" for name in figures]
+    return "\n".join(lines) + "\n"

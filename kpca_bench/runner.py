@@ -1,0 +1,179 @@
+"""Run an experiment: plan its cells, execute the unfinished ones in parallel, store each at once.
+
+A *cell* is one (trial, method entry, parameter setting). Its key is a hash of
+everything that determines its numbers, and its seeds are hashes of the config
+seed with the trial (for the split) and the method setting (for the method's
+own randomness), so neither the order of execution nor ``--jobs`` can change a
+number. Re-running a config skips every cell whose key is in the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
+
+from kpca_bench.config import Config, stable_hash
+from kpca_bench.datasets import Dataset, load_dataset
+from kpca_bench.errors import DataError, KpcaBenchError
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.progress import NoProgress, PlainProgress
+from kpca_bench.protocols import check_novelty_sizes, evaluate_novelty, novelty_split
+from kpca_bench.report import write_report
+from kpca_bench.results import ResultStore
+
+
+class MethodFailed(KpcaBenchError):
+    """A method rejected its parameters or data during a trial."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    key: str
+    trial: int
+    method_index: int
+    setting: dict
+    split_seed: int
+    random_state: int
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    directory: Path
+    n_cells: int
+    n_reused: int
+    n_run: int
+
+
+def derive_seed(*parts) -> int:
+    """A 32-bit seed from a hash of its parts (never from a shared random state)."""
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return int(digest[:8], 16)
+
+
+def plan_cells(config: Config) -> list[Cell]:
+    """Every cell of the experiment, trial by trial."""
+    data_part = {"dataset": config.dataset, "protocol": config.protocol, "threshold": config.threshold,
+                 "seed": config.seed}
+    cells = []
+    for trial in range(config.trials):
+        split_seed = derive_seed(config.seed, config.dataset.name, trial)
+        for index, method in enumerate(config.methods):
+            if method.trials is not None and trial >= method.trials:
+                continue
+            for setting in method.settings():
+                identity = {"method": method.name, "setting": setting, "score": method.score}
+                cells.append(Cell(
+                    key=stable_hash({**data_part, **identity, "trial": trial}),
+                    trial=trial, method_index=index, setting=setting, split_seed=split_seed,
+                    random_state=derive_seed(config.seed, trial, identity),
+                ))
+    return cells
+
+
+def data_fingerprint(dataset: Dataset) -> str:
+    """Checksum of the data a run used: of its files if it has any, else of its arrays."""
+    if dataset.provenance.files:
+        return stable_hash(sorted(f.sha256 for f in dataset.provenance.files))
+    digest = hashlib.sha256(np.ascontiguousarray(dataset.X).tobytes())
+    digest.update(np.asarray(dataset.y).astype(str).tobytes())
+    return digest.hexdigest()[:16]
+
+
+def package_versions() -> dict:
+    import scipy
+    import sklearn
+
+    import kpca_bench
+
+    return {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
+            "scikit-learn": sklearn.__version__, "kpca-bench": kpca_bench.__version__}
+
+
+def load_checked_dataset(config: Config, offline: bool) -> Dataset:
+    """Load the config's dataset and check that it can serve the protocol."""
+    dataset = load_dataset(config.dataset.name, offline=offline, **config.dataset.options)
+    if not np.all(np.isfinite(dataset.X)):
+        bad_rows = int(np.sum(~np.all(np.isfinite(dataset.X), axis=1)))
+        raise DataError(f"dataset {dataset.name} has {bad_rows} rows with NaN or infinite values; "
+                        "drop or impute them in its loader (see the loader's missing-value option)")
+    check_novelty_sizes(dataset, config.dataset)
+    return dataset
+
+
+def run_cell(cell: Cell, config: Config, split) -> dict:
+    """Build, fit and evaluate one cell; a parameter or data error comes back as a ``failed`` record."""
+    method = config.methods[cell.method_index]
+    spec = METHODS[method.name]
+    start = time.perf_counter()
+    with threadpool_limits(limits=1):
+        # One BLAS thread per cell: parallelism comes from --jobs, and a fixed
+        # thread count keeps floating-point sums identical for any --jobs.
+        try:
+            detector = spec.build(cell.setting, score=method.score, random_state=cell.random_state)
+            result = evaluate_novelty(detector, split, config.threshold)
+        except (ValueError, KpcaBenchError) as exc:
+            return {"key": cell.key, "status": "failed", "error": f"{method.label}, trial {cell.trial}: {exc}"}
+    return {
+        "key": cell.key,
+        "experiment": config.name,
+        "trial": cell.trial,
+        "split_seed": cell.split_seed,
+        "method": method.setting_label(cell.setting),
+        "method_name": method.name,
+        "entry": method.label,
+        "params": cell.setting,
+        "score": method.score,
+        "random_state": cell.random_state,
+        "threshold_rule": config.threshold.rule,
+        "n_train": int(split.X_train.shape[0]),
+        "n_test_inliers": int(np.sum(~split.is_outlier)),
+        "n_test_outliers": int(np.sum(split.is_outlier)),
+        "wall_time": time.perf_counter() - start,
+        **result,
+    }
+
+
+def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
+                   progress: PlainProgress | None = None) -> RunOutcome:
+    """Run every unfinished cell of ``config`` and rebuild its tables and figures.
+
+    Results go to ``out_dir/<config.name>/``. Finished cells are appended to the
+    store as they arrive; on an interrupt or a failing method the tables are
+    still rebuilt from what finished, and the exception propagates.
+    """
+    progress = progress or NoProgress()
+    dataset = load_checked_dataset(config, offline)
+    directory = Path(out_dir) / config.name
+    store = ResultStore(directory)
+    cells = plan_cells(config)
+    finished = store.load()
+    todo = [cell for cell in cells if cell.key not in finished]
+    common = {"config_hash": config.config_hash(), "dataset": dataset.name,
+              "data_fingerprint": data_fingerprint(dataset), "versions": package_versions()}
+
+    @lru_cache(maxsize=2 * max(jobs, 1) + 1)
+    def split_of(seed: int):
+        return novelty_split(dataset, config.dataset, seed)
+
+    progress.start(len(cells), len(cells) - len(todo))
+    try:
+        tasks = (delayed(run_cell)(cell, config, split_of(cell.split_seed)) for cell in todo)
+        for record in Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
+            if record["status"] == "failed":
+                raise MethodFailed(record["error"])
+            store.append({**record, **common})
+            progress.advance(f"{record['method']} trial {record['trial']}")
+    finally:
+        progress.close()
+        records = store.load()
+        write_report(config, [records[c.key] for c in cells if c.key in records], directory, dataset.provenance)
+    return RunOutcome(directory=directory, n_cells=len(cells), n_reused=len(cells) - len(todo), n_run=len(todo))

@@ -1,0 +1,105 @@
+"""End to end: the quickstart through the CLI, determinism across runs and --jobs, and resume."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import kpca_bench.runner
+from kpca_bench.cli import app
+
+QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
+TIMING = ["fit_time", "score_time", "wall_time"]
+
+
+def run(out, *args):
+    result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(out), "--quiet", *args])
+    assert result.exit_code == 0, result.output + result.stderr
+    return pd.read_csv(out / "quickstart" / "trials.csv")
+
+
+def without_timing(frame):
+    return frame.drop(columns=TIMING)
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory):
+    out = tmp_path_factory.mktemp("quickstart")
+    return out, run(out)
+
+
+def test_quickstart_writes_tables_and_figures(quickstart):
+    out, trials = quickstart
+    directory = out / "quickstart"
+    for name in ["trials.csv", "summary.csv", "summary.md", "f1_box.png", "roc.png", "records.jsonl"]:
+        assert (directory / name).stat().st_size > 0, name
+    assert len(trials) == 40 and set(trials["status"]) == {"ok"}
+    kpca = trials[trials["method"] == "KPCA"]
+    assert kpca["auroc"].mean() > 0.9
+    assert (kpca["sparsity"] == 100).all() and kpca["gamma"].gt(0).all()
+    assert trials["config_hash"].nunique() == 1 and trials["data_fingerprint"].nunique() == 1
+    summary = pd.read_csv(directory / "summary.csv")
+    assert list(summary["method"]) == ["KPCA", "KPCA-Mahalanobis", "One-class SVM", "Isolation forest"]
+
+
+def test_same_config_twice_gives_identical_trials(quickstart, tmp_path):
+    _, first = quickstart
+    pd.testing.assert_frame_equal(without_timing(first), without_timing(run(tmp_path)))
+
+
+def test_parallel_run_is_identical_to_serial(quickstart, tmp_path):
+    _, serial = quickstart
+    pd.testing.assert_frame_equal(without_timing(serial), without_timing(run(tmp_path, "--jobs", "2")))
+
+
+def test_rerun_reuses_every_finished_cell(quickstart, monkeypatch):
+    out, trials = quickstart
+    calls = []
+    monkeypatch.setattr(kpca_bench.runner, "evaluate_novelty", lambda *a: calls.append(a))
+    pd.testing.assert_frame_equal(trials, run(out))
+    assert calls == []
+
+
+def test_interrupted_run_resumes_without_recomputing(quickstart, tmp_path, monkeypatch):
+    _, complete = quickstart
+    real = kpca_bench.runner.evaluate_novelty
+    calls = []
+
+    def interrupt_after_five(*args):
+        calls.append(args)
+        if len(calls) == 6:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(kpca_bench.runner, "evaluate_novelty", interrupt_after_five)
+    result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 130 and "run the same command again to resume" in result.stderr
+    partial = pd.read_csv(tmp_path / "quickstart" / "trials.csv")
+    assert len(partial) == 5
+
+    calls.clear()
+    monkeypatch.setattr(kpca_bench.runner, "evaluate_novelty", lambda *a: calls.append(a) or real(*a))
+    resumed = run(tmp_path)
+    assert len(calls) == len(complete) - 5
+    pd.testing.assert_frame_equal(without_timing(complete), without_timing(resumed))
+
+
+def test_a_torn_last_record_is_dropped_and_recomputed(quickstart, tmp_path):
+    _, complete = quickstart
+    run(tmp_path, "--trials", "1")
+    records = tmp_path / "quickstart" / "records.jsonl"
+    records.write_bytes(records.read_bytes() + b'{"key": "half-writ')
+    resumed = run(tmp_path)
+    pd.testing.assert_frame_equal(without_timing(complete), without_timing(resumed))
+
+
+def test_overrides_change_trials_and_seed(tmp_path):
+    trials = run(tmp_path, "--trials", "2", "--seed", "7")
+    assert sorted(trials["trial"].unique()) == [0, 1]
+
+
+def test_help_explains_the_run_command():
+    result = CliRunner().invoke(app, ["run", "--help"])
+    assert result.exit_code == 0
+    assert "--jobs" in result.output and "resum" in result.output

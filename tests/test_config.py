@@ -1,0 +1,93 @@
+"""Every kind of bad config gets one line naming the file, the key and what is accepted, and exit code 2."""
+
+import textwrap
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from kpca_bench.cli import app
+from kpca_bench.config import load_config
+
+GOOD = textwrap.dedent("""\
+    name: tiny
+    dataset:
+      name: digits
+      inliers: [0]
+      outliers: [1, 2]
+      train_inliers: 40
+      test_inliers: 20
+      test_outliers: 20
+    trials: 2
+    methods:
+      - name: kpca
+        params: {n_components: 5}
+    """)
+
+
+def write(tmp_path, text):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    return path
+
+
+def edited(**changes):
+    raw = yaml.safe_load(GOOD)
+    for dotted, value in changes.items():
+        target = raw
+        *parents, last = dotted.split("__")
+        for key in parents:
+            target = target[key] if not key.isdigit() else target[int(key)]
+        target[last] = value
+    return yaml.safe_dump(raw)
+
+
+def test_good_config_loads_into_dataclasses(tmp_path):
+    config = load_config(write(tmp_path, GOOD))
+    assert config.dataset.train_inliers == 40 and config.methods[0].settings() == [{"n_components": 5}]
+    assert config.threshold.rule == "train_quantile"
+
+
+@pytest.mark.parametrize("text, expected", [
+    (GOOD + "trails: 3\n", "trails: unknown key (did you mean 'trials'?)"),
+    (edited(dataset__name="mnsit"), "dataset.name: unknown dataset 'mnsit'"),
+    (edited(methods__0__name="kcpa"), "methods[0].name: unknown method 'kcpa' (did you mean 'kpca'?)"),
+    (edited(methods__0__params={"n_component": 5}), "methods[0].params.n_component: kpca has no parameter"),
+    (edited(trials="ten"), "trials: must be an integer >= 1, got 'ten'"),
+    (edited(trials=0), "trials: must be >= 1, got 0"),
+    (edited(dataset__train_inliers=1.5), "dataset.train_inliers: must be an integer"),
+    (edited(threshold={"rule": "oracle"}), "threshold.rule: unknown rule 'oracle'"),
+    (edited(threshold={"quantile": 1.5}), "threshold.quantile: must be a number strictly between 0 and 1"),
+    (edited(methods__0__params={"n_components": 50}), "methods[0].params.n_components: 50 components need more"),
+    (edited(methods__0__params={"n_components": 5, "gamma": 0}), "methods[0].params.gamma: the kernel width must"),
+    (edited(methods__0__score="entropy"), "methods[0].score: unknown score 'entropy'"),
+    (edited(methods__0__grid={"n_components": []}), "methods[0].grid.n_components: must be a non-empty list"),
+    ("name: x\ndataset: [1, 2\n", "YAML syntax error at line 3"),
+    ("- just\n- a list\n", "must be a YAML mapping"),
+])
+def test_config_errors_are_one_clear_line_and_exit_2(tmp_path, text, expected):
+    result = CliRunner().invoke(app, ["run", str(write(tmp_path, text)), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert expected in result.stderr
+    assert str(tmp_path / "config.yaml") in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_all_problems_are_reported_at_once(tmp_path):
+    text = edited(trials=0, seed=-1, methods__0__name="nope")
+    result = CliRunner().invoke(app, ["run", str(write(tmp_path, text))])
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 3
+
+
+def test_missing_config_file(tmp_path):
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "absent.yaml")])
+    assert result.exit_code == 2 and "no such config file" in result.stderr
+
+
+def test_classes_the_dataset_cannot_supply_are_reported(tmp_path):
+    result = CliRunner().invoke(app, ["run", str(write(tmp_path, edited(dataset__train_inliers=170))),
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "has 178 inliers" in result.stderr and "lower dataset.train_inliers" in result.stderr

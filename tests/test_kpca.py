@@ -1,0 +1,95 @@
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.base import clone
+from sklearn.decomposition import PCA
+from sklearn.decomposition import KernelPCA as SklearnKernelPCA
+
+from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, mahalanobis_distance, reconstruction_error
+
+
+def degree2_features(X):
+    """Explicit feature map of (x.y)^2 for 2-D inputs: (x1^2, sqrt(2) x1 x2, x2^2)."""
+    return np.c_[X[:, 0] ** 2, np.sqrt(2) * X[:, 0] * X[:, 1], X[:, 1] ** 2]
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(1)
+    return rng.normal(size=(60, 2)) @ np.array([[2.0, 0.3], [0.0, 0.7]]), rng.normal(size=(15, 2))
+
+
+def test_linear_kernel_reconstruction_error_is_the_pca_residual():
+    X = np.random.default_rng(2).normal(size=(50, 5))
+    model = KernelPCA(2, kernel="linear").fit(X)
+    pca = PCA(2).fit(X)
+    residual = ((X - pca.inverse_transform(pca.transform(X))) ** 2).sum(axis=1)
+    assert_allclose(reconstruction_error(model, X), residual, atol=1e-8)
+    assert_allclose(np.abs(model.transform(X)), np.abs(pca.transform(X)), atol=1e-8)
+
+
+def test_polynomial_kernel_matches_pca_in_the_explicit_feature_space(data):
+    train, test = data
+    model = KernelPCA(2, kernel="poly", degree=2, coef0=0.0, gamma=1.0).fit(train)
+    Phi_train, Phi_test = degree2_features(train), degree2_features(test)
+    pca = PCA(2).fit(Phi_train)
+    explicit_residual = ((Phi_test - pca.inverse_transform(pca.transform(Phi_test))) ** 2).sum(axis=1)
+    assert_allclose(reconstruction_error(model, test), explicit_residual, atol=1e-8)
+    assert_allclose(np.abs(model.transform(test)), np.abs(pca.transform(Phi_test)), atol=1e-8)
+    # Eigenvalues of the centered kernel are n times the feature-space covariance eigenvalues.
+    assert_allclose(model.eigenvalues_, len(train) * pca.explained_variance_ * (len(train) - 1) / len(train))
+
+
+def test_mahalanobis_equals_the_explicit_feature_space_distance(data):
+    train, test = data
+    model = KernelPCA(2, kernel="poly", degree=2, coef0=0.0, gamma=1.0).fit(train)
+    pca = PCA(2).fit(degree2_features(train))
+    scores = pca.transform(degree2_features(test))
+    biased_variance = pca.explained_variance_ * (len(train) - 1) / len(train)
+    assert_allclose(mahalanobis_distance(model, test), (scores**2 / biased_variance).sum(axis=1), rtol=1e-8)
+
+
+def test_rbf_matches_scikit_learn_kernel_pca(data):
+    train, test = data
+    ours = KernelPCA(5, gamma=0.3).fit(train)
+    theirs = SklearnKernelPCA(5, kernel="rbf", gamma=0.3).fit(train)
+    assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-10)
+    assert_allclose(np.abs(ours.transform(test)), np.abs(theirs.transform(test)), atol=1e-10)
+
+
+def test_arpack_agrees_with_eigh(data):
+    train, test = data
+    exact = KernelPCA(4, sigma=1.0).fit(train)
+    lanczos = KernelPCA(4, sigma=1.0, eigen_solver="arpack", random_state=0).fit(train)
+    assert_allclose(lanczos.eigenvalues_, exact.eigenvalues_, rtol=1e-8)
+    assert_allclose(lanczos.transform(test), exact.transform(test), atol=1e-8)
+
+
+def test_components_are_orthonormal_in_feature_space(data):
+    train = data[0]
+    model = KernelPCA(6).fit(train)
+    K = model.centering_.center_train(model.kernel_(train))
+    assert_allclose(model.dual_coef_.T @ K @ model.dual_coef_, np.eye(6), atol=1e-10)
+    assert model.gamma_ > 0
+
+
+def test_too_many_components_is_a_clear_error(data):
+    with pytest.raises(ValueError, match="n_components=60 is more than the 59 components"):
+        KernelPCA(60).fit(data[0])
+
+
+def test_parameters_survive_clone_and_fit_does_not_overwrite_them(data):
+    model = KernelPCA(3, gamma=None)
+    model.fit(data[0])
+    assert model.gamma is None and model.gamma_ > 0
+    assert clone(model).get_params() == model.get_params()
+
+
+def test_detector_follows_scikit_learn_signs():
+    rng = np.random.default_rng(3)
+    inliers = rng.normal(size=(80, 2))
+    outliers = rng.normal(loc=6.0, size=(10, 2))
+    detector = KernelSubspaceDetector(KernelPCA(3, sigma=1.0), contamination=0.1).fit(inliers)
+    assert np.mean(detector.predict(inliers) == 1) == pytest.approx(0.9, abs=0.02)
+    assert np.all(detector.predict(outliers) == -1)
+    assert detector.score_samples(outliers).max() < detector.score_samples(inliers).min()
