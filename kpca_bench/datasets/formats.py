@@ -23,6 +23,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # UCI files are separated by commas, blanks, tabs or semicolons, sometimes with
 # a trailing separator and CRLF line ends; none of the values contain these.
 _SEPARATORS = re.compile(r"[,;\s]+")
+_SEPARATOR_CHARS = ",; \t\r\n"
 
 
 def read_idx(path: Path) -> np.ndarray:
@@ -45,7 +46,7 @@ def read_mat(path: Path, *keys: str) -> list[np.ndarray]:
     """Arrays stored under ``keys`` in a MATLAB (v4-v7.2) ``.mat`` file."""
     try:
         content = scipy.io.loadmat(path)
-    except (ValueError, OSError) as err:
+    except Exception as err:  # noqa: BLE001 - scipy raises ValueError, IndexError, MatReadError... on a non-.mat file
         raise DataError(f"{path}: not a readable MATLAB .mat file ({err})") from err
     missing = [key for key in keys if key not in content]
     if missing:
@@ -95,7 +96,8 @@ def read_delimited(path: Path, *, header_lines: int = 0) -> np.ndarray:
     Blank lines are skipped; every other line must have the same number of fields.
     """
     lines = path.read_text().splitlines()[header_lines:]
-    rows = [_SEPARATORS.split(line.strip()) for line in lines if line.strip()]
+    stripped = (line.strip(_SEPARATOR_CHARS) for line in lines)
+    rows = [_SEPARATORS.split(line) for line in stripped if line]
     widths = {len(row) for row in rows}
     if len(widths) > 1:
         first_odd = next(i for i, row in enumerate(rows) if len(row) != len(rows[0]))

@@ -1,0 +1,72 @@
+"""Shared fixtures. No test may touch the network or the user's real cache."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kpca_bench.datasets import locate
+
+
+@pytest.fixture(scope="session")
+def _isolated_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("kpca-bench-cache")
+
+
+@pytest.fixture(autouse=True)
+def _no_network_no_user_cache(monkeypatch, _isolated_cache):
+    """Downloads fail loudly and the per-user cache is a temporary folder, in every test."""
+
+    def refuse(url):
+        raise AssertionError(f"a test tried to download {url}")
+
+    monkeypatch.setattr(locate, "_open_url", refuse)
+    monkeypatch.setenv("KPCA_BENCH_CACHE", str(_isolated_cache))
+
+
+@pytest.fixture
+def real_data_dir() -> Path:
+    """The first folder in KPCA_BENCH_DATA holding the real datasets.
+
+    Skips when it is unset or missing, unless KPCA_BENCH_REQUIRE_DATA=1
+    (as in .ci/run), where that is a failure instead.
+    """
+    entries = [Path(e) for e in os.environ.get("KPCA_BENCH_DATA", "").split(os.pathsep) if e]
+    existing = [entry for entry in entries if entry.is_dir()]
+    if existing:
+        return existing[0]
+    reason = (f"KPCA_BENCH_DATA={os.environ.get('KPCA_BENCH_DATA', '')!r} names no existing folder; "
+              "set it to the shared datasets folder (e.g. ../shared/datasets) to run the real-data tests")
+    if os.environ.get("KPCA_BENCH_REQUIRE_DATA") == "1":
+        pytest.fail(f"real data required (KPCA_BENCH_REQUIRE_DATA=1) but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def write_idx():
+    """Write an array as an IDX file (LeCun's format: 0, 0, type code, ndim, big-endian dims and data)."""
+    codes = {np.dtype("uint8"): 0x08, np.dtype(">i4"): 0x0C, np.dtype(">f4"): 0x0D}
+
+    def write(path: Path, array: np.ndarray, *, compress: bool = True) -> None:
+        content = struct.pack(">BBBB", 0, 0, codes[array.dtype], array.ndim)
+        content += struct.pack(f">{array.ndim}I", *array.shape) + array.tobytes()
+        path.write_bytes(gzip.compress(content, mtime=0) if compress else content)
+
+    return write
+
+
+@pytest.fixture
+def write_png():
+    """Write an RGB array as a PNG, creating its folder."""
+    from PIL import Image
+
+    def write(path: Path, rgb: np.ndarray) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(rgb.astype(np.uint8), "RGB").save(path)
+
+    return write
