@@ -1,0 +1,212 @@
+"""L1-norm kernel PCA (Kim): components that maximise the L1 dispersion of the projections.
+
+Replacing the squared projections of PCA by their absolute values makes a
+component less attracted by a few points far from the rest, which is the
+point of using it to fit an outlier detector on contaminated data.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from kpca_bench.methods.kpca import BaseKernelPCA, top_eigenpairs
+
+# Above this many training points the KPCA start uses Lanczos (one eigenpair
+# per component) instead of LAPACK, whose cost is cubic in n even for one pair.
+_ARPACK_MIN_SAMPLES = 100
+
+
+def l1_fixed_point(K: np.ndarray, C: np.ndarray, max_iter: int):
+    """Run the L1-PCA fixed-point iteration from every column of ``C`` at once.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Centered (possibly deflated) kernel matrix; not modified.
+    C : ndarray of shape (n, n_starts)
+        Start directions ``x = sum_i C[i, r] phi~(a_i)``, each of unit norm
+        (``C[:, r]^T K C[:, r] = 1``).
+    max_iter : int
+        Maximum number of sign-pattern updates per start.
+
+    Returns
+    -------
+    C : ndarray of shape (n, n_starts)
+        Final unit directions (fixed points unless ``max_iter`` was reached).
+    history : ndarray of shape (max_steps + 1, n_starts)
+        Objective ``sum_i |<phi~(a_i), x>|`` after each step, row 0 at the
+        start; a start that has stopped repeats its last value.
+    n_iter : ndarray of shape (n_starts,)
+        Number of updates of each start; its history is ``history[:n_iter + 1]``.
+    converged : ndarray of bool, shape (n_starts,)
+    """
+    C = C.copy()
+    P = K @ C
+    n_starts = C.shape[1]
+    history = [np.abs(P).sum(axis=0)]
+    # No start comes from a sign pattern, so the first check always moves.
+    signs = np.zeros_like(C)
+    active = np.ones(n_starts, dtype=bool)
+    n_iter = np.zeros(n_starts, dtype=int)
+    for step in range(max_iter + 1):
+        idx = np.flatnonzero(active)
+        # A zero projection gets sign +1 (Kwak 2008): any fixed choice keeps the pattern finite.
+        new_signs = np.where(P[:, idx] >= 0, 1.0, -1.0)
+        moved = np.any(new_signs != signs[:, idx], axis=0)
+        active[idx[~moved]] = False
+        idx, new_signs = idx[moved], new_signs[:, moved]
+        if idx.size == 0 or step == max_iter:
+            break
+        KS = K @ new_signs
+        norms = np.sqrt(np.einsum("ij,ij->j", new_signs, KS))
+        signs[:, idx] = new_signs
+        C[:, idx] = new_signs / norms
+        P[:, idx] = KS / norms
+        n_iter[idx] += 1
+        history.append(np.abs(P).sum(axis=0))
+    return C, np.array(history), n_iter, ~active
+
+
+class L1KernelPCA(BaseKernelPCA):
+    """L1-norm kernel PCA by Kim's boundary-walking (fixed-point) algorithm, with deflation.
+
+    Component 1 solves (Kim, problem 1)::
+
+        maximise  sum_i |phi~(a_i)^T x|   subject to  ||x|| = 1,
+
+    through the equivalent problem 2: minimise ``||x||`` subject to
+    ``sum_i |phi~(a_i)^T x| = 1``. On that boundary, with sign pattern
+    ``s_i = sign(phi~(a_i)^T x_t)``, the iterate lies on the hyperplane
+    ``{x : sum_i s_i phi~(a_i)^T x = 1}``, whose closest point to the origin is
+    ``z = u / ||u||^2`` with ``u = sum_i s_i phi~(a_i)``; rescaling it onto the
+    constraint gives ``x_{t+1} = z / sum_i |phi~(a_i)^T z|``. Up to scale this is
+    ``x_{t+1} ∝ u = sum_i s_i phi~(a_i)``: Kwak's fixed-point iteration for
+    L1-PCA, with ``||x_{t+1}|| = 1 / f(x_{t+1})`` where ``f`` is problem 1's
+    objective of the unit direction. The objective never decreases, since for
+    unit ``x_t`` and ``u`` built from its signs
+
+        f(x_t) = u^T x_t <= ||u|| = s^T Phi~ u / ||u|| <= f(u / ||u||) = f(x_{t+1}),
+
+    with equality throughout only if ``x_{t+1} = x_t``; so no sign pattern
+    repeats and the loop ends, in finitely many steps, when the signs stop
+    changing (Kim's convergence result; Kwak, theorem 1).
+
+    **Kernel form.** With ``x = sum_j c_j phi~(a_j)``, the projections are
+    ``K~ c`` and ``u`` has dual vector ``s``, so one step is
+    ``c <- s / sqrt(s^T K~ s)`` (unit norm; Kim's unscaled closest point is
+    ``s / (s^T K~ s)``) and ``s <- sign(K~ c)``: only the centered kernel
+    matrix is needed.
+
+    **Further components** come from deflation: projecting ``v = Phi~^T c`` (unit)
+    out of every training feature, ``phi'_i = (I - v v^T) phi~_i``, gives the
+    kernel ``K' = K~ - (K~ c)(K~ c)^T``, which equals
+    ``(I - K~ c c^T) K~ (I - c c^T K~)`` when ``c^T K~ c = 1``. A unit direction
+    ``c'`` found on ``K'`` is ``v' = sum_i c'_i phi'_i``; over the original
+    centered features its coefficients are ``c' - sum_j c_j <v_j, Phi~^T c'>``,
+    so ``dual_coef_^T K~ dual_coef_ = I``.
+
+    Each component keeps the best of ``n_restarts`` random starts (Gaussian
+    dual vectors: random directions in the span of the data) and the KPCA start
+    (the top eigenvector of the deflated kernel).
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of components; at most ``n_samples - 1``.
+    kernel, gamma, sigma, degree, coef0
+        See :class:`~kpca_bench.methods.kpca.KernelPCA`.
+    n_restarts : int, default=5
+        Random starts per component, besides the KPCA start.
+    max_iter : int, default=100
+        Maximum sign-pattern updates per start; reaching it raises a
+        ``ConvergenceWarning``. The iteration usually stops after a few.
+    random_state : int, RandomState or None
+        Seeds the random starts and the Lanczos start vector.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_train, n_components)
+        ``v_j = sum_i dual_coef_[i, j] phi~(a_i)``; orthonormal in feature
+        space. Each column's sign makes its largest-magnitude training
+        projection positive.
+    objective_history_ : list of ndarray
+        For each component, the objective ``sum_i |<phi'_i, v_j>|`` on the
+        deflated kernel at every step of the start that was kept (first entry:
+        its start). Non-decreasing.
+    n_iter_ : ndarray of shape (n_components,)
+        Sign-pattern updates of the start that was kept.
+    projection_variances_, kernel_, gamma_, centering_, X_fit_, n_features_in_
+        As in :class:`~kpca_bench.methods.kpca.BaseKernelPCA`. There are no
+        eigenvalues: ``projection_variances_`` serves the Mahalanobis score.
+
+    References
+    ----------
+    C. Kim, D. Klabjan. A simple and fast algorithm for L1-norm kernel PCA.
+    IEEE Transactions on Pattern Analysis and Machine Intelligence 42(8), 2020
+    (problems 1 and 2 and the convergence results as summarised in
+    ``papers/kim_l1-norm-kernel-pca.txt``).
+
+    N. Kwak. Principal component analysis based on L1-norm maximization.
+    IEEE Transactions on Pattern Analysis and Machine Intelligence 30(9), 2008.
+    """
+
+    def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
+                 n_restarts=5, max_iter=100, random_state=None):
+        super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
+        self.n_restarts = n_restarts
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _fit_components(self, K_centered):
+        if not isinstance(self.n_restarts, Integral) or self.n_restarts < 0:
+            raise ValueError(f"n_restarts must be an integer >= 0, got {self.n_restarts!r}")
+        if not isinstance(self.max_iter, Integral) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        rng = check_random_state(self.random_state)
+        n, k = K_centered.shape[0], self.n_components
+        solver = "arpack" if n > _ARPACK_MIN_SAMPLES else "eigh"
+        K = K_centered.copy()
+        dual = np.zeros((n, k))
+        projections = np.zeros((n, k))
+        self.objective_history_, self.n_iter_ = [], np.zeros(k, dtype=int)
+        zero_tol = None
+        for j in range(k):
+            values, vectors = top_eigenpairs(K, 1, solver, rng.randint(np.iinfo(np.int32).max))
+            if zero_tol is None:
+                # Same cut-off as kpca.dual_coefficients: rounding level of the first eigenvalue.
+                zero_tol = values[0] * n * np.finfo(float).eps
+            if values[0] <= zero_tol:
+                warnings.warn(
+                    f"the centered kernel has rank {j}, so components {j + 1} to {k} are zero",
+                    stacklevel=3,
+                )
+                self.objective_history_ += [np.zeros(1)] * (k - j)
+                break
+            starts = np.column_stack([vectors[:, 0] / np.sqrt(values[0]), self._random_starts(K, rng)])
+            C, history, n_iter, converged = l1_fixed_point(K, starts, self.max_iter)
+            best = int(np.argmax(history[-1]))
+            if not converged[best]:
+                warnings.warn(
+                    f"L1-norm KPCA component {j + 1}: the sign pattern still changed after "
+                    f"max_iter={self.max_iter} steps; increase max_iter",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+            c, p = C[:, best], K @ C[:, best]
+            if p[np.argmax(np.abs(p))] < 0:
+                c, p = -c, -p
+            dual[:, j] = c - dual[:, :j] @ (projections[:, :j].T @ c)
+            projections[:, j] = p
+            K -= np.outer(p, p)
+            self.objective_history_.append(history[: n_iter[best] + 1, best])
+            self.n_iter_[j] = n_iter[best]
+        self.dual_coef_ = dual
+
+    def _random_starts(self, K: np.ndarray, rng) -> np.ndarray:
+        C = rng.standard_normal((K.shape[0], self.n_restarts))
+        return C / np.sqrt(np.einsum("ij,ij->j", C, K @ C))
