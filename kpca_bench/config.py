@@ -21,8 +21,8 @@ from kpca_bench.datasets import DATASETS
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.methods.scores import OUTLIER_SCORES
+from kpca_bench.protocols import PROTOCOLS
 
-PROTOCOLS = ("novelty",)
 THRESHOLD_RULES = ("train_quantile", "test_prior", "test_oracle")
 FIGURES = ("box", "roc", "sparsity")
 SCALINGS = ("none", "standard", "minmax")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.metrics import f1_score, precision_recall_curve, precision_score, recall_score, roc_auc_score, roc_curve
 
-from kpca_bench.config import ThresholdConfig
+if TYPE_CHECKING:
+    from kpca_bench.config import ThresholdConfig
 
 # False-positive rates at which every trial's ROC curve is stored, so curves of
 # different trials can be averaged point by point.

@@ -1,22 +1,26 @@
-"""How one trial splits the data and evaluates a detector.
+"""Protocols: how one trial splits the data and evaluates a method.
 
-``novelty`` (Hoffmann 2007; Das et al., section V; Li et al., section IV.B):
-train on inliers only, test on a fresh mix of inliers and outliers, both drawn
-at random without replacement from the classes the config names.
+A protocol is three functions: ``check`` (can the dataset serve the config's
+sizes? called once, before any work), ``split`` (one trial's data from a seed)
+and ``evaluate`` (fit, score, measure; returns the metrics of a result row).
+Adding a protocol is three functions and one entry in :data:`PROTOCOLS`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
-from kpca_bench.config import DatasetConfig, ThresholdConfig
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
+
+if TYPE_CHECKING:
+    from kpca_bench.config import DatasetConfig, ThresholdConfig
 
 SCALERS = {"standard": StandardScaler, "minmax": MinMaxScaler}
 
@@ -99,3 +103,23 @@ def evaluate_novelty(detector, split: Split, threshold: ThresholdConfig) -> dict
     cut = choose_threshold(threshold, train_scores, test_scores, split.is_outlier)
     return {**result, **detection_metrics(split.is_outlier, test_scores, cut), "threshold": cut,
             "roc_tpr": roc_on_grid(split.is_outlier, test_scores).tolist(), "status": "ok"}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    description: str
+    check: Callable
+    split: Callable
+    evaluate: Callable
+
+
+PROTOCOLS = {
+    protocol.name: protocol
+    for protocol in [
+        Protocol("novelty",
+                 "train on inliers only, test on a fresh mix of inliers and outliers drawn without replacement "
+                 "(Hoffmann 2007; Das et al., section V; Li et al., section IV.B)",
+                 check_novelty_sizes, novelty_split, evaluate_novelty),
+    ]
+}

@@ -26,7 +26,7 @@ from kpca_bench.datasets import Dataset, load_dataset
 from kpca_bench.errors import DataError, KpcaBenchError
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.progress import NoProgress, PlainProgress
-from kpca_bench.protocols import check_novelty_sizes, evaluate_novelty, novelty_split
+from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import write_report
 from kpca_bench.results import ResultStore
 
@@ -105,7 +105,7 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
         bad_rows = int(np.sum(~np.all(np.isfinite(dataset.X), axis=1)))
         raise DataError(f"dataset {dataset.name} has {bad_rows} rows with NaN or infinite values; "
                         "drop or impute them in its loader (see the loader's missing-value option)")
-    check_novelty_sizes(dataset, config.dataset)
+    PROTOCOLS[config.protocol].check(dataset, config.dataset)
     return dataset
 
 
@@ -119,7 +119,7 @@ def run_cell(cell: Cell, config: Config, split) -> dict:
         # thread count keeps floating-point sums identical for any --jobs.
         try:
             detector = spec.build(cell.setting, score=method.score, random_state=cell.random_state)
-            result = evaluate_novelty(detector, split, config.threshold)
+            result = PROTOCOLS[config.protocol].evaluate(detector, split, config.threshold)
         except (ValueError, KpcaBenchError) as exc:
             return {"key": cell.key, "status": "failed", "error": f"{method.label}, trial {cell.trial}: {exc}"}
     return {
@@ -162,7 +162,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
 
     @lru_cache(maxsize=2 * max(jobs, 1) + 1)
     def split_of(seed: int):
-        return novelty_split(dataset, config.dataset, seed)
+        return PROTOCOLS[config.protocol].split(dataset, config.dataset, seed)
 
     progress.start(len(cells), len(cells) - len(todo))
     try:

@@ -6,11 +6,18 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-import kpca_bench.runner
+from dataclasses import replace
+
 from kpca_bench.cli import app
+from kpca_bench.protocols import PROTOCOLS
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 TIMING = ["fit_time", "score_time", "wall_time"]
+
+
+def patch_evaluate(monkeypatch, evaluate):
+    """Replace the novelty protocol's evaluation (runs in-process with --jobs 1)."""
+    monkeypatch.setitem(PROTOCOLS, "novelty", replace(PROTOCOLS["novelty"], evaluate=evaluate))
 
 
 def run(out, *args):
@@ -56,14 +63,14 @@ def test_parallel_run_is_identical_to_serial(quickstart, tmp_path):
 def test_rerun_reuses_every_finished_cell(quickstart, monkeypatch):
     out, trials = quickstart
     calls = []
-    monkeypatch.setattr(kpca_bench.runner, "evaluate_novelty", lambda *a: calls.append(a))
+    patch_evaluate(monkeypatch, lambda *a: calls.append(a))
     pd.testing.assert_frame_equal(trials, run(out))
     assert calls == []
 
 
 def test_interrupted_run_resumes_without_recomputing(quickstart, tmp_path, monkeypatch):
     _, complete = quickstart
-    real = kpca_bench.runner.evaluate_novelty
+    real = PROTOCOLS["novelty"].evaluate
     calls = []
 
     def interrupt_after_five(*args):
@@ -72,14 +79,14 @@ def test_interrupted_run_resumes_without_recomputing(quickstart, tmp_path, monke
             raise KeyboardInterrupt
         return real(*args)
 
-    monkeypatch.setattr(kpca_bench.runner, "evaluate_novelty", interrupt_after_five)
+    patch_evaluate(monkeypatch, interrupt_after_five)
     result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(tmp_path), "--quiet"])
     assert result.exit_code == 130 and "run the same command again to resume" in result.stderr
     partial = pd.read_csv(tmp_path / "quickstart" / "trials.csv")
     assert len(partial) == 5
 
     calls.clear()
-    monkeypatch.setattr(kpca_bench.runner, "evaluate_novelty", lambda *a: calls.append(a) or real(*a))
+    patch_evaluate(monkeypatch, lambda *a: calls.append(a) or real(*a))
     resumed = run(tmp_path)
     assert len(calls) == len(complete) - 5
     pd.testing.assert_frame_equal(without_timing(complete), without_timing(resumed))
