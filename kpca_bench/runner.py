@@ -174,6 +174,10 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
             progress.advance(f"{record['method']} trial {record['trial']}")
     finally:
         progress.close()
-        records = store.load()
-        write_report(config, [records[c.key] for c in cells if c.key in records], directory, dataset.provenance)
+        stored = store.load()
+        records = [stored[c.key] for c in cells if c.key in stored]
+        write_report(config, records, directory, dataset.provenance)
+        protocol_report = PROTOCOLS[config.protocol].report
+        if protocol_report is not None and records:
+            protocol_report(config, records, directory)
     return RunOutcome(directory=directory, n_cells=len(cells), n_reused=len(cells) - len(todo), n_run=len(todo))

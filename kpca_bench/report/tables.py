@@ -11,14 +11,16 @@ TRIAL_COLUMNS = [
     "gamma", "n_iter", "fit_time", "score_time", "wall_time", "split_seed", "random_state", "dataset",
     "data_fingerprint", "config_hash", "key", "versions",
 ]
-SUMMARY_METRICS = ["f1", "auroc", "sparsity", "fit_time"]
+SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "sparsity": ("sparsity (% non-zero)", 2),
+                   "fit_time": ("fit time (s)", 2)}
 
 
 def trials_frame(records: list[dict], method_order: list[str]) -> pd.DataFrame:
     """One row per trial x method setting, sorted by method (config order) and trial."""
     rows = []
     for record in records:
-        row = {k: v for k, v in record.items() if k not in ("params", "roc_tpr")}
+        # Per-trial curves (ROC points, sweeps) stay in records.jsonl; the table holds scalars.
+        row = {k: v for k, v in record.items() if k != "params" and not isinstance(v, list)}
         row.update({f"param_{k}": v for k, v in record["params"].items()})
         rows.append(row)
     frame = pd.DataFrame(rows)
@@ -45,17 +47,21 @@ def _mean_std(mean, std, digits: int) -> str:
     return f"{mean:.{digits}f} ± {0.0 if pd.isna(std) else std:.{digits}f}"
 
 
+def summary_table_markdown(summary: pd.DataFrame) -> str:
+    """Mean ± std per method as a Markdown table, one column per metric present."""
+    metrics = [m for m in SUMMARY_METRICS if f"{m}_mean" in summary]
+    header = ["method", "trials", *(SUMMARY_METRICS[m][0] for m in metrics)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for _, row in summary.iterrows():
+        cells = [str(row["method"]), str(row["trials"]),
+                 *(_mean_std(row[f"{m}_mean"], row[f"{m}_std"], SUMMARY_METRICS[m][1]) for m in metrics)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str]) -> str:
     """The summary as a Markdown page: facts about the run, the table, the figures."""
-    header = "| method | trials | F1 | AUROC | sparsity (% non-zero) | fit time (s) |\n|---|---|---|---|---|---|\n"
-    body = "".join(
-        f"| {row.method} | {row.trials} | {_mean_std(row.f1_mean, row.f1_std, 3)} | "
-        f"{_mean_std(row.auroc_mean, row.auroc_std, 3)} | "
-        f"{_mean_std(getattr(row, 'sparsity_mean', float('nan')), getattr(row, 'sparsity_std', 0.0), 2)} | "
-        f"{_mean_std(row.fit_time_mean, row.fit_time_std, 2)} |\n"
-        for row in summary.itertuples()
-    )
     lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", "Mean ± standard deviation over trials.", "",
-             header + body]
+             summary_table_markdown(summary)]
     lines += [f"![{name}]({name})" for name in figures]
     return "\n".join(lines) + "\n"

@@ -1,16 +1,14 @@
-"""Protocols: how one trial splits the data and evaluates a method.
+"""The novelty protocol (Hoffmann 2007; Das et al., section V; Li et al., section IV.B).
 
-A protocol is three functions: ``check`` (can the dataset serve the config's
-sizes? called once, before any work), ``split`` (one trial's data from a seed)
-and ``evaluate`` (fit, score, measure; returns the metrics of a result row).
-Adding a protocol is three functions and one entry in :data:`PROTOCOLS`.
+Train on inliers only; test on a fresh mix of inliers and outliers, both drawn
+at random without replacement from the classes the config names.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
@@ -104,22 +102,3 @@ def evaluate_novelty(detector, split: Split, threshold: ThresholdConfig) -> dict
     return {**result, **detection_metrics(split.is_outlier, test_scores, cut), "threshold": cut,
             "roc_tpr": roc_on_grid(split.is_outlier, test_scores).tolist(), "status": "ok"}
 
-
-@dataclass(frozen=True)
-class Protocol:
-    name: str
-    description: str
-    check: Callable
-    split: Callable
-    evaluate: Callable
-
-
-PROTOCOLS = {
-    protocol.name: protocol
-    for protocol in [
-        Protocol("novelty",
-                 "train on inliers only, test on a fresh mix of inliers and outliers drawn without replacement "
-                 "(Hoffmann 2007; Das et al., section V; Li et al., section IV.B)",
-                 check_novelty_sizes, novelty_split, evaluate_novelty),
-    ]
-}
