@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import struct
 from pathlib import Path
@@ -70,3 +71,35 @@ def write_png():
         Image.fromarray(rgb.astype(np.uint8), "RGB").save(path)
 
     return write
+
+
+class _FakeResponse(io.BytesIO):
+    def __init__(self, content: bytes, with_length: bool):
+        super().__init__(content)
+        self.headers = {"Content-Length": str(len(content))} if with_length else {}
+
+
+@pytest.fixture
+def serve(monkeypatch):
+    """Replace the network: ``serve(content)`` makes every download return ``content``; returns the URLs asked for."""
+    requested: list[str] = []
+
+    def install(content: bytes, *, with_length: bool = True) -> list[str]:
+        def respond(url):
+            requested.append(url)
+            return _FakeResponse(content, with_length)
+
+        monkeypatch.setattr(locate, "_open_url", respond)
+        return requested
+
+    return install
+
+
+@pytest.fixture
+def unreachable(monkeypatch):
+    """Replace the network by one that is down (as on a machine without internet)."""
+
+    def refuse(url):
+        raise OSError("Network is unreachable")
+
+    monkeypatch.setattr(locate, "_open_url", refuse)
