@@ -114,6 +114,7 @@ class Config:
     methods: tuple[MethodConfig, ...]
     description: str = ""
     protocol: str = "novelty"
+    protocol_options: dict = field(default_factory=dict)
     threshold: ThresholdConfig = field(default_factory=ThresholdConfig)
     trials: int = 10
     seed: int = 0
@@ -283,6 +284,24 @@ def _parse_method(raw, index: int, train_size, errors: _Errors) -> MethodConfig 
     return method
 
 
+def _parse_protocol(raw, errors: _Errors) -> tuple[str, dict]:
+    """``protocol: NAME`` or ``protocol: {name: NAME, <option>: value, ...}``."""
+    options = {}
+    if isinstance(raw, dict):
+        options = {k: v for k, v in raw.items() if k != "name"}
+        raw = raw.get("name")
+    if raw not in PROTOCOLS:
+        errors.add("protocol", f"unknown protocol {raw!r}{_did_you_mean(raw, PROTOCOLS)}; "
+                               f"accepted: {', '.join(PROTOCOLS)}")
+        return "novelty", {}
+    accepted = PROTOCOLS[raw].options
+    for key in options:
+        if key not in accepted:
+            errors.add(f"protocol.{key}", f"protocol {raw} has no option {key!r}{_did_you_mean(key, accepted)}; "
+                                          f"accepted: {', '.join(accepted) or 'none'}")
+    return raw, options
+
+
 def _parse_threshold(raw, errors: _Errors) -> ThresholdConfig:
     raw = _mapping(raw, "threshold", errors)
     if not raw:
@@ -325,10 +344,7 @@ def parse_config(raw, source: str = "<config>") -> Config:
         errors.add("name", f"must be a word of letters, digits, '-' and '_' (it names the results folder), "
                            f"got {name!r}")
     dataset = _parse_dataset(raw.get("dataset"), errors) if "dataset" in raw else None
-    protocol = raw.get("protocol", "novelty")
-    if protocol not in PROTOCOLS:
-        errors.add("protocol", f"unknown protocol {protocol!r}{_did_you_mean(protocol, PROTOCOLS)}; "
-                               f"accepted: {', '.join(PROTOCOLS)}")
+    protocol, protocol_options = _parse_protocol(raw.get("protocol", "novelty"), errors)
     methods_raw = raw.get("methods")
     methods = []
     if "methods" in raw and (not isinstance(methods_raw, list) or not methods_raw):
@@ -346,6 +362,7 @@ def parse_config(raw, source: str = "<config>") -> Config:
     description = raw.get("description", "")
     errors.raise_if_any()
     return Config(name=name, description=str(description), dataset=dataset, protocol=protocol,
+                  protocol_options=protocol_options,
                   methods=tuple(methods), threshold=threshold, trials=trials, seed=seed, output=output,
                   source=source)
 

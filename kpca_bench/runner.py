@@ -63,6 +63,8 @@ def plan_cells(config: Config) -> list[Cell]:
     """Every cell of the experiment, trial by trial."""
     data_part = {"dataset": config.dataset, "protocol": config.protocol, "threshold": config.threshold,
                  "seed": config.seed}
+    if config.protocol_options:
+        data_part["protocol_options"] = config.protocol_options
     cells = []
     for trial in range(config.trials):
         split_seed = derive_seed(config.seed, config.dataset.name, trial)
@@ -105,7 +107,7 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
         bad_rows = int(np.sum(~np.all(np.isfinite(dataset.X), axis=1)))
         raise DataError(f"dataset {dataset.name} has {bad_rows} rows with NaN or infinite values; "
                         "drop or impute them in its loader (see the loader's missing-value option)")
-    PROTOCOLS[config.protocol].check(dataset, config.dataset)
+    PROTOCOLS[config.protocol].check(dataset, config)
     return dataset
 
 
@@ -119,7 +121,7 @@ def run_cell(cell: Cell, config: Config, split) -> dict:
         # thread count keeps floating-point sums identical for any --jobs.
         try:
             detector = spec.build(cell.setting, score=method.score, random_state=cell.random_state)
-            result = PROTOCOLS[config.protocol].evaluate(detector, split, config.threshold)
+            result = PROTOCOLS[config.protocol].evaluate(detector, split, config)
         except (ValueError, KpcaBenchError) as exc:
             return {"key": cell.key, "status": "failed", "error": f"{method.label}, trial {cell.trial}: {exc}"}
     return {
@@ -162,7 +164,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
 
     @lru_cache(maxsize=2 * max(jobs, 1) + 1)
     def split_of(seed: int):
-        return PROTOCOLS[config.protocol].split(dataset, config.dataset, seed)
+        return PROTOCOLS[config.protocol].split(dataset, config, seed)
 
     progress.start(len(cells), len(cells) - len(todo))
     try:

@@ -91,3 +91,8 @@ def test_classes_the_dataset_cannot_supply_are_reported(tmp_path):
                                       "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert "has 178 inliers" in result.stderr and "lower dataset.train_inliers" in result.stderr
+
+
+def test_protocol_options_are_checked_against_the_protocol(tmp_path):
+    result = CliRunner().invoke(app, ["run", str(write(tmp_path, edited(protocol={"name": "novelty", "sweep": 1})))])
+    assert result.exit_code == 2 and "protocol.sweep: protocol novelty has no option 'sweep'" in result.stderr

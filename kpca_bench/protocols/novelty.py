@@ -18,7 +18,7 @@ from kpca_bench.errors import DataError
 from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
 
 if TYPE_CHECKING:
-    from kpca_bench.config import DatasetConfig, ThresholdConfig
+    from kpca_bench.config import Config
 
 SCALERS = {"standard": StandardScaler, "minmax": MinMaxScaler}
 
@@ -41,8 +41,9 @@ def class_indices(dataset: Dataset, labels: tuple, role: str) -> np.ndarray:
     return np.flatnonzero(np.isin(dataset.y, labels))
 
 
-def check_novelty_sizes(dataset: Dataset, cfg: DatasetConfig) -> None:
+def check_novelty_sizes(dataset: Dataset, config: Config) -> None:
     """Fail before any work if the classes cannot supply the sizes the config asks for."""
+    cfg = config.dataset
     n_in = len(class_indices(dataset, cfg.inliers, "inliers"))
     n_out = len(class_indices(dataset, cfg.outliers, "outliers"))
     if cfg.train_inliers + cfg.test_inliers > n_in:
@@ -54,8 +55,9 @@ def check_novelty_sizes(dataset: Dataset, cfg: DatasetConfig) -> None:
                         f"asks for {cfg.test_outliers}; lower dataset.test_outliers")
 
 
-def novelty_split(dataset: Dataset, cfg: DatasetConfig, seed: int) -> Split:
+def novelty_split(dataset: Dataset, config: Config, seed: int) -> Split:
     """Draw train inliers, test inliers and test outliers without replacement; scale on train only."""
+    cfg = config.dataset
     rng = np.random.default_rng(seed)
     inliers = rng.permutation(class_indices(dataset, cfg.inliers, "inliers"))
     outliers = rng.permutation(class_indices(dataset, cfg.outliers, "outliers"))
@@ -83,7 +85,7 @@ def fitted_attributes(detector) -> dict:
     return info
 
 
-def evaluate_novelty(detector, split: Split, threshold: ThresholdConfig) -> dict:
+def evaluate_novelty(detector, split: Split, config: Config) -> dict:
     """Fit on the training inliers and measure detection on the test mix.
 
     Scores are flipped once here from scikit-learn's ``score_samples``
@@ -98,7 +100,7 @@ def evaluate_novelty(detector, split: Split, threshold: ThresholdConfig) -> dict
     result = {"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector)}
     if not (np.all(np.isfinite(train_scores)) and np.all(np.isfinite(test_scores))):
         return {**result, "status": "error: the method produced NaN or infinite scores"}
-    cut = choose_threshold(threshold, train_scores, test_scores, split.is_outlier)
+    cut = choose_threshold(config.threshold, train_scores, test_scores, split.is_outlier)
     return {**result, **detection_metrics(split.is_outlier, test_scores, cut), "threshold": cut,
             "roc_tpr": roc_on_grid(split.is_outlier, test_scores).tolist(), "status": "ok"}
 
