@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+import sklearn
 from numpy.testing import assert_allclose
 from sklearn.base import clone
 from sklearn.decomposition import PCA
@@ -93,3 +94,26 @@ def test_detector_follows_scikit_learn_signs():
     assert np.mean(detector.predict(inliers) == 1) == pytest.approx(0.9, abs=0.02)
     assert np.all(detector.predict(outliers) == -1)
     assert detector.score_samples(outliers).max() < detector.score_samples(inliers).min()
+
+
+def test_projection_in_small_memory_blocks_equals_one_block(data, monkeypatch):
+    train, test = data
+    model = KernelPCA(4, sigma=1.0).fit(train)
+    whole = model.project(test)
+    block_shapes = []
+    real_kernel = model.kernel_
+
+    class RecordingKernel:
+        def __call__(self, X, Y=None):
+            block_shapes.append(X.shape[0])
+            return real_kernel(X, Y)
+
+        def diag(self, X):
+            return real_kernel.diag(X)
+
+    monkeypatch.setattr(model, "kernel_", RecordingKernel())
+    with sklearn.config_context(working_memory=2 * 8 * len(train) * 4 / 2**20):  # room for 4 rows
+        blocked = model.project(test)
+    assert max(block_shapes) == 4 and sum(block_shapes) == len(test)
+    assert_allclose(blocked.scores, whole.scores, atol=1e-12)
+    assert_allclose(blocked.sq_norms, whole.sq_norms, atol=1e-12)

@@ -17,7 +17,9 @@ from numbers import Integral
 import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import eigsh
+from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from kpca_bench.kernels import KernelCentering, make_kernel
@@ -137,14 +139,32 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         raise NotImplementedError
 
     def project(self, X) -> Projection:
-        """Components' projections of X and ``||phi~(x)||^2`` (see :class:`Projection`)."""
+        """Components' projections of X and ``||phi~(x)||^2`` (see :class:`Projection`).
+
+        The test-vs-train kernel is built in row blocks no larger than
+        scikit-learn's ``working_memory`` (``sklearn.config_context(working_memory=MiB)``),
+        so scoring many points never holds the full n_test x n_train matrix.
+        """
         check_is_fitted(self, "dual_coef_")
         X = check_array(X, dtype=np.float64)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
-        K, row_means = self.centering_.center_cross(self.kernel_(X, self.X_fit_))
-        sq_norms = self.centering_.sq_norms(self.kernel_.diag(X), row_means)
-        return Projection(scores=K @ self.dual_coef_, sq_norms=sq_norms)
+        scores = np.empty((X.shape[0], self.dual_coef_.shape[1]))
+        sq_norms = np.empty(X.shape[0])
+        for rows in gen_batches(X.shape[0], self._block_rows()):
+            K, row_means = self.centering_.center_cross(self.kernel_(X[rows], self.X_fit_))
+            sq_norms[rows] = self.centering_.sq_norms(self.kernel_.diag(X[rows]), row_means)
+            scores[rows] = K @ self.dual_coef_
+        return Projection(scores=scores, sq_norms=sq_norms)
+
+    def _block_rows(self) -> int:
+        """Test rows per block within ``working_memory``.
+
+        A block holds its kernel rows plus a temporary of the same size inside
+        ``pairwise_kernels``: 2 x 8 bytes x n_train per row.
+        """
+        row_bytes = 2 * 8 * self.X_fit_.shape[0]
+        return max(1, int(get_config()["working_memory"] * 2**20 // row_bytes))
 
     def transform(self, X):
         """Projections of X on the kernel principal components, shape (n_samples, n_components)."""
