@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from kpca_bench.config import load_config
+from kpca_bench.datasets.cli import app as datasets_app
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.progress import make_progress
 from kpca_bench.runner import run_experiment
@@ -19,6 +20,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+app.add_typer(datasets_app, name="datasets", help="List, verify and fetch the datasets configs can name.")
 
 
 @app.callback()
