@@ -58,8 +58,10 @@ class DatasetSpec:
     n_classes: int | None = None
 
 
-def _uci(folder: str, *names_and_sha256: tuple[str, str]) -> tuple[DataFile, ...]:
-    return tuple(DataFile(name, (f"sha256:{sha256}",), f"{UCI}{folder}/{name}") for name, sha256 in names_and_sha256)
+def _uci(folder: str, *names_and_sha256: tuple[str, str]) -> tuple[tuple[DataFile, ...], str]:
+    """The files of a dataset in UCI's folder ``folder``, and that folder as the homepage."""
+    files = tuple(DataFile(name, (f"sha256:{sha256}",), f"{UCI}{folder}/{name}") for name, sha256 in names_and_sha256)
+    return files, f"{UCI}{folder}/"
 
 
 _MNIST_FILES = tuple(
@@ -116,33 +118,33 @@ _SPECS = [
     DatasetSpec(
         "australian", uci.load_australian, "Statlog Australian credit approval, 14 attributes", (WANG,),
         "Quinlan, UCI Statlog (Australian Credit Approval)",
-        _uci("statlog/australian", ("australian.dat", "3abe5af151afa50b999a9ba21cbc884e80d80a4050b716cf88b34a2e6ecb731c")),
-        f"{UCI}statlog/australian/", (690, 14), 2),
+        *_uci("statlog/australian", ("australian.dat", "3abe5af151afa50b999a9ba21cbc884e80d80a4050b716cf88b34a2e6ecb731c")),
+        (690, 14), 2),
     DatasetSpec(
         "breast_cancer_wisconsin", uci.load_breast_cancer_wisconsin,
         "Breast Cancer Wisconsin (original), 9 cytology scores, benign 2 / malignant 4", (WANG, SAS),
         "Wolberg & Mangasarian 1990, UCI Breast Cancer Wisconsin (Original)",
-        _uci("breast-cancer-wisconsin",
-             ("breast-cancer-wisconsin.data", "402c585309c399237740f635ef9919dc512cca12cbeb20de5e563a4593f22b64")),
-        f"{UCI}breast-cancer-wisconsin/", (683, 9), 2),
+        *_uci("breast-cancer-wisconsin",
+              ("breast-cancer-wisconsin.data", "402c585309c399237740f635ef9919dc512cca12cbeb20de5e563a4593f22b64")),
+        (683, 9), 2),
     DatasetSpec(
         "climate_model_crashes", uci.load_climate_model_crashes,
         "Climate model simulation crashes, 18 parameters, outcome 0 / 1", (WANG,),
         "Lucas et al. 2013, UCI Climate Model Simulation Crashes",
-        _uci("00252", ("pop_failures.dat", "8a892cbb056072e84749aed7409d6f17c7b4a1c899fc98ce52dc2af8b727ff9c")),
-        f"{UCI}00252/", (540, 18), 2),
+        *_uci("00252", ("pop_failures.dat", "8a892cbb056072e84749aed7409d6f17c7b4a1c899fc98ce52dc2af8b727ff9c")),
+        (540, 18), 2),
     DatasetSpec(
         "spectf", uci.load_spectf, "SPECTF heart, 44 continuous ROI features, class 0 / 1", (LI,),
         "Kurgan et al. 2001, UCI SPECTF Heart",
-        _uci("spect", ("SPECTF.train", "3bc5e9a6f8d5367c49d8fd1361e7dc38f619884e0f00dec0e4a6901d26530a58"),
-             ("SPECTF.test", "467a65c81e14a71c029fa58bf9350ecdf28ff072303b99a832e8606e193a3882")),
-        f"{UCI}spect/", (267, 44), 2),
+        *_uci("spect", ("SPECTF.train", "3bc5e9a6f8d5367c49d8fd1361e7dc38f619884e0f00dec0e4a6901d26530a58"),
+              ("SPECTF.test", "467a65c81e14a71c029fa58bf9350ecdf28ff072303b99a832e8606e193a3882")),
+        (267, 44), 2),
     DatasetSpec(
         "spect", uci.load_spect, "SPECT heart, 22 binary (categorical) features, class 0 / 1", (LI,),
         "Kurgan et al. 2001, UCI SPECT Heart",
-        _uci("spect", ("SPECT.train", "0fd0258bfc8eb986623a45890676465ee92e738a95fdc01a6aef893d9c920115"),
-             ("SPECT.test", "a152d1812a84da3ad18e759ac3433e57f407a6871c2f2fe0dda6779c90d58b82")),
-        f"{UCI}spect/", (267, 22), 2),
+        *_uci("spect", ("SPECT.train", "0fd0258bfc8eb986623a45890676465ee92e738a95fdc01a6aef893d9c920115"),
+              ("SPECT.test", "a152d1812a84da3ad18e759ac3433e57f407a6871c2f2fe0dda6779c90d58b82")),
+        (267, 22), 2),
     DatasetSpec(
         "ann_thyroid", uci.load_ann_thyroid, "Thyroid disease (ann-thyroid), 21 features, classes 1 / 2 / 3", (LI,),
         "Quinlan, UCI Thyroid Disease (ann-train / ann-test)",
@@ -154,46 +156,46 @@ _SPECS = [
     DatasetSpec(
         "wine_quality_red", uci.load_wine_quality_red, "Wine quality (red), 11 features, class = quality 3-8", (LI,),
         "Cortez et al. 2009, UCI Wine Quality",
-        _uci("wine-quality", ("winequality-red.csv", "4a402cf041b025d4566d954c3b9ba8635a3a8a01e039005d97d6a710278cf05e")),
-        f"{UCI}wine-quality/", (1599, 11), 6),
+        *_uci("wine-quality", ("winequality-red.csv", "4a402cf041b025d4566d954c3b9ba8635a3a8a01e039005d97d6a710278cf05e")),
+        (1599, 11), 6),
     DatasetSpec(
         "yeast", uci.load_yeast, "Yeast protein localisation, 8 features, 10 sites", (LI,),
         "Nakai & Kanehisa 1991, UCI Yeast",
-        _uci("yeast", ("yeast.data", "7cf61776fc04f527f93bf57a327b863893a1225d82df02d457e8950173218258")),
-        f"{UCI}yeast/", (1484, 8), 10),
+        *_uci("yeast", ("yeast.data", "7cf61776fc04f527f93bf57a327b863893a1225d82df02d457e8950173218258")),
+        (1484, 8), 10),
     DatasetSpec(
         "balance_scale", uci.load_balance_scale, "Balance scale, 4 categorical features, classes L / B / R", (LI,),
         "Siegler 1976, UCI Balance Scale",
-        _uci("balance-scale", ("balance-scale.data", "5611187ef7345d807aa8ae22615945ade52a190537c0b1434bd44c3e877c5bb4")),
-        f"{UCI}balance-scale/", (625, 4), 3),
+        *_uci("balance-scale", ("balance-scale.data", "5611187ef7345d807aa8ae22615945ade52a190537c0b1434bd44c3e877c5bb4")),
+        (625, 4), 3),
     DatasetSpec(
         "kr_vs_kp", uci.load_kr_vs_kp, "Chess king-rook vs king-pawn, 36 categorical features, won / nowin", (LI,),
         "Shapiro 1983, UCI Chess (King-Rook vs. King-Pawn)",
-        _uci("chess/king-rook-vs-king-pawn",
-             ("kr-vs-kp.data", "70a5540902b4063d3977d3e820ac5b9fe5624eb5d93709eee5d50d7a94fca205")),
-        f"{UCI}chess/king-rook-vs-king-pawn/", (3196, 36), 2),
+        *_uci("chess/king-rook-vs-king-pawn",
+              ("kr-vs-kp.data", "70a5540902b4063d3977d3e820ac5b9fe5624eb5d93709eee5d50d7a94fca205")),
+        (3196, 36), 2),
     DatasetSpec(
         "tic_tac_toe", uci.load_tic_tac_toe, "Tic-tac-toe endgame, 9 categorical squares, positive / negative", (LI,),
         "Aha 1991, UCI Tic-Tac-Toe Endgame",
-        _uci("tic-tac-toe", ("tic-tac-toe.data", "a996a756484d0cf8cbad1680d823aadbfcff8ae2d78c450e6999362d580301c5")),
-        f"{UCI}tic-tac-toe/", (958, 9), 2),
+        *_uci("tic-tac-toe", ("tic-tac-toe.data", "a996a756484d0cf8cbad1680d823aadbfcff8ae2d78c450e6999362d580301c5")),
+        (958, 9), 2),
     DatasetSpec(
         "ionosphere", uci.load_ionosphere, "Ionosphere radar returns, 34 features, good / bad", (SAS,),
         "Sigillito et al. 1989, UCI Ionosphere",
-        _uci("ionosphere", ("ionosphere.data", "46d52186b84e20be52918adb93e8fb9926b34795ff7504c24350ae0616a04bbd")),
-        f"{UCI}ionosphere/", (351, 34), 2),
+        *_uci("ionosphere", ("ionosphere.data", "46d52186b84e20be52918adb93e8fb9926b34795ff7504c24350ae0616a04bbd")),
+        (351, 34), 2),
     DatasetSpec(
         "letter_recognition", uci.load_letter_recognition, "Letter recognition, 16 features, 26 letters", (SAS,),
         "Frey & Slate 1991, UCI Letter Recognition",
-        _uci("letter-recognition",
-             ("letter-recognition.data", "2b89f3602cf768d3c8355267d2f13f2417809e101fc2b5ceee10db19a60de6e2")),
-        f"{UCI}letter-recognition/", (20000, 16), 26),
+        *_uci("letter-recognition",
+              ("letter-recognition.data", "2b89f3602cf768d3c8355267d2f13f2417809e101fc2b5ceee10db19a60de6e2")),
+        (20000, 16), 26),
     DatasetSpec(
         "synthetic_control", uci.load_synthetic_control, "Synthetic control chart time series, 60 steps, 6 classes",
         (SAS,), "Alcock & Manolopoulos 1999, UCI Synthetic Control Chart Time Series",
-        _uci("synthetic_control-mld",
-             ("synthetic_control.data", "3295e9e0836a77cbbcb870f4df025ea174aab27358939031df2ff6805380360b")),
-        f"{UCI}synthetic_control-mld/", (600, 60), 6),
+        *_uci("synthetic_control-mld",
+              ("synthetic_control.data", "3295e9e0836a77cbbcb870f4df025ea174aab27358939031df2ff6805380360b")),
+        (600, 60), 6),
     DatasetSpec(
         "gaussian_mixture", generators.gaussian_mixture, "Three 2-D Gaussian sources, 30 points each (generated)",
         (WANG,), "generated: Wang & Tanaka, section 4.1.1", shape=(90, 2), n_classes=3),

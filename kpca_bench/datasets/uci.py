@@ -59,10 +59,14 @@ def table_dataset(name: str, features: np.ndarray, y: np.ndarray, path: Path, *,
     )
 
 
-def require_complete(rows: np.ndarray, path: Path, dataset: str) -> None:
+def read_complete(files, name: str, dataset: str, *, header_lines: int = 0) -> tuple[np.ndarray, Path]:
+    """The rows of ``files[name]`` and its path, for a dataset that has no missing values."""
+    path = files[name]
+    rows = read_delimited(path, header_lines=header_lines)
     if (rows == MISSING).any():
         raise DataError(f"dataset {dataset!r}: {path} has '?' (missing) values, which the registered copy "
                         f"has not; check the file against `kpca-bench datasets verify {dataset}`")
+    return rows, path
 
 
 def drop_missing(rows: np.ndarray, policy: str, dataset: str) -> tuple[np.ndarray, str]:
@@ -74,12 +78,12 @@ def drop_missing(rows: np.ndarray, policy: str, dataset: str) -> tuple[np.ndarra
     return rows[~incomplete], f"{incomplete.sum()} rows with missing values dropped"
 
 
-def _parts(files, names: dict[str, str], part: str, dataset: str) -> tuple[np.ndarray, Path]:
-    """Rows of the train and/or test file, concatenated train first."""
+def read_parts(files, names: dict[str, str], part: str, dataset: str) -> tuple[np.ndarray, Path]:
+    """Rows of the train and/or test file (train first) of a dataset without missing values."""
     check_choice(dataset, "part", part, PARTS)
     chosen = ["train", "test"] if part == "all" else [part]
-    rows = np.vstack([read_delimited(files[names[p]]) for p in chosen])
-    return rows, files[names[chosen[0]]]
+    read = [read_complete(files, names[p], dataset) for p in chosen]
+    return np.vstack([rows for rows, _ in read]), read[0][1]
 
 
 def load_australian(*, files, categorical: bool = False) -> Dataset:
@@ -90,9 +94,7 @@ def load_australian(*, files, categorical: bool = False) -> Dataset:
     and A12 categorical, as ``australian.doc`` describes them. The file has no
     missing values (UCI replaced them before distribution).
     """
-    path = files["australian.dat"]
-    rows = read_delimited(path)
-    require_complete(rows, path, "australian")
+    rows, path = read_complete(files, "australian.dat", "australian")
     return table_dataset("australian", rows[:, :14], rows[:, 14], path,
                          categorical=AUSTRALIAN_CATEGORICAL if categorical else ())
 
@@ -114,9 +116,7 @@ def load_climate_model_crashes(*, files) -> Dataset:
 
     Study and Run (columns 0-1) identify the simulation and are not features.
     """
-    path = files["pop_failures.dat"]
-    rows = read_delimited(path, header_lines=1)
-    require_complete(rows, path, "climate_model_crashes")
+    rows, path = read_complete(files, "pop_failures.dat", "climate_model_crashes", header_lines=1)
     return table_dataset("climate_model_crashes", rows[:, 2:20], rows[:, 20], path)
 
 
@@ -126,8 +126,7 @@ def load_spectf(*, files, part: str = "all") -> Dataset:
     ``part``: "all" (default, train then test, 267 rows, as Li et al. use it),
     "train" (80) or "test" (187).
     """
-    rows, path = _parts(files, {"train": "SPECTF.train", "test": "SPECTF.test"}, part, "spectf")
-    require_complete(rows, path, "spectf")
+    rows, path = read_parts(files, {"train": "SPECTF.train", "test": "SPECTF.test"}, part, "spectf")
     return table_dataset("spectf", rows[:, 1:], rows[:, 0], path)
 
 
@@ -136,8 +135,7 @@ def load_spect(*, files, part: str = "all") -> Dataset:
 
     ``part``: "all" (default, 267 rows), "train" (80) or "test" (187).
     """
-    rows, path = _parts(files, {"train": "SPECT.train", "test": "SPECT.test"}, part, "spect")
-    require_complete(rows, path, "spect")
+    rows, path = read_parts(files, {"train": "SPECT.train", "test": "SPECT.test"}, part, "spect")
     return table_dataset("spect", rows[:, 1:], rows[:, 0], path, categorical=range(22))
 
 
@@ -148,24 +146,19 @@ def load_ann_thyroid(*, files, part: str = "train") -> Dataset:
     (3428) or "all". Both the registered comma-separated copy (with a trailing
     comma) and UCI's blank-separated original parse the same way.
     """
-    rows, path = _parts(files, {"train": "ann-train.data", "test": "ann-test.data"}, part, "ann_thyroid")
-    require_complete(rows, path, "ann_thyroid")
+    rows, path = read_parts(files, {"train": "ann-train.data", "test": "ann-test.data"}, part, "ann_thyroid")
     return table_dataset("ann_thyroid", rows[:, :21], rows[:, 21], path)
 
 
 def load_wine_quality_red(*, files) -> Dataset:
     """Wine quality, red: 11 physico-chemical features, class = quality score (3-8 occur)."""
-    path = files["winequality-red.csv"]
-    rows = read_delimited(path, header_lines=1)
-    require_complete(rows, path, "wine_quality_red")
+    rows, path = read_complete(files, "winequality-red.csv", "wine_quality_red", header_lines=1)
     return table_dataset("wine_quality_red", rows[:, :11], rows[:, 11], path)
 
 
 def load_yeast(*, files) -> Dataset:
     """Yeast: 8 numeric features, class = localisation site (CYT, NUC, ...); the sequence name is dropped."""
-    path = files["yeast.data"]
-    rows = read_delimited(path)
-    require_complete(rows, path, "yeast")
+    rows, path = read_complete(files, "yeast.data", "yeast")
     return table_dataset("yeast", rows[:, 1:9], rows[:, 9], path)
 
 
@@ -176,41 +169,31 @@ def load_balance_scale(*, files) -> Dataset:
     attributes (Hamming kernel), so they are categorical here; use
     ``Dataset.one_hot()`` or the codes as needed.
     """
-    path = files["balance-scale.data"]
-    rows = read_delimited(path)
-    require_complete(rows, path, "balance_scale")
+    rows, path = read_complete(files, "balance-scale.data", "balance_scale")
     return table_dataset("balance_scale", rows[:, 1:], rows[:, 0], path, categorical=range(4))
 
 
 def load_kr_vs_kp(*, files) -> Dataset:
     """Chess King-Rook vs King-Pawn: 36 categorical features, class won / nowin."""
-    path = files["kr-vs-kp.data"]
-    rows = read_delimited(path)
-    require_complete(rows, path, "kr_vs_kp")
+    rows, path = read_complete(files, "kr-vs-kp.data", "kr_vs_kp")
     return table_dataset("kr_vs_kp", rows[:, :36], rows[:, 36], path, categorical=range(36))
 
 
 def load_tic_tac_toe(*, files) -> Dataset:
     """Tic-tac-toe endgame: 9 categorical board squares (x / o / b), class positive / negative."""
-    path = files["tic-tac-toe.data"]
-    rows = read_delimited(path)
-    require_complete(rows, path, "tic_tac_toe")
+    rows, path = read_complete(files, "tic-tac-toe.data", "tic_tac_toe")
     return table_dataset("tic_tac_toe", rows[:, :9], rows[:, 9], path, categorical=range(9))
 
 
 def load_ionosphere(*, files) -> Dataset:
     """Ionosphere radar returns: 34 numeric features (the second is constant 0), class g / b."""
-    path = files["ionosphere.data"]
-    rows = read_delimited(path)
-    require_complete(rows, path, "ionosphere")
+    rows, path = read_complete(files, "ionosphere.data", "ionosphere")
     return table_dataset("ionosphere", rows[:, :34], rows[:, 34], path)
 
 
 def load_letter_recognition(*, files) -> Dataset:
     """Letter recognition: 16 integer features, class = capital letter A-Z (20,000 rows)."""
-    path = files["letter-recognition.data"]
-    rows = read_delimited(path)
-    require_complete(rows, path, "letter_recognition")
+    rows, path = read_complete(files, "letter-recognition.data", "letter_recognition")
     return table_dataset("letter_recognition", rows[:, 1:], rows[:, 0], path)
 
 
@@ -221,9 +204,7 @@ def load_synthetic_control(*, files) -> Dataset:
     classes normal, cyclic, increasing_trend, decreasing_trend, upward_shift,
     downward_shift, which become ``y``.
     """
-    path = files["synthetic_control.data"]
-    rows = read_delimited(path)
-    require_complete(rows, path, "synthetic_control")
+    rows, path = read_complete(files, "synthetic_control.data", "synthetic_control")
     if rows.shape[0] % len(SYNTHETIC_CONTROL_CLASSES):
         raise DataError(f"{path}: {rows.shape[0]} rows cannot be {len(SYNTHETIC_CONTROL_CLASSES)} equal class blocks")
     y = np.repeat(SYNTHETIC_CONTROL_CLASSES, rows.shape[0] // len(SYNTHETIC_CONTROL_CLASSES))
