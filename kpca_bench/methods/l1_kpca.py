@@ -11,13 +11,14 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from kpca_bench.methods.kpca import BaseKernelPCA, top_eigenpairs
 
-# Above this many training points the KPCA start uses Lanczos (one eigenpair
-# per component) instead of LAPACK, whose cost is cubic in n even for one pair.
+# Above this many training points the KPCA start uses Lanczos instead of
+# LAPACK, whose cost is cubic in n even for a few eigenpairs.
 _ARPACK_MIN_SAMPLES = 100
 
 
@@ -51,6 +52,7 @@ def l1_fixed_point(K: np.ndarray, C: np.ndarray, max_iter: int):
     history = [np.abs(P).sum(axis=0)]
     # No start comes from a sign pattern, so the first check always moves.
     signs = np.zeros_like(C)
+    KS_all = np.zeros_like(C)  # K @ signs
     active = np.ones(n_starts, dtype=bool)
     n_iter = np.zeros(n_starts, dtype=int)
     for step in range(max_iter + 1):
@@ -62,14 +64,33 @@ def l1_fixed_point(K: np.ndarray, C: np.ndarray, max_iter: int):
         idx, new_signs = idx[moved], new_signs[:, moved]
         if idx.size == 0 or step == max_iter:
             break
-        KS = K @ new_signs
+        if step:
+            KS = _update_kernel_times_signs(K, KS_all[:, idx], signs[:, idx], new_signs)
+        else:
+            KS = K @ new_signs
         norms = np.sqrt(np.einsum("ij,ij->j", new_signs, KS))
+        KS_all[:, idx] = KS
         signs[:, idx] = new_signs
         C[:, idx] = new_signs / norms
         P[:, idx] = KS / norms
         n_iter[idx] += 1
         history.append(np.abs(P).sum(axis=0))
     return C, np.array(history), n_iter, ~active
+
+
+def _update_kernel_times_signs(K, KS, signs, new_signs):
+    """``K @ new_signs`` from ``KS = K @ signs``, reading only the rows of K whose sign flipped.
+
+    After the first steps few signs change, so this costs O(n * flips) per
+    start instead of a full O(n^2) pass over K (K is symmetric: column i is row i).
+    """
+    for col in range(KS.shape[1]):
+        flipped = np.flatnonzero(new_signs[:, col] != signs[:, col])
+        if 2 * flipped.size > K.shape[0]:
+            KS[:, col] = K @ new_signs[:, col]
+        else:
+            KS[:, col] += new_signs[flipped, col] @ K[flipped] * 2.0
+    return KS
 
 
 class L1KernelPCA(BaseKernelPCA):
@@ -111,8 +132,11 @@ class L1KernelPCA(BaseKernelPCA):
     so ``dual_coef_^T K~ dual_coef_ = I``.
 
     Each component keeps the best of ``n_restarts`` random starts (Gaussian
-    dual vectors: random directions in the span of the data) and the KPCA start
-    (the top eigenvector of the deflated kernel).
+    dual vectors: random directions in the span of the data) and the KPCA start:
+    the top eigenvector of the deflated kernel, computed by Rayleigh-Ritz in
+    the span of the top ``n_components`` eigenvectors of ``K~`` (one eigensolve
+    for all components; exact for the first one, where it is the kernel
+    principal component).
 
     Parameters
     ----------
@@ -138,8 +162,9 @@ class L1KernelPCA(BaseKernelPCA):
         For each component, the objective ``sum_i |<phi'_i, v_j>|`` on the
         deflated kernel at every step of the start that was kept (first entry:
         its start). Non-decreasing.
-    n_iter_ : ndarray of shape (n_components,)
-        Sign-pattern updates of the start that was kept.
+    n_iter_ : int
+        The most sign-pattern updates of any kept start (scikit-learn wants an
+        int); component j's count is ``len(objective_history_[j]) - 1``.
     projection_variances_, kernel_, gamma_, centering_, X_fit_, n_features_in_
         As in :class:`~kpca_bench.methods.kpca.BaseKernelPCA`. There are no
         eigenvalues: ``projection_variances_`` serves the Mahalanobis score.
@@ -170,24 +195,23 @@ class L1KernelPCA(BaseKernelPCA):
         rng = check_random_state(self.random_state)
         n, k = K_centered.shape[0], self.n_components
         solver = "arpack" if n > _ARPACK_MIN_SAMPLES else "eigh"
+        values, U = top_eigenpairs(K_centered, k, solver, rng.randint(np.iinfo(np.int32).max))
+        # Same cut-off as kpca.dual_coefficients: rounding level of the top eigenvalue.
+        zero_tol = values[0] * n * np.finfo(float).eps
         K = K_centered.copy()
         dual = np.zeros((n, k))
         projections = np.zeros((n, k))
-        self.objective_history_, self.n_iter_ = [], np.zeros(k, dtype=int)
-        zero_tol = None
+        self.objective_history_, n_iters = [], []
         for j in range(k):
-            values, vectors = top_eigenpairs(K, 1, solver, rng.randint(np.iinfo(np.int32).max))
-            if zero_tol is None:
-                # Same cut-off as kpca.dual_coefficients: rounding level of the first eigenvalue.
-                zero_tol = values[0] * n * np.finfo(float).eps
-            if values[0] <= zero_tol:
-                warnings.warn(
-                    f"the centered kernel has rank {j}, so components {j + 1} to {k} are zero",
-                    stacklevel=3,
-                )
+            if np.trace(K) <= n * zero_tol:
+                warnings.warn(f"the centered kernel has rank {j}, so components {j + 1} to {k} are zero",
+                              stacklevel=3)
                 self.objective_history_ += [np.zeros(1)] * (k - j)
                 break
-            starts = np.column_stack([vectors[:, 0] / np.sqrt(values[0]), self._random_starts(K, rng)])
+            kpca_start = self._kpca_start(values, U, projections[:, :j], zero_tol)
+            # Without a KPCA start (no variance left in its subspace) one random start is the minimum.
+            random_starts = self._random_starts(K, rng, max(self.n_restarts, 1 - len(kpca_start)))
+            starts = np.column_stack([*kpca_start, *random_starts.T])
             C, history, n_iter, converged = l1_fixed_point(K, starts, self.max_iter)
             best = int(np.argmax(history[-1]))
             if not converged[best]:
@@ -204,9 +228,28 @@ class L1KernelPCA(BaseKernelPCA):
             projections[:, j] = p
             K -= np.outer(p, p)
             self.objective_history_.append(history[: n_iter[best] + 1, best])
-            self.n_iter_[j] = n_iter[best]
+            n_iters.append(n_iter[best])
         self.dual_coef_ = dual
+        self.n_iter_ = int(max(n_iters, default=0))
 
-    def _random_starts(self, K: np.ndarray, rng) -> np.ndarray:
-        C = rng.standard_normal((K.shape[0], self.n_restarts))
+    @staticmethod
+    def _kpca_start(values, U, projections, zero_tol) -> list:
+        """Top eigenvector of the deflated kernel by Rayleigh-Ritz on the top KPCA eigenvectors.
+
+        ``K' U = U diag(values) - P (P^T U)`` with P the projections on the
+        components found so far, so ``U^T K' U`` is a small matrix and one
+        eigensolve of the full kernel serves every component; for the first
+        component this is exactly the top kernel principal component.
+        Returns the unit dual vector in a list, or an empty list when the
+        deflated kernel has no variance left in that subspace.
+        """
+        B = U.T @ projections
+        mu, y = linalg.eigh(np.diag(values) - B @ B.T, subset_by_index=[len(values) - 1, len(values) - 1])
+        if mu[0] <= zero_tol:
+            return []
+        return [U @ y[:, 0] / np.sqrt(mu[0])]
+
+    @staticmethod
+    def _random_starts(K: np.ndarray, rng, count: int) -> np.ndarray:
+        C = rng.standard_normal((K.shape[0], count))
         return C / np.sqrt(np.einsum("ij,ij->j", C, K @ C))
