@@ -11,6 +11,7 @@ import difflib
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
@@ -32,16 +33,20 @@ RUNNER_PARAMS = ("random_state",)
 
 @dataclass(frozen=True)
 class DatasetConfig:
-    """Which data, which classes are inliers / outliers, and how many of each per trial."""
+    """Which data, which classes are inliers / outliers, and how many of each per trial.
+
+    Which of the class and size keys a config must give depends on its protocol
+    (``Protocol.dataset_keys``); the novelty protocol needs all five.
+    """
 
     name: str
-    inliers: tuple
-    outliers: tuple
-    train_inliers: int
-    test_inliers: int
-    test_outliers: int
     options: dict = field(default_factory=dict)
     scaling: str = "none"
+    inliers: tuple = ()
+    outliers: tuple = ()
+    train_inliers: int | None = None
+    test_inliers: int | None = None
+    test_outliers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -209,13 +214,15 @@ def _labels(value, path: str, errors: _Errors) -> tuple:
     return ()
 
 
-def _parse_dataset(raw, errors: _Errors) -> DatasetConfig | None:
+DATASET_KEYS = ("name", "options", "scaling", "inliers", "outliers", "train_inliers", "test_inliers",
+                "test_outliers")
+
+
+def _parse_dataset(raw, required: tuple[str, ...], errors: _Errors) -> DatasetConfig | None:
     raw = _mapping(raw, "dataset", errors)
     if raw is None:
         return None
-    allowed = ("name", "options", "inliers", "outliers", "train_inliers", "test_inliers", "test_outliers", "scaling")
-    _check_keys(raw, allowed, ("name", "inliers", "outliers", "train_inliers", "test_inliers", "test_outliers"),
-                "dataset", errors)
+    _check_keys(raw, DATASET_KEYS, ("name", *required), "dataset", errors)
     name = raw.get("name")
     if name is not None and name not in DATASETS:
         errors.add("dataset.name", f"unknown dataset {name!r}{_did_you_mean(name, DATASETS)}; "
@@ -230,7 +237,7 @@ def _parse_dataset(raw, errors: _Errors) -> DatasetConfig | None:
     scaling = raw.get("scaling", "none")
     if scaling not in SCALINGS:
         errors.add("dataset.scaling", f"unknown scaling {scaling!r}; accepted: {', '.join(SCALINGS)}")
-    if None in sizes.values() or len(sizes) < 3 or not isinstance(name, str):
+    if None in sizes.values() or any(key not in raw for key in required) or not isinstance(name, str):
         return None
     return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling, **sizes)
 
@@ -245,6 +252,29 @@ def _check_param_values(setting: dict, train_size: int | None, path: str, errors
         value = setting.get(width)
         if isinstance(value, Real) and not isinstance(value, bool) and value <= 0:
             errors.add(f"{path}.{width}", f"the kernel width must be > 0, got {value}")
+
+
+RANGE_KEYS = ("start", "stop", "step")
+
+
+def _expand_range(value, path: str, errors: _Errors):
+    """``{start, stop, step}`` becomes the list ``start, start + step, ..., stop`` (stop included).
+
+    Values are rounded to 10 decimals, so 0.2 + 0.2 + 0.2 is written 0.6 in
+    labels and records; integer bounds and step give integers. Any other value
+    is returned unchanged.
+    """
+    if not isinstance(value, dict) or set(value) != set(RANGE_KEYS):
+        return value
+    start, stop, step = (value[key] for key in RANGE_KEYS)
+    if not all(isinstance(v, Real) and not isinstance(v, bool) for v in (start, stop, step)) \
+            or step <= 0 or stop < start:
+        errors.add(path, f"a range needs numbers start <= stop and step > 0, got {value!r}")
+        return value
+    count = math.floor((stop - start) / step + 1e-9) + 1
+    if all(isinstance(v, Integral) for v in (start, step)):
+        return [start + i * step for i in range(count)]
+    return [round(start + i * step, 10) for i in range(count)]
 
 
 def _parse_method(raw, index: int, train_size, errors: _Errors) -> MethodConfig | None:
@@ -268,9 +298,11 @@ def _parse_method(raw, index: int, train_size, errors: _Errors) -> MethodConfig 
         if key not in accepted:
             errors.add(f"{path}.params.{key}", f"{name} has no parameter {key!r}{_did_you_mean(key, accepted)}; "
                                                f"accepted: {', '.join(accepted)}")
+    grid = {key: _expand_range(values, f"{path}.grid.{key}", errors) for key, values in grid.items()}
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
-            errors.add(f"{path}.grid.{key}", f"must be a non-empty list of values, got {values!r}")
+            errors.add(f"{path}.grid.{key}", f"must be a non-empty list of values or a range {{start, stop, step}}, "
+                                             f"got {values!r}")
             return None
     score = raw.get("score")
     if score is not None and (not spec.subspace or score not in OUTLIER_SCORES):
@@ -285,10 +317,10 @@ def _parse_method(raw, index: int, train_size, errors: _Errors) -> MethodConfig 
 
 
 def _parse_protocol(raw, errors: _Errors) -> tuple[str, dict]:
-    """``protocol: NAME`` or ``protocol: {name: NAME, <option>: value, ...}``."""
+    """``protocol: NAME`` or ``protocol: {name: NAME, <option>: value, ...}``; a value may be a range."""
     options = {}
     if isinstance(raw, dict):
-        options = {k: v for k, v in raw.items() if k != "name"}
+        options = {k: _expand_range(v, f"protocol.{k}", errors) for k, v in raw.items() if k != "name"}
         raw = raw.get("name")
     if raw not in PROTOCOLS:
         errors.add("protocol", f"unknown protocol {raw!r}{_did_you_mean(raw, PROTOCOLS)}; "
@@ -343,8 +375,9 @@ def parse_config(raw, source: str = "<config>") -> Config:
     if name is not None and (not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum()):
         errors.add("name", f"must be a word of letters, digits, '-' and '_' (it names the results folder), "
                            f"got {name!r}")
-    dataset = _parse_dataset(raw.get("dataset"), errors) if "dataset" in raw else None
     protocol, protocol_options = _parse_protocol(raw.get("protocol", "novelty"), errors)
+    required = PROTOCOLS[protocol].dataset_keys
+    dataset = _parse_dataset(raw.get("dataset"), required, errors) if "dataset" in raw else None
     methods_raw = raw.get("methods")
     methods = []
     if "methods" in raw and (not isinstance(methods_raw, list) or not methods_raw):

@@ -8,7 +8,9 @@ the dataset serve the config's sizes? called once, before any work),
 result row), plus an optional ``report(config, records, directory)`` that writes
 protocol-specific tables and figures from the records. ``options`` names the
 keys a config may give under ``protocol:`` (read them from
-``config.protocol_options``). Adding a protocol is a module and an entry in
+``config.protocol_options``), ``dataset_keys`` the keys of the ``dataset:``
+block it requires, and ``describe(config)`` says in a sentence how a trial
+splits the data (for the summary page). Adding a protocol is a module and an entry in
 :data:`PROTOCOLS`.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kpca_bench.protocols import novelty
+from kpca_bench.protocols import novelty, sweep
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,8 @@ class Protocol:
     check: Callable
     split: Callable
     evaluate: Callable
+    describe: Callable
+    dataset_keys: tuple[str, ...] = ()
     report: Callable | None = None
     options: tuple[str, ...] = field(default=())
 
@@ -35,6 +39,10 @@ PROTOCOLS = {
     protocol.name: protocol
     for protocol in [
         Protocol("novelty", "train on inliers only, test on a fresh mix of inliers and outliers",
-                 novelty.check_novelty_sizes, novelty.novelty_split, novelty.evaluate_novelty),
+                 novelty.check_novelty_sizes, novelty.novelty_split, novelty.evaluate_novelty, novelty.describe,
+                 dataset_keys=novelty.DATASET_KEYS),
+        Protocol("novelty_sweep", "novelty splits; AUROC for every model parameter (p or nu) of each kernel parameter",
+                 sweep.check_sweep, novelty.novelty_split, sweep.evaluate_sweep, novelty.describe,
+                 dataset_keys=novelty.DATASET_KEYS, report=sweep.report_sweep, options=sweep.OPTIONS),
     ]
 }

@@ -20,6 +20,7 @@ from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid,
 if TYPE_CHECKING:
     from kpca_bench.config import Config
 
+DATASET_KEYS = ("inliers", "outliers", "train_inliers", "test_inliers", "test_outliers")
 SCALERS = {"standard": StandardScaler, "minmax": MinMaxScaler}
 
 
@@ -39,6 +40,12 @@ def class_indices(dataset: Dataset, labels: tuple, role: str) -> np.ndarray:
         raise DataError(f"dataset {dataset.name} has no class {missing[0]!r} (asked for as {role}); "
                         f"its classes are {list(dataset.class_names)}")
     return np.flatnonzero(np.isin(dataset.y, labels))
+
+
+def describe(config: Config) -> str:
+    d = config.dataset
+    return (f"train on {d.train_inliers} inliers, test on {d.test_inliers} inliers + {d.test_outliers} outliers, "
+            f"drawn anew in each of {config.trials} trials (seed {config.seed})")
 
 
 def check_novelty_sizes(dataset: Dataset, config: Config) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 from kpca_bench.config import Config
 from kpca_bench.datasets import Provenance
 from kpca_bench.methods.registry import METHODS
+from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
 from kpca_bench.report.tables import summary_frame, summary_markdown, trials_frame
 from kpca_bench.results import write_atomic
@@ -33,8 +34,7 @@ def _facts(config: Config, provenance: Provenance, trials) -> list[str]:
     facts = [
         f"dataset: `{d.name}` ({provenance.source}); inlier classes {list(d.inliers)}, "
         f"outlier classes {list(d.outliers)}; scaling: {d.scaling}",
-        f"protocol: {config.protocol}: train on {d.train_inliers} inliers, test on {d.test_inliers} inliers + "
-        f"{d.test_outliers} outliers, drawn anew in each of {config.trials} trials (seed {config.seed})",
+        f"protocol: {config.protocol}: {PROTOCOLS[config.protocol].describe(config)}",
         f"F1 threshold: {config.threshold.describe()}",
         f"config hash `{config.config_hash()}`; versions: "
         + ", ".join(f"{k} {v}" for k, v in trials["versions"].iloc[0].items()),

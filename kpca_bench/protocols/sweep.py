@@ -1,0 +1,175 @@
+"""The novelty sweep protocol (Li et al., section IV.B): AUROC for every model parameter of a cell at once.
+
+Splits exactly as the novelty protocol. A cell is (split, method entry, kernel
+parameter); the kernel parameter is the entry's ``grid`` (e.g. ``sigma`` or the
+Hamming ``gamma``). The *model* parameter is swept inside the cell:
+
+* kernel PCA (reconstruction error, eqs. 9-11, or Mahalanobis distance, eq. 13):
+  one eigendecomposition with every component, then cumulative sums over the
+  components give the score for each subspace dimension ``p = 1 .. P``. ``P`` is
+  the number of components with a numerically positive eigenvalue (at most
+  ``N_train - 1``, the rank of the centered kernel); a larger ``p`` adds no
+  direction, so it is not a distinct model and is not reported.
+* the one-class SVM (``ocsvm_kernel``): kernels built once, one fit per ``nu`` of the protocol option ``nu`` (default
+  Li et al.'s 0.01 .. 0.99 step 0.01).
+
+Options (``protocol: {name: novelty_sweep, ...}``): ``nu`` (list or
+``{start, stop, step}``), ``reference`` (``{paper: ..., dataset: ...}``: the
+entries of ``<results root>/reference/papers.yaml`` to print beside ours).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from numbers import Real
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn import config_context
+from sklearn.base import clone
+
+from kpca_bench.datasets import Dataset
+from kpca_bench.errors import ConfigError
+from kpca_bench.methods.baselines import KernelOneClassSVM
+from kpca_bench.methods.detector import KernelSubspaceDetector
+from kpca_bench.methods.kpca import KernelPCA
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.protocols.novelty import Split, check_novelty_sizes, fitted_attributes
+
+if TYPE_CHECKING:
+    from kpca_bench.config import Config
+
+OPTIONS = ("nu", "reference")
+# Li et al., section IV.B: nu from 0.01 to 0.99 with step 0.01.
+PAPER_NU = tuple(round(0.01 * i, 2) for i in range(1, 100))
+# Stored AUROCs are rounded: a test set of a few hundred points resolves AUROC to about 1e-5.
+AUROC_DECIMALS = 6
+
+
+def reconstruction_errors_by_p(scores: np.ndarray, sq_norms: np.ndarray, variances: np.ndarray) -> np.ndarray:
+    """Eqs. 9-11 for every ``p`` at once: column ``p - 1`` is ``||phi~||^2 - sum_{j <= p} y_j^2``."""
+    return sq_norms[:, np.newaxis] - np.cumsum(scores**2, axis=1)
+
+
+def mahalanobis_by_p(scores: np.ndarray, sq_norms: np.ndarray, variances: np.ndarray) -> np.ndarray:
+    """Eq. 13 for every ``p`` at once: column ``p - 1`` is ``sum_{j <= p} y_j^2 / var_j`` (``var_j = gamma_j / N``)."""
+    return np.cumsum(scores**2 / variances, axis=1)
+
+
+SCORES_BY_P = {"reconstruction_error": reconstruction_errors_by_p, "mahalanobis": mahalanobis_by_p}
+
+
+def auroc_columns(is_outlier: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """AUROC of every column of outlier scores (higher = more abnormal), ties counted half.
+
+    The Mann-Whitney form ``(sum of the outliers' ranks - n1 (n1 + 1) / 2) / (n1 n0)``
+    with average ranks equals ``sklearn.metrics.roc_auc_score`` column by column.
+    """
+    n_out = int(is_outlier.sum())
+    n_in = len(is_outlier) - n_out
+    ranks = rankdata(scores, axis=0)
+    return (ranks[is_outlier].sum(axis=0) - n_out * (n_out + 1) / 2) / (n_out * n_in)
+
+
+def nu_values(config: Config) -> tuple[float, ...]:
+    return tuple(config.protocol_options.get("nu", PAPER_NU))
+
+
+def check_sweep(dataset: Dataset, config: Config) -> None:
+    """The novelty sizes, plus: every entry has a model parameter this protocol sweeps, and sets no value for it."""
+    check_novelty_sizes(dataset, config)
+    problems = []
+    nus = config.protocol_options.get("nu", PAPER_NU)
+    if not isinstance(nus, (list, tuple)) or not nus or not all(
+            isinstance(v, Real) and not isinstance(v, bool) and 0 < v <= 1 for v in nus):
+        problems.append(f"protocol.nu: must be a list of numbers in (0, 1] or a range {{start, stop, step}}, "
+                        f"got {nus!r}")
+    reference = config.protocol_options.get("reference", {})
+    if not isinstance(reference, dict) or set(reference) - {"paper", "dataset"}:
+        problems.append(f"protocol.reference: must be {{paper: ..., dataset: ...}}, got {reference!r}")
+    for index, method in enumerate(config.methods):
+        spec = METHODS[method.name]
+        path = f"{config.source}: methods[{index}]"
+        swept = "n_components" if spec.subspace else "nu"
+        if spec.subspace and not issubclass(spec.estimator, KernelPCA):
+            problems.append(f"{path}.name: {method.name} has no nested components; the sweep over p needs exact "
+                            "kernel PCA (kpca)")
+        elif spec.subspace and method.score not in (None, *SCORES_BY_P):
+            problems.append(f"{path}.score: {method.score!r} cannot be swept over p; accepted: {', '.join(SCORES_BY_P)}")
+        elif not spec.subspace and not issubclass(spec.estimator, KernelOneClassSVM):
+            problems.append(f"{path}.name: the sweep knows the model parameter of kpca (n_components) and of "
+                            f"ocsvm_kernel (nu), not of {method.name}")
+        if swept in method.params or swept in method.grid:
+            problems.append(f"{path}: {swept} is swept by the protocol {config.protocol}; remove it from params/grid")
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def _component_sweep(detector: KernelSubspaceDetector, split: Split) -> tuple[dict, np.ndarray]:
+    """Fit kernel PCA once with every component; outlier scores of the test points for ``p = 1 .. P``."""
+    start = time.perf_counter()
+    model = clone(detector.estimator).set_params(n_components=split.X_train.shape[0] - 1)
+    with warnings.catch_warnings():
+        # Components with a zero eigenvalue are expected here (rank < N - 1, e.g. duplicated
+        # categorical rows); they are dropped below, which the record states as n_model_params.
+        warnings.filterwarnings("ignore", message=".*have a zero eigenvalue.*")
+        model.fit(split.X_train)
+    fitted = time.perf_counter()
+    rank = int(np.count_nonzero(model.projection_variances_ > 0))
+    projection = model.project(split.X_test)
+    by_p = SCORES_BY_P[detector.score](projection.scores[:, :rank], projection.sq_norms,
+                                       model.projection_variances_[:rank])
+    info = {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted, "model_param": "n_components",
+            **fitted_attributes(model)}
+    return info, by_p
+
+
+def _nu_sweep(detector: KernelOneClassSVM, split: Split, nus: tuple[float, ...]) -> tuple[dict, np.ndarray]:
+    """One fit per ``nu`` on kernels built once; outlier scores (minus ``score_samples``), one column per ``nu``."""
+    start = time.perf_counter()
+    model = clone(detector).fit(split.X_train)
+    K_train, K_test = model.kernel_(split.X_train), model.kernel_(split.X_test, split.X_train)
+    fit_time = time.perf_counter() - start
+    score_time = 0.0
+    columns = []
+    # The kernels were built from checked data; re-checking them for finiteness on every fit doubles the time.
+    with config_context(assume_finite=True):
+        for nu in nus:
+            start = time.perf_counter()
+            svm = clone(model.svm_).set_params(nu=nu).fit(K_train)
+            fitted = time.perf_counter()
+            columns.append(-svm.score_samples(K_test))
+            fit_time += fitted - start
+            score_time += time.perf_counter() - fitted
+    info = {"fit_time": fit_time, "score_time": score_time, "model_param": "nu", **fitted_attributes(model)}
+    return info, np.column_stack(columns)
+
+
+def evaluate_sweep(detector, split: Split, config: Config) -> dict:
+    """AUROC on the test mix for every model parameter of one (split, method, kernel parameter) cell.
+
+    The record's ``auroc`` is the best over the model parameter (what Li et al.'s
+    Figs. 4-11 plot against the kernel parameter); ``auroc_by_model_param`` holds
+    them all, in the order of ``p = 1 .. n_model_params`` or of the ``nu`` option.
+    """
+    if isinstance(detector, KernelSubspaceDetector):
+        info, scores = _component_sweep(detector, split)
+    else:
+        info, scores = _nu_sweep(detector, split, nu_values(config))
+    if not np.all(np.isfinite(scores)):
+        return {**info, "status": "error: the method produced NaN or infinite scores"}
+    auroc = auroc_columns(split.is_outlier, scores)
+    best = int(np.argmax(auroc))
+    return {**info, "auroc": float(auroc[best]), "best_model_param": best + 1 if info["model_param"] == "n_components"
+            else nu_values(config)[best], "n_model_params": len(auroc),
+            "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(), "status": "ok"}
+
+
+def report_sweep(config: Config, records: list[dict], directory) -> None:
+    """Li et al.'s Tables I-II and Figs. 4-11 for this run (see :mod:`kpca_bench.report.sweep`)."""
+    # Imported here: kpca_bench.report imports the config module, which imports this package.
+    from kpca_bench.report.sweep import write_sweep_report
+
+    write_sweep_report(config, records, directory)
