@@ -109,13 +109,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Fit the components on X (training inliers in a novelty setting)."""
-        X = check_array(X, dtype=np.float64)
-        self._check_n_components(X.shape[0])
-        self.n_features_in_ = X.shape[1]
-        self.kernel_ = make_kernel(
-            X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
-        )
-        self.gamma_ = self.kernel_.gamma
+        X = self._validate_training_data(X)
         K = self.kernel_(X)
         self.centering_ = KernelCentering.fit(K)
         K = self.centering_.center_train(K)
@@ -123,6 +117,24 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         self._fit_components(K)
         self.projection_variances_ = np.var(K @ self.dual_coef_, axis=0)
         return self
+
+    def _validate_training_data(self, X) -> np.ndarray:
+        """Check X and the parameters; set ``n_features_in_``, ``kernel_`` and ``gamma_``."""
+        X = check_array(X, dtype=np.float64)
+        self._check_n_components(X.shape[0])
+        self.n_features_in_ = X.shape[1]
+        self.kernel_ = make_kernel(
+            X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
+        )
+        self.gamma_ = self.kernel_.gamma
+        return X
+
+    def _validate_test_data(self, X) -> np.ndarray:
+        check_is_fitted(self, "dual_coef_")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
+        return X
 
     def _check_n_components(self, n_samples: int) -> None:
         k = self.n_components
@@ -145,10 +157,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         scikit-learn's ``working_memory`` (``sklearn.config_context(working_memory=MiB)``),
         so scoring many points never holds the full n_test x n_train matrix.
         """
-        check_is_fitted(self, "dual_coef_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
+        X = self._validate_test_data(X)
         scores = np.empty((X.shape[0], self.dual_coef_.shape[1]))
         sq_norms = np.empty(X.shape[0])
         for rows in gen_batches(X.shape[0], self._block_rows()):

@@ -14,9 +14,8 @@ import numpy as np
 from scipy import linalg
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_array
 
-from kpca_bench.kernels import make_kernel
 from kpca_bench.methods.kpca import BaseKernelPCA, Projection, top_eigenpairs
 
 LANDMARK_METHODS = ("kmeans", "random")
@@ -146,13 +145,7 @@ class NystromKernelPCA(BaseKernelPCA):
 
     def fit(self, X, y=None):
         """Fit the low-rank components on X without building the n x n kernel."""
-        X = check_array(X, dtype=np.float64)
-        self._check_n_components(X.shape[0])
-        self.n_features_in_ = X.shape[1]
-        self.kernel_ = make_kernel(
-            X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
-        )
-        self.gamma_ = self.kernel_.gamma
+        X = self._validate_training_data(X)
         Z = self._select_landmarks(X)
         self.landmarks_, self.n_landmarks_ = Z, Z.shape[0]
         if self.n_components > self.n_landmarks_:
@@ -209,10 +202,7 @@ class NystromKernelPCA(BaseKernelPCA):
 
     def project(self, X) -> Projection:
         """Exact projections on the components and ``||phi(x) - m_Z||^2`` (see class docstring)."""
-        check_is_fitted(self, "dual_coef_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
+        X = self._validate_test_data(X)
         E = self.kernel_(X, self.landmarks_)
         sq_norms = self.kernel_.diag(X) - 2.0 * (E @ self.center_coef_) + self._center_sq_norm
         return Projection(scores=E @ self.dual_coef_ - self._score_offsets, sq_norms=sq_norms)

@@ -16,8 +16,11 @@ from sklearn.ensemble import IsolationForest
 from sklearn.neighbors import LocalOutlierFactor
 from sklearn.svm import OneClassSVM
 
+from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
+from kpca_bench.methods.l1_kpca import L1KernelPCA
+from kpca_bench.methods.nystrom import NystromKernelPCA
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,18 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("kpca", KernelPCA, True,
                    "Exact kernel PCA (top eigenpairs of the centered kernel)",
                    "Hoffmann 2007; Schölkopf, Smola & Müller 1998"),
+        MethodSpec("nystrom_kpca", NystromKernelPCA, True,
+                   "Low-rank kernel PCA by the Nystrom method with k-means++ landmarks",
+                   "Shen & Asgharzadeh (SAS), seven computation steps; Zhang, Tsang & Kwok 2008"),
+        MethodSpec("l1_kpca", L1KernelPCA, True,
+                   "L1-norm kernel PCA (sign fixed-point iteration, deflation, restarts)",
+                   "Kim & Klabjan 2020; Kwak 2008"),
         MethodSpec("ocsvm", OneClassSVM, False,
                    "One-class SVM (scikit-learn); with an RBF kernel equivalent to SVDD",
                    "Schölkopf et al. 2001; Tax & Duin 2004"),
+        MethodSpec("ocsvm_kernel", KernelOneClassSVM, False,
+                   "One-class SVM (scikit-learn, precomputed) with any kpca-bench kernel: sigma widths, hamming",
+                   "Schölkopf et al. 2001; Li et al., section IV.B"),
         MethodSpec("isolation_forest", IsolationForest, False,
                    "Isolation forest (scikit-learn)", "Liu, Ting & Zhou 2008"),
         MethodSpec("lof", LocalOutlierFactor, False,
