@@ -24,7 +24,7 @@ from kpca_bench.methods.registry import METHODS
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 
-THRESHOLD_RULES = ("train_quantile", "test_prior", "test_oracle")
+THRESHOLD_RULES = ("train_quantile", "fixed", "test_prior", "test_oracle")
 FIGURES = ("box", "roc", "sparsity")
 SCALINGS = ("none", "standard", "minmax")
 # Parameters the runner sets itself, so a config may not.
@@ -87,19 +87,23 @@ class ThresholdConfig:
     deployed detector must. ``test_prior``: flag as many test points as there
     are outliers in the test set (uses the outlier count). ``test_oracle``: the
     threshold that maximises F1 on the test set; an upper bound, labelled as
-    an oracle wherever it is reported.
+    an oracle wherever it is reported. ``fixed``: a given ``value`` of the
+    outlier score (a paper's published cut).
     """
 
     rule: str = "train_quantile"
     quantile: float = 0.95
+    value: float | None = None
 
     @property
     def is_oracle(self) -> bool:
-        return self.rule != "train_quantile"
+        return self.rule in ("test_prior", "test_oracle")
 
     def describe(self) -> str:
         if self.rule == "train_quantile":
             return f"{self.quantile:g} quantile of training scores"
+        if self.rule == "fixed":
+            return f"fixed outlier-score cut {self.value:g}"
         if self.rule == "test_prior":
             return "test outlier count (oracle: uses test labels)"
         return "best F1 on test set (oracle: uses test labels)"
@@ -338,15 +342,21 @@ def _parse_threshold(raw, errors: _Errors) -> ThresholdConfig:
     raw = _mapping(raw, "threshold", errors)
     if not raw:
         return ThresholdConfig()
-    _check_keys(raw, ("rule", "quantile"), (), "threshold", errors)
+    _check_keys(raw, ("rule", "quantile", "value"), (), "threshold", errors)
     rule = raw.get("rule", "train_quantile")
+    value = raw.get("value")
+    if (rule == "fixed") != (value is not None):
+        errors.add("threshold.value", "give a value exactly when the rule is fixed (the outlier-score cut)")
+    elif value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
+        errors.add("threshold.value", f"must be a number, got {value!r}")
     if rule not in THRESHOLD_RULES:
         errors.add("threshold.rule", f"unknown rule {rule!r}{_did_you_mean(rule, THRESHOLD_RULES)}; "
                                      f"accepted: {', '.join(THRESHOLD_RULES)}")
     quantile = raw.get("quantile", 0.95)
     if isinstance(quantile, bool) or not isinstance(quantile, Real) or not 0 < quantile < 1:
         errors.add("threshold.quantile", f"must be a number strictly between 0 and 1, got {quantile!r}")
-    return ThresholdConfig(rule=rule, quantile=float(quantile) if isinstance(quantile, Real) else 0.95)
+    return ThresholdConfig(rule=rule, quantile=float(quantile) if isinstance(quantile, Real) else 0.95,
+                           value=float(value) if isinstance(value, Real) and not isinstance(value, bool) else None)
 
 
 def _parse_output(raw, errors: _Errors) -> OutputConfig:

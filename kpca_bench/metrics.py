@@ -28,6 +28,8 @@ def choose_threshold(rule: ThresholdConfig, train_scores, test_scores, is_outlie
     """The outlier-score threshold of a rule; scores above it are flagged as outliers."""
     if rule.rule == "train_quantile":
         return float(np.quantile(train_scores, rule.quantile))
+    if rule.rule == "fixed":
+        return rule.value
     if rule.rule == "test_prior":
         n_outliers = int(np.sum(is_outlier))
         return float(np.nextafter(np.sort(test_scores)[::-1][n_outliers - 1], -np.inf))

@@ -58,6 +58,7 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     (edited(dataset__train_inliers=1.5), "dataset.train_inliers: must be an integer"),
     (edited(threshold={"rule": "oracle"}), "threshold.rule: unknown rule 'oracle'"),
     (edited(threshold={"quantile": 1.5}), "threshold.quantile: must be a number strictly between 0 and 1"),
+    (edited(threshold={"rule": "fixed"}), "threshold.value: give a value exactly when the rule is fixed"),
     (edited(methods__0__params={"n_components": 50}), "methods[0].params.n_components: 50 components need more"),
     (edited(methods__0__params={"n_components": 5, "gamma": 0}), "methods[0].params.gamma: the kernel width must"),
     (edited(methods__0__score="entropy"), "methods[0].score: unknown score 'entropy'"),

@@ -40,6 +40,11 @@ def test_train_quantile_threshold(scores):
     assert np.mean(train > cut) == pytest.approx(0.1, abs=0.01)
 
 
+def test_fixed_threshold_is_used_as_given(scores):
+    is_outlier, test, train = scores
+    assert choose_threshold(ThresholdConfig("fixed", value=0.0834), train, test, is_outlier) == 0.0834
+
+
 def test_roc_on_grid_follows_the_exact_curve(scores):
     is_outlier, test, _ = scores
     tpr = roc_on_grid(is_outlier, test)
