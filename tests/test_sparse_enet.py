@@ -91,6 +91,20 @@ def test_elastic_net_step_satisfies_the_kkt_conditions(K_small):
     assert np.all(np.abs(gradient[~active]) <= lam_j + 1e-8)
 
 
+def test_working_set_gives_the_full_lars_solution():
+    X = np.random.default_rng(5).normal(size=(120, 4))
+    K = centered_rbf(X)
+    lam, lam_j = enet_penalties(0.3, 0.5)
+    G = K @ K + lam * np.eye(len(K))
+    Xy = K @ K @ random_feasible(K, 3, np.random.default_rng(6)) * 5.0
+    full = elastic_net_columns(G, Xy, lam_j, working_set=len(K))
+    assert 3 < np.count_nonzero(full, axis=0).min()
+    # Starting from one candidate forces the working set to grow by KKT violators.
+    assert_allclose(elastic_net_columns(G, Xy, lam_j, working_set=1), full, atol=1e-10)
+    shifted = np.roll(full, 7, axis=0)  # a wrong previous support is harmless too
+    assert_allclose(elastic_net_columns(G, Xy, lam_j, beta_prev=shifted, working_set=2), full, atol=1e-10)
+
+
 # --- the Procrustes step, eq. (12) and Corollary 1 -------------------------------------------------
 
 def paper_corollary1(K, beta):
