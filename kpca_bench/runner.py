@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import time
 from dataclasses import dataclass
@@ -111,14 +112,16 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
     return dataset
 
 
-def run_cell(cell: Cell, config: Config, split) -> dict:
-    """Build, fit and evaluate one cell; a parameter or data error comes back as a ``failed`` record."""
+def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
+    """Build, fit and evaluate one cell; a parameter or data error comes back as a ``failed`` record.
+
+    ``blas_threads`` caps the BLAS / OpenMP threads of this cell so that
+    ``--jobs`` workers share the cores instead of fighting over them.
+    """
     method = config.methods[cell.method_index]
     spec = METHODS[method.name]
     start = time.perf_counter()
-    with threadpool_limits(limits=1):
-        # One BLAS thread per cell: parallelism comes from --jobs, and a fixed
-        # thread count keeps floating-point sums identical for any --jobs.
+    with threadpool_limits(limits=blas_threads):
         try:
             detector = spec.build(cell.setting, score=method.score, random_state=cell.random_state)
             result = PROTOCOLS[config.protocol].evaluate(detector, split, config)
@@ -168,7 +171,8 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
 
     progress.start(len(cells), len(cells) - len(todo))
     try:
-        tasks = (delayed(run_cell)(cell, config, split_of(cell.split_seed)) for cell in todo)
+        blas_threads = max(1, (os.cpu_count() or 1) // jobs)
+        tasks = (delayed(run_cell)(cell, config, split_of(cell.split_seed), blas_threads) for cell in todo)
         for record in Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
             if record["status"] == "failed":
                 raise MethodFailed(record["error"])
