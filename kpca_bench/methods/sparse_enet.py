@@ -354,11 +354,12 @@ class SparseKernelPCA(BaseKernelPCA):
             warnings.warn(
                 f"SKPCA stopped after max_iter={self.max_iter} alternations before the relative change "
                 f"of beta fell below tol={self.tol}; raise max_iter for a converged solution",
-                ConvergenceWarning, stacklevel=3,
+                ConvergenceWarning, stacklevel=4,  # the caller of SparseKernelPCA.fit
             )
         self.dual_coef_ = normalize_in_feature_space(K, beta)
         self.n_nonzero_ = np.count_nonzero(self.dual_coef_, axis=0)
-        _warn_zero_components(self.n_nonzero_, "the elastic net penalty removed them; lower alpha or l1_ratio")
+        _warn_zero_components(self.n_nonzero_, "the elastic net penalty removed them; lower alpha or l1_ratio",
+                              stacklevel=5)
 
 
 class NaiveThresholdKPCA(BaseKernelPCA):
@@ -417,13 +418,14 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         np.put_along_axis(mask, order[:keep], True, axis=0)
         self.dual_coef_ = normalize_in_feature_space(K_centered, np.where(mask, coef, 0.0))
         self.n_nonzero_ = np.count_nonzero(self.dual_coef_, axis=0)
-        _warn_zero_components(self.n_nonzero_, "their kept coefficients span a null direction of the kernel")
+        _warn_zero_components(self.n_nonzero_, "their kept coefficients span a null direction of the kernel",
+                              stacklevel=4)
 
 
-def _warn_zero_components(n_nonzero: np.ndarray, reason: str) -> None:
+def _warn_zero_components(n_nonzero: np.ndarray, reason: str, stacklevel: int) -> None:
     zero = np.flatnonzero(n_nonzero == 0)
     if zero.size:
         warnings.warn(
             f"{zero.size} of {n_nonzero.size} components are all zero ({reason}); they add nothing "
-            "to the projection", UserWarning, stacklevel=4,
+            "to the projection", UserWarning, stacklevel=stacklevel,
         )
