@@ -21,6 +21,7 @@ from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
+from kpca_bench.methods.sparse_enet import NaiveThresholdKPCA, SparseKernelPCA
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,14 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("kpca", KernelPCA, True,
                    "Exact kernel PCA (top eigenpairs of the centered kernel)",
                    "Hoffmann 2007; Schölkopf, Smola & Müller 1998"),
+        MethodSpec("skpca_enet", SparseKernelPCA, True,
+                   "Sparse kernel PCA by elastic net (alternating LARS-EN / generalized Procrustes)",
+                   "Das, Golatkar & Awate 2018, sec. III.A eqs. 10-12, Corollary 1",
+                   sparsity_param="l1_ratio"),
+        MethodSpec("naive_threshold", NaiveThresholdKPCA, True,
+                   "Exact KPCA keeping the n_nonzero largest-magnitude dual coefficients per component",
+                   "Das, Golatkar & Awate 2018, sec. V (after Zou, Hastie & Tibshirani 2006)",
+                   sparsity_param="n_nonzero"),
         MethodSpec("nystrom_kpca", NystromKernelPCA, True,
                    "Low-rank kernel PCA by the Nystrom method with k-means++ landmarks",
                    "Shen & Asgharzadeh (SAS), seven computation steps; Zhang, Tsang & Kwok 2008"),
