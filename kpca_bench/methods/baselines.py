@@ -1,0 +1,91 @@
+"""Thin wrappers that give scikit-learn's outlier detectors every kpca-bench kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, OutlierMixin
+from sklearn.svm import OneClassSVM
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from kpca_bench.kernels import make_kernel
+
+
+class KernelOneClassSVM(OutlierMixin, BaseEstimator):
+    """scikit-learn's ``OneClassSVM`` on a kernel matrix built by :mod:`kpca_bench.kernels`.
+
+    The one-class SVM itself is scikit-learn's (``kernel="precomputed"``); this
+    class only supplies the kernel, so the same widths (``sigma`` or ``gamma``)
+    and the categorical ``hamming`` kernel mean the same thing here as in the
+    kernel-PCA methods. Li et al. (section IV.B) compare against it with the
+    Gaussian and Hamming kernels.
+
+    Signs as in scikit-learn: ``score_samples`` is higher for more normal
+    points, ``decision_function = score_samples - offset_``, ``predict`` in {+1, -1}.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "poly", "linear", "hamming", "hamming_normalized"}, default="rbf"
+    gamma : float or "mean_pairwise", default=None
+        RBF width in ``exp(-gamma ||x - y||^2)``, the polynomial scale, or the
+        Hamming kernel's lambda (see :func:`kpca_bench.kernels.make_kernel`).
+    sigma : float, default=None
+        RBF width in ``exp(-||x - y||^2 / (2 sigma^2))``; exclusive with gamma.
+    degree, coef0 : polynomial kernel ``(gamma <x, y> + coef0)^degree``.
+    nu : float in (0, 1], default=0.5
+        Upper bound on the share of training errors and lower bound on the share
+        of support vectors (Schölkopf et al. 2001).
+    tol : float, default=1e-3
+        Stopping tolerance of libsvm.
+
+    Attributes
+    ----------
+    svm_ : OneClassSVM
+        The fitted scikit-learn estimator (on the precomputed training kernel).
+    kernel_ : Kernel
+        The resolved kernel; ``gamma_`` its width (or lambda).
+    X_fit_ : ndarray of shape (n_train, n_features)
+    offset_ : float
+        ``svm_.offset_``.
+
+    References
+    ----------
+    B. Schölkopf, J. Platt, J. Shawe-Taylor, A. Smola, R. Williamson. Estimating
+    the support of a high-dimensional distribution. Neural Computation 13(7), 2001.
+    """
+
+    def __init__(self, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0, nu=0.5, tol=1e-3):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.nu = nu
+        self.tol = tol
+
+    def fit(self, X, y=None):
+        X = check_array(X, dtype=np.float64)
+        self.kernel_ = make_kernel(X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree,
+                                   coef0=self.coef0)
+        self.gamma_ = self.kernel_.gamma
+        self.n_features_in_ = X.shape[1]
+        self.X_fit_ = X
+        self.svm_ = OneClassSVM(kernel="precomputed", nu=self.nu, tol=self.tol).fit(self.kernel_(X))
+        self.offset_ = float(self.svm_.offset_[0])
+        return self
+
+    def _cross_kernel(self, X) -> np.ndarray:
+        check_is_fitted(self, "svm_")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
+        return self.kernel_(X, self.X_fit_)
+
+    def score_samples(self, X):
+        """``sum_i alpha_i k(x_i, x)``: higher means more normal (scikit-learn's sign)."""
+        return self.svm_.score_samples(self._cross_kernel(X))
+
+    def decision_function(self, X):
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        return self.svm_.predict(self._cross_kernel(X))
