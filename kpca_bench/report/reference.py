@@ -1,0 +1,35 @@
+"""Published numbers to print beside ours: ``results/reference/papers.yaml``.
+
+The file is a list of entries, each with the keys ``paper``, ``source`` (table or
+figure), ``dataset`` (as the paper names it), ``method`` (the config label),
+``metric``, ``value``, ``tolerance`` and ``reason`` (one line on why that
+tolerance). It sits in the results root, beside the experiments' folders.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from kpca_bench.errors import ConfigError
+
+REFERENCE_FILE = Path("reference") / "papers.yaml"
+ENTRY_KEYS = ("paper", "source", "dataset", "method", "metric", "value", "tolerance", "reason")
+
+
+def load_references(results_root) -> list[dict]:
+    """Every entry of ``<results_root>/reference/papers.yaml``; empty if there is no such file."""
+    path = Path(results_root) / REFERENCE_FILE
+    if not path.exists():
+        return []
+    entries = yaml.safe_load(path.read_text()) or []
+    bad = [i for i, e in enumerate(entries) if not isinstance(e, dict) or set(e) != set(ENTRY_KEYS)]
+    if not isinstance(entries, list) or bad:
+        raise ConfigError(f"{path}: entries {bad} must each have exactly the keys {', '.join(ENTRY_KEYS)}")
+    return entries
+
+
+def reference_values(entries: list[dict], *, paper: str, dataset: str) -> dict[tuple[str, str], dict]:
+    """``(method, metric) -> entry`` for one paper and dataset."""
+    return {(e["method"], e["metric"]): e for e in entries if e["paper"] == paper and e["dataset"] == dataset}

@@ -1,0 +1,148 @@
+"""Tables and figures of a ``novelty_sweep`` run, as Li et al. present them (Tables I-II, Figs. 4-11).
+
+For each split and method entry, the AUROCs of all settings (kernel parameter x
+model parameter) form one distribution; the table gives its best value, minimum,
+25th percentile, median and 75th percentile (Li et al., section IV.B.2), for
+split 0 beside the paper's numbers and as a spread over all splits. The figure
+pair plots the best AUROC over the model parameter against the kernel
+parameter, and a box plot of those maxima.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kpca_bench.config import Config
+from kpca_bench.report.plots import _save, plt
+from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.results import write_atomic
+
+STATISTICS = {
+    "best": lambda a: np.max(a),
+    "min": lambda a: np.min(a),
+    "25%": lambda a: np.percentile(a, 25),
+    "median": lambda a: np.median(a),
+    "75%": lambda a: np.percentile(a, 75),
+}
+# Metric names of these statistics in results/reference/papers.yaml.
+METRICS = {"best": "auroc_best", "min": "auroc_min", "25%": "auroc_q25", "median": "auroc_median",
+           "75%": "auroc_q75"}
+FIGURE = "sweep_max_auroc.png"
+
+
+def kernel_parameter(config: Config, entry: str) -> str | None:
+    """The parameter an entry's grid sweeps (its first key with more than one value)."""
+    method = next(m for m in config.methods if m.label == entry)
+    return next((key for key, values in method.grid.items() if len(values) > 1), None)
+
+
+def sweep_frame(config: Config, records: list[dict]) -> pd.DataFrame:
+    """One row per finished cell: entry, trial, kernel parameter value, max AUROC, all AUROCs."""
+    rows = []
+    for r in records:
+        if r["status"] != "ok":
+            continue
+        key = kernel_parameter(config, r["entry"])
+        rows.append({"entry": r["entry"], "trial": r["trial"], "kernel_param": r["params"].get(key, np.nan),
+                     "max_auroc": r["auroc"], "aurocs": np.asarray(r["auroc_by_model_param"])})
+    return pd.DataFrame(rows)
+
+
+def statistics_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The statistics of the AUROC over all settings, per entry and trial (long format)."""
+    rows = []
+    for (entry, trial), group in frame.groupby(["entry", "trial"], sort=False):
+        pooled = np.concatenate(group["aurocs"].to_list())
+        rows += [{"entry": entry, "trial": trial, "statistic": name, "auroc": float(f(pooled)),
+                  "n_settings": len(pooled)} for name, f in STATISTICS.items()]
+    return pd.DataFrame(rows)
+
+
+def _split0_table(stats: pd.DataFrame, entries: list[str], reference: dict) -> str:
+    header = ["statistic"] + [col for e in entries for col in (e, f"{e} paper")]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    split0 = stats[stats["trial"] == stats["trial"].min()].set_index(["statistic", "entry"])["auroc"]
+    for statistic in STATISTICS:
+        cells = [statistic]
+        for entry in entries:
+            ours = split0.get((statistic, entry), np.nan)
+            ref = reference.get((entry, METRICS[statistic]))
+            flag = " **†**" if ref is not None and abs(ours - ref["value"]) > ref["tolerance"] else ""
+            cells += [f"{ours:.4f}{flag}", "–" if ref is None else f"{ref['value']:.4f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _spread_table(stats: pd.DataFrame, entries: list[str]) -> str:
+    lines = ["| statistic | " + " | ".join(entries) + " |", "|" + "---|" * (len(entries) + 1)]
+    for statistic in STATISTICS:
+        cells = [statistic]
+        for entry in entries:
+            values = stats.loc[(stats["statistic"] == statistic) & (stats["entry"] == entry), "auroc"]
+            cells.append(f"{values.median():.3f} [{values.min():.3f}, {values.max():.3f}]" if len(values) else "–")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def max_auroc_figure(frame: pd.DataFrame, entries: list[str], *, parameter: str, title: str, path) -> None:
+    """Left: best AUROC over the model parameter vs the kernel parameter (split 0; band: range over splits).
+    Right: box plot of split 0's maxima (Li et al., Figs. 4-11)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [2.2, 1]})
+    first = frame["trial"].min()
+    boxes = []
+    for entry in entries:
+        rows = frame[frame["entry"] == entry]
+        spread = rows.groupby("kernel_param")["max_auroc"].agg(["min", "max"])
+        split0 = rows[rows["trial"] == first].sort_values("kernel_param")
+        line, = left.plot(split0["kernel_param"], split0["max_auroc"], label=entry)
+        left.fill_between(spread.index, spread["min"], spread["max"], color=line.get_color(), alpha=0.15, lw=0)
+        boxes.append(split0["max_auroc"].to_numpy())
+    n_trials = frame["trial"].nunique()
+    left.set_xlabel(parameter)
+    left.set_ylabel("max AUROC over the model parameter")
+    left.set_title(f"split {first} (line); range over {n_trials} splits (band)", fontsize=10)
+    left.legend(fontsize=8)
+    left.grid(alpha=0.3)
+    right.boxplot(boxes, tick_labels=entries)
+    right.set_title(f"split {first}: box plot of the maxima", fontsize=10)
+    right.grid(axis="y", alpha=0.3)
+    fig.suptitle(title, fontsize=11)
+    _save(fig, path)
+
+
+def write_sweep_report(config: Config, records: list[dict], directory) -> None:
+    """Write sweep_statistics.csv, sweep_summary.md and the figure pair into ``directory``."""
+    directory = Path(directory)
+    frame = sweep_frame(config, records)
+    if frame.empty:
+        return
+    entries = [m.label for m in config.methods if m.label in set(frame["entry"])]
+    stats = statistics_frame(frame)
+    options = config.protocol_options.get("reference", {})
+    reference = reference_values(load_references(directory.parent), paper=options.get("paper", ""),
+                                 dataset=options.get("dataset", "")) if options else {}
+    parameters = sorted({kernel_parameter(config, e) or "–" for e in entries})
+    title = f"{config.name}: {config.dataset.name}"
+    max_auroc_figure(frame, entries, parameter=" / ".join(parameters), title=title, path=directory / FIGURE)
+    d = config.dataset
+    paper = f"{options['paper']}, {options.get('dataset', '')}" if options else "none given"
+    lines = [
+        f"# {title}", "",
+        f"- protocol: {config.protocol}: train on {d.train_inliers} inliers {list(d.inliers)}, test on "
+        f"{d.test_inliers} inliers + {d.test_outliers} outliers {list(d.outliers)}; {frame['trial'].nunique()} "
+        f"random splits (seed {config.seed}); scaling: {d.scaling}",
+        f"- kernel parameter ({', '.join(parameters)}): {frame['kernel_param'].nunique()} values; model parameter: "
+        "p = 1 .. P (P = components with a positive eigenvalue) for KPCA, the protocol's nu list for OCSVM",
+        f"- settings per split and method: {', '.join(f'{e} {n}' for e, n in stats.groupby('entry', sort=False)['n_settings'].first().items())}",
+        f"- reference: {paper}; **†** = differs from the paper by more than the tolerance in results/reference/papers.yaml",
+        "", f"## AUROC over all settings, split {frame['trial'].min()} (Li et al., Tables I-II layout)", "",
+        _split0_table(stats, entries, reference),
+        f"## The same statistics over the {frame['trial'].nunique()} splits: median [min, max]", "",
+        _spread_table(stats, entries),
+        f"![{FIGURE}]({FIGURE})",
+    ]
+    write_atomic(directory / "sweep_statistics.csv", stats.to_csv(index=False))
+    write_atomic(directory / "sweep_summary.md", "\n".join(lines) + "\n")
