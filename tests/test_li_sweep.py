@@ -1,0 +1,154 @@
+"""Li et al.'s sweep: cumulative-over-p scores equal per-p refits, the OCSVM wrapper equals scikit-learn's,
+AUROC per column, the range syntax, and the novelty_sweep protocol end to end through the CLI."""
+
+import json
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.metrics import roc_auc_score
+from sklearn.svm import OneClassSVM
+from typer.testing import CliRunner
+
+from kpca_bench.cli import app
+from kpca_bench.config import parse_config
+from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, mahalanobis_distance, reconstruction_error
+from kpca_bench.methods.baselines import KernelOneClassSVM
+from kpca_bench.protocols.novelty import Split
+from kpca_bench.protocols.sweep import (
+    PAPER_NU, auroc_columns, evaluate_sweep, mahalanobis_by_p, reconstruction_errors_by_p,
+)
+
+
+@pytest.fixture
+def split():
+    rng = np.random.default_rng(3)
+    X_train = rng.normal(size=(30, 3)) * [1.0, 0.5, 0.2]
+    X_test = np.vstack([rng.normal(size=(10, 3)) * [1.0, 0.5, 0.2], rng.normal(size=(10, 3)) + 1.5])
+    return Split(X_train=X_train, X_test=X_test, is_outlier=np.r_[np.zeros(10, bool), np.ones(10, bool)])
+
+
+@pytest.mark.filterwarnings("ignore:.*zero eigenvalue")
+@pytest.mark.parametrize("params", [{"kernel": "rbf", "sigma": 1.5}, {"kernel": "poly", "degree": 2}])
+def test_cumulative_over_p_equals_a_refit_per_p(split, params):
+    full = KernelPCA(29, **params).fit(split.X_train)
+    projection = full.project(split.X_test)
+    rank = int(np.count_nonzero(full.projection_variances_ > 0))
+    re = reconstruction_errors_by_p(projection.scores[:, :rank], projection.sq_norms, full.projection_variances_[:rank])
+    md = mahalanobis_by_p(projection.scores[:, :rank], projection.sq_norms, full.projection_variances_[:rank])
+    for p in sorted({1, 2, 5, rank}):
+        model = KernelPCA(p, **params).fit(split.X_train)
+        assert_allclose(re[:, p - 1], reconstruction_error(model, split.X_test), rtol=1e-7, atol=1e-10)
+        assert_allclose(md[:, p - 1], mahalanobis_distance(model, split.X_test), rtol=1e-6)
+
+
+def test_sweep_aurocs_equal_per_p_detectors(split):
+    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
+                           "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
+    for score in ("reconstruction_error", "mahalanobis"):
+        detector = KernelSubspaceDetector(KernelPCA(kernel="rbf", sigma=1.0), score=score)
+        record = evaluate_sweep(detector, split, config)
+        assert record["status"] == "ok" and record["n_model_params"] == 29
+        for p in (1, 4, 29):
+            refit = KernelSubspaceDetector(KernelPCA(p, kernel="rbf", sigma=1.0), score=score).fit(split.X_train)
+            expected = roc_auc_score(split.is_outlier, -refit.score_samples(split.X_test))
+            assert record["auroc_by_model_param"][p - 1] == pytest.approx(expected, abs=1e-6)
+        assert record["auroc"] == max(record["auroc_by_model_param"])
+
+
+def test_rank_deficient_kernel_stops_p_at_the_rank():
+    codes = np.random.default_rng(0).integers(0, 2, size=(12, 2)).astype(float)  # at most 4 distinct rows
+    split = Split(X_train=codes, X_test=codes[:6], is_outlier=np.r_[np.zeros(3, bool), np.ones(3, bool)])
+    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                    "train_inliers": 12, "test_inliers": 3, "test_outliers": 3},
+                           "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
+    detector = KernelSubspaceDetector(KernelPCA(kernel="hamming", gamma=0.3), score="mahalanobis")
+    record = evaluate_sweep(detector, split, config)
+    assert record["status"] == "ok" and record["n_model_params"] <= 3
+
+
+def test_ocsvm_sweep_equals_separate_fits(split):
+    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
+                           "protocol": {"name": "novelty_sweep", "nu": [0.05, 0.5, 0.9]},
+                           "methods": [{"name": "ocsvm_kernel"}]})
+    record = evaluate_sweep(KernelOneClassSVM(sigma=1.0), split, config)
+    for nu, auroc in zip([0.05, 0.5, 0.9], record["auroc_by_model_param"]):
+        model = KernelOneClassSVM(sigma=1.0, nu=nu).fit(split.X_train)
+        assert auroc == pytest.approx(roc_auc_score(split.is_outlier, -model.score_samples(split.X_test)), abs=1e-6)
+
+
+def test_ocsvm_wrapper_equals_scikit_learn(split):
+    ours = KernelOneClassSVM(kernel="rbf", gamma=0.4, nu=0.2).fit(split.X_train)
+    theirs = OneClassSVM(kernel="rbf", gamma=0.4, nu=0.2).fit(split.X_train)
+    assert_allclose(ours.score_samples(split.X_test), theirs.score_samples(split.X_test), rtol=1e-6)
+    assert_allclose(ours.decision_function(split.X_test), theirs.decision_function(split.X_test), atol=1e-6)
+    assert (ours.predict(split.X_test) == theirs.predict(split.X_test)).all()
+    by_sigma = KernelOneClassSVM(kernel="rbf", sigma=np.sqrt(1 / 0.8), nu=0.2).fit(split.X_train)
+    assert_allclose(by_sigma.score_samples(split.X_test), ours.score_samples(split.X_test), rtol=1e-6)
+
+
+def test_auroc_columns_equals_roc_auc_score_with_ties():
+    rng = np.random.default_rng(0)
+    scores = rng.integers(0, 4, size=(40, 6)).astype(float)
+    is_outlier = rng.random(40) < 0.4
+    expected = [roc_auc_score(is_outlier, scores[:, j]) for j in range(6)]
+    assert_allclose(auroc_columns(is_outlier, scores), expected)
+
+
+def test_range_syntax_in_grid_and_protocol_options():
+    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
+                           "protocol": {"name": "novelty_sweep", "nu": {"start": 0.01, "stop": 0.99, "step": 0.01}},
+                           "methods": [{"name": "kpca", "grid": {"sigma": {"start": 0.2, "stop": 30, "step": 0.2}}},
+                                       {"name": "ocsvm_kernel", "label": "o", "grid": {"degree": {"start": 1, "stop": 3, "step": 1}}}]})
+    sigmas = config.methods[0].grid["sigma"]
+    assert len(sigmas) == 150 and sigmas[:3] == [0.2, 0.4, 0.6] and sigmas[-1] == 30.0
+    assert tuple(config.protocol_options["nu"]) == PAPER_NU
+    assert config.methods[1].grid["degree"] == [1, 2, 3]
+
+
+TINY = textwrap.dedent("""\
+    name: tiny_sweep
+    dataset: {name: digits, inliers: [0], outliers: [1, 7], train_inliers: 40, test_inliers: 20, test_outliers: 20}
+    protocol: {name: novelty_sweep, nu: [0.1, 0.5], reference: {paper: P, dataset: D}}
+    trials: 2
+    methods:
+      - {name: kpca, label: MD, score: mahalanobis, params: {kernel: rbf}, grid: {sigma: [20, 40]}}
+      - {name: kpca, label: RE, params: {kernel: rbf}, grid: {sigma: [20, 40]}}
+      - {name: ocsvm_kernel, label: OCSVM, params: {kernel: rbf}, grid: {sigma: [20, 40]}}
+    output: {figures: []}
+    """)
+
+
+def test_sweep_protocol_end_to_end_through_the_cli(tmp_path):
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY)
+    (tmp_path / "out" / "reference").mkdir(parents=True)
+    (tmp_path / "out" / "reference" / "papers.yaml").write_text(
+        "- {paper: P, source: Table I, dataset: D, method: MD, metric: auroc_best, value: 0.5, tolerance: 0.01, "
+        "reason: test}\n")
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    directory = tmp_path / "out" / "tiny_sweep"
+    records = [json.loads(line) for line in (directory / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 2 * 3 * 2 and {r["status"] for r in records} == {"ok"}
+    md = [r for r in records if r["entry"] == "MD"]
+    assert all(r["n_model_params"] == 39 and len(r["auroc_by_model_param"]) == 39 for r in md)
+    assert all(len(r["auroc_by_model_param"]) == 2 for r in records if r["entry"] == "OCSVM")
+    stats = pd.read_csv(directory / "sweep_statistics.csv")
+    assert len(stats) == 2 * 3 * 5 and stats["auroc"].between(0, 1).all()
+    summary = (directory / "sweep_summary.md").read_text()
+    assert "| best |" in summary and "0.5000" in summary  # the paper's number sits beside ours
+    assert (directory / "sweep_max_auroc.png").stat().st_size > 0
+
+
+def test_sweep_rejects_a_model_parameter_in_the_config(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text(TINY.replace("params: {kernel: rbf}, grid: {sigma: [20, 40]}}\n  - {name: kpca, label: RE",
+                                   "params: {kernel: rbf, n_components: 5}, grid: {sigma: [20, 40]}}\n  - {name: kpca, label: RE"))
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2 and "n_components is swept by the protocol" in result.output
