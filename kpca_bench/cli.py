@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pandas as pd
 import typer
 
-from kpca_bench.config import load_config
+from kpca_bench.config import PROFILES, load_config
 from kpca_bench.datasets.cli import app as datasets_app
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.progress import make_progress
+from kpca_bench.report.compare import blessed_rows, compare_run, format_comparison, load_blessed, write_blessed
 from kpca_bench.runner import run_experiment
 
 app = typer.Typer(
@@ -37,15 +39,38 @@ def fail(error: KpcaBenchError) -> None:
     raise typer.Exit(2)
 
 
+OUT = typer.Option(Path("results"), "--out", help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
+JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel (-1: one per CPU core).")
+OFFLINE = typer.Option(False, "--offline", help="Never download: use only the local data directories.")
+QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
+
+
+def profile_option(default: str):
+    return typer.Option(default, "--profile", help=f"Config profile: {' | '.join(PROFILES)} (quick: small sizes for CI).")
+
+
+def run_config(path: Path, *, profile: str, out: Path, jobs: int, offline: bool, quiet: bool, trials=None, seed=None):
+    """Load, run and return (config, outcome); an interrupt says how to resume."""
+    config = load_config(path, profile).with_overrides(trials=trials, seed=seed)
+    n_jobs = os.cpu_count() if jobs == -1 else max(jobs, 1)
+    try:
+        return config, run_experiment(config, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet))
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: finished cells are saved under {out}; run the same command again to resume",
+                   err=True)
+        raise typer.Exit(130)
+
+
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Experiment config (YAML), e.g. configs/quickstart.yaml."),
-    out: Path = typer.Option(Path("results"), "--out", help="Results root; the run writes to OUT/<config name>/."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Cells run in parallel (-1: one per CPU core)."),
+    out: Path = OUT,
+    jobs: int = JOBS,
     trials: int = typer.Option(None, "--trials", min=1, help="Override the config's number of random splits."),
     seed: int = typer.Option(None, "--seed", min=0, help="Override the config's seed."),
-    offline: bool = typer.Option(False, "--offline", help="Never download: use only the local data directories."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
+    profile: str = profile_option("full"),
+    offline: bool = OFFLINE,
+    quiet: bool = QUIET,
 ):
     """Run an experiment: every trial x method x setting, resuming what is already done.
 
@@ -54,15 +79,10 @@ def run(
     time: finished cells are kept and the same command resumes.
     """
     try:
-        cfg = load_config(config).with_overrides(trials=trials, seed=seed)
-        n_jobs = os.cpu_count() if jobs == -1 else max(jobs, 1)
-        outcome = run_experiment(cfg, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet))
+        _, outcome = run_config(config, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
+                                trials=trials, seed=seed)
     except KpcaBenchError as error:
         fail(error)
-    except KeyboardInterrupt:
-        typer.echo(f"interrupted: finished cells are saved in {out / config.stem}; "
-                   "run the same command again to resume", err=True)
-        raise typer.Exit(130)
     if not quiet:
         typer.echo(f"{outcome.n_run} cells run, {outcome.n_reused} reused; results in {outcome.directory}")
         summary = outcome.directory / "summary.md"
@@ -70,3 +90,66 @@ def run(
             typer.echo(summary.read_text())
 
 
+
+
+@app.command()
+def bless(
+    configs: list[Path] = typer.Argument(..., help="Configs whose quick-profile numbers become the reference."),
+    out: Path = OUT,
+    jobs: int = JOBS,
+    offline: bool = OFFLINE,
+    quiet: bool = QUIET,
+):
+    """Run configs at the quick profile and record their numbers in OUT/reference/quick.csv.
+
+    Review the diff of quick.csv like code: it is what 'kpca-bench check' holds later runs to.
+    """
+    try:
+        for path in configs:
+            _, outcome = run_config(path, profile="quick", out=out, jobs=jobs, offline=offline, quiet=quiet)
+            written = write_blessed(out, blessed_rows(path.as_posix(), outcome.directory))
+            typer.echo(f"blessed {path} in {written}")
+    except KpcaBenchError as error:
+        fail(error)
+
+
+@app.command()
+def check(
+    configs: list[Path] = typer.Argument(None, help="Configs to check (default: every blessed config, or every "
+                                                    "config with a reference for --profile full)."),
+    profile: str = profile_option("quick"),
+    out: Path = OUT,
+    jobs: int = JOBS,
+    offline: bool = OFFLINE,
+    quiet: bool = QUIET,
+):
+    """Run configs (reusing finished cells) and compare with the reference numbers.
+
+    quick: against the blessed numbers (OUT/reference/quick.csv); full: against
+    the papers' numbers (OUT/reference/papers.yaml). Prints config, method,
+    metric, reference, ours, delta, tolerance, ok; exit code 1 on any miss.
+    """
+    try:
+        paths = configs or default_check_configs(profile, out)
+        tables = []
+        for path in paths:
+            config, outcome = run_config(path, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet)
+            tables.append(compare_run(out, path.as_posix(), config, outcome.directory))
+    except KpcaBenchError as error:
+        fail(error)
+    table = pd.concat(tables, ignore_index=True)
+    typer.echo(format_comparison(table))
+    failed = int((~table["ok"]).sum())
+    typer.echo(f"{len(table) - failed} of {len(table)} numbers within tolerance")
+    if failed:
+        raise typer.Exit(1)
+
+
+def default_check_configs(profile: str, out: Path) -> list[Path]:
+    if profile == "quick":
+        paths = sorted(set(load_blessed(out)["config"]))
+    else:
+        paths = [p.as_posix() for p in sorted(Path("configs").glob("*.yaml")) if load_config(p).reference]
+    if not paths:
+        raise KpcaBenchError(f"no configs to check at the {profile} profile; name them, or bless some first")
+    return [Path(p) for p in paths]

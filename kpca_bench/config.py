@@ -115,8 +115,16 @@ class OutputConfig:
 
 
 @dataclass(frozen=True)
+class ReferenceConfig:
+    """Which published numbers this experiment reproduces (entries of ``results/reference/papers.yaml``)."""
+
+    paper: str
+    dataset: str
+
+
+@dataclass(frozen=True)
 class Config:
-    """A validated experiment config."""
+    """A validated experiment config, with one profile's overrides applied."""
 
     name: str
     dataset: DatasetConfig
@@ -128,6 +136,8 @@ class Config:
     trials: int = 10
     seed: int = 0
     output: OutputConfig = field(default_factory=OutputConfig)
+    reference: ReferenceConfig | None = None
+    profile: str = "full"
     source: str = ""
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> "Config":
@@ -142,7 +152,7 @@ class Config:
     def fingerprint(self) -> dict:
         """What determines the numbers of a run (not its size or its figures)."""
         data = asdict(self)
-        for key in ("trials", "output", "source", "description"):
+        for key in ("trials", "output", "source", "description", "reference", "profile"):
             data.pop(key)
         return data
 
@@ -371,15 +381,70 @@ def _parse_output(raw, errors: _Errors) -> OutputConfig:
     return OutputConfig(figures=tuple(figures))
 
 
-TOP_LEVEL = ("name", "description", "dataset", "protocol", "methods", "threshold", "trials", "seed", "output")
+TOP_LEVEL = ("name", "description", "dataset", "protocol", "methods", "threshold", "trials", "seed", "output",
+             "reference", "profiles")
+PROFILES = ("full", "quick")
 
 
-def parse_config(raw, source: str = "<config>") -> Config:
+def _merge(base: dict, overrides: dict, path: str, errors: _Errors) -> dict:
+    """``base`` with ``overrides`` applied; ``methods`` overrides are keyed by method label."""
+    merged = dict(base)
+    for key, value in overrides.items():
+        if key == "methods" and path == "" and isinstance(value, dict):
+            merged["methods"] = _merge_methods(base.get("methods") or [], value, errors)
+        elif isinstance(value, dict) and isinstance(base.get(key), dict):
+            merged[key] = _merge(base[key], value, f"{path}.{key}", errors)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _merge_methods(methods: list, overrides: dict, errors: _Errors) -> list:
+    labels = [m.get("label", m.get("name")) if isinstance(m, dict) else None for m in methods]
+    for label in overrides:
+        if label not in labels:
+            errors.add(f"profiles.methods.{label}", f"no method has this label{_did_you_mean(label, labels)}; "
+                                                    f"labels: {', '.join(map(str, labels))}")
+    return [_merge(m, overrides[label], "", errors) if label in overrides else m
+            for m, label in zip(methods, labels)]
+
+
+def _apply_profile(raw: dict, profile: str, errors: _Errors) -> dict:
+    """The raw config as the profile sees it. ``full`` is the file as written; another
+    profile applies the overrides under ``profiles.<name>`` (smaller sizes, fewer trials)."""
+    profiles = _mapping(raw.get("profiles"), "profiles", errors) or {}
+    raw = {k: v for k, v in raw.items() if k != "profiles"}
+    for name in profiles:
+        if name not in PROFILES or name == "full":
+            errors.add(f"profiles.{name}", f"unknown profile; accepted: {', '.join(p for p in PROFILES if p != 'full')}")
+    if profile == "full":
+        return raw
+    if profile not in profiles:
+        errors.add("profiles", f"no {profile!r} profile; add profiles: {{{profile}: {{trials: 2, ...}}}} "
+                               "with the overrides that make it small")
+        return raw
+    overrides = _mapping(profiles[profile], f"profiles.{profile}", errors) or {}
+    return _merge(raw, overrides, "", errors)
+
+
+def _parse_reference(raw, errors: _Errors) -> ReferenceConfig | None:
+    raw = _mapping(raw, "reference", errors)
+    if not raw:
+        return None
+    if not _check_keys(raw, ("paper", "dataset"), ("paper", "dataset"), "reference", errors):
+        return None
+    return ReferenceConfig(paper=str(raw["paper"]), dataset=str(raw["dataset"]))
+
+
+def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config:
     """Validate a config already read from YAML; raises :class:`ConfigError` listing every problem."""
     errors = _Errors(source)
     if not isinstance(raw, dict):
         errors.add("", f"must be a YAML mapping with keys {', '.join(TOP_LEVEL)}")
         errors.raise_if_any()
+    if profile not in PROFILES:
+        raise ConfigError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}")
+    raw = _apply_profile(raw, profile, errors)
     _check_keys(raw, TOP_LEVEL, ("name", "dataset", "methods"), "", errors)
     name = raw.get("name")
     if name is not None and (not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum()):
@@ -403,15 +468,16 @@ def parse_config(raw, source: str = "<config>") -> Config:
     threshold = _parse_threshold(raw.get("threshold"), errors)
     output = _parse_output(raw.get("output"), errors)
     description = raw.get("description", "")
+    reference = _parse_reference(raw.get("reference"), errors)
     errors.raise_if_any()
     return Config(name=name, description=str(description), dataset=dataset, protocol=protocol,
                   protocol_options=protocol_options,
                   methods=tuple(methods), threshold=threshold, trials=trials, seed=seed, output=output,
-                  source=source)
+                  reference=reference, profile=profile, source=source)
 
 
-def load_config(path) -> Config:
-    """Read and validate a YAML config file."""
+def load_config(path, profile: str = "full") -> Config:
+    """Read and validate a YAML config file, with a profile's overrides applied."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -426,4 +492,4 @@ def load_config(path) -> Config:
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(f"{path}: YAML syntax error at {where}{problem}") from None
-    return parse_config(raw, source=str(path))
+    return parse_config(raw, source=str(path), profile=profile)

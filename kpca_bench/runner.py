@@ -101,6 +101,13 @@ def package_versions() -> dict:
             "scikit-learn": sklearn.__version__, "kpca-bench": kpca_bench.__version__}
 
 
+def experiment_directory(config: Config, out_root) -> Path:
+    """``<out>/<name>/`` for the full profile; ``<out>/<profile>/<name>/`` for a reduced one."""
+    if config.profile == "full":
+        return Path(out_root) / config.name
+    return Path(out_root) / config.profile / config.name
+
+
 def load_checked_dataset(config: Config, offline: bool) -> Dataset:
     """Load the config's dataset and check that it can serve the protocol."""
     dataset = load_dataset(config.dataset.name, offline=offline, **config.dataset.options)
@@ -151,18 +158,18 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
                    progress: PlainProgress | None = None) -> RunOutcome:
     """Run every unfinished cell of ``config`` and rebuild its tables and figures.
 
-    Results go to ``out_dir/<config.name>/``. Finished cells are appended to the
+    Results go to :func:`experiment_directory`. Finished cells are appended to the
     store as they arrive; on an interrupt or a failing method the tables are
     still rebuilt from what finished, and the exception propagates.
     """
     progress = progress or NoProgress()
     dataset = load_checked_dataset(config, offline)
-    directory = Path(out_dir) / config.name
+    directory = experiment_directory(config, out_dir)
     store = ResultStore(directory)
     cells = plan_cells(config)
     finished = store.load()
     todo = [cell for cell in cells if cell.key not in finished]
-    common = {"config_hash": config.config_hash(), "dataset": dataset.name,
+    common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
               "data_fingerprint": data_fingerprint(dataset), "versions": package_versions()}
 
     @lru_cache(maxsize=2 * max(jobs, 1) + 1)

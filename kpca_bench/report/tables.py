@@ -6,7 +6,7 @@ import pandas as pd
 
 # Columns of trials.csv, in order; parameters follow as param_<name>.
 TRIAL_COLUMNS = [
-    "experiment", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
+    "experiment", "profile", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
     "auroc", "sparsity", "threshold_rule", "threshold", "n_train", "n_test_inliers", "n_test_outliers",
     "gamma", "n_iter", "fit_time", "score_time", "wall_time", "split_seed", "random_state", "dataset",
     "data_fingerprint", "config_hash", "key", "versions",

@@ -1,0 +1,112 @@
+"""Our numbers against reference numbers: the blessed quick-profile numbers and the papers'.
+
+A run's comparable numbers are its ``summary.csv``: one row per method label,
+one numeric column per metric (``auroc_mean``, ``f1_mean``, ``sparsity_mean``,
+or a protocol's own such as ``auroc_best``). The blessed numbers,
+``results/reference/quick.csv``, are a long table (config, method, metric,
+value, tolerance) written by ``kpca-bench bless`` and reviewed in the diff like
+code. The papers' numbers are ``results/reference/papers.yaml``
+(:mod:`kpca_bench.report.reference`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from kpca_bench.config import Config
+from kpca_bench.errors import KpcaBenchError
+from kpca_bench.report.reference import load_references
+from kpca_bench.results import write_atomic
+
+BLESSED_FILE = Path("reference") / "quick.csv"
+BLESSED_COLUMNS = ["config", "method", "metric", "value", "tolerance"]
+COMPARISON_COLUMNS = ["config", "method", "metric", "reference", "ours", "delta", "tolerance", "ok"]
+
+
+def blessed_tolerance(metric: str) -> float:
+    """How far a blessed number may move before ``check`` calls it a regression.
+
+    The same code, data and seed give the same numbers; the tolerance only
+    absorbs last-bit differences between machines' BLAS builds, which can flip a
+    test point or two across a threshold: 0.01 of a rate (F1, AUROC, accuracy)
+    is about one decision in a hundred test points; sparsity is in percent.
+    """
+    return 0.5 if metric.startswith("sparsity") else 0.01
+
+
+def summary_metrics(directory: Path) -> pd.DataFrame:
+    """A run's summary as a long table: method, metric, value (means and protocol statistics, no spreads or times)."""
+    path = Path(directory) / "summary.csv"
+    if not path.exists():
+        raise KpcaBenchError(f"{path} does not exist; run the config first (kpca-bench run)")
+    summary = pd.read_csv(path)
+    metrics = [c for c in summary.select_dtypes("number").columns
+               if c != "trials" and not c.endswith("_std") and "time" not in c]
+    return summary.melt(id_vars="method", value_vars=metrics, var_name="metric").dropna(subset=["value"])
+
+
+def blessed_rows(config_path: str, directory: Path) -> pd.DataFrame:
+    rows = summary_metrics(directory).assign(config=config_path)
+    rows["tolerance"] = rows["metric"].map(blessed_tolerance)
+    return rows[BLESSED_COLUMNS]
+
+
+def load_blessed(results_root) -> pd.DataFrame:
+    path = Path(results_root) / BLESSED_FILE
+    return pd.read_csv(path) if path.exists() else pd.DataFrame(columns=BLESSED_COLUMNS)
+
+
+def write_blessed(results_root, rows: pd.DataFrame) -> Path:
+    """Replace the blessed rows of the configs in ``rows``, keep the others."""
+    path = Path(results_root) / BLESSED_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    kept = load_blessed(results_root)
+    kept = kept[~kept["config"].isin(rows["config"].unique())]
+    merged = pd.concat([kept, rows], ignore_index=True).sort_values(["config", "method", "metric"])
+    write_atomic(path, merged.to_csv(index=False, float_format="%.6g"))
+    return path
+
+
+def _compare(reference: pd.DataFrame, ours: pd.DataFrame) -> pd.DataFrame:
+    """Join reference rows (config, method, metric, reference, tolerance) with ours on method and metric."""
+    table = reference.merge(ours.rename(columns={"value": "ours"}), on=["method", "metric"], how="left")
+    table["delta"] = table["ours"] - table["reference"]
+    table["ok"] = table["delta"].abs() <= table["tolerance"]
+    return table[COMPARISON_COLUMNS]
+
+
+def compare_with_blessed(results_root, config_path: str, directory: Path) -> pd.DataFrame:
+    blessed = load_blessed(results_root)
+    blessed = blessed[blessed["config"] == config_path]
+    if blessed.empty:
+        raise KpcaBenchError(f"{config_path} has no blessed numbers in {Path(results_root) / BLESSED_FILE}; "
+                             f"run 'kpca-bench bless {config_path}' and review the diff")
+    return _compare(blessed.rename(columns={"value": "reference"}), summary_metrics(directory))
+
+
+def compare_with_papers(results_root, config_path: str, config: Config, directory: Path) -> pd.DataFrame:
+    if config.reference is None:
+        raise KpcaBenchError(f"{config_path} names no paper numbers; add reference: {{paper: ..., dataset: ...}}")
+    entries = [e for e in load_references(results_root)
+               if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset]
+    if not entries:
+        raise KpcaBenchError(f"{Path(results_root) / 'reference' / 'papers.yaml'} has no entries for paper "
+                             f"{config.reference.paper!r}, dataset {config.reference.dataset!r} ({config_path})")
+    reference = pd.DataFrame(entries).rename(columns={"value": "reference"}).assign(config=config_path)
+    return _compare(reference[["config", "method", "metric", "reference", "tolerance"]], summary_metrics(directory))
+
+
+def compare_run(results_root, config_path: str, config: Config, directory: Path) -> pd.DataFrame:
+    """Compare a finished run with the reference of its profile: blessed numbers (quick) or papers (full)."""
+    if config.profile == "quick":
+        return compare_with_blessed(results_root, config_path, directory)
+    return compare_with_papers(results_root, config_path, config, directory)
+
+
+def format_comparison(table: pd.DataFrame) -> str:
+    """A plain-text table, failures last so they are what a reader sees at the bottom of a log."""
+    table = table.sort_values("ok", kind="stable", ascending=False)
+    shown = table.assign(ok=table["ok"].map({True: "ok", False: "FAIL"}))
+    return shown.to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="missing")
