@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 JOBS ?= 1
 
-.PHONY: demo test install clean
+.PHONY: demo test check install clean
 
 $(BIN)/kpca-bench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,9 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest
+
+check: install
+	$(BIN)/kpca-bench check --profile quick --jobs $(JOBS) --quiet
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
