@@ -1,0 +1,1 @@
+"""Figure scripts that need no protocol: each module makes one paper figure (``python -m ...``)."""
