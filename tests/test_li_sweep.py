@@ -114,7 +114,8 @@ def test_range_syntax_in_grid_and_protocol_options():
 TINY = textwrap.dedent("""\
     name: tiny_sweep
     dataset: {name: digits, inliers: [0], outliers: [1, 7], train_inliers: 40, test_inliers: 20, test_outliers: 20}
-    protocol: {name: novelty_sweep, nu: [0.1, 0.5], reference: {paper: P, dataset: D}}
+    protocol: {name: novelty_sweep, nu: [0.1, 0.5]}
+    reference: {paper: P, dataset: D}
     trials: 2
     methods:
       - {name: kpca, label: MD, score: mahalanobis, params: {kernel: rbf}, grid: {sigma: [20, 40]}}

@@ -121,14 +121,13 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> None:
         return
     entries = [m.label for m in config.methods if m.label in set(frame["entry"])]
     stats = statistics_frame(frame)
-    options = config.protocol_options.get("reference", {})
-    reference = reference_values(load_references(directory.parent), paper=options.get("paper", ""),
-                                 dataset=options.get("dataset", "")) if options else {}
+    ref = config.reference
+    reference = reference_values(load_references(directory.parent), paper=ref.paper, dataset=ref.dataset) if ref else {}
     parameters = sorted({kernel_parameter(config, e) or "–" for e in entries})
     title = f"{config.name}: {config.dataset.name}"
     max_auroc_figure(frame, entries, parameter=" / ".join(parameters), title=title, path=directory / FIGURE)
     d = config.dataset
-    paper = f"{options['paper']}, {options.get('dataset', '')}" if options else "none given"
+    paper = f"{ref.paper}, {ref.dataset}" if ref else "none given"
     lines = [
         f"# {title}", "",
         f"- protocol: {config.protocol}: train on {d.train_inliers} inliers {list(d.inliers)}, test on "
