@@ -20,7 +20,7 @@ from scipy.sparse.linalg import eigsh
 from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import gen_batches
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.kernels import KernelCentering, make_kernel
 
@@ -43,17 +43,24 @@ class Projection:
     sq_norms: np.ndarray
 
 
-def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "eigh", random_state=None):
+def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "eigh", random_state=None, *,
+                   overwrite: bool = False):
     """The ``n_components`` largest eigenpairs of a symmetric matrix, largest first.
 
     ``eigh`` asks LAPACK for that index range only (no full decomposition);
     ``arpack`` uses Lanczos iterations, faster when ``n_components << n`` for
     large n. Eigenvector signs are fixed so that each vector's largest-magnitude
     entry is positive, which makes results reproducible across solvers.
+
+    ``overwrite=True`` lets ``eigh`` destroy K instead of copying it, so at most
+    one n x n matrix exists (2 GB instead of 4 GB at n = 16,000). LAPACK works in
+    place only on Fortran-ordered arrays; for a C-ordered symmetric K its
+    transpose is the same matrix in Fortran order. ``arpack`` never modifies K.
     """
     n = K.shape[0]
     if solver == "eigh":
-        values, vectors = linalg.eigh(K, subset_by_index=[n - n_components, n - 1])
+        A = K.T if overwrite and K.flags.c_contiguous else K
+        values, vectors = linalg.eigh(A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite)
     elif solver == "arpack":
         v0 = np.random.default_rng(random_state).uniform(-1, 1, n)
         values, vectors = eigsh(K, k=n_components, which="LA", v0=v0)
@@ -91,7 +98,8 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     Subclasses implement ``_fit_components(K_centered)`` and set ``dual_coef_``
     (and ``eigenvalues_`` when the method has them). They must not modify
-    ``K_centered`` in place: the base class reuses it afterwards.
+    ``K_centered`` in place unless they also override ``_projection_variances``,
+    the one later use of it.
 
     Fitted attributes set here: ``n_features_in_``, ``X_fit_``, ``kernel_``,
     ``gamma_`` (the resolved RBF or polynomial gamma, None for linear),
@@ -115,14 +123,19 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         K = self.centering_.center_train(K)
         self.X_fit_ = X
         self._fit_components(K)
-        self.projection_variances_ = np.var(K @ self.dual_coef_, axis=0)
+        self.projection_variances_ = self._projection_variances(K)
         return self
+
+    def _projection_variances(self, K_centered: np.ndarray) -> np.ndarray:
+        """Variance of each component's projection over the training points."""
+        return np.var(K_centered @ self.dual_coef_, axis=0)
 
     def _validate_training_data(self, X) -> np.ndarray:
         """Check X and the parameters; set ``n_features_in_``, ``kernel_`` and ``gamma_``."""
-        X = check_array(X, dtype=np.float64)
+        X = validate_data(self, X, dtype=np.float64)
+        if X.shape[0] < 2:
+            raise ValueError(f"kernel PCA needs at least 2 training samples, got n_samples = {X.shape[0]}")
         self._check_n_components(X.shape[0])
-        self.n_features_in_ = X.shape[1]
         self.kernel_ = make_kernel(
             X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
         )
@@ -131,10 +144,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     def _validate_test_data(self, X) -> np.ndarray:
         check_is_fitted(self, "dual_coef_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
-        return X
+        return validate_data(self, X, dtype=np.float64, reset=False)
 
     def _check_n_components(self, n_samples: int) -> None:
         k = self.n_components
@@ -220,6 +230,18 @@ class KernelPCA(BaseKernelPCA):
         self.random_state = random_state
 
     def _fit_components(self, K_centered):
-        values, vectors = top_eigenpairs(K_centered, self.n_components, self.eigen_solver, self.random_state)
+        # K_centered is this fit's own temporary: letting eigh overwrite it keeps
+        # one n x n matrix in memory instead of two (the SAS paper's n = 16,000).
+        values, vectors = top_eigenpairs(K_centered, self.n_components, self.eigen_solver, self.random_state,
+                                         overwrite=True)
         self.eigenvalues_ = values
         self.dual_coef_ = dual_coefficients(values, vectors)
+
+    def _projection_variances(self, K_centered):
+        """``lambda_j / n``, without K (which eigh may have overwritten).
+
+        ``K~ alpha_j = sqrt(lambda_j) u_j`` has mean 0 (``1^T K~ = 0``) and squared
+        norm ``lambda_j``; a component set to zero by :func:`dual_coefficients` has variance 0.
+        """
+        live = np.any(self.dual_coef_ != 0, axis=0)
+        return np.where(live, self.eigenvalues_, 0.0) / self.dual_coef_.shape[0]
