@@ -142,6 +142,8 @@ def test_sweep_protocol_end_to_end_through_the_cli(tmp_path):
     assert all(len(r["auroc_by_model_param"]) == 2 for r in records if r["entry"] == "OCSVM")
     stats = pd.read_csv(directory / "sweep_statistics.csv")
     assert len(stats) == 2 * 3 * 5 and stats["auroc"].between(0, 1).all()
+    summary_csv = pd.read_csv(directory / "summary.csv")
+    assert list(summary_csv["method"]) == ["MD", "RE", "OCSVM"] and "auroc_median" in summary_csv
     summary = (directory / "sweep_summary.md").read_text()
     assert "| best |" in summary and "0.5000" in summary  # the paper's number sits beside ours
     assert (directory / "sweep_max_auroc.png").stat().st_size > 0
