@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kpca_bench.protocols import novelty, sweep
+from kpca_bench.protocols import novelty, robustness, sweep, unsupervised
 
 
 @dataclass(frozen=True)
@@ -44,5 +44,13 @@ PROTOCOLS = {
         Protocol("novelty_sweep", "novelty splits; AUROC for every model parameter (p or nu) of each kernel parameter",
                  sweep.check_sweep, novelty.novelty_split, sweep.evaluate_sweep, novelty.describe,
                  dataset_keys=novelty.DATASET_KEYS, report=sweep.report_sweep, options=sweep.OPTIONS),
+        Protocol("unsupervised", "fit on a contaminated sample without labels, score the same points",
+                 unsupervised.check_unsupervised, unsupervised.unsupervised_split,
+                 unsupervised.evaluate_unsupervised, unsupervised.describe,
+                 dataset_keys=unsupervised.DATASET_KEYS, options=unsupervised.OPTIONS),
+        Protocol("robustness", "clean variation explained by kernel-PCA components fitted on corrupted data",
+                 robustness.check_robustness, robustness.robustness_split, robustness.evaluate_robustness,
+                 robustness.describe, dataset_keys=robustness.DATASET_KEYS, report=robustness.report_robustness,
+                 options=robustness.OPTIONS),
     ]
 }

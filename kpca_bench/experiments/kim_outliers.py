@@ -1,0 +1,102 @@
+"""Kim & Klabjan's outlier-detection table: AUROC per method and dataset, from the runs of several configs.
+
+A config names one dataset, so the table gathers the runs of
+``configs/kim_outliers_*.yaml``: for each, the AUROC mean ± std of every method
+(its ``summary.csv``) and the sample it was measured on (``n``, outliers and
+dimension, from its ``records.jsonl``). A config that has not been run, e.g.
+because its data file is missing, stays in the table as "not run". The best
+mean of each row is in bold.
+
+    python -m kpca_bench.experiments.kim_outliers configs/kim_outliers_*.yaml --out results
+
+writes ``<out>/kim_outliers/summary.csv`` and ``summary.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from kpca_bench.config import load_config
+from kpca_bench.results import ResultStore, write_atomic
+from kpca_bench.runner import experiment_directory
+
+TABLE_DIR = "kim_outliers"
+
+
+def outlier_table(config_paths: list[Path], results_root) -> pd.DataFrame:
+    """One row per config and method: dataset, n, outliers, dimension, trials, AUROC mean and std.
+
+    A config without results gives one row with method None.
+    """
+    rows = []
+    for path in config_paths:
+        config = load_config(path)
+        directory = experiment_directory(config, results_root)
+        ok = [r for r in ResultStore(directory).load().values() if r["status"] == "ok"]
+        if not ok or not (directory / "summary.csv").exists():
+            rows.append({"config": Path(path).name, "dataset": config.dataset.name, "method": None})
+            continue
+        sample = {"n": ok[0]["n_train"], "outliers": ok[0]["n_test_outliers"], "dimension": ok[0]["n_features"]}
+        summary = pd.read_csv(directory / "summary.csv")
+        rows += [{"config": Path(path).name, "dataset": config.dataset.name, **sample, "method": row["method"],
+                  "trials": row["trials"], "auroc_mean": row["auroc_mean"], "auroc_std": row["auroc_std"]}
+                 for _, row in summary.iterrows()]
+    return pd.DataFrame(rows)
+
+
+def table_markdown(table: pd.DataFrame) -> str:
+    """Datasets as rows, methods as columns (first-seen order), ``mean ± std``; the best mean per row in bold."""
+    methods = list(dict.fromkeys(table["method"].dropna()))
+    header = ["dataset", "n", "outliers", "dimension", *methods]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for (config, dataset), group in table.groupby(["config", "dataset"], sort=False):
+        if group["method"].isna().all():
+            lines.append("| " + " | ".join([dataset, *["–"] * 3, *["not run"] * len(methods)]) + " |")
+            continue
+        by_method = group.set_index("method")
+        best = by_method["auroc_mean"].max()
+        first = group.iloc[0]
+        cells = [dataset, f"{int(first['n'])}", f"{int(first['outliers'])}", f"{int(first['dimension'])}"]
+        for method in methods:
+            if method not in by_method.index:
+                cells.append("–")
+                continue
+            mean, std = by_method.loc[method, "auroc_mean"], by_method.loc[method, "auroc_std"]
+            text = f"{mean:.3f} ± {0.0 if pd.isna(std) else std:.3f}"
+            cells.append(f"**{text}**" if mean == best else text)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_outlier_table(config_paths: list[Path], results_root) -> Path:
+    """Write ``<results_root>/kim_outliers/summary.csv`` and ``summary.md``; return the Markdown path."""
+    table = outlier_table(config_paths, results_root)
+    directory = Path(results_root) / TABLE_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    trials = sorted({int(t) for t in table.get("trials", pd.Series(dtype=float)).dropna()})
+    lines = ["# Kim & Klabjan, outlier detection (unsupervised): AUROC per method and dataset", "",
+             f"- built by `python -m kpca_bench.experiments.kim_outliers` from the runs of "
+             f"{', '.join(f'`{Path(p).name}`' for p in config_paths)}",
+             "- every method is fitted on the whole contaminated sample and scores it (protocol `unsupervised`); "
+             "n = sample size per trial, outliers = how many of them are outliers",
+             f"- mean ± std over trials ({', '.join(map(str, trials)) or 'none'}); the best mean of each row is in bold",
+             "", table_markdown(table)]
+    write_atomic(directory / "summary.csv", table.to_csv(index=False))
+    path = directory / "summary.md"
+    write_atomic(path, "\n".join(lines))
+    return path
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("configs", nargs="+", type=Path, help="the kim_outliers_*.yaml configs, in table order")
+    parser.add_argument("--out", type=Path, default=Path("results"), help="results root of the runs")
+    args = parser.parse_args(argv)
+    print(write_outlier_table(args.configs, args.out))
+
+
+if __name__ == "__main__":
+    main()
