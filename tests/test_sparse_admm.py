@@ -3,9 +3,10 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
-from kpca_bench.methods.sparse_admm import SparseKPCAL1, SparseKPCAL21, row_soft_threshold, soft_threshold
+from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, L21SparseKernelPCA, row_soft_threshold, soft_threshold
 
 GAMMA = 10.0  # the paper's width for its Gaussian-mixture toy (section 4.1.1)
 
@@ -44,7 +45,7 @@ def test_row_soft_threshold_shrinks_rows_as_a_whole():
     assert_array_equal(A[1:3], 0.0)
 
 
-@pytest.mark.parametrize("cls, penalty", [(SparseKPCAL1, "lam1"), (SparseKPCAL21, "mu21")])
+@pytest.mark.parametrize("cls, penalty", [(L1SparseKernelPCA, "lam1"), (L21SparseKernelPCA, "mu21")])
 def test_without_penalty_both_reproduce_exact_kpca(blobs, cls, penalty):
     reference = KernelPCA(4, gamma=GAMMA).fit(blobs)
     model = cls(4, gamma=GAMMA, **{penalty: 0.0}).fit(blobs)
@@ -58,7 +59,7 @@ def test_l1_components_tend_to_kpca_as_lam1_vanishes(blobs):
     reference = KernelPCA(4, gamma=GAMMA).fit(blobs)
     gaps = []
     for lam1 in (1e-2, 1e-4, 1e-8):
-        model = SparseKPCAL1(4, gamma=GAMMA, lam1=lam1, eps_abs=1e-6, eps_rel=1e-6, max_iter=3000).fit(blobs)
+        model = L1SparseKernelPCA(4, gamma=GAMMA, lam1=lam1, eps_abs=1e-6, eps_rel=1e-6, max_iter=3000).fit(blobs)
         gaps.append(np.max(1 - feature_cosines(model, reference, blobs)))
     assert gaps[0] > gaps[1] > gaps[2]
     assert gaps[2] < 1e-9
@@ -68,19 +69,19 @@ def test_l1_a_pseudo_inverse_handles_a_rank_deficient_kernel():
     # A linear kernel on 3 features has rank 3: the centered 40 x 40 kernel has a 37-dim null space.
     X = np.random.default_rng(3).normal(size=(40, 3)) * [3.0, 1.0, 0.3]
     reference = KernelPCA(2, kernel="linear").fit(X)
-    model = SparseKPCAL1(2, kernel="linear", lam1=0.0).fit(X)
+    model = L1SparseKernelPCA(2, kernel="linear", lam1=0.0).fit(X)
     assert_allclose(np.abs(model.transform(X)), np.abs(reference.transform(X)), atol=1e-8)
 
 
 def test_l1_sparsity_grows_with_lam1(blobs):
-    nonzeros = [np.count_nonzero(SparseKPCAL1(4, gamma=GAMMA, lam1=lam1).fit(blobs).dual_coef_)
+    nonzeros = [np.count_nonzero(L1SparseKernelPCA(4, gamma=GAMMA, lam1=lam1).fit(blobs).dual_coef_)
                 for lam1 in (1e-4, 1e-3, 1e-2)]
     assert nonzeros[0] > nonzeros[1] > nonzeros[2] > 0
 
 
 def test_l1_admm_residuals_fall_below_the_stopping_tolerances(blobs):
     # Every ADMM run starts from 0, so each trace shows the whole descent.
-    model = SparseKPCAL1(4, gamma=GAMMA, lam1=0.01, eps_abs=1e-6, eps_rel=1e-6, max_iter=20000,
+    model = L1SparseKernelPCA(4, gamma=GAMMA, lam1=0.01, eps_abs=1e-6, eps_rel=1e-6, max_iter=20000,
                          admm_init="zeros").fit(blobs)
     for trace in model.residuals_:
         assert trace.converged
@@ -88,13 +89,14 @@ def test_l1_admm_residuals_fall_below_the_stopping_tolerances(blobs):
         assert trace.dual[-1] <= trace.eps_dual[-1]
         assert trace.primal[-1] < 1e-2 * trace.primal.max()
     assert model.converged_.all()
-    assert_array_equal(model.n_iter_, [len(i) for i in model.n_inner_iter_])
+    assert_array_equal(model.n_outer_iter_, [len(i) for i in model.n_inner_iter_])
+    assert model.n_iter_ == model.n_outer_iter_.max()
 
 
 def test_l21_zeroes_whole_rows_and_selects_fewer_samples_as_mu21_grows(blobs):
     selected = []
     for mu21 in (1e-3, 1e-2, 1e-1, 3e-1):
-        model = SparseKPCAL21(4, gamma=GAMMA, mu21=mu21).fit(blobs)
+        model = L21SparseKernelPCA(4, gamma=GAMMA, mu21=mu21).fit(blobs)
         nonzero = model.dual_coef_ != 0
         assert_array_equal(nonzero.any(axis=1), nonzero.all(axis=1))
         assert_array_equal(model.selected_samples_, np.flatnonzero(nonzero.any(axis=1)))
@@ -104,17 +106,17 @@ def test_l21_zeroes_whole_rows_and_selects_fewer_samples_as_mu21_grows(blobs):
 
 
 def test_l21_admm_residuals_fall_below_delta_with_rho_balancing(blobs):
-    model = SparseKPCAL21(4, gamma=GAMMA, mu21=0.01, max_iter=2000, delta=1e-5).fit(blobs)
+    model = L21SparseKernelPCA(4, gamma=GAMMA, mu21=0.01, max_iter=2000, delta=1e-5).fit(blobs)
     last = model.residuals_[-1]
     assert last.converged
     assert last.primal[-1] < model.delta_ and last.dual[-1] < model.delta_
     rhos = np.concatenate([trace.rho for trace in model.residuals_])
     assert len(np.unique(rhos)) > 1  # the residual-balancing rule did change rho_21
     assert model.rho_ == rhos[-1]
-    assert SparseKPCAL21(4, gamma=GAMMA).fit(blobs).delta_ == pytest.approx(len(blobs) * 1e-4)
+    assert L21SparseKernelPCA(4, gamma=GAMMA).fit(blobs).delta_ == pytest.approx(len(blobs) * 1e-4)
 
 
-@pytest.mark.parametrize("cls, params", [(SparseKPCAL1, {"lam1": 0.01}), (SparseKPCAL21, {"mu21": 0.05})])
+@pytest.mark.parametrize("cls, params", [(L1SparseKernelPCA, {"lam1": 0.01}), (L21SparseKernelPCA, {"mu21": 0.05})])
 def test_dual_coef_is_the_papers_A_scaled_to_unit_components(blobs, cls, params):
     model = cls(4, gamma=GAMMA, **params).fit(blobs)
     K = centered_kernel(model, blobs)
@@ -131,7 +133,7 @@ def test_dual_coef_is_the_papers_A_scaled_to_unit_components(blobs, cls, params)
     assert_allclose(model.eigenvalues_, len(blobs) * model.projection_variances_)
 
 
-@pytest.mark.parametrize("cls", [SparseKPCAL1, SparseKPCAL21])
+@pytest.mark.parametrize("cls", [L1SparseKernelPCA, L21SparseKernelPCA])
 def test_plugs_into_the_detector_and_clones(blobs, cls):
     rng = np.random.default_rng(5)
     inliers = blobs[rng.permutation(len(blobs))[:15]] + rng.normal(0, 0.02, size=(15, 2))
@@ -152,7 +154,7 @@ def test_plugs_into_the_detector_and_clones(blobs, cls):
 
 
 def test_per_component_lam1_and_the_fit_leaves_the_kernel_alone(blobs):
-    model = SparseKPCAL1(3, gamma=GAMMA, lam1=[0.0, 0.01, 0.02]).fit(blobs)
+    model = L1SparseKernelPCA(3, gamma=GAMMA, lam1=[0.0, 0.01, 0.02]).fit(blobs)
     assert_allclose(model.lam1_, [0.0, 0.01, 0.02])
     assert np.all(model.dual_coef_[:, 0] != 0) and np.any(model.dual_coef_[:, 2] == 0)
     K = centered_kernel(model, blobs)
@@ -163,23 +165,28 @@ def test_per_component_lam1_and_the_fit_leaves_the_kernel_alone(blobs):
 
 def test_warm_and_zero_admm_starts_reach_the_same_components(blobs):
     params = dict(gamma=GAMMA, lam1=0.005, eps_abs=1e-6, eps_rel=1e-6, max_iter=20000, eps_outer=1e-8)
-    warm = SparseKPCAL1(2, admm_init="warm", **params).fit(blobs)
-    cold = SparseKPCAL1(2, admm_init="zeros", **params).fit(blobs)
+    warm = L1SparseKernelPCA(2, admm_init="warm", **params).fit(blobs)
+    cold = L1SparseKernelPCA(2, admm_init="zeros", **params).fit(blobs)
     assert np.all(feature_cosines(warm, cold, blobs) > 1 - 1e-6)
 
 
 @pytest.mark.parametrize("cls, params, match", [
-    (SparseKPCAL1, {"lam1": [0.1, 0.1]}, "one per component"),
-    (SparseKPCAL1, {"lam1": -1.0}, "lam1"),
-    (SparseKPCAL1, {"rho": 0.0}, "rho"),
-    (SparseKPCAL1, {"max_iter": 2.5}, "max_iter"),
-    (SparseKPCAL1, {"admm_init": "kpca"}, "admm_init"),
-    (SparseKPCAL21, {"mu21": -0.1}, "mu21"),
-    (SparseKPCAL21, {"eta": 1.0}, "eta"),
-    (SparseKPCAL21, {"delta": 0}, "delta"),
-    (SparseKPCAL21, {"lam": 0}, "lam"),
+    (L1SparseKernelPCA, {"lam1": [0.1, 0.1]}, "one per component"),
+    (L1SparseKernelPCA, {"lam1": -1.0}, "lam1"),
+    (L1SparseKernelPCA, {"rho": 0.0}, "rho"),
+    (L1SparseKernelPCA, {"max_iter": 2.5}, "max_iter"),
+    (L1SparseKernelPCA, {"admm_init": "kpca"}, "admm_init"),
+    (L21SparseKernelPCA, {"mu21": -0.1}, "mu21"),
+    (L21SparseKernelPCA, {"eta": 1.0}, "eta"),
+    (L21SparseKernelPCA, {"delta": 0}, "delta"),
+    (L21SparseKernelPCA, {"lam": 0}, "lam"),
 ])
 def test_invalid_parameters_are_rejected_in_fit(blobs, cls, params, match):
     model = cls(3, gamma=GAMMA, **params)
     with pytest.raises(ValueError, match=match):
         model.fit(blobs)
+
+
+@parametrize_with_checks([L1SparseKernelPCA(2, max_iter=50, max_outer_iter=3), L21SparseKernelPCA(2, max_iter=50)])
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)

@@ -4,9 +4,9 @@ Both variants rewrite KPCA as the regression problem of eqs. 13-17 in the
 variables ``Q = K^{1/2} A`` (eq. 12) and solve it by alternating an ADMM on
 ``(Q, A, dual)`` for a fixed orthonormal ``P`` with an update of ``P``:
 
-* :class:`SparseKPCAL1` (Algorithm 1): one component at a time, element-wise
+* :class:`L1SparseKernelPCA` (Algorithm 1): one component at a time, element-wise
   soft threshold, so every component keeps its own samples;
-* :class:`SparseKPCAL21` (Algorithm 2): all components together, row-wise
+* :class:`L21SparseKernelPCA` (Algorithm 2): all components together, row-wise
   (vectorial) soft threshold, so whole rows of ``A`` vanish and the non-zero
   rows are the *selected samples*.
 
@@ -197,7 +197,7 @@ def _unit_components(A: np.ndarray, K: np.ndarray):
             f"{int(empty.sum())} of {A.shape[1]} sparse components have no non-zero coefficient "
             "(or a zero feature-space norm); their dual coefficients are all 0 and their Mahalanobis "
             "term is undefined. Lower the sparsity penalty (lam1 / mu21) or raise max_iter.",
-            stacklevel=4,
+            stacklevel=5,
         )
     scale = np.zeros_like(sq_norms)
     scale[~empty] = 1.0 / np.sqrt(sq_norms[~empty])
@@ -227,7 +227,7 @@ class _SparseADMMBase(BaseKernelPCA):
             raise ValueError(f"admm_init must be one of {', '.join(ADMM_INITS)}, got {self.admm_init!r}")
 
 
-class SparseKPCAL1(_SparseADMMBase):
+class L1SparseKernelPCA(_SparseADMMBase):
     """Sparse kernel PCA with an l1 penalty, solved by ADMM (Wang & Tanaka, Algorithm 1).
 
     Components are found one after another. For component k, starting from
@@ -246,6 +246,10 @@ class SparseKPCAL1(_SparseADMMBase):
     ``epsilon_{l1}``) or ``max_outer_iter``. ``q_k^old`` is the normalised
     ``q_k`` of the previous outer iteration, and ``p_k`` itself for the first
     one. The output is ``A = [a_1, ..., a_M]``.
+
+    Not to be confused with :class:`~kpca_bench.methods.l1_kpca.L1KernelPCA`
+    (Kim), which maximises an L1-norm dispersion for robustness; here the l1
+    norm is a sparsity penalty on the coefficients.
 
     Algorithm 1 as printed thresholds with ``S_{lambda / rho}`` in step 7; the
     derivation (section 3.1) and section 4.1.2 give ``lambda_{1,k} / rho``,
@@ -301,7 +305,10 @@ class SparseKPCAL1(_SparseADMMBase):
         Training samples with a non-zero coefficient in at least one component.
     lam1_ : ndarray of shape (n_components,)
         The resolved ``lambda_{1,k}``.
-    n_iter_ : ndarray of shape (n_components,)
+    n_iter_ : int
+        The most outer iterations any component ran (``max_outer_iter`` means
+        at least one component stopped on the cap).
+    n_outer_iter_ : ndarray of shape (n_components,)
         Outer iterations run for each component.
     n_inner_iter_ : list of ndarray
         For each component, the ADMM iterations of each of its outer iterations.
@@ -359,7 +366,7 @@ class SparseKPCAL1(_SparseADMMBase):
         n, M = K_centered.shape[0], self.n_components
         A = np.zeros((n, M))
         P_hat = np.zeros((n, M))
-        self.n_iter_ = np.zeros(M, dtype=int)
+        self.n_outer_iter_ = np.zeros(M, dtype=int)
         self.n_inner_iter_, self.residuals_ = [], []
         self.converged_ = np.zeros(M, dtype=bool)
         for k in range(M):
@@ -385,9 +392,10 @@ class SparseKPCAL1(_SparseADMMBase):
                     break
             P_hat[:, k] = p_hat
             A[:, k] = state[0]
-            self.n_iter_[k] = len(inner)
+            self.n_outer_iter_[k] = len(inner)
             self.n_inner_iter_.append(np.array(inner))
             self.residuals_.append(trace)
+        self.n_iter_ = int(self.n_outer_iter_.max())
         self._finish(A, K_centered)
 
     def _admm(self, spec: _Spectrum, p_hat, lam1, state):
@@ -415,7 +423,7 @@ class SparseKPCAL1(_SparseADMMBase):
         return b_hat, (a, t, a_hat, t_hat), ADMMTrace.from_rows(rows, converged)
 
 
-class SparseKPCAL21(_SparseADMMBase):
+class L21SparseKernelPCA(_SparseADMMBase):
     """Sample-selecting sparse kernel PCA with an l2,1 penalty, by ADMM (Wang & Tanaka, Algorithm 2).
 
     All M components are updated together. Starting from ``P`` = the top M
@@ -485,7 +493,7 @@ class SparseKPCAL21(_SparseADMMBase):
     selected_samples_ : ndarray of int
         Indices of the non-zero rows of A: the training samples the model uses.
     eigenvalues_ : ndarray of shape (n_components,)
-        ``||K~ a_k||^2`` for the unit columns (see :class:`SparseKPCAL1`).
+        ``||K~ a_k||^2`` for the unit columns (see :class:`L1SparseKernelPCA`).
     components_gram_ : ndarray of shape (n_components, n_components)
         ``dual_coef_^T K~ dual_coef_``.
     delta_ : float
