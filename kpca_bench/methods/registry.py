@@ -21,6 +21,7 @@ from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
+from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, L21SparseKernelPCA
 from kpca_bench.methods.sparse_enet import NaiveThresholdKPCA, SparseKernelPCA
 
 
@@ -75,6 +76,14 @@ METHODS: dict[str, MethodSpec] = {
                    "Exact KPCA keeping the n_nonzero largest-magnitude dual coefficients per component",
                    "Das, Golatkar & Awate 2018, sec. V (after Zou, Hastie & Tibshirani 2006)",
                    sparsity_param="n_nonzero"),
+        MethodSpec("skpca_l1", L1SparseKernelPCA, True,
+                   "Sparse kernel PCA with an l1 penalty by ADMM, one component at a time",
+                   "Wang & Tanaka 2019, section 3.1, eqs. 12-15, Algorithm 1",
+                   sparsity_param="lam1"),
+        MethodSpec("skpca_l21", L21SparseKernelPCA, True,
+                   "Sample-selecting sparse kernel PCA with an l2,1 penalty by ADMM",
+                   "Wang & Tanaka 2019, section 3.2, eqs. 16-19, Algorithm 2",
+                   sparsity_param="mu21"),
         MethodSpec("nystrom_kpca", NystromKernelPCA, True,
                    "Low-rank kernel PCA by the Nystrom method with k-means++ landmarks",
                    "Shen & Asgharzadeh (SAS), seven computation steps; Zhang, Tsang & Kwok 2008"),

@@ -373,17 +373,35 @@ class NaiveThresholdKPCA(BaseKernelPCA):
     number of non-zeros per component SKPCA gave at the same setting
     (:func:`average_nonzero`).
 
+    **Matching SKPCA.** With ``match_l1_ratio`` set, fit first fits
+    :class:`SparseKernelPCA` (``l1_ratio=match_l1_ratio``, ``alpha``,
+    ``max_iter``, ``tol`` from the ``match_*`` parameters, the same kernel,
+    components and eigensolver) on the same centered training kernel and keeps
+    ``average_nonzero`` of its components: the paper's ``m`` "at the same
+    setting", with no coupling between experiment cells. SKPCA is
+    deterministic, so this ``m`` is the one the SKPCA cell of the same trial
+    and setting gets; the price is a second SKPCA fit.
+
     Parameters
     ----------
     n_components : int, default=10
     n_nonzero : int or None, default=None
         Coefficients kept per component, 1 <= n_nonzero <= n_train. None keeps
-        all of them (exact KPCA).
+        all of them (exact KPCA), unless ``match_l1_ratio`` is given.
+    match_l1_ratio : float in [0, 1] or None, default=None
+        Take ``n_nonzero`` from a :class:`SparseKernelPCA` fit with this
+        ``l1_ratio`` (see above); exclusive with ``n_nonzero``.
+    match_alpha, match_max_iter, match_tol : default=1.0, 6, 1e-3
+        That fit's ``alpha``, ``max_iter`` and ``tol`` (SKPCA's defaults);
+        unused without ``match_l1_ratio``.
     kernel, gamma, sigma, degree, coef0, eigen_solver, random_state :
         As in :class:`~kpca_bench.methods.kpca.KernelPCA`.
 
     Attributes
     ----------
+    n_keep_ : int
+        Coefficients kept per component: ``n_nonzero`` (all if None), or SKPCA's
+        ``average_nonzero`` with ``match_l1_ratio``.
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of the centered kernel of the components before thresholding.
     dual_coef_ : ndarray of shape (n_train, n_components)
@@ -393,17 +411,35 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         Non-zero dual coefficients per component.
     """
 
-    def __init__(self, n_components=10, *, n_nonzero=None, kernel="rbf", gamma=None, sigma=None,
+    def __init__(self, n_components=10, *, n_nonzero=None, match_l1_ratio=None, match_alpha=1.0,
+                 match_max_iter=6, match_tol=1e-3, kernel="rbf", gamma=None, sigma=None,
                  degree=3, coef0=1.0, eigen_solver="eigh", random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_nonzero = n_nonzero
+        self.match_l1_ratio = match_l1_ratio
+        self.match_alpha = match_alpha
+        self.match_max_iter = match_max_iter
+        self.match_tol = match_tol
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+
+    def _matched_n_nonzero(self, K_centered) -> int:
+        """SKPCA's average non-zeros per component on the same centered kernel (Das et al., section V)."""
+        if self.n_nonzero is not None:
+            raise ValueError("give n_nonzero or match_l1_ratio, not both")
+        skpca = SparseKernelPCA(self.n_components, l1_ratio=self.match_l1_ratio, alpha=self.match_alpha,
+                                max_iter=self.match_max_iter, tol=self.match_tol,
+                                eigen_solver=self.eigen_solver, random_state=self.random_state)
+        skpca._check_params()
+        skpca._fit_components(K_centered)
+        return average_nonzero(skpca.dual_coef_)
 
     def _fit_components(self, K_centered):
         n = K_centered.shape[0]
         keep = self.n_nonzero
-        if keep is None:
+        if self.match_l1_ratio is not None:
+            keep = self._matched_n_nonzero(K_centered)
+        elif keep is None:
             keep = n
         elif not (isinstance(keep, Integral) and not isinstance(keep, bool) and 1 <= keep <= n):
             raise ValueError(
@@ -416,6 +452,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         order = np.argsort(-np.abs(coef), axis=0, kind="stable")
         mask = np.zeros(coef.shape, dtype=bool)
         np.put_along_axis(mask, order[:keep], True, axis=0)
+        self.n_keep_ = int(keep)
         self.dual_coef_ = normalize_in_feature_space(K_centered, np.where(mask, coef, 0.0))
         self.n_nonzero_ = np.count_nonzero(self.dual_coef_, axis=0)
         _warn_zero_components(self.n_nonzero_, "their kept coefficients span a null direction of the kernel",
