@@ -10,6 +10,7 @@ since that means a different copy than the registered one.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -99,16 +100,33 @@ def load_australian(*, files, categorical: bool = False) -> Dataset:
                          categorical=AUSTRALIAN_CATEGORICAL if categorical else ())
 
 
-def load_breast_cancer_wisconsin(*, files, missing: str = "drop") -> Dataset:
+def load_breast_cancer_wisconsin(*, files, missing: str = "drop", noise: float = 0.0, noise_seed: int = 0) -> Dataset:
     """Breast Cancer Wisconsin (original): 9 integer features (1-10), class 2 benign / 4 malignant.
 
     The sample id (column 0) is not a feature. 16 rows have '?' for Bare Nuclei:
     ``missing="drop"`` (default) removes them, as the SAS paper does (683 rows
     remain); ``missing="nan"`` keeps all 699 rows with NaN.
+
+    ``noise`` > 0 adds uniform noise in ``[-noise, noise]`` times each feature's
+    standard deviation over the loaded rows, drawn once with ``noise_seed``.
+    Shen & Asgharzadeh (following Hoffmann 2007) scale the features to
+    unit variance and add uniform noise in [-0.05, 0.05] "to prevent the
+    potential numerical errors that are caused by discrete integer values":
+    ``noise=0.05`` is that noise in those units. The same noisy copy serves
+    every trial; the protocol's scaling then applies as usual.
     """
     path = files["breast-cancer-wisconsin.data"]
     rows, note = drop_missing(read_delimited(path), missing, "breast_cancer_wisconsin")
-    return table_dataset("breast_cancer_wisconsin", rows[:, 1:10], rows[:, 10], path, notes=note)
+    dataset = table_dataset("breast_cancer_wisconsin", rows[:, 1:10], rows[:, 10], path, notes=note)
+    if not noise:
+        return dataset
+    if not noise > 0:
+        raise DataError(f"dataset 'breast_cancer_wisconsin': option noise must be >= 0, got {noise!r}")
+    X = dataset.X
+    jitter = np.random.default_rng(noise_seed).uniform(-noise, noise, X.shape) * np.nanstd(X, axis=0, ddof=1)
+    return replace(dataset, X=X + jitter,
+                   provenance=replace(dataset.provenance, notes=f"{note}; uniform noise of +-{noise:g} "
+                                                                f"feature standard deviations (seed {noise_seed})"))
 
 
 def load_climate_model_crashes(*, files) -> Dataset:
