@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kpca_bench.protocols import novelty, robustness, sweep, unsupervised
+from kpca_bench.protocols import classification, novelty, robustness, sweep, unsupervised
 
 
 @dataclass(frozen=True)
@@ -52,5 +52,9 @@ PROTOCOLS = {
                  robustness.check_robustness, robustness.robustness_split, robustness.evaluate_robustness,
                  robustness.describe, dataset_keys=robustness.DATASET_KEYS, report=robustness.report_robustness,
                  options=robustness.OPTIONS),
+        Protocol("classification", "kernel-PCA features then a classifier on a stratified train / test split",
+                 classification.check_classification, classification.classification_split,
+                 classification.evaluate_classification, classification.describe,
+                 report=classification.report_classification, options=classification.OPTIONS),
     ]
 }

@@ -1,0 +1,94 @@
+"""The classification protocol end to end through the CLI runner, on the bundled digits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from kpca_bench.cli import app
+from kpca_bench.config import parse_config
+from kpca_bench.datasets import load_dataset
+from kpca_bench.errors import ConfigError
+from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.protocols.classification import classification_split
+
+CONFIG = {
+    "name": "digits_classification",
+    "dataset": {"name": "digits", "scaling": "minmax"},
+    "protocol": {"name": "classification", "train_size": 150, "test_size": 90, "classes": [0, 1, 8]},
+    "trials": 2,
+    "seed": 0,
+    "methods": [
+        {"name": "kpca", "label": "KPCA + LDA", "params": {"n_components": 8, "kernel": "rbf", "sigma": 2.0}},
+        {"name": "kpca", "label": "PCA + LDA", "params": {"n_components": 8, "kernel": "linear"}},
+        {"name": "nystrom_kpca", "label": "Nystrom + LDA",
+         "params": {"n_components": 8, "n_landmarks": 20, "kernel": "rbf", "sigma": 2.0}},
+    ],
+    "output": {"figures": []},
+}
+
+
+def run(tmp_path: Path, config: dict) -> Path:
+    tmp_path.mkdir(exist_ok=True)
+    path = tmp_path / f"{config['name']}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = CliRunner().invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 0, result.output + result.stderr
+    return tmp_path / "out" / config["name"]
+
+
+def test_lda_on_components_end_to_end(tmp_path):
+    directory = run(tmp_path, CONFIG)
+    trials = pd.read_csv(directory / "trials.csv")
+    assert len(trials) == 6 and set(trials["status"]) == {"ok"}
+    assert (trials["n_train"] == 150).all() and (trials["n_test"] == 90).all()
+    assert np.allclose(trials["accuracy"] + trials["error"], 1.0)
+    assert (trials["accuracy"] > 0.9).all()  # three well separated digits
+    assert (trials["fit_time"] > 0).all() and trials["gamma"].notna().sum() == 4  # the linear kernel has none
+    summary = pd.read_csv(directory / "summary.csv")
+    assert list(summary["method"]) == ["KPCA + LDA", "PCA + LDA", "Nystrom + LDA"]
+    assert {"accuracy_mean", "error_mean", "fit_time_mean"} <= set(summary.columns)
+    assert "misclassification rate" in (directory / "summary.md").read_text()
+    assert (directory / "error_box.png").stat().st_size > 0
+    again = pd.read_csv(run(tmp_path / "again", CONFIG) / "trials.csv")
+    pd.testing.assert_series_equal(again["accuracy"], trials["accuracy"])
+
+
+def test_svm_with_a_cross_validated_grid_search(tmp_path):
+    config = {**CONFIG, "name": "digits_svm", "trials": 1, "methods": CONFIG["methods"][:1],
+              "protocol": {**CONFIG["protocol"], "classifier": {"name": "svm", "params": {"kernel": "linear"}},
+                           "search": {"classifier__C": [0.01, 1.0], "features__n_components": [4, 8]}, "cv": 3}}
+    trials = pd.read_csv(run(tmp_path, config) / "trials.csv")
+    assert trials.loc[0, "best__classifier__C"] in (0.01, 1.0)
+    assert trials.loc[0, "best__features__n_components"] in (4, 8)
+    assert trials.loc[0, "accuracy"] > 0.9
+
+
+def test_split_is_stratified_and_scaled_on_training_rows():
+    config = parse_config(CONFIG)
+    dataset = load_dataset("digits")
+    split = classification_split(dataset, config, seed=5)
+    classes, train_counts = np.unique(split.y_train, return_counts=True)
+    shares = np.array([np.mean(dataset.y[np.isin(dataset.y, [0, 1, 8])] == c) for c in (0, 1, 8)])
+    assert list(classes) == [0, 1, 8] and np.all(np.abs(train_counts - 150 * shares) <= 1)
+    assert split.X_train.min() == 0 and split.X_train.max() == 1  # minmax fitted on the training rows
+    assert not split.is_outlier.any() and len(split.is_outlier) == 90
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"protocol": {"name": "classification"}}, "train_size: missing"),
+    ({"protocol": {"name": "classification", "train_size": 150, "classifier": "forest"}}, "unknown classifier"),
+    ({"protocol": {"name": "classification", "train_size": 150, "search": {"C": [1]}}}, "protocol.search"),
+    ({"protocol": {"name": "classification", "train_size": 2000}}, "more than the"),
+    ({"methods": [{"name": "ocsvm", "label": "OCSVM"}]}, "not a kernel-PCA variant"),
+    ({"methods": [{"name": "kpca", "label": "K", "params": {"n_components": 200}}]}, "use at most 149"),
+])
+def test_bad_options_fail_before_any_work(change, message):
+    config = parse_config({**CONFIG, **change})
+    with pytest.raises(ConfigError, match=message):
+        PROTOCOLS["classification"].check(load_dataset("digits"), config)
