@@ -5,7 +5,8 @@ n = 3000 training points, 15 components, RBF kernel with the mean-pairwise width
 cost depends on n, on the kernel's spectrum and on the iteration counts). Prints
 the one-off eigendecomposition time, then for each setting the fit time, the
 ADMM iteration count, the time per iteration and the sparsity. Not a test:
-machines differ, and a shared machine varies 2-5x between runs.
+machines differ, and a shared machine varies 2-5x between runs. CPU time
+(``--threads 1``) is the steadier figure on a busy machine.
 
     .venv/bin/python benchmarks/bench_sparse_admm.py [--n 3000] [--components 15] [--only NAME]
 """
@@ -17,6 +18,7 @@ import os
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from kpca_bench.kernels import KernelCentering, make_kernel
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, L21SparseKernelPCA, _Spectrum
@@ -37,7 +39,13 @@ def main(argv=None):
     parser.add_argument("--components", type=int, default=15)
     parser.add_argument("--data", help="a .npy array of training rows to use instead of random data")
     parser.add_argument("--only", choices=sorted(SETTINGS), action="append")
+    parser.add_argument("--threads", type=int, help="cap BLAS threads (threadpoolctl)")
     args = parser.parse_args(argv)
+    with threadpool_limits(args.threads):
+        run(args)
+
+
+def run(args):
 
     if args.data:
         X = np.load(args.data)[: args.n].astype(float)
@@ -46,18 +54,19 @@ def main(argv=None):
     print(f"X {X.shape}, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     K = make_kernel(X)(X)
     K = KernelCentering.fit(K).center_train(K)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     _Spectrum.of(K)
-    print(f"eigendecomposition of the centered kernel: {time.perf_counter() - start:.1f} s")
+    print(f"eigendecomposition of the centered kernel: {time.perf_counter() - start:.1f} s "
+          f"(CPU {time.process_time() - cpu:.1f} s)")
     for name in args.only or SETTINGS:
         cls, params = SETTINGS[name]
         model = cls(args.components, **params)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model.fit(X)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         inner = model.n_inner_iter_
         iterations = sum(int(np.sum(i)) for i in inner) if isinstance(inner, list) else int(np.sum(inner))
-        print(f"{name}: fit {elapsed:.1f} s, {iterations} ADMM iterations in {np.sum(getattr(model, 'n_outer_iter_', model.n_iter_))} outer, "
+        print(f"{name}: fit {elapsed:.1f} s (CPU {cpu:.1f} s), {iterations} ADMM iterations in {np.sum(getattr(model, 'n_outer_iter_', model.n_iter_))} outer, "
               f"non-zeros {100 * np.mean(model.dual_coef_ != 0):.1f}%, "
               f"selected samples {len(model.selected_samples_)}", flush=True)
 
