@@ -5,11 +5,14 @@ A config names one dataset, so the table gathers the runs of
 (its ``summary.csv``) and the sample it was measured on (``n``, outliers and
 dimension, from its ``records.jsonl``). A config that has not been run, e.g.
 because its data file is missing, stays in the table as "not run". The best
-mean of each row is in bold.
+mean of each row is in bold. A second table pairs L1-norm KPCA (``l1_kpca``)
+with L2-norm KPCA (``kpca``) of the same score in the same trial (same sample),
+from the runs' ``trials.csv``: the mean AUROC difference and in how many
+trials L1 is ahead.
 
     python -m kpca_bench.experiments.kim_outliers configs/kim_outliers_*.yaml --out results
 
-writes ``<out>/kim_outliers/summary.csv`` and ``summary.md``.
+writes ``<out>/kim_outliers/summary.csv``, ``paired_l1_l2.csv`` and ``summary.md``.
 """
 
 from __future__ import annotations
@@ -47,6 +50,35 @@ def outlier_table(config_paths: list[Path], results_root) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def paired_l1_l2(config_paths: list[Path], results_root) -> pd.DataFrame:
+    """Per config and score: AUROC of ``l1_kpca`` minus ``kpca`` paired by trial (mean, std, trials L1 ahead)."""
+    rows = []
+    for path in config_paths:
+        config = load_config(path)
+        trials_path = experiment_directory(config, results_root) / "trials.csv"
+        if not trials_path.exists():
+            continue
+        trials = pd.read_csv(trials_path)
+        trials = trials[(trials["status"] == "ok") & trials["method_name"].isin(["l1_kpca", "kpca"])]
+        # An entry without a score is scored by the reconstruction error (MethodSpec.build).
+        trials = trials.assign(score=trials["score"].astype(object).fillna("reconstruction_error"))
+        wide = trials.pivot_table(index=["score", "trial"], columns="method_name", values="auroc")
+        if not {"l1_kpca", "kpca"} <= set(wide.columns):
+            continue
+        for score, difference in (wide["l1_kpca"] - wide["kpca"]).dropna().groupby("score"):
+            rows.append({"dataset": config.dataset.name, "score": score, "difference_mean": difference.mean(),
+                         "difference_std": difference.std(), "l1_ahead": int((difference > 0).sum()),
+                         "trials": len(difference)})
+    return pd.DataFrame(rows)
+
+
+def paired_markdown(paired: pd.DataFrame) -> str:
+    lines = ["| dataset | score | L1 − L2 AUROC | trials L1 ahead |", "|---|---|---|---|"]
+    lines += [f"| {r['dataset']} | {r['score']} | {r['difference_mean']:+.3f} ± {r['difference_std']:.3f} | "
+              f"{r['l1_ahead']}/{r['trials']} |" for _, r in paired.iterrows()]
+    return "\n".join(lines) + "\n"
+
+
 def table_markdown(table: pd.DataFrame) -> str:
     """Datasets as rows, methods as columns (first-seen order), ``mean ± std``; the best mean per row in bold."""
     methods = list(dict.fromkeys(table["method"].dropna()))
@@ -72,7 +104,7 @@ def table_markdown(table: pd.DataFrame) -> str:
 
 
 def write_outlier_table(config_paths: list[Path], results_root) -> Path:
-    """Write ``<results_root>/kim_outliers/summary.csv`` and ``summary.md``; return the Markdown path."""
+    """Write ``summary.csv``, ``paired_l1_l2.csv`` and ``summary.md`` into ``<results_root>/kim_outliers/``; return the Markdown path."""
     table = outlier_table(config_paths, results_root)
     directory = Path(results_root) / TABLE_DIR
     directory.mkdir(parents=True, exist_ok=True)
@@ -84,6 +116,11 @@ def write_outlier_table(config_paths: list[Path], results_root) -> Path:
              "n = sample size per trial, outliers = how many of them are outliers",
              f"- mean ± std over trials ({', '.join(map(str, trials)) or 'none'}); the best mean of each row is in bold",
              "", table_markdown(table)]
+    paired = paired_l1_l2(config_paths, results_root)
+    if not paired.empty:
+        lines += ["## L1-norm minus L2-norm KPCA, paired by trial (same sample, same score)", "",
+                  paired_markdown(paired)]
+        write_atomic(directory / "paired_l1_l2.csv", paired.to_csv(index=False))
     write_atomic(directory / "summary.csv", table.to_csv(index=False))
     path = directory / "summary.md"
     write_atomic(path, "\n".join(lines))
