@@ -43,6 +43,8 @@ CONFIGS = {"mnist": "MNIST", "fashion_mnist": "Fashion-MNIST", "satimage2": "Sat
            "internet_ads": "Internet Ads"}
 METHOD_LABELS = ("SKPCA", "KPCA", "Wang-Tanaka", "Naive thresholding")
 MARKED = "Wang-Tanaka"
+# The paper's trial-to-trial std of SKPCA sparsity (%); papers.yaml holds the means ("check" compares means only).
+PAPER_SPARSITY_STD = {"MNIST": 0.13, "Fashion-MNIST": 0.24, "Satimage-2": 0.33, "ETH-80": 0.70, "Internet Ads": 0.29}
 START, END = "<!-- das-report:generated:start -->", "<!-- das-report:generated:end -->"
 
 # Table I of the paper: per trial, SKPCA F1 / sparsity (%), Wang & Tanaka F1 / sparsity (%).
@@ -95,8 +97,8 @@ def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path) -> N
         ax.plot(position + rng.uniform(-0.08, 0.08, len(values)), values, "o", ms=3, alpha=0.6, color="tab:blue")
     if MARKED in methods:
         ax.axvline(len(methods) - 0.5, color="grey", linestyle=":")
-        ax.text(0.99, 0.02, "* not in the paper's box plot: its parameters\n\"are very sensitive to the chosen data "
-                "subset\"", transform=ax.transAxes, ha="right", va="bottom", fontsize=7)
+        ax.set_xlabel("* not in the paper's box plot: its parameters \"are very sensitive to the chosen data "
+                      "subset\" (section V)", fontsize=8)
     ax.set_ylabel("F1 (outliers positive)")
     ax.set_title(f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
@@ -168,8 +170,7 @@ def report_tables(results) -> str:
             sorted(METHOD_LABELS, key=lambda m: -(ours(m, "auroc_mean") or 0.0)))
         auroc.append(f"| {dataset} | " + " | ".join(cells) + f" | {order} |")
         ref = refs.get(("SKPCA", "sparsity_mean"))
-        spread = refs.get(("SKPCA", "sparsity_std"))
-        paper = "–" if ref is None else f"{ref['value']:.2f}" + (f" ± {spread['value']:.2f}" if spread else "")
+        paper = "–" if ref is None else f"{ref['value']:.2f} ± {PAPER_SPARSITY_STD[dataset]:.2f}"
         mine = "not run" if ours("SKPCA", "sparsity_mean") is None else \
             f"{ours('SKPCA', 'sparsity_mean'):.2f} ± {ours('SKPCA', 'sparsity_std'):.2f}"
         sparsity.append(f"| {dataset} | {paper} | {mine} | {_fmt(ours('Naive thresholding', 'sparsity_mean'), 2)} | "
