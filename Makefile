@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 JOBS ?= 1
 
-.PHONY: demo test check install clean
+.PHONY: demo test check all-figures install clean
 
 $(BIN)/kpca-bench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,12 @@ test: install
 
 check: install
 	$(BIN)/kpca-bench check --profile quick --jobs $(JOBS) --quiet
+
+# Every paper config at the full profile (finished cells are reused), then results/REPORT.md.
+PAPER_CONFIGS = $(shell grep -l '^reference:' configs/*.yaml)
+all-figures: install
+	for config in $(PAPER_CONFIGS); do $(BIN)/kpca-bench run $$config --jobs $(JOBS) --quiet || exit $$?; done
+	$(BIN)/kpca-bench report
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

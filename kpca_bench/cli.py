@@ -13,6 +13,7 @@ from kpca_bench.datasets.cli import app as datasets_app
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.progress import make_progress
 from kpca_bench.report.compare import blessed_rows, compare_run, format_comparison, load_blessed, write_blessed
+from kpca_bench.report.overview import write_overview
 from kpca_bench.runner import run_experiment
 
 app = typer.Typer(
@@ -143,6 +144,21 @@ def check(
     typer.echo(f"{len(table) - failed} of {len(table)} numbers within tolerance")
     if failed:
         raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    out: Path = OUT,
+    configs: Path = typer.Option(Path("configs"), "--configs", help="Folder of the experiment configs."),
+):
+    """Write OUT/REPORT.md: per paper, its numbers beside ours, the figures, the analyses.
+
+    Reads only what full runs left on disk; run 'make all-figures' to rebuild the runs first.
+    """
+    try:
+        typer.echo(f"wrote {write_overview(out, configs)}")
+    except KpcaBenchError as error:
+        fail(error)
 
 
 def default_check_configs(profile: str, out: Path) -> list[Path]:
