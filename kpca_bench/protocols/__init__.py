@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from kpca_bench.experiments import wang_toy
 from kpca_bench.protocols import classification, novelty, robustness, sweep, unsupervised
 
 
@@ -56,5 +57,8 @@ PROTOCOLS = {
                  classification.check_classification, classification.classification_split,
                  classification.evaluate_classification, classification.describe,
                  report=classification.report_classification, options=classification.OPTIONS),
+        Protocol("toy_components", "fit on a whole generated 2-D sample; every component as a contour map",
+                 wang_toy.check_toy, wang_toy.toy_split, wang_toy.evaluate_toy, wang_toy.describe,
+                 report=wang_toy.report_toy, options=wang_toy.OPTIONS),
     ]
 }
