@@ -43,6 +43,13 @@ def kernel_parameter(config: Config, entry: str) -> str | None:
     return next((key for key, values in method.grid.items() if len(values) > 1), None)
 
 
+def _axis_label(config: Config, entry: str) -> str:
+    """The swept parameter's name, with the Hamming kernel's lambda named as such."""
+    method = next(m for m in config.methods if m.label == entry)
+    key = kernel_parameter(config, entry) or "–"
+    return "lambda (gamma)" if key == "gamma" and str(method.params.get("kernel", "")).startswith("hamming") else key
+
+
 def sweep_frame(config: Config, records: list[dict]) -> pd.DataFrame:
     """One row per finished cell: entry, trial, kernel parameter value, max AUROC, all AUROCs."""
     rows = []
@@ -139,7 +146,7 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> None:
     stats = statistics_frame(frame)
     ref = config.reference
     reference = reference_values(load_references(directory.parent), paper=ref.paper, dataset=ref.dataset) if ref else {}
-    parameters = sorted({kernel_parameter(config, e) or "–" for e in entries})
+    parameters = sorted({_axis_label(config, e) for e in entries})
     title = f"{config.name}: {config.dataset.name}"
     max_auroc_figure(frame, entries, parameter=" / ".join(parameters), title=title, path=directory / FIGURE)
     d = config.dataset
