@@ -10,6 +10,7 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.metrics import roc_auc_score
 from sklearn.svm import OneClassSVM
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
@@ -89,6 +90,11 @@ def test_ocsvm_wrapper_equals_scikit_learn(split):
     assert (ours.predict(split.X_test) == theirs.predict(split.X_test)).all()
     by_sigma = KernelOneClassSVM(kernel="rbf", sigma=np.sqrt(1 / 0.8), nu=0.2).fit(split.X_train)
     assert_allclose(by_sigma.score_samples(split.X_test), ours.score_samples(split.X_test), rtol=1e-6)
+
+
+@parametrize_with_checks([KernelOneClassSVM()])
+def test_ocsvm_wrapper_is_scikit_learn_compatible(estimator, check):
+    check(estimator)
 
 
 def test_auroc_columns_equals_roc_auc_score_with_ties():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.svm import OneClassSVM
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.kernels import make_kernel
 
@@ -63,11 +63,12 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         self.tol = tol
 
     def fit(self, X, y=None):
-        X = check_array(X, dtype=np.float64)
+        X = validate_data(self, X, dtype=np.float64)
+        if X.shape[0] < 2:
+            raise ValueError(f"n_samples={X.shape[0]}: the one-class SVM needs at least 2 training samples")
         self.kernel_ = make_kernel(X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree,
                                    coef0=self.coef0)
         self.gamma_ = self.kernel_.gamma
-        self.n_features_in_ = X.shape[1]
         self.X_fit_ = X
         self.svm_ = OneClassSVM(kernel="precomputed", nu=self.nu, tol=self.tol).fit(self.kernel_(X))
         self.offset_ = float(self.svm_.offset_[0])
@@ -75,17 +76,16 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
 
     def _cross_kernel(self, X) -> np.ndarray:
         check_is_fitted(self, "svm_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
-        return self.kernel_(X, self.X_fit_)
+        return self.kernel_(validate_data(self, X, dtype=np.float64, reset=False), self.X_fit_)
 
     def score_samples(self, X):
         """``sum_i alpha_i k(x_i, x)``: higher means more normal (scikit-learn's sign)."""
-        return self.svm_.score_samples(self._cross_kernel(X))
+        K = self._cross_kernel(X)
+        return self.svm_.score_samples(K)
 
     def decision_function(self, X):
         return self.score_samples(X) - self.offset_
 
     def predict(self, X):
-        return self.svm_.predict(self._cross_kernel(X))
+        K = self._cross_kernel(X)
+        return self.svm_.predict(K)
