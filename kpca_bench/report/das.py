@@ -153,8 +153,8 @@ def report_tables(results) -> str:
     entries = load_references(results)
     auroc = ["| dataset | " + " | ".join(f"{m} paper | ours" for m in METHOD_LABELS) + " | ours: order |",
              "|" + "---|" * (2 * len(METHOD_LABELS) + 2)]
-    sparsity = ["| dataset | SKPCA sparsity % paper | ours (mean ± std) | naive ours | Wang-Tanaka ours | "
-                "SKPCA F1 ours | KPCA F1 ours |", "|" + "---|" * 7]
+    sparsity = ["| dataset | trials | SKPCA sparsity % paper | ours (mean ± std) | naive ours | Wang-Tanaka ours | "
+                "SKPCA F1 ours | KPCA F1 ours |", "|" + "---|" * 8]
     for name, dataset in CONFIGS.items():
         refs = reference_values(entries, paper=PAPER, dataset=dataset)
         summary = _summary(results, name)
@@ -173,7 +173,8 @@ def report_tables(results) -> str:
         paper = "–" if ref is None else f"{ref['value']:.2f} ± {PAPER_SPARSITY_STD[dataset]:.2f}"
         mine = "not run" if ours("SKPCA", "sparsity_mean") is None else \
             f"{ours('SKPCA', 'sparsity_mean'):.2f} ± {ours('SKPCA', 'sparsity_std'):.2f}"
-        sparsity.append(f"| {dataset} | {paper} | {mine} | {_fmt(ours('Naive thresholding', 'sparsity_mean'), 2)} | "
+        trials = ours("SKPCA", "trials")
+        sparsity.append(f"| {dataset} | {'–' if trials is None else int(trials)} | {paper} | {mine} | {_fmt(ours('Naive thresholding', 'sparsity_mean'), 2)} | "
                         f"{_fmt(ours(MARKED, 'sparsity_mean'), 2)} | {_fmt(ours('SKPCA', 'f1_mean'))} | "
                         f"{_fmt(ours('KPCA', 'f1_mean'))} |")
     return "\n".join(["## AUROC, mean over trials: paper vs ours", "", *auroc, "",
