@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from kpca_bench.experiments import wang_toy
-from kpca_bench.protocols import classification, novelty, robustness, sweep, unsupervised
+from kpca_bench.protocols import classification, classification_cv, novelty, robustness, sweep, unsupervised
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,10 @@ PROTOCOLS = {
                  classification.check_classification, classification.classification_split,
                  classification.evaluate_classification, classification.describe,
                  report=classification.report_classification, options=classification.OPTIONS),
+        Protocol("classification_cv", "classifier on leading kernel-PCA components, every hyper-parameter by CV",
+                 classification_cv.check_classification_cv, classification.classification_split,
+                 classification_cv.evaluate_classification_cv, classification_cv.describe,
+                 report=classification_cv.report_classification_cv, options=classification_cv.OPTIONS),
         Protocol("toy_components", "fit on a whole generated 2-D sample; every component as a contour map",
                  wang_toy.check_toy, wang_toy.toy_split, wang_toy.evaluate_toy, wang_toy.describe,
                  report=wang_toy.report_toy, options=wang_toy.OPTIONS),

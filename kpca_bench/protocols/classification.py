@@ -246,9 +246,9 @@ def _trials_table(config: Config, records: list[dict]) -> pd.DataFrame:
     return frame.sort_values(["method", "trial"]).reset_index(drop=True)
 
 
-def _summary_table(trials: pd.DataFrame) -> pd.DataFrame:
+def _summary_table(trials: pd.DataFrame, metrics=METRICS) -> pd.DataFrame:
     ok = trials[trials["status"] == "ok"]
-    grouped = ok.groupby("method", observed=True)[list(METRICS)]
+    grouped = ok.groupby("method", observed=True)[list(metrics)]
     summary = grouped.agg(["mean", "std"])
     summary.columns = [f"{metric}_{stat}" for metric, stat in summary.columns]
     summary.insert(0, "trials", grouped.size())
