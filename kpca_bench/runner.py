@@ -154,6 +154,12 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     }
 
 
+def labelled(record: dict, cell: Cell, config: Config) -> dict:
+    """A stored record under the labels the config gives its cell now (labels are not part of the key)."""
+    method = config.methods[cell.method_index]
+    return {**record, "method": method.setting_label(cell.setting), "entry": method.label}
+
+
 def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
                    progress: PlainProgress | None = None) -> RunOutcome:
     """Run every unfinished cell of ``config`` and rebuild its tables and figures.
@@ -168,7 +174,8 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     store = ResultStore(directory)
     cells = plan_cells(config)
     finished = store.load()
-    todo = [cell for cell in cells if cell.key not in finished]
+    # Entries that differ only in their label share cells: run each key once.
+    todo = list({cell.key: cell for cell in cells if cell.key not in finished}.values())
     common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
               "data_fingerprint": data_fingerprint(dataset), "versions": package_versions()}
 
@@ -188,7 +195,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     finally:
         progress.close()
         stored = store.load()
-        records = [stored[c.key] for c in cells if c.key in stored]
+        records = [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
         write_report(config, records, directory, dataset.provenance)
         protocol_report = PROTOCOLS[config.protocol].report
         if protocol_report is not None and records:

@@ -110,3 +110,15 @@ def test_help_explains_the_run_command():
     result = CliRunner().invoke(app, ["run", "--help"])
     assert result.exit_code == 0
     assert "--jobs" in result.output and "resum" in result.output
+
+
+def test_entries_that_differ_only_in_label_are_both_reported(tmp_path):
+    config = tmp_path / "twins.yaml"
+    config.write_text(QUICKSTART.read_text().replace("label: KPCA-Mahalanobis", "label: Twin").replace(
+        "score: mahalanobis        # Li et al.: distance inside the principal subspace", "score: reconstruction_error"))
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path), "--quiet", "--trials", "2"])
+    assert result.exit_code == 0, result.output
+    trials = pd.read_csv(tmp_path / "quickstart" / "trials.csv")
+    kpca, twin = trials[trials["method"] == "KPCA"], trials[trials["method"] == "Twin"]
+    assert len(kpca) == len(twin) == 2
+    assert list(kpca["auroc"]) == list(twin["auroc"]) and list(kpca["key"]) == list(twin["key"])
