@@ -274,16 +274,18 @@ def _markdown(config: Config, summary: pd.DataFrame, references: dict, facts: li
     return "\n".join(lines + ["", f"![{FIGURE}]({FIGURE})", ""])
 
 
-def _error_box(trials: pd.DataFrame, methods: list[str], title: str, path: Path) -> None:
+def metric_box_plot(trials: pd.DataFrame, methods: list[str], title: str, path: Path, *, column: str = "error",
+                    ylabel: str = "test misclassification rate") -> None:
+    """One box per method of a per-trial metric, every trial drawn as a dot."""
     from kpca_bench.report.plots import _save, plt
 
-    data = [trials.loc[(trials["method"] == m) & (trials["status"] == "ok"), "error"].to_numpy() for m in methods]
+    data = [trials.loc[(trials["method"] == m) & (trials["status"] == "ok"), column].to_numpy() for m in methods]
     fig, ax = plt.subplots(figsize=(max(4.8, 1.6 + 1.4 * len(methods)), 4.4))
     ax.boxplot(data, tick_labels=methods)
     for position, values in enumerate(data, start=1):
         ax.plot(np.full(len(values), position), values, "o", ms=3, alpha=0.6, color="tab:blue")
-    ax.set_ylabel("test misclassification rate")
-    ax.set_title(f"{title}: misclassification over {max(len(d) for d in data)} trials", fontsize=10)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{title}: {ylabel} over {max(len(d) for d in data)} trials", fontsize=10)
     ax.tick_params(axis="x", labelrotation=15)
     ax.grid(axis="y", alpha=0.3)
     _save(fig, path)
@@ -310,7 +312,7 @@ def report_classification(config: Config, records: list[dict], directory) -> Non
              f"paper: {reference.paper}, {reference.dataset}" if reference else "paper: none named",
              f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items())]
     methods = [m for m in summary["method"].astype(str)]
-    _error_box(trials, methods, f"{config.name}: {config.dataset.name}", directory / FIGURE)
+    metric_box_plot(trials, methods, f"{config.name}: {config.dataset.name}", directory / FIGURE)
     write_atomic(directory / "trials.csv", trials.to_csv(index=False))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "summary.md", _markdown(config, summary, references, facts))

@@ -68,14 +68,22 @@ from kpca_bench.datasets import Dataset
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.registry import METHODS
-from kpca_bench.protocols.classification import (CLASSIFIERS, Split, _classifier_option, _summary_table,
-                                                 _trials_table, classification_split)
+from kpca_bench.protocols.classification import (
+    CLASSIFIERS,
+    Split,
+    _classifier_option,
+    _summary_table,
+    _trials_table,
+    classification_split,
+    metric_box_plot,
+)
 
 if TYPE_CHECKING:
     from kpca_bench.config import Config
 
 OPTIONS = ("train_size", "test_size", "classes", "classifier", "search", "cv", "pos_label")
 NESTED = ("kpca", "skpca_l1")
+FIGURE = "accuracy_box.png"
 METRICS = {"accuracy": ("accuracy", 4), "precision": ("precision", 4), "recall": ("recall", 4), "f1": ("F1", 4),
            "sample_sparsity": ("unused samples", 4), "coef_sparsity": ("zero coefficients", 4),
            "sv_sparsity": ("non-SV samples", 4), "n_components": ("PCs chosen", 1), "fit_time": ("search time (s)", 1)}
@@ -246,6 +254,8 @@ def report_classification_cv(config: Config, records: list[dict], directory) -> 
              f"protocol: {config.protocol}: {describe(config)}",
              f"paper: {reference.paper}, {reference.dataset}" if reference else "paper: none named",
              f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items())]
+    metric_box_plot(trials, list(summary["method"].astype(str)), f"{config.name}: {config.dataset.name}",
+                    directory / FIGURE, column="accuracy", ylabel="test accuracy")
     write_atomic(directory / "trials.csv", trials.to_csv(index=False))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
-    write_atomic(directory / "summary.md", _markdown(config, summary, references, facts))
+    write_atomic(directory / "summary.md", _markdown(config, summary, references, facts) + f"\n![{FIGURE}]({FIGURE})\n")
