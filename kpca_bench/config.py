@@ -12,7 +12,7 @@ import hashlib
 import itertools
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from kpca_bench.protocols import PROTOCOLS
 THRESHOLD_RULES = ("train_quantile", "fixed", "test_prior", "test_oracle")
 FIGURES = ("box", "roc", "sparsity")
 SCALINGS = ("none", "standard", "minmax")
+BACKENDS = ("local", "dask")
 # Parameters the runner sets itself, so a config may not.
 RUNNER_PARAMS = ("random_state",)
 
@@ -115,6 +116,52 @@ class OutputConfig:
 
 
 @dataclass(frozen=True)
+class ExecutionConfig:
+    """Where cells run and within how much memory. It never changes a number,
+    so it is not part of the config hash or of any cell key.
+
+    ``backend``: ``local`` (worker processes on this machine, ``--jobs``) or
+    ``dask`` (a dask.distributed cluster). ``address``: the Dask scheduler,
+    ``tcp://HOST:PORT``, or ``local`` (the default) to start a LocalCluster for the run.
+    ``max_memory_mb``: the working-memory budget of each cell in MiB
+    (scikit-learn's ``working_memory``); test-vs-train kernels are built and
+    scored in row blocks within it. None keeps scikit-learn's default.
+    """
+
+    backend: str = "local"
+    address: str | None = None
+    max_memory_mb: float | None = None
+
+    def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
+        """A copy with the command line's ``--scheduler`` / ``--max-memory`` applied (checked here)."""
+        problems = []
+        if scheduler is not None and (problem := address_problem(scheduler)):
+            problems.append(f"--scheduler: {problem}")
+        if max_memory_mb is not None and (problem := max_memory_problem(max_memory_mb)):
+            problems.append(f"--max-memory: {problem}")
+        if problems:
+            raise ConfigError("\n".join(problems))
+        changes = {"max_memory_mb": float(max_memory_mb)} if max_memory_mb is not None else {}
+        if scheduler is not None:
+            changes.update(backend="dask", address=scheduler)
+        return replace(self, **changes)
+
+
+def address_problem(address) -> str | None:
+    """What is wrong with a Dask scheduler address, or None if it is usable."""
+    if address == "local" or (isinstance(address, str) and "://" in address and not address.endswith("://")):
+        return None
+    return f"must be 'local' (start a LocalCluster) or a scheduler address such as tcp://HOST:8786, got {address!r}"
+
+
+def max_memory_problem(value) -> str | None:
+    """What is wrong with a memory budget in MiB, or None if it is usable."""
+    if isinstance(value, Real) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
+        return None
+    return f"must be a positive number of MiB (e.g. 512), got {value!r}"
+
+
+@dataclass(frozen=True)
 class ReferenceConfig:
     """Which published numbers this experiment reproduces (entries of ``results/reference/papers.yaml``)."""
 
@@ -137,12 +184,14 @@ class Config:
     seed: int = 0
     output: OutputConfig = field(default_factory=OutputConfig)
     reference: ReferenceConfig | None = None
+    execution: ExecutionConfig = field(default_factory=ExecutionConfig)
     profile: str = "full"
     source: str = ""
 
-    def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> "Config":
+    def with_overrides(self, *, trials: int | None = None, seed: int | None = None, scheduler: str | None = None,
+                       max_memory_mb: float | None = None) -> "Config":
         """A copy with command-line overrides applied."""
-        changes = {}
+        changes = {"execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)}
         if trials is not None:
             changes["trials"] = trials
         if seed is not None:
@@ -150,9 +199,9 @@ class Config:
         return Config(**{**self.__dict__, **changes})
 
     def fingerprint(self) -> dict:
-        """What determines the numbers of a run (not its size or its figures)."""
+        """What determines the numbers of a run (not its size, its figures or where it runs)."""
         data = asdict(self)
-        for key in ("trials", "output", "source", "description", "reference", "profile"):
+        for key in ("trials", "output", "source", "description", "reference", "profile", "execution"):
             data.pop(key)
         return data
 
@@ -381,8 +430,32 @@ def _parse_output(raw, errors: _Errors) -> OutputConfig:
     return OutputConfig(figures=tuple(figures))
 
 
+def _parse_execution(raw, errors: _Errors) -> ExecutionConfig:
+    raw = _mapping(raw, "execution", errors)
+    if not raw:
+        return ExecutionConfig()
+    _check_keys(raw, ("backend", "address", "max_memory_mb"), (), "execution", errors)
+    backend = raw.get("backend", "local")
+    if backend not in BACKENDS:
+        errors.add("execution.backend", f"unknown backend {backend!r}{_did_you_mean(backend, BACKENDS)}; "
+                                        f"accepted: {', '.join(BACKENDS)}")
+    address = raw.get("address")
+    if address is not None and backend != "dask":
+        errors.add("execution.address", "a scheduler address needs backend: dask")
+    elif address is not None and (problem := address_problem(address)):
+        errors.add("execution.address", problem)
+    max_memory_mb = raw.get("max_memory_mb")
+    if max_memory_mb is not None and (problem := max_memory_problem(max_memory_mb)):
+        errors.add("execution.max_memory_mb", problem)
+        max_memory_mb = None
+    if backend == "dask" and address is None:
+        address = "local"
+    return ExecutionConfig(backend=backend, address=address,
+                           max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None)
+
+
 TOP_LEVEL = ("name", "description", "dataset", "protocol", "methods", "threshold", "trials", "seed", "output",
-             "reference", "profiles")
+             "reference", "execution", "profiles")
 PROFILES = ("full", "quick")
 
 
@@ -469,11 +542,12 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     output = _parse_output(raw.get("output"), errors)
     description = raw.get("description", "")
     reference = _parse_reference(raw.get("reference"), errors)
+    execution = _parse_execution(raw.get("execution"), errors)
     errors.raise_if_any()
     return Config(name=name, description=str(description), dataset=dataset, protocol=protocol,
                   protocol_options=protocol_options,
                   methods=tuple(methods), threshold=threshold, trials=trials, seed=seed, output=output,
-                  reference=reference, profile=profile, source=source)
+                  reference=reference, execution=execution, profile=profile, source=source)
 
 
 def load_config(path, profile: str = "full") -> Config:

@@ -63,6 +63,11 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     (edited(methods__0__params={"n_components": 5, "gamma": 0}), "methods[0].params.gamma: the kernel width must"),
     (edited(methods__0__score="entropy"), "methods[0].score: unknown score 'entropy'"),
     (edited(methods__0__grid={"n_components": []}), "methods[0].grid.n_components: must be a non-empty list"),
+    (GOOD + "execution: {adress: local}\n", "execution.adress: unknown key (did you mean 'address'?)"),
+    (GOOD + "execution: {backend: dsak}\n", "execution.backend: unknown backend 'dsak' (did you mean 'dask'?)"),
+    (GOOD + "execution: {address: tcp://h:8786}\n", "execution.address: a scheduler address needs backend: dask"),
+    (GOOD + "execution: {backend: dask, address: h:8786}\n", "execution.address: must be 'local' (start a"),
+    (GOOD + "execution: {max_memory_mb: -1}\n", "execution.max_memory_mb: must be a positive number of MiB"),
     ("name: x\ndataset: [1, 2\n", "YAML syntax error at line 3"),
     ("- just\n- a list\n", "must be a YAML mapping"),
 ])
