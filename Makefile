@@ -10,7 +10,7 @@ JOBS ?= 1
 $(BIN)/kpca-bench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dask]"
 	touch $@
 
 install: $(BIN)/kpca-bench

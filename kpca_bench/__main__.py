@@ -1,3 +1,5 @@
 from kpca_bench.cli import app
 
-app(prog_name="kpca-bench")
+# Guarded: Dask's LocalCluster starts its workers by re-importing the main module.
+if __name__ == "__main__":
+    app(prog_name="kpca-bench")

@@ -41,7 +41,14 @@ def fail(error: KpcaBenchError) -> None:
 
 
 OUT = typer.Option(Path("results"), "--out", help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
-JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel (-1: one per CPU core).")
+JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel (-1: one per CPU core); with --scheduler local, "
+                                             "the LocalCluster's workers.")
+SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
+                         help="Run the cells on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
+                              "'local' to start a LocalCluster. Needs pip install \"kpca-bench[dask]\".")
+MAX_MEMORY = typer.Option(None, "--max-memory", metavar="MB",
+                          help="Working-memory budget of each cell in MiB: test-vs-train kernels are built and "
+                               "scored in row blocks within it (default 1024, scikit-learn's).")
 OFFLINE = typer.Option(False, "--offline", help="Never download: use only the local data directories.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
 
@@ -50,9 +57,11 @@ def profile_option(default: str):
     return typer.Option(default, "--profile", help=f"Config profile: {' | '.join(PROFILES)} (quick: small sizes for CI).")
 
 
-def run_config(path: Path, *, profile: str, out: Path, jobs: int, offline: bool, quiet: bool, trials=None, seed=None):
+def run_config(path: Path, *, profile: str, out: Path, jobs: int, offline: bool, quiet: bool, trials=None, seed=None,
+               scheduler=None, max_memory=None):
     """Load, run and return (config, outcome); an interrupt says how to resume."""
-    config = load_config(path, profile).with_overrides(trials=trials, seed=seed)
+    config = load_config(path, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
+                                                       max_memory_mb=max_memory)
     n_jobs = os.cpu_count() if jobs == -1 else max(jobs, 1)
     try:
         return config, run_experiment(config, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet))
@@ -72,6 +81,8 @@ def run(
     profile: str = profile_option("full"),
     offline: bool = OFFLINE,
     quiet: bool = QUIET,
+    scheduler: str = SCHEDULER,
+    max_memory: float = MAX_MEMORY,
 ):
     """Run an experiment: every trial x method x setting, resuming what is already done.
 
@@ -81,7 +92,7 @@ def run(
     """
     try:
         _, outcome = run_config(config, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
-                                trials=trials, seed=seed)
+                                trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory)
     except KpcaBenchError as error:
         fail(error)
     if not quiet:
@@ -100,6 +111,8 @@ def bless(
     jobs: int = JOBS,
     offline: bool = OFFLINE,
     quiet: bool = QUIET,
+    scheduler: str = SCHEDULER,
+    max_memory: float = MAX_MEMORY,
 ):
     """Run configs at the quick profile and record their numbers in OUT/reference/quick.csv.
 
@@ -107,7 +120,8 @@ def bless(
     """
     try:
         for path in configs:
-            _, outcome = run_config(path, profile="quick", out=out, jobs=jobs, offline=offline, quiet=quiet)
+            _, outcome = run_config(path, profile="quick", out=out, jobs=jobs, offline=offline, quiet=quiet,
+                                    scheduler=scheduler, max_memory=max_memory)
             written = write_blessed(out, blessed_rows(path.as_posix(), outcome.directory))
             typer.echo(f"blessed {path} in {written}")
     except KpcaBenchError as error:
@@ -123,6 +137,8 @@ def check(
     jobs: int = JOBS,
     offline: bool = OFFLINE,
     quiet: bool = QUIET,
+    scheduler: str = SCHEDULER,
+    max_memory: float = MAX_MEMORY,
 ):
     """Run configs (reusing finished cells) and compare with the reference numbers.
 
@@ -134,7 +150,8 @@ def check(
         paths = configs or default_check_configs(profile, out)
         tables = []
         for path in paths:
-            config, outcome = run_config(path, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet)
+            config, outcome = run_config(path, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
+                                         scheduler=scheduler, max_memory=max_memory)
             tables.append(compare_run(out, path.as_posix(), config, outcome.directory))
     except KpcaBenchError as error:
         fail(error)

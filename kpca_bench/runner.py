@@ -3,28 +3,30 @@
 A *cell* is one (trial, method entry, parameter setting). Its key is a hash of
 everything that determines its numbers, and its seeds are hashes of the config
 seed with the trial (for the split) and the method setting (for the method's
-own randomness), so neither the order of execution nor ``--jobs`` can change a
-number. Re-running a config skips every cell whose key is in the store.
+own randomness), so neither the order of execution, ``--jobs`` nor the Dask
+cluster can change a number. Re-running a config skips every cell whose key is
+in the store.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
+import sklearn
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.config import Config, stable_hash
 from kpca_bench.datasets import Dataset, load_dataset
 from kpca_bench.errors import DataError, KpcaBenchError
+from kpca_bench.execution import open_backend
+from kpca_bench.memory import peak_memory
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.progress import NoProgress, PlainProgress
 from kpca_bench.protocols import PROTOCOLS
@@ -123,12 +125,18 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     """Build, fit and evaluate one cell; a parameter or data error comes back as a ``failed`` record.
 
     ``blas_threads`` caps the BLAS / OpenMP threads of this cell so that
-    ``--jobs`` workers share the cores instead of fighting over them.
+    parallel cells share the cores instead of fighting over them. The config's
+    ``execution.max_memory_mb`` becomes scikit-learn's ``working_memory`` for the
+    cell, here rather than in the caller so that it holds on a Dask worker too.
+    The record carries that budget and the peak memory of the process running
+    the cell (:mod:`kpca_bench.memory`).
     """
     method = config.methods[cell.method_index]
     spec = METHODS[method.name]
     start = time.perf_counter()
-    with threadpool_limits(limits=blas_threads):
+    budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
+    with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak:
+        max_memory_mb = sklearn.get_config()["working_memory"]
         try:
             detector = spec.build(cell.setting, score=method.score, random_state=cell.random_state)
             result = PROTOCOLS[config.protocol].evaluate(detector, split, config)
@@ -150,6 +158,8 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
         "n_test_inliers": int(np.sum(~split.is_outlier)),
         "n_test_outliers": int(np.sum(split.is_outlier)),
         "wall_time": time.perf_counter() - start,
+        "max_memory_mb": max_memory_mb,
+        "peak_memory_mb": peak.mib,
         **result,
     }
 
@@ -164,40 +174,41 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
                    progress: PlainProgress | None = None) -> RunOutcome:
     """Run every unfinished cell of ``config`` and rebuild its tables and figures.
 
-    Results go to :func:`experiment_directory`. Finished cells are appended to the
-    store as they arrive; on an interrupt or a failing method the tables are
-    still rebuilt from what finished, and the exception propagates.
+    Results go to :func:`experiment_directory`. Cells run where
+    ``config.execution`` says (:mod:`kpca_bench.execution`); each finished one
+    is appended to the store as it arrives, so on an interrupt or a failing
+    method the tables are still rebuilt from what finished, and the exception
+    propagates.
     """
     progress = progress or NoProgress()
-    dataset = load_checked_dataset(config, offline)
-    directory = experiment_directory(config, out_dir)
-    store = ResultStore(directory)
-    cells = plan_cells(config)
-    finished = store.load()
-    # Entries that differ only in their label share cells: run each key once.
-    todo = list({cell.key: cell for cell in cells if cell.key not in finished}.values())
-    common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
-              "data_fingerprint": data_fingerprint(dataset), "versions": package_versions()}
+    with open_backend(config.execution, jobs) as backend:
+        dataset = load_checked_dataset(config, offline)
+        directory = experiment_directory(config, out_dir)
+        store = ResultStore(directory)
+        cells = plan_cells(config)
+        finished = store.load()
+        # Entries that differ only in their label share cells: run each key once.
+        todo = list({cell.key: cell for cell in cells if cell.key not in finished}.values())
+        common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
+                  "data_fingerprint": data_fingerprint(dataset), "versions": package_versions()}
 
-    @lru_cache(maxsize=2 * max(jobs, 1) + 1)
-    def split_of(seed: int):
-        return PROTOCOLS[config.protocol].split(dataset, config, seed)
+        @lru_cache(maxsize=2 * max(jobs, 1) + 1)
+        def split_of(seed: int):
+            return PROTOCOLS[config.protocol].split(dataset, config, seed)
 
-    progress.start(len(cells), len(cells) - len(todo))
-    try:
-        blas_threads = max(1, (os.cpu_count() or 1) // jobs)
-        tasks = (delayed(run_cell)(cell, config, split_of(cell.split_seed), blas_threads) for cell in todo)
-        for record in Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
-            if record["status"] == "failed":
-                raise MethodFailed(record["error"])
-            store.append({**record, **common})
-            progress.advance(f"{record['method']} trial {record['trial']}")
-    finally:
-        progress.close()
-        stored = store.load()
-        records = [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
-        write_report(config, records, directory, dataset.provenance)
-        protocol_report = PROTOCOLS[config.protocol].report
-        if protocol_report is not None and records:
-            protocol_report(config, records, directory)
+        progress.start(len(cells), len(cells) - len(todo))
+        try:
+            for record in backend.run(partial(run_cell, config=config), todo, split_of):
+                if record["status"] == "failed":
+                    raise MethodFailed(record["error"])
+                store.append({**record, **common})
+                progress.advance(f"{record['method']} trial {record['trial']}")
+        finally:
+            progress.close()
+            stored = store.load()
+            records = [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
+            write_report(config, records, directory, dataset.provenance)
+            protocol_report = PROTOCOLS[config.protocol].report
+            if protocol_report is not None and records:
+                protocol_report(config, records, directory)
     return RunOutcome(directory=directory, n_cells=len(cells), n_reused=len(cells) - len(todo), n_run=len(todo))

@@ -1,0 +1,146 @@
+"""Where cells run: given the unfinished cells, yield their records as they finish.
+
+Two backends, chosen by the config's ``execution`` section or ``--scheduler``:
+
+* ``local``: joblib's worker processes on this machine (``--jobs``); one job
+  runs in this process.
+* ``dask``: a dask.distributed cluster, reached at a scheduler address or
+  started here as a LocalCluster. Each trial's split is sent to the cluster once
+  and shared by that trial's cells; only a few cells per worker thread are in
+  flight at a time, so the client and the workers hold a few splits, not all.
+
+Either way the records come back to this process, which stores each one as it
+arrives: resume and interrupts work as with a local run, and since a cell's
+numbers depend only on its seeds, not on where it ran, so do the tables.
+Dask is an optional extra, imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from joblib import Parallel, delayed
+
+from kpca_bench.config import ExecutionConfig
+from kpca_bench.errors import KpcaBenchError
+
+# How long to wait for a remote scheduler before giving up with an error.
+CONNECT_TIMEOUT_S = 10
+# Cells in flight per worker thread: enough to keep workers busy while the client stores results.
+CELLS_PER_THREAD = 2
+FIX_ADDRESS = "start a scheduler with 'dask scheduler' or fix the address (--scheduler, execution.address)"
+
+
+class LocalBackend:
+    """Cells in joblib worker processes on this machine, each with an equal share of the cores for BLAS."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+
+    def run(self, run_cell: Callable[..., dict], cells: list, split_of: Callable) -> Iterator[dict]:
+        """Records of ``cells`` in the order they finish; ``split_of(seed)`` is a trial's data."""
+        blas_threads = max(1, (os.cpu_count() or 1) // self.jobs)
+        tasks = (delayed(run_cell)(cell, split=split_of(cell.split_seed), blas_threads=blas_threads) for cell in cells)
+        yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered")(tasks)
+
+
+class DaskBackend:
+    """Cells as tasks on a dask.distributed cluster, each with one BLAS thread.
+
+    One BLAS thread per task because a Dask worker already runs one task per
+    thread, and workers are started one per core (as Dask's own nannies assume
+    when they set ``OMP_NUM_THREADS=1``): more would oversubscribe the cores.
+    """
+
+    def __init__(self, client, distributed):
+        self.client = client
+        self.distributed = distributed
+
+    def run(self, run_cell: Callable[..., dict], cells: list, split_of: Callable) -> Iterator[dict]:
+        """Records of ``cells`` in the order they finish; ``split_of(seed)`` is a trial's data."""
+        pending = iter(cells)
+        in_flight = self.distributed.as_completed(loop=self.client.loop)
+        scattered: dict[int, object] = {}
+
+        def submit_up_to_window() -> None:
+            window = self._window()
+            while in_flight.count() < window:
+                cell = next(pending, None)
+                if cell is None:
+                    return
+                if cell.split_seed not in scattered:
+                    # Cells come trial by trial: forgetting the previous split lets the
+                    # cluster free it once its last cell has run.
+                    scattered.clear()
+                    scattered[cell.split_seed] = self.client.scatter(split_of(cell.split_seed), hash=False)
+                in_flight.add(self.client.submit(run_cell, cell, split=scattered[cell.split_seed], blas_threads=1,
+                                                 pure=False))
+
+        submit_up_to_window()
+        for future in in_flight:
+            record = future.result()
+            submit_up_to_window()
+            yield record
+
+    def _window(self) -> int:
+        """Cells to keep in flight, from the worker threads connected now (workers may join later)."""
+        return CELLS_PER_THREAD * max(1, sum(self.client.nthreads().values()))
+
+
+def import_distributed():
+    """The ``distributed`` package, or a one-line error saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise KpcaBenchError('running on Dask needs the dask extra: pip install "kpca-bench[dask]"') from None
+    return distributed
+
+
+@contextmanager
+def open_backend(execution: ExecutionConfig, jobs: int) -> Iterator[LocalBackend | DaskBackend]:
+    """The backend the execution config asks for, connected (and its cluster shut down on exit)."""
+    if execution.backend != "dask":
+        yield LocalBackend(jobs)
+        return
+    distributed = import_distributed()
+    with dask_client(distributed, execution.address, jobs) as client:
+        yield DaskBackend(client, distributed)
+
+
+@contextmanager
+def dask_client(distributed, address: str, jobs: int):
+    """A client of the scheduler at ``address``, or of a LocalCluster of ``jobs`` single-threaded workers.
+
+    The LocalCluster's workers are processes with one thread each, so a cell
+    has its process to itself and its peak memory is its own
+    (:mod:`kpca_bench.memory`).
+    """
+    if address == "local":
+        # Any free port for the scheduler's HTTP server, which it starts even without a dashboard.
+        with distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                      dashboard_address=":0") as cluster, \
+                distributed.Client(cluster, set_as_default=False) as client:
+            yield client
+        return
+    try:
+        client = distributed.Client(resolved_address(distributed, address), timeout=CONNECT_TIMEOUT_S,
+                                    set_as_default=False)
+    except OSError:
+        raise KpcaBenchError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s; "
+                             f"{FIX_ADDRESS}") from None
+    with client:
+        yield client
+
+
+def resolved_address(distributed, address: str) -> str:
+    """``address`` with its host resolved, or a one-line error.
+
+    Checked before a Client exists: a Client that fails to parse its address
+    stalls the exit for 20 s while it closes.
+    """
+    try:
+        return distributed.comm.resolve_address(address)
+    except (OSError, ValueError) as exc:
+        raise KpcaBenchError(f"bad Dask scheduler address {address} ({exc}); {FIX_ADDRESS}") from None

@@ -1,0 +1,197 @@
+"""Cells on a Dask cluster give the serial run's numbers and resume the same way; the memory budget
+bounds the test-vs-train kernel, reaches every cell and is recorded with the cell's peak memory."""
+
+import json
+import socket
+import sys
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
+from typer.testing import CliRunner
+
+from kpca_bench import execution
+from kpca_bench.cli import app
+from kpca_bench.config import load_config
+from kpca_bench.memory import peak_memory
+from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
+from kpca_bench.methods.kpca import BaseKernelPCA
+from kpca_bench.results import ResultStore
+from kpca_bench.runner import plan_cells
+
+QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
+MEASUREMENTS = ["fit_time", "score_time", "wall_time"]
+ON_LINUX = sys.platform == "linux"
+
+
+def invoke(out, *args):
+    return CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(out), "--quiet", "--trials", "2", *args])
+
+
+def run(out, *args):
+    result = invoke(out, *args)
+    assert result.exit_code == 0, result.output + result.stderr
+    return pd.read_csv(out / "quickstart" / "trials.csv").drop(columns=MEASUREMENTS)
+
+
+def stored_records(out) -> list[dict]:
+    return [json.loads(line) for line in (out / "quickstart" / "records.jsonl").read_text().splitlines()]
+
+
+def assert_one_error_line(result, expected):
+    assert result.exit_code == 2, result.output + result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    assert expected in result.stderr
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory):
+    """The quickstart's first two trials, run in this process."""
+    return run(tmp_path_factory.mktemp("serial"))
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a LocalCluster of two single-threaded worker processes on loopback."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
+
+
+def test_a_dask_run_gives_the_serial_numbers(serial, scheduler, tmp_path):
+    trials = run(tmp_path, "--scheduler", scheduler, "--max-memory", "64")
+    pd.testing.assert_frame_equal(serial, trials)
+    records = stored_records(tmp_path)
+    assert {r["max_memory_mb"] for r in records} == {64}  # read on the worker, inside the cell
+    if ON_LINUX:
+        assert all(r["peak_memory_mb"] > 0 for r in records)
+
+
+def test_a_dask_run_stores_each_cell_as_it_arrives_and_resumes(serial, scheduler, tmp_path, monkeypatch):
+    append = ResultStore.append
+
+    def interrupt_after_three(store, record):
+        if len(store.load()) == 3:
+            raise KeyboardInterrupt
+        append(store, record)
+
+    monkeypatch.setattr(ResultStore, "append", interrupt_after_three)
+    result = invoke(tmp_path, "--scheduler", scheduler)
+    assert result.exit_code == 130 and "run the same command again to resume" in result.stderr
+    assert len(stored_records(tmp_path)) == 3
+
+    monkeypatch.setattr(ResultStore, "append", append)
+    pd.testing.assert_frame_equal(serial, run(tmp_path, "--scheduler", scheduler))
+    assert len(stored_records(tmp_path)) == len(serial)  # the three finished cells were not run again
+
+
+def test_scheduler_local_starts_a_local_cluster(serial, tmp_path):
+    pytest.importorskip("distributed")
+    trials = run(tmp_path, "--scheduler", "local", "--jobs", "1", "--trials", "1")
+    pd.testing.assert_frame_equal(serial[serial["trial"] == 0].reset_index(drop=True), trials)
+
+
+def test_dask_without_the_extra_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # makes 'import distributed' fail
+    result = invoke(tmp_path, "--scheduler", "local")
+    assert_one_error_line(result, 'needs the dask extra: pip install "kpca-bench[dask]"')
+    assert not (tmp_path / "quickstart").exists()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(execution, "CONNECT_TIMEOUT_S", 1)
+    address = f"tcp://127.0.0.1:{free_port()}"
+    assert_one_error_line(invoke(tmp_path, "--scheduler", address), f"cannot reach the Dask scheduler at {address}")
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--scheduler", "tcp://[::1"], "bad Dask scheduler address tcp://[::1"),
+    (["--scheduler", "10.0.0.5:8786"], "--scheduler: must be 'local' (start a LocalCluster) or a scheduler address"),
+    (["--max-memory", "0"], "--max-memory: must be a positive number of MiB"),
+])
+def test_bad_execution_flags_are_one_line(tmp_path, args, expected):
+    if args[1].startswith("tcp://"):
+        pytest.importorskip("distributed")
+    assert_one_error_line(invoke(tmp_path, *args), expected)
+
+
+def test_where_cells_run_changes_no_cell_key(tmp_path):
+    config = tmp_path / "quickstart.yaml"
+    config.write_text(QUICKSTART.read_text() + "execution: {backend: dask, address: tcp://cluster:8786, "
+                                               "max_memory_mb: 256}\n")
+    on_dask, serial = load_config(config), load_config(QUICKSTART)
+    assert on_dask.execution.max_memory_mb == 256 and on_dask.execution.address == "tcp://cluster:8786"
+    assert on_dask.config_hash() == serial.config_hash()
+    assert [c.key for c in plan_cells(on_dask)] == [c.key for c in plan_cells(serial)]
+
+
+def test_scoring_builds_the_kernel_in_blocks_within_the_budget():
+    rng = np.random.default_rng(0)
+    X_train, X_test = rng.normal(size=(500, 8)), rng.normal(size=(6000, 8))
+    full_kernel_mib = X_test.shape[0] * X_train.shape[0] * 8 / 2**20  # 22.9 MiB
+    detector = KernelSubspaceDetector(KernelPCA(n_components=10, gamma=0.1)).fit(X_train)
+
+    def scores_and_peak_mib(budget_mib):
+        tracemalloc.start()
+        try:
+            with sklearn.config_context(working_memory=budget_mib):
+                scores = detector.score_samples(X_test)
+            return scores, tracemalloc.get_traced_memory()[1] / 2**20
+        finally:
+            tracemalloc.stop()
+
+    blocked, blocked_peak = scores_and_peak_mib(2)
+    whole, whole_peak = scores_and_peak_mib(1024)
+    assert whole_peak > full_kernel_mib  # the measurement sees a full matrix when one is built
+    assert blocked_peak < full_kernel_mib / 4
+    np.testing.assert_allclose(blocked, whole, rtol=1e-12)
+
+
+def test_max_memory_reaches_the_scoring_and_the_record(serial, tmp_path, monkeypatch):
+    budgets_seen = []
+    block_rows = BaseKernelPCA._block_rows
+
+    def spy(model):
+        budgets_seen.append(sklearn.get_config()["working_memory"])
+        return block_rows(model)
+
+    monkeypatch.setattr(BaseKernelPCA, "_block_rows", spy)
+    trials = run(tmp_path, "--max-memory", "0.05", "--trials", "1")
+    assert budgets_seen and set(budgets_seen) == {0.05}
+    pd.testing.assert_frame_equal(serial[serial["trial"] == 0].reset_index(drop=True), trials)
+    records = stored_records(tmp_path)
+    assert {r["max_memory_mb"] for r in records} == {0.05}
+    if ON_LINUX:
+        assert all(r["peak_memory_mb"] > 0 for r in records)
+
+
+def test_records_stored_before_the_memory_fields_still_report(serial, tmp_path):
+    run(tmp_path, "--trials", "1")
+    store = tmp_path / "quickstart" / "records.jsonl"
+    old = [{k: v for k, v in r.items() if k not in ("max_memory_mb", "peak_memory_mb")} for r in stored_records(tmp_path)]
+    store.write_text("".join(json.dumps(r) + "\n" for r in old))
+    pd.testing.assert_frame_equal(serial, run(tmp_path))
+    assert len(stored_records(tmp_path)) == len(serial)
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="the peak resident memory is read from Linux's /proc")
+def test_the_peak_is_reset_only_when_no_other_cell_runs_in_the_process():
+    with peak_memory() as outer:
+        big = np.ones(100 * 2**20 // 8)  # 100 MiB, touched
+        with peak_memory() as inner:
+            del big
+    with peak_memory() as later:
+        pass
+    assert inner.mib >= later.mib + 90  # a neighbour's peak counts: the figure is an upper bound
+    assert outer.mib >= inner.mib
