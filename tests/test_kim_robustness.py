@@ -121,6 +121,12 @@ def test_run_end_to_end_writes_the_table_and_figure(tmp_path):
     assert frame["explained_variation"].between(0, 1 + 1e-9).all()
     summary = pd.read_csv(directory / "robustness_summary.csv")
     assert set(summary["paired_trials"]) == {2}
+    checked = pd.read_csv(directory / "summary.csv").set_index("method")
+    first = frame[frame["method"] == checked.index[0]]
+    for level in sorted(first["corruption"].unique()):
+        column = f"explained_variation_r{100 * level:g}_mean"
+        expected = first.loc[first["corruption"] == level, "explained_variation"].mean()
+        assert checked.loc[checked.index[0], column] == pytest.approx(expected), column
 
 
 def test_shipped_config_is_valid():

@@ -26,14 +26,17 @@ FIGURE = "explained_variation.png"
 
 
 def robustness_frame(config: Config, records: list[dict]) -> pd.DataFrame:
-    """One row per (entry, trial, kernel width, corruption level): the explained variation."""
+    """One row per (entry, trial, kernel width, corruption level): the explained variation.
+
+    ``method`` is the setting's label (e.g. ``L1-KPCA (sigma=5)``), as in ``summary.csv``.
+    """
     rows = []
     for record in records:
         if record["status"] != "ok":
             continue
         width = record["params"].get(kernel_parameter(config, record["entry"]), np.nan)
-        rows += [{"entry": record["entry"], "trial": record["trial"], "width": width, "corruption": r,
-                  "explained_variation": ev}
+        rows += [{"entry": record["entry"], "method": record["method"], "trial": record["trial"], "width": width,
+                  "corruption": r, "explained_variation": ev}
                  for r, ev in zip(record["corruption"], record["explained_variation"])]
     return pd.DataFrame(rows)
 
@@ -52,6 +55,26 @@ def summary_by_width(frame: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
         summary["first_ahead"] = difference.apply(lambda d: int((d > 0).sum()))
         summary["paired_trials"] = difference.count()
     return summary.reset_index()
+
+
+def explained_variation_by_setting(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per method setting, the explained variation's mean and std over trials at each corruption level.
+
+    Columns ``explained_variation_r<percent>_mean`` / ``_std`` (e.g. ``explained_variation_r20_mean``),
+    one row per ``method`` label: the numbers ``kpca-bench check`` compares, once joined to ``summary.csv``.
+    """
+    stats = frame.groupby(["method", "corruption"], sort=False)["explained_variation"].agg(["mean", "std"])
+    table = stats.unstack("corruption")
+    table = table[sorted(table.columns, key=lambda column: (column[1], column[0] != "mean"))]
+    table.columns = [f"explained_variation_r{100 * level:g}_{stat}" for stat, level in table.columns]
+    return table.reset_index()
+
+
+def add_explained_variation_to_summary(directory: Path, frame: pd.DataFrame) -> None:
+    """Join the explained variation per setting to the generic ``summary.csv`` (which has no such column)."""
+    path = directory / "summary.csv"
+    summary = pd.read_csv(path).merge(explained_variation_by_setting(frame), on="method", how="left")
+    write_atomic(path, summary.to_csv(index=False))
 
 
 def _table(summary: pd.DataFrame, entries: list[str], parameter: str) -> str:
@@ -92,7 +115,8 @@ def explained_variation_figure(summary: pd.DataFrame, entries: list[str], *, par
 
 
 def write_robustness_report(config: Config, records: list[dict], directory) -> None:
-    """Write robustness.csv (per trial), robustness_summary.csv, robustness.md and the figure into ``directory``."""
+    """Write robustness.csv (per trial), robustness_summary.csv, robustness.md and the figure into ``directory``,
+    and add the explained variation per setting to its ``summary.csv``."""
     directory = Path(directory)
     frame = robustness_frame(config, records)
     if frame.empty:
@@ -111,3 +135,4 @@ def write_robustness_report(config: Config, records: list[dict], directory) -> N
     write_atomic(directory / "robustness.csv", frame.to_csv(index=False))
     write_atomic(directory / "robustness_summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "robustness.md", "\n".join(lines) + "\n")
+    add_explained_variation_to_summary(directory, frame)
