@@ -22,7 +22,7 @@ import numpy as np
 import sklearn
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.config import Config, stable_hash
+from kpca_bench.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.datasets import Dataset, load_dataset
 from kpca_bench.errors import DataError, KpcaBenchError
 from kpca_bench.execution import open_backend
@@ -181,14 +181,16 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     propagates.
     """
     progress = progress or NoProgress()
-    with open_backend(config.execution, jobs) as backend:
+    directory = experiment_directory(config, out_dir)
+    store = ResultStore(directory)
+    cells = plan_cells(config)
+    finished = store.load()
+    # Entries that differ only in their label share cells: run each key once.
+    todo = list({cell.key: cell for cell in cells if cell.key not in finished}.values())
+    # With nothing to run, no cluster to start or reach.
+    execution = config.execution if todo else ExecutionConfig()
+    with open_backend(execution, jobs) as backend:
         dataset = load_checked_dataset(config, offline)
-        directory = experiment_directory(config, out_dir)
-        store = ResultStore(directory)
-        cells = plan_cells(config)
-        finished = store.load()
-        # Entries that differ only in their label share cells: run each key once.
-        todo = list({cell.key: cell for cell in cells if cell.key not in finished}.values())
         common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
                   "data_fingerprint": data_fingerprint(dataset), "versions": package_versions()}
 
