@@ -43,9 +43,10 @@ def fail(error: KpcaBenchError) -> None:
 OUT = typer.Option(Path("results"), "--out", help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
 JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel (-1: one per CPU core); with --scheduler local, "
                                              "the LocalCluster's workers.")
+# "\[" keeps rich from reading [dask] as markup.
 SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
                          help="Run the cells on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
-                              "'local' to start a LocalCluster. Needs pip install \"kpca-bench[dask]\".")
+                              "'local' to start a LocalCluster. Needs pip install \"kpca-bench\\[dask]\".")
 MAX_MEMORY = typer.Option(None, "--max-memory", metavar="MB",
                           help="Working-memory budget of each cell in MiB: test-vs-train kernels are built and "
                                "scored in row blocks within it (default 1024, scikit-learn's).")

@@ -131,6 +131,12 @@ def test_bad_execution_flags_are_one_line(tmp_path, args, expected):
     assert_one_error_line(invoke(tmp_path, *args), expected)
 
 
+def test_help_names_the_flags_and_the_extra():
+    result = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"})
+    assert "--scheduler" in result.output and "--max-memory" in result.output
+    assert 'pip install "kpca-bench[dask]"' in result.output
+
+
 def test_where_cells_run_changes_no_cell_key(tmp_path):
     config = tmp_path / "quickstart.yaml"
     config.write_text(QUICKSTART.read_text() + "execution: {backend: dask, address: tcp://cluster:8786, "
