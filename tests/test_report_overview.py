@@ -1,10 +1,17 @@
-"""results/REPORT.md is built from configs, papers.yaml and the runs' summaries alone."""
+"""results/REPORT.md is built from configs, papers.yaml, deviations.yaml, claims.yaml and the runs' summaries alone."""
 
+import re
 import textwrap
+from pathlib import Path
 
+import pytest
 import yaml
 
-from kpca_bench.report.overview import write_overview
+from kpca_bench.errors import ConfigError
+from kpca_bench.report.findings import load_claims, load_deviations
+from kpca_bench.report.overview import heading_anchor, paper_config_paths, runnable_paper_configs, write_overview
+
+REPO = Path(__file__).resolve().parents[1]
 
 CONFIG = textwrap.dedent("""\
     name: tiny
@@ -15,28 +22,170 @@ CONFIG = textwrap.dedent("""\
       - {name: ocsvm, label: OCSVM}
     """)
 
+CLAIMS_ONLY_CONFIG = textwrap.dedent("""\
+    name: robust_tiny
+    dataset: {name: digits, inliers: [0], outliers: [1], train_inliers: 40, test_inliers: 20, test_outliers: 20}
+    methods:
+      - {name: kpca, label: KPCA, params: {n_components: 5}}
+    """)
 
-def entry(method, value):
+
+def entry(method, value, metric="auroc_mean"):
     return {"paper": "Someone et al.", "source": "Table 1", "dataset": "Digits", "method": method,
-            "metric": "auroc_mean", "value": value, "tolerance": 0.02, "reason": "test"}
+            "metric": metric, "value": value, "tolerance": 0.02, "reason": "test"}
 
 
-def test_report_puts_paper_numbers_beside_ours_and_embeds_figures(tmp_path):
+def claim(holds, configs, text="L1 is more robust"):
+    return {"paper": "Kim & Klabjan", "claim": text, "holds": holds, "verdict": "for wide kernels",
+            "evidence": "ahead in 10 of 10 trials.", "analysis": "kim_report.md#robustness", "configs": configs}
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """configs/tiny.yaml with two paper numbers (KPCA ran: 0.91 against 0.90 and 0.80; OCSVM not run)."""
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs" / "tiny.yaml").write_text(CONFIG)
     results = tmp_path / "results"
     (results / "reference").mkdir(parents=True)
-    (results / "reference" / "papers.yaml").write_text(yaml.safe_dump([entry("KPCA", 0.90), entry("OCSVM", 0.80)]))
+    papers = [entry("KPCA", 0.90), entry("KPCA", 0.80, metric="f1_mean"), entry("OCSVM", 0.80)]
+    (results / "reference" / "papers.yaml").write_text(yaml.safe_dump(papers))
     (results / "tiny").mkdir()
-    (results / "tiny" / "summary.csv").write_text("method,trials,auroc_mean,auroc_std\nKPCA,10,0.91,0.01\n")
+    (results / "tiny" / "summary.csv").write_text(
+        "method,trials,auroc_mean,auroc_std,f1_mean,f1_std\nKPCA,10,0.91,0.01,0.91,0.01\n")
     (results / "tiny" / "roc.png").write_bytes(b"png")
-    (results / "das_report.md").write_text("analysis")
+    return tmp_path
 
-    report = write_overview(results, tmp_path / "configs").read_text()
 
-    assert "## Someone et al." in report
-    assert "1 of 1 compared numbers within tolerance; 1 not run here." in report
-    assert "| `tiny` | KPCA | auroc_mean | 0.900 | 0.910 | +0.010 | 0.020 | yes |" in report
-    assert "| `tiny` | OCSVM | auroc_mean | 0.800 | not run |" in report
-    assert "![tiny: roc](tiny/roc.png)" in report
-    assert "[das_report.md](das_report.md)" in report
+def write_findings(tree, deviations=(), claims=()):
+    reference = tree / "results" / "reference"
+    (reference / "deviations.yaml").write_text(yaml.safe_dump(list(deviations)))
+    (reference / "claims.yaml").write_text(yaml.safe_dump(list(claims)))
+
+
+def report(tree) -> str:
+    return write_overview(tree / "results", tree / "configs").read_text()
+
+
+def section(text: str, heading: str) -> str:
+    """The text under ``heading`` up to the next heading of the same or a higher level."""
+    level = heading.split(" ")[0]
+    start = text.index(heading + "\n")
+    rest = text[start + len(heading) + 1:]
+    match = re.search(rf"^#{{1,{len(level)}}} ", rest, flags=re.MULTILINE)
+    return rest[: match.start()] if match else rest
+
+
+def test_report_puts_paper_numbers_beside_ours_and_embeds_figures(tree):
+    write_findings(tree)
+    text = report(tree)
+
+    assert "## Someone et al." in text
+    assert "1 of 2 compared numbers within tolerance; 1 not run here." in text
+    assert "| `tiny` | KPCA | auroc_mean | 0.900 | 0.910 | +0.010 | 0.020 | yes |" in text
+    assert "| `tiny` | KPCA | f1_mean | 0.800 | 0.910 | +0.110 | 0.020 | **no** |" in text
+    assert "| `tiny` | OCSVM | auroc_mean | 0.800 | not run |" in text
+    assert "![tiny: roc](tiny/roc.png)" in text
+
+
+def test_deviations_give_the_reason_for_the_numbers_they_match_and_flag_the_rest(tree):
+    explains_f1 = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "metrics": ["f1_mean"]},
+                   "numbers": "KPCA's F1 too high", "cause": "the threshold rule differs",
+                   "evidence": "Table 2 uses an oracle cut.", "analysis": "someone_report.md#findings"}
+    matches_nothing = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "methods": ["LOF"]},
+                       "numbers": "LOF", "cause": "stale", "analysis": "someone_report.md"}
+    write_findings(tree, deviations=[explains_f1, matches_nothing])
+    deviations = section(report(tree), "### Deviations")
+
+    assert ("- **KPCA's F1 too high** (1 number): the threshold rule differs. Table 2 uses an oracle cut. "
+            "[someone_report.md](someone_report.md#findings)") in deviations
+    assert "- **`tiny`: OCSVM auroc_mean (not run)** (1 number): not explained yet." in deviations
+    assert "LOF" not in deviations and "auroc_mean | 0.900" not in deviations
+
+
+def test_a_paper_with_claims_only_gets_a_claims_table_and_its_runs_figures(tree):
+    (tree / "configs" / "robust_tiny.yaml").write_text(CLAIMS_ONLY_CONFIG)
+    (tree / "results" / "robust_tiny").mkdir()
+    (tree / "results" / "robust_tiny" / "explained_variation.png").write_bytes(b"png")
+    figureless = {**claim("not assessed", []), "paper": "Nobody et al."}
+    write_findings(tree, claims=[claim("partly", ["robust_tiny"]),
+                                 claim(True, [], text="competitive with LOF"), figureless])
+    text = report(tree)
+    kim = section(text, "## Kim & Klabjan")
+
+    assert "No published numbers to compare; claims that hold: 1 of 2 (1 partly)." in kim
+    assert ("| L1 is more robust | **partly**, for wide kernels | ahead in 10 of 10 trials. | "
+            "[kim_report.md](kim_report.md#robustness) |") in kim
+    assert "| competitive with LOF | yes, for wide kernels |" in kim
+    assert "![robust_tiny: explained_variation](robust_tiny/explained_variation.png)" in kim
+    assert "### Deviations" not in kim
+    assert "claims that hold: 0 of 1 (1 not assessed)" in section(text, "## Nobody et al.")
+
+
+def test_at_a_glance_table_counts_numbers_and_claims_and_names_the_main_deviation(tree):
+    (tree / "configs" / "robust_tiny.yaml").write_text(CLAIMS_ONLY_CONFIG)
+    small = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "methods": ["OCSVM"]},
+             "numbers": "OCSVM", "cause": "no data", "analysis": "someone_report.md"}
+    large = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "methods": ["KPCA"]},
+             "numbers": "KPCA's F1", "cause": "the threshold rule differs", "analysis": "someone_report.md"}
+    write_findings(tree, deviations=[small, large], claims=[claim("partly", ["robust_tiny"])])
+    glance = report(tree).split("\n## ")[0]
+
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | – | KPCA's F1: the threshold rule differs |" in glance
+    assert "| [Kim & Klabjan](#kim--klabjan) | – | – | – | 0 of 1 (1 partly) | L1 is more robust: partly, " \
+           "for wide kernels |" in glance
+    assert "Analyses: [someone_report.md](someone_report.md), [kim_report.md](kim_report.md)." in glance
+
+
+def test_findings_files_are_checked(tree):
+    reference = tree / "results" / "reference"
+    (reference / "claims.yaml").write_text(yaml.safe_dump([claim("maybe", [])]))
+    with pytest.raises(ConfigError, match="holds must be one of yes, partly"):
+        load_claims(tree / "results")
+    (reference / "deviations.yaml").write_text(yaml.safe_dump([{"paper": "P", "match": {"methods": ["KPCA"]},
+                                                                "numbers": "n", "cause": "c", "analysis": "a"}]))
+    with pytest.raises(ConfigError, match="match must be"):
+        load_deviations(tree / "results")
+    (reference / "claims.yaml").write_text("- paper: P\n  evidence: a: b\n")
+    with pytest.raises(ConfigError, match="claims.yaml: YAML syntax error at line 2"):
+        load_claims(tree / "results")
+    write_findings(tree, claims=[claim("yes", ["no_such_config"])])
+    with pytest.raises(Exception, match="claims name configs that are not in .*: no_such_config"):
+        report(tree)
+
+
+def test_configs_whose_data_are_missing_are_skipped_with_the_fix(tree, monkeypatch):
+    (tree / "configs" / "iono.yaml").write_text(CONFIG.replace("name: tiny", "name: iono")
+                                                .replace("name: digits", "name: ionosphere"))
+    monkeypatch.setenv("KPCA_BENCH_DATA", str(tree / "no_data_here"))
+    runnable, skipped = runnable_paper_configs(tree / "configs", tree / "results")
+
+    assert runnable == [tree / "configs" / "tiny.yaml"]
+    assert [path for path, _ in skipped] == [tree / "configs" / "iono.yaml"]
+    assert "'kpca-bench datasets fetch ionosphere' downloads them" in skipped[0][1]
+
+
+def test_every_shipped_config_but_the_quickstart_is_a_paper_config():
+    expected = sorted(p for p in (REPO / "configs").glob("*.yaml") if p.stem != "quickstart")
+    assert paper_config_paths(REPO / "configs", REPO / "results") == expected
+
+
+def _anchors(markdown: Path) -> set[str]:
+    return {heading_anchor(line.lstrip("#")) for line in markdown.read_text().splitlines() if line.startswith("#")}
+
+
+def test_shipped_findings_name_existing_configs_and_link_to_existing_sections():
+    results = REPO / "results"
+    stems = {p.stem for p in (REPO / "configs").glob("*.yaml")}
+    deviations, claims = load_deviations(results), load_claims(results)
+    named = {stem for d in deviations for s in d.selectors for stem in s["configs"]} | \
+            {stem for c in claims for stem in c.configs}
+    assert named <= stems, named - stems
+    for link in [e.analysis for e in [*deviations, *claims] if e.analysis]:
+        file, _, anchor = link.partition("#")
+        assert (results / file).is_file(), link
+        assert not anchor or anchor in _anchors(results / file), link
+
+
+def test_heading_anchor_follows_github():
+    assert heading_anchor("Kim & Klabjan") == "kim--klabjan"
+    assert heading_anchor(" 1. Robustness (`configs/kim_robustness.yaml`)") == "1-robustness-configskim_robustnessyaml"

@@ -1,37 +1,99 @@
 """``results/REPORT.md``: which of the papers' claims hold, at a glance.
 
-Built from what is on disk alone — the configs' ``reference`` keys, the
-papers' numbers in ``results/reference/papers.yaml`` and each full run's
-``summary.csv`` and figures — so it never re-runs anything. Per paper: the
-paper's numbers beside ours with delta and tolerance, the figures, and links to
-the analyses (``results/*_report.md``) that explain each deviation.
+Built from what is on disk alone, so it never re-runs anything:
+
+* the papers' numbers, ``reference/papers.yaml``, beside each full run's
+  ``summary.csv`` (configs name theirs with ``reference: {paper, dataset}``);
+* why numbers deviate, ``reference/deviations.yaml``, and the claims without
+  numbers, ``reference/claims.yaml`` (:mod:`kpca_bench.report.findings`), each
+  entry linking to the analysis it comes from;
+* the figures of every run of a paper.
+
+The report opens with one row per paper (numbers compared, within tolerance,
+not run, claims that hold, the main deviation); then per paper its table, its
+deviations (a number outside tolerance that no entry explains is listed as not
+explained yet), its claims and its figures.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from kpca_bench.config import Config, load_config
+from kpca_bench.datasets.files import present
+from kpca_bench.datasets.locate import searched
+from kpca_bench.datasets.registry import get_spec
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
+from kpca_bench.report.findings import NOT_EXPLAINED, VERDICTS, Claim, Deviation, load_claims, load_deviations
 from kpca_bench.report.reference import load_references
 from kpca_bench.results import write_atomic
 from kpca_bench.runner import experiment_directory
 
+Runs = list[tuple[Path, Config]]
 
-def paper_configs(config_dir: Path) -> dict[str, list[tuple[Path, Config]]]:
-    """Configs that name paper numbers, grouped by paper, in file-name order."""
-    groups: dict[str, list[tuple[Path, Config]]] = {}
-    for path in sorted(Path(config_dir).glob("*.yaml")):
+
+def paper_configs(config_dir: Path, claims: Sequence[Claim] = ()) -> dict[str, Runs]:
+    """Configs that name paper numbers (``reference``) or are a claim's evidence, grouped by paper.
+
+    Papers come in the order of their first config, configs in file-name order; a
+    paper with claims but no config has an empty list.
+    """
+    paths = sorted(Path(config_dir).glob("*.yaml"))
+    claimed = {stem: claim.paper for claim in claims for stem in claim.configs}
+    unknown = sorted(set(claimed) - {path.stem for path in paths})
+    if unknown:
+        raise KpcaBenchError(f"claims name configs that are not in {config_dir}: {', '.join(unknown)}")
+    groups: dict[str, Runs] = {}
+    for path in paths:
         config = load_config(path)
-        if config.reference is not None:
-            groups.setdefault(config.reference.paper, []).append((path, config))
+        paper = config.reference.paper if config.reference is not None else claimed.get(path.stem)
+        if paper is not None:
+            groups.setdefault(paper, []).append((path, config))
+    for claim in claims:
+        groups.setdefault(claim.paper, [])
     return groups
 
 
+def paper_config_paths(config_dir="configs", results_root="results") -> list[Path]:
+    """Every config the report shows, in file-name order: what ``make all-figures`` runs."""
+    groups = paper_configs(Path(config_dir), load_claims(results_root))
+    return sorted(path for runs in groups.values() for path, _ in runs)
+
+
+def missing_data(config: Config) -> str | None:
+    """Why ``config`` cannot run without a download (its dataset's files are not here), or None if it can."""
+    spec = get_spec(config.dataset.name)
+    if not spec.files or present(spec.name, spec.files):
+        return None
+    return (f"the files of dataset {spec.name!r} are not in {searched(spec.name)}; "
+            f"'kpca-bench datasets fetch {spec.name}' downloads them")
+
+
+def runnable_paper_configs(config_dir="configs", results_root="results") -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The paper configs whose data are here, and the others, each with the reason it is skipped."""
+    runnable, skipped = [], []
+    for path in paper_config_paths(config_dir, results_root):
+        reason = missing_data(load_config(path))
+        if reason is None:
+            runnable.append(path)
+        else:
+            skipped.append((path, reason))
+    return runnable, skipped
+
+
+def heading_anchor(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
 def _comparison(results_root: Path, path: Path, config: Config) -> pd.DataFrame:
+    """The paper's numbers beside the run's; every number "not run" (ours NaN) if the run has no summary."""
     directory = experiment_directory(config, results_root)
     try:
         return compare_with_papers(results_root, path.as_posix(), config, directory)
@@ -41,6 +103,14 @@ def _comparison(results_root: Path, path: Path, config: Config) -> pd.DataFrame:
         return pd.DataFrame([{"config": path.as_posix(), "method": e["method"], "metric": e["metric"],
                               "reference": e["value"], "ours": float("nan"), "delta": float("nan"),
                               "tolerance": e["tolerance"], "ok": False} for e in entries], columns=COMPARISON_COLUMNS)
+
+
+def paper_comparison(results_root: Path, runs: Runs) -> pd.DataFrame:
+    """Every number of the paper beside ours, over the runs that name paper numbers."""
+    tables = [_comparison(results_root, path, config) for path, config in runs if config.reference is not None]
+    if not tables:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    return pd.concat(tables, ignore_index=True)
 
 
 def _table(comparison: pd.DataFrame) -> str:
@@ -54,42 +124,188 @@ def _table(comparison: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _figures(results_root: Path, configs: list[tuple[Path, Config]]) -> list[str]:
+def not_holding(comparison: pd.DataFrame) -> pd.DataFrame:
+    """The numbers outside tolerance or not run."""
+    return comparison[~comparison["ok"].astype(bool)]
+
+
+def explained_mask(deviation: Deviation, rows: pd.DataFrame) -> pd.Series:
+    """Which of ``rows`` (comparison rows) ``deviation`` explains."""
+    return pd.Series([deviation.explains(Path(row.config).stem, row.method, row.metric) for row in rows.itertuples()],
+                     index=rows.index, dtype=bool)
+
+
+def _count(n: int) -> str:
+    return f"{n} number" if n == 1 else f"{n} numbers"
+
+
+def _link(analysis: str) -> str:
+    return f" [{analysis.split('#')[0]}]({analysis})" if analysis else ""
+
+
+def deviation_bullet(deviation: Deviation, count: int) -> str:
+    """``- **numbers** (n numbers): cause. evidence [analysis]``."""
+    evidence = f" {deviation.evidence}" if deviation.evidence else ""
+    return f"- **{deviation.numbers}** ({_count(count)}): {deviation.cause}.{evidence}{_link(deviation.analysis)}"
+
+
+def unexplained_bullets(rows: pd.DataFrame) -> list[str]:
+    """One bullet per config for the numbers no deviation entry explains."""
+    bullets = []
+    for config, group in rows.groupby(rows["config"].map(lambda c: Path(c).stem), sort=False):
+        numbers = ", ".join(f"{row.method} {row.metric}" + (" (not run)" if pd.isna(row.ours) else "")
+                            for row in group.itertuples())
+        bullets.append(f"- **`{config}`: {numbers}** ({_count(len(group))}): {NOT_EXPLAINED}.")
+    return bullets
+
+
+def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation]) -> list[str]:
+    """The deviations list of a paper: entries that explain some of its numbers, then the numbers none explains."""
+    rows = not_holding(comparison)
+    explained = pd.Series(False, index=rows.index, dtype=bool)
+    bullets = []
+    for deviation in deviations:
+        mask = explained_mask(deviation, rows)
+        if mask.any():
+            bullets.append(deviation_bullet(deviation, int(mask.sum())))
+            explained |= mask
+    return bullets + unexplained_bullets(rows[~explained])
+
+
+def main_deviation(comparison: pd.DataFrame, deviations: list[Deviation], claims: list[Claim]) -> str:
+    """The deviation entry explaining the most numbers that ran and missed; else the first claim that does not fully hold."""
+    ran = not_holding(comparison).dropna(subset=["ours"])
+    count, top = max(((int(explained_mask(d, ran).sum()), d) for d in deviations), key=lambda pair: pair[0],
+                     default=(0, None))
+    if count:
+        return f"{top.numbers}: {top.cause}"
+    if len(ran):
+        return f"{_count(len(ran))} outside tolerance: {NOT_EXPLAINED}"
+    partial = [claim for claim in claims if claim.holds != "yes"]
+    if partial:
+        return f"{partial[0].claim}: {partial[0].holds}, {partial[0].verdict}"
+    return "none"
+
+
+def claims_tally(claims: list[Claim]) -> str:
+    """``1 of 4 (3 partly)``: how many claims hold, and the other verdicts."""
+    if not claims:
+        return "–"
+    others = [verdict for verdict in VERDICTS if verdict != "yes" and any(claim.holds == verdict for claim in claims)]
+    detail = ", ".join(f"{sum(c.holds == v for c in claims)} {v}" for v in others)
+    held = sum(claim.holds == "yes" for claim in claims)
+    return f"{held} of {len(claims)}" + (f" ({detail})" if detail else "")
+
+
+def claims_table(claims: list[Claim]) -> str:
+    lines = ["| claim | holds | our evidence | analysis |", "|---|---|---|---|"]
+    for claim in claims:
+        holds = claim.holds if claim.holds == "yes" else f"**{claim.holds}**"
+        lines.append(f"| {claim.claim} | {holds}, {claim.verdict} | {claim.evidence} | {_link(claim.analysis).strip()} |")
+    return "\n".join(lines)
+
+
+def numbers_summary(comparison: pd.DataFrame) -> str:
+    ran = comparison.dropna(subset=["ours"])
+    not_run = len(comparison) - len(ran)
+    return (f"{int(ran['ok'].sum())} of {len(ran)} compared numbers within tolerance"
+            + (f"; {not_run} not run here" if not_run else "") + ".")
+
+
+def _figures(results_root: Path, runs: Runs) -> list[str]:
     lines = []
-    for _, config in configs:
+    for _, config in runs:
         directory = experiment_directory(config, results_root)
         for png in sorted(directory.glob("*.png")):
             lines.append(f"![{config.name}: {png.stem}]({png.relative_to(results_root).as_posix()})")
     return lines
 
 
-def paper_section(results_root: Path, paper: str, configs: list[tuple[Path, Config]]) -> str:
-    comparison = pd.concat([_comparison(results_root, path, config) for path, config in configs], ignore_index=True)
-    ran = comparison.dropna(subset=["ours"])
-    held = int(ran["ok"].sum())
-    summary = (f"{held} of {len(ran)} compared numbers within tolerance"
-               + (f"; {len(comparison) - len(ran)} not run here" if len(ran) < len(comparison) else ""))
-    return "\n".join([f"## {paper}", "", summary + ".", "", _table(comparison), "", *_figures(results_root, configs), ""])
+def _analyses(deviations: list[Deviation], claims: list[Claim]) -> list[str]:
+    """The analysis files the entries link to, each once, in order."""
+    files = [entry.analysis.split("#")[0] for entry in [*deviations, *claims] if entry.analysis]
+    return list(dict.fromkeys(files))
+
+
+@dataclass(frozen=True)
+class PaperFindings:
+    """Everything the report shows for one paper."""
+
+    paper: str
+    runs: Runs
+    comparison: pd.DataFrame
+    deviations: list[Deviation]
+    claims: list[Claim]
+
+
+def paper_findings(results_root: Path, groups: dict[str, Runs], deviations: list[Deviation],
+                   claims: list[Claim]) -> list[PaperFindings]:
+    """Per paper, in the order of ``groups``: its runs, its numbers beside ours, its deviations and claims."""
+    return [PaperFindings(paper, runs, paper_comparison(results_root, runs),
+                          [d for d in deviations if d.paper == paper], [c for c in claims if c.paper == paper])
+            for paper, runs in groups.items()]
+
+
+def paper_section(results_root: Path, found: PaperFindings) -> str:
+    """One paper: its numbers beside ours, why some do not hold, its claims, its figures."""
+    lines = [f"## {found.paper}", ""]
+    if len(found.comparison):
+        lines += [numbers_summary(found.comparison), "", _table(found.comparison), "", "### Deviations", ""]
+        lines += deviation_lines(found.comparison, found.deviations) or ["None: every number holds."]
+        lines.append("")
+    else:
+        lines += [f"No published numbers to compare; claims that hold: {claims_tally(found.claims)}.", ""]
+    if found.claims:
+        lines += ["### Claims without numbers", "", claims_table(found.claims), ""]
+    analyses = _analyses(found.deviations, found.claims)
+    if analyses:
+        lines += ["Analyses: " + ", ".join(f"[{a}]({a})" for a in analyses) + ".", ""]
+    figures = _figures(results_root, found.runs)
+    if figures:
+        lines += ["### Figures", "", *figures, ""]
+    return "\n".join(lines)
+
+
+def glance_row(found: PaperFindings) -> str:
+    """Numbers compared, within tolerance, not run, claims that hold, the main deviation."""
+    ran = found.comparison.dropna(subset=["ours"])
+    numbers = [len(ran), int(ran["ok"].sum()), len(found.comparison) - len(ran)] if len(found.comparison) \
+        else ["–", "–", "–"]
+    cells = [f"[{found.paper}](#{heading_anchor(found.paper)})", *map(str, numbers), claims_tally(found.claims),
+             main_deviation(found.comparison, found.deviations, found.claims)]
+    return "| " + " | ".join(cells) + " |"
+
+
+def glance_table(findings: list[PaperFindings]) -> str:
+    """One row per paper, the report's opening table."""
+    lines = ["| paper | numbers compared | within tolerance | not run | claims that hold | main deviation |",
+             "|---|---|---|---|---|---|"]
+    return "\n".join(lines + [glance_row(found) for found in findings])
 
 
 def write_overview(results_root, config_dir="configs") -> Path:
     """Write ``<results_root>/REPORT.md`` and return its path."""
     results_root = Path(results_root)
-    groups = paper_configs(Path(config_dir))
+    deviations, claims = load_deviations(results_root), load_claims(results_root)
+    groups = paper_configs(Path(config_dir), claims)
     if not groups:
-        raise KpcaBenchError(f"no config in {config_dir} names paper numbers (reference: {{paper, dataset}})")
-    analyses = sorted(p.name for p in results_root.glob("*_report.md"))
+        raise KpcaBenchError(f"no config in {config_dir} names paper numbers (reference: {{paper, dataset}}) "
+                             f"and no claim in {results_root / 'reference' / 'claims.yaml'} names a config")
+    findings = paper_findings(results_root, groups, deviations, claims)
     header = [
         "# kpca-bench reproduction report",
         "",
-        "Generated by `kpca-bench report` from the full-profile runs in this folder and the papers' numbers in "
-        "`reference/papers.yaml` (each with its source and the tolerance we hold ourselves to). "
-        "Rebuild everything with `make all-figures`.",
+        "Generated by `kpca-bench report` from the full-profile runs in this folder, the papers' numbers in "
+        "`reference/papers.yaml` (each with its source and the tolerance we hold ourselves to), and the findings of "
+        "the analyses: why numbers deviate (`reference/deviations.yaml`) and the claims without numbers "
+        "(`reference/claims.yaml`). Rebuild everything with `make all-figures`.",
         "",
-        "Why a number deviates is written up in the analyses: " + ", ".join(f"[{a}]({a})" for a in analyses) + ".",
+        glance_table(findings),
+        "",
+        "Analyses: " + ", ".join(f"[{a}]({a})" for a in _analyses(deviations, claims)) + ".",
         "",
     ]
-    body = [paper_section(results_root, paper, configs) for paper, configs in groups.items()]
+    body = [paper_section(results_root, found) for found in findings]
     path = results_root / "REPORT.md"
     write_atomic(path, "\n".join(header + body))
     return path
