@@ -13,7 +13,7 @@ from kpca_bench.datasets.cli import app as datasets_app
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.progress import make_progress
 from kpca_bench.report.compare import blessed_rows, compare_run, format_comparison, load_blessed, write_blessed
-from kpca_bench.report.overview import write_overview
+from kpca_bench.report.overview import runnable_paper_configs, write_overview
 from kpca_bench.runner import run_experiment
 
 app = typer.Typer(
@@ -168,15 +168,29 @@ def check(
 def report(
     out: Path = OUT,
     configs: Path = typer.Option(Path("configs"), "--configs", help="Folder of the experiment configs."),
+    list_configs: bool = typer.Option(False, "--list-configs",
+                                      help="Only print the paper configs whose data are here, one per line (what "
+                                           "make all-figures runs); skipped ones go to stderr with the reason."),
 ):
     """Write OUT/REPORT.md: per paper, its numbers beside ours, the figures, the analyses.
 
     Reads only what full runs left on disk; run 'make all-figures' to rebuild the runs first.
     """
     try:
+        if list_configs:
+            print_paper_configs(configs, out)
+            return
         typer.echo(f"wrote {write_overview(out, configs)}")
     except KpcaBenchError as error:
         fail(error)
+
+
+def print_paper_configs(config_dir: Path, out: Path) -> None:
+    runnable, skipped = runnable_paper_configs(config_dir, out)
+    for path, reason in skipped:
+        typer.echo(f"skipped {path}: {reason}", err=True)
+    for path in runnable:
+        typer.echo(path.as_posix())
 
 
 def default_check_configs(profile: str, out: Path) -> list[Path]:

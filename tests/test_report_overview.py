@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
+from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.findings import load_claims, load_deviations
 from kpca_bench.report.overview import heading_anchor, paper_config_paths, runnable_paper_configs, write_overview
@@ -162,6 +164,19 @@ def test_configs_whose_data_are_missing_are_skipped_with_the_fix(tree, monkeypat
     assert runnable == [tree / "configs" / "tiny.yaml"]
     assert [path for path, _ in skipped] == [tree / "configs" / "iono.yaml"]
     assert "'kpca-bench datasets fetch ionosphere' downloads them" in skipped[0][1]
+
+
+def test_list_configs_prints_what_all_figures_runs_and_names_the_skipped_on_stderr(tree, monkeypatch):
+    (tree / "configs" / "iono.yaml").write_text(CONFIG.replace("name: tiny", "name: iono")
+                                                .replace("name: digits", "name: ionosphere"))
+    monkeypatch.setenv("KPCA_BENCH_DATA", str(tree / "no_data_here"))
+    result = CliRunner().invoke(app, ["report", "--list-configs", "--configs", str(tree / "configs"),
+                                      "--out", str(tree / "results")])
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [(tree / "configs" / "tiny.yaml").as_posix()]
+    assert result.stderr.startswith(f"skipped {tree / 'configs' / 'iono.yaml'}: ")
+    assert not (tree / "results" / "REPORT.md").exists()
 
 
 def test_every_shipped_config_but_the_quickstart_is_a_paper_config():
