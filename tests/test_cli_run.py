@@ -12,7 +12,7 @@ from kpca_bench.cli import app
 from kpca_bench.protocols import PROTOCOLS
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
-TIMING = ["fit_time", "score_time", "wall_time"]
+TIMING = ["fit_time", "score_time", "wall_time", "peak_memory_mb"]
 
 
 def patch_evaluate(monkeypatch, evaluate):

@@ -23,7 +23,7 @@ from kpca_bench.results import ResultStore
 from kpca_bench.runner import plan_cells
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
-MEASUREMENTS = ["fit_time", "score_time", "wall_time"]
+MEASUREMENTS = ["fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb"]
 ON_LINUX = sys.platform == "linux"
 
 
@@ -34,7 +34,7 @@ def invoke(out, *args):
 def run(out, *args):
     result = invoke(out, *args)
     assert result.exit_code == 0, result.output + result.stderr
-    return pd.read_csv(out / "quickstart" / "trials.csv").drop(columns=MEASUREMENTS)
+    return pd.read_csv(out / "quickstart" / "trials.csv").drop(columns=MEASUREMENTS, errors="ignore")
 
 
 def stored_records(out) -> list[dict]:
@@ -183,6 +183,7 @@ def test_max_memory_reaches_the_scoring_and_the_record(serial, tmp_path, monkeyp
     pd.testing.assert_frame_equal(serial[serial["trial"] == 0].reset_index(drop=True), trials)
     records = stored_records(tmp_path)
     assert {r["max_memory_mb"] for r in records} == {0.05}
+    assert set(pd.read_csv(tmp_path / "quickstart" / "trials.csv")["max_memory_mb"]) == {0.05}
     if ON_LINUX:
         assert all(r["peak_memory_mb"] > 0 for r in records)
 
