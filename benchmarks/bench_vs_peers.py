@@ -27,7 +27,7 @@ scikit-learn and at most 0.5 against PyOD.
     KPCA_BENCH_DATA=/work/shared/datasets .venv/bin/python benchmarks/bench_vs_peers.py
     .venv/bin/python benchmarks/bench_vs_peers.py          # without data: Gaussian blobs of the same shape
 
-PyOD is not a dependency: ``pip install pyod`` to include it (skipped otherwise).
+PyOD is not a dependency: ``pip install -e ".[bench]"`` to include it (skipped otherwise).
 """
 
 from __future__ import annotations
