@@ -89,3 +89,47 @@ def test_leading_components_equal_a_smaller_fit(estimator):
 def test_paper_configs_parse(name):
     config = load_config(f"configs/wang_{name}.yaml", profile="quick")
     assert config.protocol == "classification_cv" and config.reference.paper == "Wang & Tanaka"
+
+
+@pytest.mark.parametrize("name", ["australian", "breast_cancer", "climate"])
+def test_grid_checks_search_the_full_runs_splits_on_wider_grids(name):
+    """configs/wang_gridcheck_<dataset>.yaml: same splits and method seeds as the full run, no paper numbers of its own."""
+    from kpca_bench.experiments.wang_report import grid_check_config
+    from kpca_bench.runner import plan_cells
+
+    full = load_config(f"configs/wang_{name}.yaml")
+    check = load_config(grid_check_config(f"configs/wang_{name}.yaml"))
+    assert check.reference is None and check.name == f"wang_gridcheck_{name}"
+
+    def seeds(config):
+        return {(c.trial, config.methods[c.method_index].label): (c.split_seed, c.random_state) for c in plan_cells(config)}
+
+    full_seeds, check_seeds = seeds(full), seeds(check)
+    assert {trial for trial, _ in check_seeds} == set(range(full.trials))
+    assert all(full_seeds[key] == value for key, value in check_seeds.items())
+    for label in ("SVM", "KPCA+SVM"):
+        reduced, widened = full.protocol_options["search"][label], check.protocol_options["search"][label]
+        assert set(reduced) == set(widened) and all(set(reduced[k]) <= set(widened[k]) for k in reduced)
+        assert len(widened["classifier__C"]) > len(reduced["classifier__C"])
+
+
+def test_grid_check_pairs_trials_and_names_the_moves():
+    from kpca_bench.experiments.wang_report import grid_check, grid_check_rows
+
+    def trials(C, accuracy, seeds=(11, 12, 13)):
+        return pd.DataFrame({"method": "SVM", "trial": [0, 1, 2], "split_seed": list(seeds), "accuracy": accuracy,
+                             "cv_accuracy": [0.8, 0.8, 0.8], "best__classifier__C": C,
+                             "best__classifier__gamma": [1.0, 1.0, 1.0]})
+
+    reduced = trials([0.1, 0.1, 10.0], [0.80, 0.90, 0.85])
+    widened = trials([0.001, 0.1, 5.0], [0.86, 0.90, 0.85])
+    references = {("SVM", "accuracy_mean"): {"value": 0.84, "tolerance": 0.02}}
+    row = grid_check(reduced, widened, references).iloc[0]
+    assert (row.trials, row.differs, row.moved) == (3, 2, "C 0.1→0.001×1, 10→5×1")
+    assert row.delta == pytest.approx(0.02) and (row.delta_min, row.delta_max) == pytest.approx((0.0, 0.06))
+    assert (row.holds_reduced, row.holds_widened) == (True, False)
+    assert "| 2 of 3 | C 0.1→0.001×1, 10→5×1 | 0.8400 ± 0.02 | yes / **no** |" in grid_check_rows("D", grid_check(
+        reduced, widened, references))[0]
+    assert grid_check(reduced.iloc[:2], widened, {}).iloc[0].trials == 2     # only the trials both ran
+    with pytest.raises(ValueError, match="different splits: SVM trial 2"):
+        grid_check(reduced, trials([0.1, 0.1, 10.0], [0.8, 0.9, 0.85], seeds=(11, 12, 99)), {})
