@@ -103,8 +103,6 @@ def run(
             typer.echo(summary.read_text())
 
 
-
-
 @app.command()
 def bless(
     configs: list[Path] = typer.Argument(..., help="Configs whose quick-profile numbers become the reference."),
