@@ -32,15 +32,9 @@ all-figures: install
 	$(MAKE) analyses
 	$(BIN)/kpca-bench report
 
-# The papers' figures and write-ups drawn from the finished runs (Li's Fig. 3 draws its own sample).
-KIM_OUTLIER_CONFIGS = $(foreach d,satimage2 breast_cancer ionosphere thyroid internet_ads mnist eth80,configs/kim_outliers_$(d).yaml)
+# The papers' tables, figures and write-ups drawn from the finished runs (Li's Fig. 3 draws its own sample).
 analyses: install
-	$(BIN)/python -m kpca_bench.experiments.li_figure3 --out results/li_artificial
-	$(BIN)/python -m kpca_bench.experiments.li_tables --results results
-	$(BIN)/python -m kpca_bench.experiments.kim_outliers $(KIM_OUTLIER_CONFIGS) --out results
-	$(BIN)/python -m kpca_bench.experiments.sas_visualization configs/sas_visualization.yaml
-	$(BIN)/python -m kpca_bench.experiments.wang_report
-	$(BIN)/python -m kpca_bench.report.das
+	$(BIN)/kpca-bench analyse --all
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

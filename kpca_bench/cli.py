@@ -8,13 +8,14 @@ from pathlib import Path
 import pandas as pd
 import typer
 
-from kpca_bench.config import PROFILES, load_config
 from kpca_bench.datasets.cli import app as datasets_app
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.progress import make_progress
+from kpca_bench.papers import PAPERS
+from kpca_bench.report import run_and_report
 from kpca_bench.report.compare import blessed_rows, compare_run, format_comparison, load_blessed, write_blessed
 from kpca_bench.report.overview import runnable_paper_configs, write_overview
-from kpca_bench.runner import run_experiment
+from kpca_bench.run.config import DEFAULT_CONFIG_DIR, PROFILES, load_config
+from kpca_bench.run.progress import make_progress
 
 app = typer.Typer(
     help="Reproduce kernel-PCA outlier-detection benchmarks from YAML configs.\n\n"
@@ -52,6 +53,7 @@ MAX_MEMORY = typer.Option(None, "--max-memory", metavar="MB",
                                "scored in row blocks within it (default 1024, scikit-learn's).")
 OFFLINE = typer.Option(False, "--offline", help="Never download: use only the local data directories.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
+CONFIGS = typer.Option(DEFAULT_CONFIG_DIR, "--configs", help="Folder of the experiment configs.")
 
 
 def profile_option(default: str):
@@ -65,7 +67,7 @@ def run_config(path: Path, *, profile: str, out: Path, jobs: int, offline: bool,
                                                        max_memory_mb=max_memory)
     n_jobs = os.cpu_count() if jobs == -1 else max(jobs, 1)
     try:
-        return config, run_experiment(config, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet))
+        return config, run_and_report(config, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet))
     except KeyboardInterrupt:
         typer.echo(f"interrupted: finished cells are saved under {out}; run the same command again to resume",
                    err=True)
@@ -165,7 +167,7 @@ def check(
 @app.command()
 def report(
     out: Path = OUT,
-    configs: Path = typer.Option(Path("configs"), "--configs", help="Folder of the experiment configs."),
+    configs: Path = CONFIGS,
     list_configs: bool = typer.Option(False, "--list-configs",
                                       help="Only print the paper configs whose data are here, one per line (what "
                                            "make all-figures runs); skipped ones go to stderr with the reason."),
@@ -183,6 +185,31 @@ def report(
         fail(error)
 
 
+@app.command()
+def analyse(
+    papers: list[str] = typer.Argument(None, metavar="[PAPER]...", help=f"Papers to analyse: {', '.join(PAPERS)}."),
+    all_papers: bool = typer.Option(False, "--all", help="Every paper."),
+    out: Path = OUT,
+    configs: Path = CONFIGS,
+):
+    """Write the papers' own tables, figures and write-ups from their finished full runs.
+
+    Reads only what runs left on disk (run 'make all-figures' or the papers' configs first).
+    """
+    keys = list(PAPERS) if all_papers else papers or []
+    unknown = [key for key in keys if key not in PAPERS]
+    if not keys or unknown:
+        fail(KpcaBenchError(f"name papers to analyse ({', '.join(PAPERS)}) or give --all"
+                            + (f"; unknown: {', '.join(unknown)}" if unknown else "")))
+    try:
+        for key in keys:
+            for analysis in PAPERS[key].analyses:
+                for path in analysis(out, configs):
+                    typer.echo(f"{key}: wrote {path}")
+    except KpcaBenchError as error:
+        fail(error)
+
+
 def print_paper_configs(config_dir: Path, out: Path) -> None:
     runnable, skipped = runnable_paper_configs(config_dir, out)
     for path, reason in skipped:
@@ -195,7 +222,7 @@ def default_check_configs(profile: str, out: Path) -> list[Path]:
     if profile == "quick":
         paths = sorted(set(load_blessed(out)["config"]))
     else:
-        paths = [p.as_posix() for p in sorted(Path("configs").glob("*.yaml")) if load_config(p).reference]
+        paths = [p.as_posix() for p in sorted(DEFAULT_CONFIG_DIR.glob("*.yaml")) if load_config(p).reference]
     if not paths:
         raise KpcaBenchError(f"no configs to check at the {profile} profile; name them, or bless some first")
     return [Path(p) for p in paths]

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from sklearn.metrics import f1_score, precision_recall_curve, precision_score, recall_score, roc_auc_score, roc_curve
-
-if TYPE_CHECKING:
-    from kpca_bench.config import ThresholdConfig
 
 # False-positive rates at which every trial's ROC curve is stored, so curves of
 # different trials can be averaged point by point.
@@ -24,13 +19,19 @@ def sparsity_percent(dual_coef: np.ndarray) -> float:
     return float(100.0 * np.mean(np.count_nonzero(dual_coef, axis=0) / dual_coef.shape[0]))
 
 
-def choose_threshold(rule: ThresholdConfig, train_scores, test_scores, is_outlier) -> float:
-    """The outlier-score threshold of a rule; scores above it are flagged as outliers."""
-    if rule.rule == "train_quantile":
-        return float(np.quantile(train_scores, rule.quantile))
-    if rule.rule == "fixed":
-        return rule.value
-    if rule.rule == "test_prior":
+def choose_threshold(rule: str, train_scores, test_scores, is_outlier, *, quantile: float = 0.95,
+                     value: float | None = None) -> float:
+    """The outlier-score threshold of a rule; scores above it are flagged as outliers.
+
+    ``train_quantile``: the ``quantile`` of the training scores; ``fixed``: ``value``;
+    ``test_prior``: flags as many test points as ``is_outlier`` has outliers;
+    ``test_oracle``: the cut with the best F1 on the test set.
+    """
+    if rule == "train_quantile":
+        return float(np.quantile(train_scores, quantile))
+    if rule == "fixed":
+        return value
+    if rule == "test_prior":
         n_outliers = int(np.sum(is_outlier))
         return float(np.nextafter(np.sort(test_scores)[::-1][n_outliers - 1], -np.inf))
     precision, recall, thresholds = precision_recall_curve(is_outlier, test_scores)

@@ -9,7 +9,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.config import load_config
+from kpca_bench.run.config import load_config
 from kpca_bench.kernels import KernelCentering
 
 REPO = Path(__file__).parents[1]

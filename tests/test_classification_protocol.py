@@ -11,7 +11,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.config import parse_config
+from kpca_bench.run.config import parse_config
 from kpca_bench.datasets import load_dataset
 from kpca_bench.errors import ConfigError
 from kpca_bench.protocols import PROTOCOLS

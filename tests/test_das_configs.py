@@ -8,8 +8,8 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.config import load_config
-from kpca_bench.report.das import das_box_plot, write_das_report, write_table1
+from kpca_bench.run.config import load_config
+from kpca_bench.papers.das.report import das_box_plot, write_das_report, write_table1
 
 CONFIGS = Path(__file__).parents[1] / "configs"
 DAS = ["mnist", "fashion_mnist", "satimage2", "eth80", "internet_ads"]

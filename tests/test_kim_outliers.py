@@ -6,7 +6,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.experiments.kim_outliers import write_outlier_table
+from kpca_bench.papers.kim.outliers import write_outlier_table
 
 
 def write_config(path, name, dataset):

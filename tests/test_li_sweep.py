@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.config import parse_config
+from kpca_bench.run.config import parse_config
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, mahalanobis_distance, reconstruction_error
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.protocols.novelty import Split

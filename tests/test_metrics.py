@@ -3,7 +3,7 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.metrics import auc, f1_score, roc_auc_score, roc_curve
 
-from kpca_bench.config import ThresholdConfig
+from kpca_bench.run.config import ThresholdConfig
 from kpca_bench.metrics import ROC_FPR_GRID, choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
 
 

@@ -13,7 +13,7 @@ from sklearn.neighbors import LocalOutlierFactor
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.config import load_config, parse_config
+from kpca_bench.run.config import load_config, parse_config
 from kpca_bench.datasets import load_dataset
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.registry import METHODS

@@ -10,7 +10,7 @@ from sklearn.svm import SVC
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.config import load_config
+from kpca_bench.run.config import load_config
 from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.protocols.classification_cv import LeadingComponents, sparsity_shares
@@ -94,8 +94,8 @@ def test_paper_configs_parse(name):
 @pytest.mark.parametrize("name", ["australian", "breast_cancer", "climate"])
 def test_grid_checks_search_the_full_runs_splits_on_wider_grids(name):
     """configs/wang_gridcheck_<dataset>.yaml: same splits and method seeds as the full run, no paper numbers of its own."""
-    from kpca_bench.experiments.wang_report import grid_check_config
-    from kpca_bench.runner import plan_cells
+    from kpca_bench.papers.wang.report import grid_check_config
+    from kpca_bench.run.runner import plan_cells
 
     full = load_config(f"configs/wang_{name}.yaml")
     check = load_config(grid_check_config(f"configs/wang_{name}.yaml"))
@@ -114,7 +114,7 @@ def test_grid_checks_search_the_full_runs_splits_on_wider_grids(name):
 
 
 def test_grid_check_pairs_trials_and_names_the_moves():
-    from kpca_bench.experiments.wang_report import grid_check, grid_check_rows
+    from kpca_bench.papers.wang.report import grid_check, grid_check_rows
 
     def trials(C, accuracy, seeds=(11, 12, 13)):
         return pd.DataFrame({"method": "SVM", "trial": [0, 1, 2], "split_seed": list(seeds), "accuracy": accuracy,

@@ -10,8 +10,8 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.config import load_config
-from kpca_bench.experiments.wang_toy import projection_grid
+from kpca_bench.run.config import load_config
+from kpca_bench.protocols.toy_components import projection_grid
 from kpca_bench.methods import KernelPCA
 
 TINY = {

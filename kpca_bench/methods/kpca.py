@@ -223,6 +223,9 @@ class KernelPCA(BaseKernelPCA):
     kernel eigenvalue problem. Neural Computation 10(5), 1998.
     """
 
+    # The first k components do not depend on how many are computed.
+    nested_components = True
+
     def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  eigen_solver="eigh", random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)

@@ -2,10 +2,10 @@
 
 Adding a method is one module in ``kpca_bench/methods/`` plus one entry here.
 A *subspace* method is a kernel-PCA variant (it exposes ``dual_coef_`` and
-``project``); the runner wraps it in a
-:class:`~kpca_bench.methods.detector.KernelSubspaceDetector` with the score the
-config asks for. Any other method is already an outlier detector with
-scikit-learn's ``score_samples`` (higher = more normal).
+``project``); a protocol that detects outliers scores it in its subspace with a
+:class:`~kpca_bench.methods.detector.KernelSubspaceDetector`. Any other method is
+already an outlier detector with scikit-learn's ``score_samples`` (higher = more
+normal).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from sklearn.neighbors import LocalOutlierFactor
 from sklearn.svm import OneClassSVM
 
 from kpca_bench.methods.baselines import KernelOneClassSVM
-from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
@@ -51,15 +50,12 @@ class MethodSpec:
     def param_names(self) -> list[str]:
         return sorted(self.estimator._get_param_names())
 
-    def build(self, params: dict, *, score: str | None = None, random_state: int | None = None):
-        """An unfitted detector for one parameter setting."""
+    def build(self, params: dict, *, random_state: int | None = None):
+        """The unfitted estimator of one parameter setting (``random_state`` where it takes one)."""
         kwargs = {**self.defaults, **params}
         if "random_state" in self.param_names():
             kwargs["random_state"] = random_state
-        estimator = self.estimator(**kwargs)
-        if self.subspace:
-            return KernelSubspaceDetector(estimator, score=score or "reconstruction_error")
-        return estimator
+        return self.estimator(**kwargs)
 
 
 METHODS: dict[str, MethodSpec] = {

@@ -330,6 +330,9 @@ class L1SparseKernelPCA(_SparseADMMBase):
     Machine Learning 3(1), 2011. Section 3.3 (stopping criteria).
     """
 
+    # Components are found one after another, so the first k do not depend on how many are computed.
+    nested_components = True
+
     def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.1, lam1=0.01, rho=0.01, eps_abs=1e-4, eps_rel=1e-4, eps_outer=1e-2,
                  max_iter=300, max_outer_iter=300, admm_init="warm"):

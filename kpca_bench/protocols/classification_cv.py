@@ -16,10 +16,11 @@ One trial uses the split of :mod:`kpca_bench.protocols.classification`
     parameter setting (``Pipeline(memory=...)``), so the classifier's
     candidates and the number of PCs reuse it.
 ``leading`` (:class:`LeadingComponents`)
-    Keeps the first ``n_components`` columns. For methods whose first k
-    components do not depend on how many are computed (:data:`NESTED`: exact
-    KPCA, and SKPCA-l1, which finds components one after another, Algorithm 1)
-    the estimator computes the largest candidate once and the search slices it.
+    Keeps the first ``n_components`` columns. For estimators whose first k
+    components do not depend on how many are computed (class attribute
+    ``nested_components``: exact KPCA, and SKPCA-l1, which finds components one
+    after another, Algorithm 1) the estimator computes the largest candidate
+    once and the search slices it.
     SKPCA-l2,1 (Algorithm 2) updates all components together, so its
     ``n_components`` candidates are separate fits.
 ``classifier``
@@ -51,12 +52,9 @@ from __future__ import annotations
 
 import tempfile
 import time
-from numbers import Integral
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 from joblib import Memory
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
@@ -64,29 +62,58 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from kpca_bench.datasets import Dataset
-from kpca_bench.errors import ConfigError
-from kpca_bench.methods.detector import KernelSubspaceDetector
-from kpca_bench.methods.registry import METHODS
-from kpca_bench.protocols.classification import (
-    CLASSIFIERS,
-    Split,
-    _classifier_option,
-    _summary_table,
-    _trials_table,
-    classification_split,
-    metric_box_plot,
-)
+from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
+from kpca_bench.protocols.classification import Classifier, Split, describe_split, parse_classifier, \
+    parse_split_options
+from kpca_bench.validation import Problems
 
-if TYPE_CHECKING:
-    from kpca_bench.config import Config
+RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_sparsity", "sv_sparsity",
+           "n_components", "cv_accuracy", "n_candidates", "n_test_positive")
 
-OPTIONS = ("train_size", "test_size", "classes", "classifier", "search", "cv", "pos_label")
-NESTED = ("kpca", "skpca_l1")
-FIGURE = "accuracy_box.png"
-METRICS = {"accuracy": ("accuracy", 4), "precision": ("precision", 4), "recall": ("recall", 4), "f1": ("F1", 4),
-           "sample_sparsity": ("unused samples", 4), "coef_sparsity": ("zero coefficients", 4),
-           "sv_sparsity": ("non-SV samples", 4), "n_components": ("PCs chosen", 1), "fit_time": ("search time (s)", 1)}
+
+@dataclass(frozen=True)
+class Options:
+    """Rows per trial and classes as in ``classification``; the classifier; per method label the ``search``
+    grid; ``cv`` folds; ``pos_label`` (None: the first class in sorted order) for precision, recall, F1."""
+
+    train_size: int = 2
+    test_size: int | None = None
+    classes: tuple | None = None
+    classifier: Classifier = Classifier()
+    search: dict = field(default_factory=dict)
+    cv: int = 5
+    pos_label: object = None
+
+
+def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
+    parsed = parse_split_options(raw, problems)
+    searches = raw.get("search") or {}
+    if not isinstance(searches, dict):
+        problems.add("search", f"must map method labels to {{parameter: [candidates]}}, got {searches!r}")
+        searches = {}
+    for label, search in searches.items():
+        for key, values in (search or {}).items():
+            known = key == "n_components" or str(key).split("__")[0] in ("features", "classifier")
+            if not known or not isinstance(values, list) or not values:
+                problems.add(f"search.{label}.{key}", "give n_components, features__<p> or classifier__<p> with a "
+                                                      "non-empty list of candidates")
+    return Options(**parsed, classifier=parse_classifier(raw.get("classifier", "lda"), problems),
+                   search={label: dict(search or {}) for label, search in searches.items()},
+                   pos_label=raw.get("pos_label"))
+
+
+def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
+    """Kernel-PCA variants only; every search names a method label; PCs fit in a CV training fold."""
+    kernel_pca_only(methods, problems, "for the classifier alone use kpca with kernel: linear and every component")
+    labels = [m.label for m in methods]
+    for label, search in options.search.items():
+        if label not in labels:
+            problems.add(f"protocol.search.{label}", f"no method has this label; labels: {', '.join(labels)}")
+        counts = search.get("n_components", [])
+        fold_rows = options.train_size * (options.cv - 1) // options.cv
+        if counts and max(counts) > fold_rows - 1:
+            problems.add(f"protocol.search.{label}.n_components", f"{max(counts)} PCs need more rows than a CV "
+                                                                     f"training fold of {options.train_size} rows has")
 
 
 class LeadingComponents(TransformerMixin, BaseEstimator):
@@ -112,91 +139,34 @@ def sparsity_shares(dual_coef: np.ndarray) -> dict:
     return {"sample_sparsity": float(np.mean(zero.all(axis=1))), "coef_sparsity": float(np.mean(zero))}
 
 
-def method_entry(estimator, config: Config):
-    """The config's method entry that built ``estimator`` (same registered class, a setting's parameters).
-
-    The runner hands a protocol the built estimator only; the search grid belongs to the entry's label.
-    """
-    params = estimator.get_params()
-    matches = [m for m in config.methods if type(estimator) is METHODS[m.name].estimator
-               and any(all(params.get(k) == v for k, v in s.items()) for s in m.settings())]
-    if len(matches) != 1:
-        raise ConfigError(f"{config.source}: methods: {len(matches)} entries match a {type(estimator).__name__} "
-                          f"with {params}; give each entry distinct parameters")
-    return matches[0]
-
-
-def make_search(features, method_name: str, search: dict, config: Config, memory) -> GridSearchCV:
+def make_search(features, search: dict, options: Options, memory) -> GridSearchCV:
     """The unfitted model of one cell: a cross-validated grid search over feature step, PCs and classifier.
 
-    ``n_components`` candidates go to ``leading`` for :data:`NESTED` methods (whose
-    estimator then computes the largest candidate once) and to the estimator otherwise.
+    ``n_components`` candidates go to ``leading`` for estimators with nested components (which then
+    compute the largest candidate once) and to the estimator otherwise.
     """
     grid = {key: list(values) for key, values in search.items() if key != "n_components"}
     counts = search.get("n_components")
-    if counts is not None and method_name in NESTED:
+    if counts is not None and getattr(features, "nested_components", False):
         features = clone(features).set_params(n_components=max(counts))
         grid["leading__n_components"] = list(counts)
     elif counts is not None:
         grid["features__n_components"] = list(counts)
-    name, params = _classifier_option(config)
     pipeline = Pipeline([("features", features), ("leading", LeadingComponents()),
-                         ("classifier", CLASSIFIERS[name](**params))], memory=memory)
-    cv = StratifiedKFold(n_splits=config.protocol_options.get("cv", 5))
-    return GridSearchCV(pipeline, grid, cv=cv, refit=True)
+                         ("classifier", options.classifier.build())], memory=memory)
+    return GridSearchCV(pipeline, grid, cv=StratifiedKFold(n_splits=options.cv), refit=True)
 
 
-def check_classification_cv(dataset: Dataset, config: Config) -> None:
-    """Sizes, classifier and every method's search are usable; all problems at once, before any work."""
-    options, source = config.protocol_options, config.source
-    problems = []
-    train = options.get("train_size")
-    if isinstance(train, bool) or not isinstance(train, Integral) or train < 2:
-        problems.append(f"{source}: protocol.train_size: must be an integer >= 2, got {train!r}")
-    name, params = _classifier_option(config)
-    if name not in CLASSIFIERS:
-        problems.append(f"{source}: protocol.classifier: unknown classifier {name!r}; accepted: {', '.join(CLASSIFIERS)}")
-    searches = options.get("search") or {}
-    labels = [m.label for m in config.methods]
-    for label in searches:
-        if label not in labels:
-            problems.append(f"{source}: protocol.search.{label}: no method has this label; labels: {', '.join(labels)}")
-    for method in config.methods:
-        if not METHODS[method.name].subspace:
-            problems.append(f"{source}: methods: {method.label} ({method.name}) is not a kernel-PCA variant; "
-                            "for the classifier alone use kpca with kernel: linear and every component")
-        search = searches.get(method.label) or {}
-        for key, values in search.items():
-            known = key == "n_components" or key.split("__")[0] in ("features", "classifier")
-            if not known or not isinstance(values, list) or not values:
-                problems.append(f"{source}: protocol.search.{method.label}.{key}: give n_components, features__<p> "
-                                "or classifier__<p> with a non-empty list of candidates")
-        counts = search.get("n_components", [])
-        folds = options.get("cv", 5)
-        if isinstance(train, Integral) and counts and max(counts) > train * (folds - 1) // folds - 1:
-            problems.append(f"{source}: protocol.search.{method.label}.n_components: {max(counts)} PCs need more "
-                            f"rows than a CV training fold of {train} rows has")
-    if problems:
-        raise ConfigError("\n".join(problems))
+def describe(data: DatasetConfig, options: Options) -> str:
+    return (f"{describe_split(options)}; {options.classifier.describe()} on each method's leading components, "
+            f"every hyper-parameter chosen by {options.cv}-fold CV accuracy on the training rows (grids in the config)")
 
 
-def describe(config: Config) -> str:
-    options = config.protocol_options
-    name, params = _classifier_option(config)
-    return (f"stratified random split into {options['train_size']} training and "
-            f"{options.get('test_size', 'all other')} test rows, drawn anew in each of {config.trials} trials "
-            f"(seed {config.seed}); {name}{f' {params}' if params else ''} on each method's leading components, "
-            f"every hyper-parameter chosen by {options.get('cv', 5)}-fold CV accuracy on the training rows "
-            "(grids in the config)")
-
-
-def evaluate_classification_cv(detector, split: Split, config: Config) -> dict:
+def evaluate_classification_cv(method: Method, split: Split, options: Options) -> dict:
     """Search, refit on all training rows, measure on the test rows."""
-    features = clone(detector.estimator if isinstance(detector, KernelSubspaceDetector) else detector)
-    entry = method_entry(features, config)
-    search = (config.protocol_options.get("search") or {}).get(entry.label) or {}
+    search = options.search.get(method.label) or {}
     with tempfile.TemporaryDirectory(prefix="kpca-bench-cv-") as cache:
-        model = make_search(features, entry.name, search, config, Memory(cache, verbose=0))
+        model = make_search(clone(method.estimator), search, options, Memory(cache, verbose=0))
         start = time.perf_counter()
         model.fit(split.X_train, split.y_train)
         fit_time = time.perf_counter() - start
@@ -205,7 +175,7 @@ def evaluate_classification_cv(detector, split: Split, config: Config) -> dict:
     score_time = time.perf_counter() - scored
     best = model.best_estimator_
     classes = np.unique(split.y_train)
-    pos_label = config.protocol_options.get("pos_label", classes[0].item())
+    pos_label = options.pos_label if options.pos_label is not None else classes[0].item()
     precision, recall, f1, _ = precision_recall_fscore_support(split.y_test, predicted, pos_label=pos_label,
                                                                average="binary", zero_division=0)
     k = best["leading"].n_components or best["features"].dual_coef_.shape[1]
@@ -216,46 +186,6 @@ def evaluate_classification_cv(detector, split: Split, config: Config) -> dict:
             "recall": float(recall), "f1": float(f1), **sparsity_shares(best["features"].dual_coef_[:, :k]),
             "sv_sparsity": float(sv), "n_components": int(k), "cv_accuracy": float(model.best_score_),
             "n_candidates": len(model.cv_results_["params"]), "fit_time": fit_time, "score_time": score_time,
-            **({"gamma": float(gamma)} if gamma is not None else {}),
+            **({"gamma": float(gamma)} if gamma is not None else {}), "n_train": len(split.y_train),
+            "n_test": len(split.y_test), "n_test_positive": int(np.sum(split.y_test == pos_label)),
             **{f"best__{key}": value for key, value in model.best_params_.items()}, "status": "ok"}
-
-
-def _markdown(config: Config, summary: pd.DataFrame, references: dict, facts: list[str]) -> str:
-    header = ["method", "trials", *(label for label, _ in METRICS.values())]
-    lines = [f"# {config.name}: {config.dataset.name}", "", *[f"- {fact}" for fact in facts], "",
-             "Mean ± standard deviation over trials; the paper's number (its table) in brackets where it gives one.",
-             "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for _, row in summary.iterrows():
-        cells = [str(row["method"]), str(row["trials"])]
-        for metric, (_, digits) in METRICS.items():
-            std = 0.0 if pd.isna(row[f"{metric}_std"]) else row[f"{metric}_std"]
-            cell = f"{row[f'{metric}_mean']:.{digits}f} ± {std:.{digits}f}"
-            ref = references.get((str(row["method"]), f"{metric}_mean"))
-            cells.append(cell + (f" [{ref['value']:.4f}]" if ref else ""))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def report_classification_cv(config: Config, records: list[dict], directory) -> None:
-    """``trials.csv``, ``summary.csv`` and ``summary.md`` with the paper's numbers beside ours (``config.reference``)."""
-    from kpca_bench.report.reference import load_references, reference_values
-    from kpca_bench.results import write_atomic
-
-    directory = Path(directory)
-    trials = _trials_table(config, records)
-    if not (trials["status"] == "ok").any():
-        return
-    summary = _summary_table(trials, METRICS)
-    reference = config.reference
-    references = reference_values(load_references(directory.parent), paper=reference.paper,
-                                  dataset=reference.dataset) if reference else {}
-    versions = records[0].get("versions", {})
-    facts = [f"dataset: `{config.dataset.name}`; scaling: {config.dataset.scaling} (fitted on the training rows)",
-             f"protocol: {config.protocol}: {describe(config)}",
-             f"paper: {reference.paper}, {reference.dataset}" if reference else "paper: none named",
-             f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items())]
-    metric_box_plot(trials, list(summary["method"].astype(str)), f"{config.name}: {config.dataset.name}",
-                    directory / FIGURE, column="accuracy", ylabel="test accuracy")
-    write_atomic(directory / "trials.csv", trials.to_csv(index=False))
-    write_atomic(directory / "summary.csv", summary.to_csv(index=False))
-    write_atomic(directory / "summary.md", _markdown(config, summary, references, facts) + f"\n![{FIGURE}]({FIGURE})\n")

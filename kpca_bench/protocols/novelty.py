@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
@@ -16,12 +15,23 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
-
-if TYPE_CHECKING:
-    from kpca_bench.config import Config
+from kpca_bench.protocols.base import DatasetConfig, Method, ThresholdConfig
+from kpca_bench.validation import Problems
 
 DATASET_KEYS = ("inliers", "outliers", "train_inliers", "test_inliers", "test_outliers")
 SCALERS = {"standard": StandardScaler, "minmax": MinMaxScaler}
+RECORDS = ("f1", "precision", "recall", "auroc", "sparsity", "threshold", "f1_by_rule", "roc_tpr")
+
+
+@dataclass(frozen=True)
+class Options:
+    """The novelty protocol has no options of its own; F1's cut follows the config's ``threshold``."""
+
+    threshold: ThresholdConfig = ThresholdConfig()
+
+
+def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
+    return Options(threshold=threshold)
 
 
 @dataclass(frozen=True)
@@ -42,46 +52,47 @@ def class_indices(dataset: Dataset, labels: tuple, role: str) -> np.ndarray:
     return np.flatnonzero(np.isin(dataset.y, labels))
 
 
-def describe(config: Config) -> str:
-    d = config.dataset
-    return (f"train on {d.train_inliers} inliers, test on {d.test_inliers} inliers + {d.test_outliers} outliers, "
-            f"drawn anew in each of {config.trials} trials (seed {config.seed})")
+def scale(scaling: str, X_train: np.ndarray, *others: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``X_train`` and ``others`` scaled by a scaler fitted on ``X_train`` alone (``none``: unchanged)."""
+    if scaling not in SCALERS:
+        return (X_train, *others)
+    scaler = SCALERS[scaling]().fit(X_train)
+    return tuple(scaler.transform(X) for X in (X_train, *others))
 
 
-def check_novelty_sizes(dataset: Dataset, config: Config) -> None:
+def describe(data: DatasetConfig, options: Options) -> str:
+    return f"train on {data.train_inliers} inliers, test on {data.test_inliers} inliers + {data.test_outliers} outliers"
+
+
+def check_novelty_sizes(dataset: Dataset, data: DatasetConfig, options=None) -> None:
     """Fail before any work if the classes cannot supply the sizes the config asks for."""
-    cfg = config.dataset
-    n_in = len(class_indices(dataset, cfg.inliers, "inliers"))
-    n_out = len(class_indices(dataset, cfg.outliers, "outliers"))
-    if cfg.train_inliers + cfg.test_inliers > n_in:
-        raise DataError(f"dataset {dataset.name} has {n_in} inliers (classes {list(cfg.inliers)}) but the config asks "
-                        f"for {cfg.train_inliers} train + {cfg.test_inliers} test inliers; lower "
+    n_in = len(class_indices(dataset, data.inliers, "inliers"))
+    n_out = len(class_indices(dataset, data.outliers, "outliers"))
+    if data.train_inliers + data.test_inliers > n_in:
+        raise DataError(f"dataset {dataset.name} has {n_in} inliers (classes {list(data.inliers)}) but the config asks "
+                        f"for {data.train_inliers} train + {data.test_inliers} test inliers; lower "
                         "dataset.train_inliers or dataset.test_inliers")
-    if cfg.test_outliers > n_out:
-        raise DataError(f"dataset {dataset.name} has {n_out} outliers (classes {list(cfg.outliers)}) but the config "
-                        f"asks for {cfg.test_outliers}; lower dataset.test_outliers")
+    if data.test_outliers > n_out:
+        raise DataError(f"dataset {dataset.name} has {n_out} outliers (classes {list(data.outliers)}) but the config "
+                        f"asks for {data.test_outliers}; lower dataset.test_outliers")
 
 
-def novelty_split(dataset: Dataset, config: Config, seed: int) -> Split:
+def novelty_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> Split:
     """Draw train inliers, test inliers and test outliers without replacement; scale on train only."""
-    cfg = config.dataset
     rng = np.random.default_rng(seed)
-    inliers = rng.permutation(class_indices(dataset, cfg.inliers, "inliers"))
-    outliers = rng.permutation(class_indices(dataset, cfg.outliers, "outliers"))
-    train = inliers[: cfg.train_inliers]
-    test = np.concatenate([inliers[cfg.train_inliers: cfg.train_inliers + cfg.test_inliers],
-                           outliers[: cfg.test_outliers]])
-    X_train, X_test = dataset.X[train], dataset.X[test]
-    if cfg.scaling in SCALERS:
-        scaler = SCALERS[cfg.scaling]().fit(X_train)
-        X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
-    is_outlier = np.r_[np.zeros(cfg.test_inliers, bool), np.ones(cfg.test_outliers, bool)]
+    inliers = rng.permutation(class_indices(dataset, data.inliers, "inliers"))
+    outliers = rng.permutation(class_indices(dataset, data.outliers, "outliers"))
+    train = inliers[: data.train_inliers]
+    test = np.concatenate([inliers[data.train_inliers: data.train_inliers + data.test_inliers],
+                           outliers[: data.test_outliers]])
+    X_train, X_test = scale(data.scaling, dataset.X[train], dataset.X[test])
+    is_outlier = np.r_[np.zeros(data.test_inliers, bool), np.ones(data.test_outliers, bool)]
     return Split(X_train=X_train, X_test=X_test, is_outlier=is_outlier)
 
 
-def fitted_attributes(detector) -> dict:
-    """What a fitted detector learned that a result row should carry (sparsity, resolved width)."""
-    model = getattr(detector, "estimator_", detector)
+def fitted_attributes(model) -> dict:
+    """What a fitted model learned that a record should carry (sparsity, resolved width, iterations)."""
+    model = getattr(model, "estimator_", model)
     info = {}
     if hasattr(model, "dual_coef_") and getattr(model, "X_fit_", None) is not None:
         info["sparsity"] = sparsity_percent(np.asarray(model.dual_coef_))
@@ -92,22 +103,41 @@ def fitted_attributes(detector) -> dict:
     return info
 
 
-def evaluate_novelty(detector, split: Split, config: Config) -> dict:
+def detection_record(threshold: ThresholdConfig, train_scores, test_scores, is_outlier) -> dict:
+    """Metrics of outlier scores (higher = more abnormal) on a labelled test set.
+
+    F1 at the config's threshold rule, and (``f1_by_rule``) at every rule that
+    needs no given value, so that the choice of rule can be judged from the records.
+    """
+    if not (np.all(np.isfinite(train_scores)) and np.all(np.isfinite(test_scores))):
+        return {"status": "error: the method produced NaN or infinite scores"}
+    cut = choose_threshold(threshold.rule, train_scores, test_scores, is_outlier, quantile=threshold.quantile,
+                           value=threshold.value)
+    by_rule = {rule: detection_metrics(is_outlier, test_scores, choose_threshold(
+        rule, train_scores, test_scores, is_outlier, quantile=threshold.quantile))["f1"]
+        for rule in ("train_quantile", "test_prior", "test_oracle")}
+    return {**detection_metrics(is_outlier, test_scores, cut), "threshold_rule": threshold.rule, "threshold": cut,
+            "f1_by_rule": by_rule, "roc_tpr": roc_on_grid(is_outlier, test_scores).tolist(), "status": "ok"}
+
+
+def evaluate_novelty(method: Method, split: Split, options: Options) -> dict:
     """Fit on the training inliers and measure detection on the test mix.
 
     Scores are flipped once here from scikit-learn's ``score_samples``
     (higher = more normal) to outlier scores (higher = more abnormal).
     """
+    detector = method.detector()
     start = time.perf_counter()
     detector.fit(split.X_train)
     fitted = time.perf_counter()
     train_scores = -detector.score_samples(split.X_train)
     test_scores = -detector.score_samples(split.X_test)
     scored = time.perf_counter()
-    result = {"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector)}
-    if not (np.all(np.isfinite(train_scores)) and np.all(np.isfinite(test_scores))):
-        return {**result, "status": "error: the method produced NaN or infinite scores"}
-    cut = choose_threshold(config.threshold, train_scores, test_scores, split.is_outlier)
-    return {**result, **detection_metrics(split.is_outlier, test_scores, cut), "threshold": cut,
-            "roc_tpr": roc_on_grid(split.is_outlier, test_scores).tolist(), "status": "ok"}
+    return {"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector),
+            **split_sizes(split), **detection_record(options.threshold, train_scores, test_scores, split.is_outlier)}
 
+
+def split_sizes(split) -> dict:
+    """Training rows, and test inliers / outliers, of a split with ``is_outlier``."""
+    return {"n_train": int(split.X_train.shape[0]), "n_test_inliers": int(np.sum(~split.is_outlier)),
+            "n_test_outliers": int(np.sum(split.is_outlier))}

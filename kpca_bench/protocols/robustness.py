@@ -35,24 +35,48 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from numbers import Integral, Real
-from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import clone
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import ConfigError
-from kpca_bench.methods.registry import METHODS
+from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
 from kpca_bench.protocols.novelty import class_indices, fitted_attributes
-
-if TYPE_CHECKING:
-    from kpca_bench.config import Config
+from kpca_bench.validation import Problems, is_integer, is_number
 
 DATASET_KEYS = ("train_inliers",)
-OPTIONS = ("corruption", "noise_scale", "ambient_dim")
-DEFAULT_CORRUPTION = (0.0, 0.05, 0.1, 0.15, 0.2)
-DEFAULT_NOISE_SCALE = 10.0
+RECORDS = ("corruption", "explained_variation")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Corruption levels (fractions), the noise's scale, and the dimension the sample is embedded in (None: its own)."""
+
+    corruption: tuple[float, ...] = (0.0, 0.05, 0.1, 0.15, 0.2)
+    noise_scale: float = 10.0
+    ambient_dim: int | None = None
+
+
+def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
+    defaults = Options()
+    corruption = raw.get("corruption", list(defaults.corruption))
+    if not isinstance(corruption, list) or not corruption or not all(is_number(r) and 0 <= r < 1 for r in corruption):
+        problems.add("corruption", f"must be a list of fractions in [0, 1), got {corruption!r}")
+        corruption = defaults.corruption
+    noise_scale = raw.get("noise_scale", defaults.noise_scale)
+    if not is_number(noise_scale) or not noise_scale > 0:
+        problems.add("noise_scale", f"must be a number > 0, got {noise_scale!r}")
+        noise_scale = defaults.noise_scale
+    ambient_dim = raw.get("ambient_dim")
+    if ambient_dim is not None and (not is_integer(ambient_dim) or ambient_dim < 1):
+        problems.add("ambient_dim", f"must be an integer >= the dataset's number of columns, got {ambient_dim!r}")
+        ambient_dim = None
+    return Options(corruption=tuple(corruption), noise_scale=float(noise_scale), ambient_dim=ambient_dim)
+
+
+def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
+    kernel_pca_only(methods, problems, "the robustness protocol measures the components of kernel-PCA variants")
 
 
 @dataclass(frozen=True)
@@ -68,7 +92,7 @@ class CorruptionSplit:
     order : ndarray of shape (n,)
         The rows in the order they are corrupted.
     is_outlier : ndarray of bool, shape (n,)
-        The rows corrupted at the largest level (what the runner counts as outliers).
+        The rows corrupted at the largest level.
     """
 
     X_train: np.ndarray
@@ -84,63 +108,50 @@ class CorruptionSplit:
         return X
 
 
-def _options(config: Config, dataset_dim) -> tuple:
-    """The options with their defaults, as written (checked by :func:`check_robustness`)."""
-    options = config.protocol_options
-    return (options.get("corruption", list(DEFAULT_CORRUPTION)), options.get("noise_scale", DEFAULT_NOISE_SCALE),
-            options.get("ambient_dim", dataset_dim))
+def _ambient_dim(options: Options, dataset_dim: int) -> int:
+    return options.ambient_dim if options.ambient_dim is not None else dataset_dim
 
 
-def describe(config: Config) -> str:
-    corruption, noise_scale, ambient_dim = _options(config, "d")
-    return (f"{config.dataset.train_inliers} clean points per trial, embedded in R^{ambient_dim}; fractions "
-            f"{', '.join(f'{r:g}' for r in corruption)} of them corrupted by noise of {noise_scale:g} x their RMS "
-            f"radius; {config.trials} trials (seed {config.seed})")
+def describe(data: DatasetConfig, options: Options) -> str:
+    ambient = options.ambient_dim if options.ambient_dim is not None else "d"
+    return (f"{data.train_inliers} clean points per trial, embedded in R^{ambient}; fractions "
+            f"{', '.join(f'{r:g}' for r in options.corruption)} of them corrupted by noise of "
+            f"{options.noise_scale:g} x their RMS radius")
 
 
-def check_robustness(dataset: Dataset, config: Config) -> None:
-    """Fail before any work on malformed options, a sample larger than the data, or a non-KPCA method."""
+def check_robustness(dataset: Dataset, data: DatasetConfig, options: Options) -> None:
+    """Fail before any work on an embedding below the data's dimension or a sample larger than the data."""
     problems = []
-    corruption, noise_scale, ambient_dim = _options(config, dataset.X.shape[1])
-    if not isinstance(corruption, list) or not corruption or not all(
-            isinstance(r, Real) and not isinstance(r, bool) and 0 <= r < 1 for r in corruption):
-        problems.append(f"protocol.corruption: must be a list of fractions in [0, 1), got {corruption!r}")
-    if isinstance(noise_scale, bool) or not isinstance(noise_scale, Real) or not noise_scale > 0:
-        problems.append(f"protocol.noise_scale: must be a number > 0, got {noise_scale!r}")
-    if isinstance(ambient_dim, bool) or not isinstance(ambient_dim, Integral) or ambient_dim < dataset.X.shape[1]:
+    if options.ambient_dim is not None and options.ambient_dim < dataset.X.shape[1]:
         problems.append(f"protocol.ambient_dim: must be an integer >= the dataset's {dataset.X.shape[1]} "
-                        f"columns, got {ambient_dim!r}")
-    available = len(_clean_rows(dataset, config))
-    if config.dataset.train_inliers > available:
+                        f"columns, got {options.ambient_dim!r}")
+    available = len(_clean_rows(dataset, data))
+    if data.train_inliers > available:
         problems.append(f"dataset.train_inliers: dataset {dataset.name} has {available} rows to draw from, "
-                        f"fewer than {config.dataset.train_inliers}")
-    for index, method in enumerate(config.methods):
-        if not METHODS[method.name].subspace:
-            problems.append(f"methods[{index}].name: {method.name} has no components; the robustness protocol "
-                            "measures kernel-PCA variants only")
+                        f"fewer than {data.train_inliers}")
     if problems:
-        raise ConfigError("\n".join(f"{config.source}: {p}" for p in problems))
+        raise ConfigError("\n".join(problems))
 
 
-def _clean_rows(dataset: Dataset, config: Config) -> np.ndarray:
-    if config.dataset.inliers:
-        return class_indices(dataset, config.dataset.inliers, "inliers")
+def _clean_rows(dataset: Dataset, data: DatasetConfig) -> np.ndarray:
+    if data.inliers:
+        return class_indices(dataset, data.inliers, "inliers")
     return np.arange(dataset.X.shape[0])
 
 
-def robustness_split(dataset: Dataset, config: Config, seed: int) -> CorruptionSplit:
+def robustness_split(dataset: Dataset, data: DatasetConfig, options: Options, seed: int) -> CorruptionSplit:
     """Draw the clean sample, embed it, draw the noise and the corruption order (steps 1-4 above)."""
-    corruption, noise_scale, ambient_dim = _options(config, dataset.X.shape[1])
+    ambient_dim = _ambient_dim(options, dataset.X.shape[1])
     rng = np.random.default_rng(seed)
-    n = config.dataset.train_inliers
-    rows = rng.choice(_clean_rows(dataset, config), size=n, replace=False)
+    n = data.train_inliers
+    rows = rng.choice(_clean_rows(dataset, data), size=n, replace=False)
     X = np.zeros((n, ambient_dim))
     X[:, : dataset.X.shape[1]] = dataset.X[rows]
     mean_sq_radius = np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))
-    noise = rng.normal(scale=noise_scale * np.sqrt(mean_sq_radius / ambient_dim), size=X.shape)
+    noise = rng.normal(scale=options.noise_scale * np.sqrt(mean_sq_radius / ambient_dim), size=X.shape)
     order = rng.permutation(n)
     is_outlier = np.zeros(n, dtype=bool)
-    is_outlier[order[: int(np.rint(max(corruption) * n))]] = True
+    is_outlier[order[: int(np.rint(max(options.corruption) * n))]] = True
     return CorruptionSplit(X_train=X, noise=noise, order=order, is_outlier=is_outlier)
 
 
@@ -170,22 +181,13 @@ def explained_variation(model, X_clean: np.ndarray) -> float:
     return float(np.var(scores, axis=0).sum() / total)
 
 
-def evaluate_robustness(detector, split: CorruptionSplit, config: Config) -> dict:
-    """Fit the detector's kernel-PCA estimator at every corruption level; the clean variation each explains."""
-    corruption, _, _ = _options(config, split.X_train.shape[1])
+def evaluate_robustness(method: Method, split: CorruptionSplit, options: Options) -> dict:
+    """Fit the kernel-PCA estimator at every corruption level; the clean variation each explains."""
     explained, fit_time, model = [], 0.0, None
-    for fraction in corruption:
+    for fraction in options.corruption:
         start = time.perf_counter()
-        model = clone(detector.estimator).fit(split.corrupted(fraction))
+        model = clone(method.estimator).fit(split.corrupted(fraction))
         fit_time += time.perf_counter() - start
         explained.append(explained_variation(model, split.X_train))
-    return {"fit_time": fit_time, "corruption": list(corruption), "explained_variation": explained,
-            **fitted_attributes(model), "status": "ok"}
-
-
-def report_robustness(config: Config, records: list[dict], directory) -> None:
-    """Explained variation against the kernel width, per corruption level (see :mod:`kpca_bench.experiments.kim_robustness`)."""
-    # Imported here: the report modules import the config module, which imports this package.
-    from kpca_bench.experiments.kim_robustness import write_robustness_report
-
-    write_robustness_report(config, records, directory)
+    return {"fit_time": fit_time, "corruption": list(options.corruption), "explained_variation": explained,
+            **fitted_attributes(model), "n_train": int(split.X_train.shape[0]), "status": "ok"}

@@ -10,42 +10,50 @@ Hamming ``gamma``). The *model* parameter is swept inside the cell:
   the number of components with a numerically positive eigenvalue (at most
   ``N_train - 1``, the rank of the centered kernel); a larger ``p`` adds no
   direction, so it is not a distinct model and is not reported.
-* the one-class SVM (``ocsvm_kernel``): kernels built once, one fit per ``nu`` of the protocol option ``nu`` (default
-  Li et al.'s 0.01 .. 0.99 step 0.01).
+* the one-class SVM (``ocsvm_kernel``): kernels built once, one fit per ``nu`` of the protocol option ``nu``
+  (default 0.01 .. 0.99 step 0.01, the grid of Li et al.).
 
 Option (``protocol: {name: novelty_sweep, nu: ...}``): ``nu``, a list or
-``{start, stop, step}``. The config's top-level ``reference: {paper, dataset}``
-names the entries of ``<results root>/reference/papers.yaml`` printed beside ours.
+``{start, stop, step}``.
 """
 
 from __future__ import annotations
 
 import time
 import warnings
-from numbers import Real
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import rankdata
 from sklearn import config_context
 from sklearn.base import clone
 
-from kpca_bench.datasets import Dataset
-from kpca_bench.errors import ConfigError
 from kpca_bench.methods.baselines import KernelOneClassSVM
-from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.registry import METHODS
-from kpca_bench.protocols.novelty import Split, check_novelty_sizes, fitted_attributes
+from kpca_bench.protocols.base import MethodConfig, Method, ThresholdConfig
+from kpca_bench.protocols.novelty import Split, fitted_attributes, split_sizes
+from kpca_bench.validation import Problems, is_number
 
-if TYPE_CHECKING:
-    from kpca_bench.config import Config
-
-OPTIONS = ("nu",)
-# Li et al., section IV.B: nu from 0.01 to 0.99 with step 0.01.
-PAPER_NU = tuple(round(0.01 * i, 2) for i in range(1, 100))
+DEFAULT_NU = tuple(round(0.01 * i, 2) for i in range(1, 100))
 # Stored AUROCs are rounded: a test set of a few hundred points resolves AUROC to about 1e-5.
 AUROC_DECIMALS = 6
+RECORDS = ("auroc", "best_model_param", "n_model_params", "auroc_by_model_param", "model_param")
+
+
+@dataclass(frozen=True)
+class Options:
+    """``nu``: the one-class SVM's values swept inside a cell."""
+
+    nu: tuple[float, ...] = DEFAULT_NU
+
+
+def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
+    nus = raw.get("nu", DEFAULT_NU)
+    if not isinstance(nus, (list, tuple)) or not nus or not all(is_number(v) and 0 < v <= 1 for v in nus):
+        problems.add("nu", f"must be a list of numbers in (0, 1] or a range {{start, stop, step}}, got {nus!r}")
+        return Options()
+    return Options(nu=tuple(nus))
 
 
 def reconstruction_errors_by_p(scores: np.ndarray, sq_norms: np.ndarray, variances: np.ndarray) -> np.ndarray:
@@ -73,41 +81,28 @@ def auroc_columns(is_outlier: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return (ranks[is_outlier].sum(axis=0) - n_out * (n_out + 1) / 2) / (n_out * n_in)
 
 
-def nu_values(config: Config) -> tuple[float, ...]:
-    return tuple(config.protocol_options.get("nu", PAPER_NU))
-
-
-def check_sweep(dataset: Dataset, config: Config) -> None:
-    """The novelty sizes, plus: every entry has a model parameter this protocol sweeps, and sets no value for it."""
-    check_novelty_sizes(dataset, config)
-    problems = []
-    nus = config.protocol_options.get("nu", PAPER_NU)
-    if not isinstance(nus, (list, tuple)) or not nus or not all(
-            isinstance(v, Real) and not isinstance(v, bool) and 0 < v <= 1 for v in nus):
-        problems.append(f"protocol.nu: must be a list of numbers in (0, 1] or a range {{start, stop, step}}, "
-                        f"got {nus!r}")
-    for index, method in enumerate(config.methods):
+def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
+    """Every entry has a model parameter this protocol sweeps, and sets no value for it."""
+    for index, method in enumerate(methods):
         spec = METHODS[method.name]
-        path = f"{config.source}: methods[{index}]"
         swept = "n_components" if spec.subspace else "nu"
         if spec.subspace and not issubclass(spec.estimator, KernelPCA):
-            problems.append(f"{path}.name: {method.name} has no nested components; the sweep over p needs exact "
-                            "kernel PCA (kpca)")
+            problems.add(f"methods[{index}].name", f"{method.name} has no nested components; the sweep over p needs "
+                                            "exact kernel PCA (kpca)")
         elif spec.subspace and method.score not in (None, *SCORES_BY_P):
-            problems.append(f"{path}.score: {method.score!r} cannot be swept over p; accepted: {', '.join(SCORES_BY_P)}")
+            problems.add(f"methods[{index}].score", f"{method.score!r} cannot be swept over p; accepted: "
+                                             f"{', '.join(SCORES_BY_P)}")
         elif not spec.subspace and not issubclass(spec.estimator, KernelOneClassSVM):
-            problems.append(f"{path}.name: the sweep knows the model parameter of kpca (n_components) and of "
-                            f"ocsvm_kernel (nu), not of {method.name}")
+            problems.add(f"methods[{index}].name", f"the sweep knows the model parameter of kpca (n_components) and of "
+                                            f"ocsvm_kernel (nu), not of {method.name}")
         if swept in method.params or swept in method.grid:
-            problems.append(f"{path}: {swept} is swept by the protocol {config.protocol}; remove it from params/grid")
-    if problems:
-        raise ConfigError("\n".join(problems))
+            problems.add(f"methods[{index}]", f"{swept} is swept by the protocol novelty_sweep; remove it from params/grid")
 
 
-def _component_sweep(detector: KernelSubspaceDetector, split: Split) -> tuple[dict, np.ndarray]:
+def _component_sweep(method: Method, split: Split) -> tuple[dict, np.ndarray]:
     """Fit kernel PCA once with every component; outlier scores of the test points for ``p = 1 .. P``."""
     start = time.perf_counter()
-    model = clone(detector.estimator).set_params(n_components=split.X_train.shape[0] - 1)
+    model = clone(method.estimator).set_params(n_components=split.X_train.shape[0] - 1)
     with warnings.catch_warnings():
         # Components with a zero eigenvalue are expected here (rank < N - 1, e.g. duplicated
         # categorical rows); they are dropped below, which the record states as n_model_params.
@@ -116,17 +111,17 @@ def _component_sweep(detector: KernelSubspaceDetector, split: Split) -> tuple[di
     fitted = time.perf_counter()
     rank = int(np.count_nonzero(model.projection_variances_ > 0))
     projection = model.project(split.X_test)
-    by_p = SCORES_BY_P[detector.score](projection.scores[:, :rank], projection.sq_norms,
-                                       model.projection_variances_[:rank])
+    by_p = SCORES_BY_P[method.score or "reconstruction_error"](projection.scores[:, :rank], projection.sq_norms,
+                                                               model.projection_variances_[:rank])
     info = {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted, "model_param": "n_components",
             **fitted_attributes(model)}
     return info, by_p
 
 
-def _nu_sweep(detector: KernelOneClassSVM, split: Split, nus: tuple[float, ...]) -> tuple[dict, np.ndarray]:
+def _nu_sweep(method: Method, split: Split, nus: tuple[float, ...]) -> tuple[dict, np.ndarray]:
     """One fit per ``nu`` on kernels built once; outlier scores (minus ``score_samples``), one column per ``nu``."""
     start = time.perf_counter()
-    model = clone(detector).fit(split.X_train)
+    model = clone(method.estimator).fit(split.X_train)
     K_train, K_test = model.kernel_(split.X_train), model.kernel_(split.X_test, split.X_train)
     fit_time = time.perf_counter() - start
     score_time = 0.0
@@ -148,29 +143,22 @@ def _nu_sweep(detector: KernelOneClassSVM, split: Split, nus: tuple[float, ...])
     return info, np.column_stack(columns)
 
 
-def evaluate_sweep(detector, split: Split, config: Config) -> dict:
+def evaluate_sweep(method: Method, split: Split, options: Options) -> dict:
     """AUROC on the test mix for every model parameter of one (split, method, kernel parameter) cell.
 
     The record's ``auroc`` is the best over the model parameter (what Li et al.'s
     Figs. 4-11 plot against the kernel parameter); ``auroc_by_model_param`` holds
     them all, in the order of ``p = 1 .. n_model_params`` or of the ``nu`` option.
     """
-    if isinstance(detector, KernelSubspaceDetector):
-        info, scores = _component_sweep(detector, split)
+    if method.subspace:
+        info, scores = _component_sweep(method, split)
     else:
-        info, scores = _nu_sweep(detector, split, nu_values(config))
+        info, scores = _nu_sweep(method, split, options.nu)
+    info.update(split_sizes(split))
     if not np.all(np.isfinite(scores)):
         return {**info, "status": "error: the method produced NaN or infinite scores"}
     auroc = auroc_columns(split.is_outlier, scores)
     best = int(np.argmax(auroc))
     return {**info, "auroc": float(auroc[best]), "best_model_param": best + 1 if info["model_param"] == "n_components"
-            else nu_values(config)[best], "n_model_params": len(auroc),
+            else options.nu[best], "n_model_params": len(auroc),
             "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(), "status": "ok"}
-
-
-def report_sweep(config: Config, records: list[dict], directory) -> None:
-    """Li et al.'s Tables I-II and Figs. 4-11 for this run (see :mod:`kpca_bench.report.sweep`)."""
-    # Imported here: kpca_bench.report imports the config module, which imports this package.
-    from kpca_bench.report.sweep import write_sweep_report
-
-    write_sweep_report(config, records, directory)

@@ -31,80 +31,90 @@ points are its ``negative_outlier_factor_``, which ``fit`` computes in either
 from __future__ import annotations
 
 import time
-from numbers import Integral
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import ConfigError
-from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid
-from kpca_bench.protocols.novelty import SCALERS, Split, class_indices, fitted_attributes
-
-if TYPE_CHECKING:
-    from kpca_bench.config import Config
+from kpca_bench.protocols.base import DatasetConfig, Method, ThresholdConfig
+from kpca_bench.protocols.novelty import Split, class_indices, detection_record, fitted_attributes, scale, split_sizes
+from kpca_bench.validation import Problems, is_integer
 
 DATASET_KEYS = ("inliers", "outliers")
-OPTIONS = ("n_inliers", "n_outliers", "features")
 ALL = "all"
 
 
-def _sizes(config: Config) -> tuple:
-    options = config.protocol_options
-    return options.get("n_inliers", ALL), options.get("n_outliers", ALL)
+@dataclass(frozen=True)
+class Options:
+    """Sample sizes (an integer or ``all``), the columns the detector sees (None: all), and F1's cut."""
+
+    n_inliers: int | str = ALL
+    n_outliers: int | str = ALL
+    features: tuple[int, ...] | None = None
+    threshold: ThresholdConfig = ThresholdConfig()
 
 
-def describe(config: Config) -> str:
-    d = config.dataset
-    n_in, n_out = _sizes(config)
-    columns = config.protocol_options.get("features")
-    return (f"fit and score one contaminated sample, no labels used in fitting: {n_in} inliers "
-            f"{list(d.inliers)} + {n_out} outliers {list(d.outliers)}, drawn anew in each of {config.trials} "
-            f"trials (seed {config.seed})" + (f"; features {list(columns)}" if columns is not None else ""))
+def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
+    sizes = {}
+    for key in ("n_inliers", "n_outliers"):
+        size = raw.get(key, ALL)
+        if size != ALL and (not is_integer(size) or size < 1):
+            problems.add(key, f"must be an integer >= 1 or {ALL!r}, got {size!r}")
+            size = ALL
+        sizes[key] = size
+    columns = raw.get("features")
+    if columns is not None and (not isinstance(columns, list) or not columns
+                                or not all(is_integer(c) and c >= 0 for c in columns)):
+        problems.add("features", f"must be a non-empty list of column indices (0, 1, ...), got {columns!r}")
+        columns = None
+    return Options(**sizes, features=tuple(columns) if columns is not None else None, threshold=threshold)
 
 
-def check_unsupervised(dataset: Dataset, config: Config) -> None:
-    """Fail before any work if the options are malformed or the classes cannot supply the sample."""
-    cfg = config.dataset
+def train_rows(data: DatasetConfig, options: Options) -> int | None:
+    """The sample size when both counts are given."""
+    if is_integer(options.n_inliers) and is_integer(options.n_outliers):
+        return options.n_inliers + options.n_outliers
+    return None
+
+
+def describe(data: DatasetConfig, options: Options) -> str:
+    return (f"fit and score one contaminated sample, no labels used in fitting: {options.n_inliers} inliers "
+            f"{list(data.inliers)} + {options.n_outliers} outliers {list(data.outliers)}"
+            + (f"; features {list(options.features)}" if options.features is not None else ""))
+
+
+def check_unsupervised(dataset: Dataset, data: DatasetConfig, options: Options) -> None:
+    """Fail before any work if the classes cannot supply the sample or a feature column does not exist."""
     problems = []
-    available = {"n_inliers": len(class_indices(dataset, cfg.inliers, "inliers")),
-                 "n_outliers": len(class_indices(dataset, cfg.outliers, "outliers"))}
-    for key, size in zip(("n_inliers", "n_outliers"), _sizes(config)):
-        if size == ALL:
-            continue
-        if isinstance(size, bool) or not isinstance(size, Integral) or size < 1:
-            problems.append(f"protocol.{key}: must be an integer >= 1 or {ALL!r}, got {size!r}")
-        elif size > available[key]:
+    available = {"n_inliers": len(class_indices(dataset, data.inliers, "inliers")),
+                 "n_outliers": len(class_indices(dataset, data.outliers, "outliers"))}
+    for key, size in (("n_inliers", options.n_inliers), ("n_outliers", options.n_outliers)):
+        if size != ALL and size > available[key]:
             problems.append(f"protocol.{key}: dataset {dataset.name} has {available[key]} "
                             f"{key.removeprefix('n_')}, fewer than {size}; lower it or use {ALL!r}")
-    columns = config.protocol_options.get("features")
     n_features = dataset.X.shape[1]
-    if columns is not None and (not isinstance(columns, list) or not columns or not all(
-            isinstance(c, Integral) and not isinstance(c, bool) and 0 <= c < n_features for c in columns)):
-        problems.append(f"protocol.features: must be a non-empty list of column indices 0 .. {n_features - 1}, "
-                        f"got {columns!r}")
+    if options.features is not None and max(options.features) >= n_features:
+        problems.append(f"protocol.features: column {max(options.features)} does not exist; dataset {dataset.name} "
+                        f"has columns 0 .. {n_features - 1}")
     if problems:
-        raise ConfigError("\n".join(f"{config.source}: {p}" for p in problems))
+        raise ConfigError("\n".join(problems))
 
 
 def _draw(rng: np.random.Generator, indices: np.ndarray, size) -> np.ndarray:
     return rng.permutation(indices)[: None if size == ALL else size]
 
 
-def unsupervised_split(dataset: Dataset, config: Config, seed: int) -> Split:
+def unsupervised_split(dataset: Dataset, data: DatasetConfig, options: Options, seed: int) -> Split:
     """One shuffled contaminated sample; ``X_test`` is ``X_train`` (the fitted points are the scored ones)."""
-    cfg = config.dataset
     rng = np.random.default_rng(seed)
-    n_in, n_out = _sizes(config)
-    inliers = _draw(rng, class_indices(dataset, cfg.inliers, "inliers"), n_in)
-    outliers = _draw(rng, class_indices(dataset, cfg.outliers, "outliers"), n_out)
+    inliers = _draw(rng, class_indices(dataset, data.inliers, "inliers"), options.n_inliers)
+    outliers = _draw(rng, class_indices(dataset, data.outliers, "outliers"), options.n_outliers)
     order = rng.permutation(len(inliers) + len(outliers))
     rows = np.concatenate([inliers, outliers])[order]
     is_outlier = np.r_[np.zeros(len(inliers), bool), np.ones(len(outliers), bool)][order]
-    columns = config.protocol_options.get("features")
-    X = dataset.X[rows] if columns is None else dataset.X[np.ix_(rows, columns)]
-    if cfg.scaling in SCALERS:
-        X = SCALERS[cfg.scaling]().fit_transform(X)
+    X = dataset.X[rows] if options.features is None else dataset.X[np.ix_(rows, options.features)]
+    (X,) = scale(data.scaling, X)
     return Split(X_train=X, X_test=X, is_outlier=is_outlier)
 
 
@@ -120,20 +130,17 @@ def fitted_sample_scores(detector, X: np.ndarray) -> np.ndarray:
     return -detector.score_samples(X)
 
 
-def evaluate_unsupervised(detector, split: Split, config: Config) -> dict:
+def evaluate_unsupervised(method: Method, split: Split, options: Options) -> dict:
     """Fit on the contaminated sample, score the same points, measure against the labels.
 
     The threshold rule sees the sample's scores as both its "training" and its
     "test" scores (they are the same points).
     """
+    detector = method.detector()
     start = time.perf_counter()
     detector.fit(split.X_train)
     fitted = time.perf_counter()
     scores = fitted_sample_scores(detector, split.X_train)
-    result = {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted,
-              "n_features": int(split.X_train.shape[1]), **fitted_attributes(detector)}
-    if not np.all(np.isfinite(scores)):
-        return {**result, "status": "error: the method produced NaN or infinite scores"}
-    cut = choose_threshold(config.threshold, scores, scores, split.is_outlier)
-    return {**result, **detection_metrics(split.is_outlier, scores, cut), "threshold": cut,
-            "roc_tpr": roc_on_grid(split.is_outlier, scores).tolist(), "status": "ok"}
+    return {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted,
+            "n_features": int(split.X_train.shape[1]), **fitted_attributes(detector), **split_sizes(split),
+            **detection_record(options.threshold, scores, scores, split.is_outlier)}

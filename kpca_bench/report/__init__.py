@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from kpca_bench.config import Config
 from kpca_bench.datasets import Provenance
 from kpca_bench.methods.registry import METHODS
-from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
-from kpca_bench.report.tables import summary_frame, summary_markdown, trials_frame
-from kpca_bench.results import write_atomic
+from kpca_bench.report.tables import run_facts, summary_frame, summary_markdown, trials_frame
+from kpca_bench.run.config import Config
+from kpca_bench.run.runner import RunOutcome, run_experiment
+from kpca_bench.run.store import write_atomic
+
+# Tables and figures of a protocol's own records, written after the generic ones (which they may replace).
+PROTOCOL_REPORTS = {
+    "novelty_sweep": sweep.write_sweep_report,
+    "robustness": robustness.write_robustness_report,
+    "classification": classification.report_classification,
+    "classification_cv": classification.report_classification_cv,
+    "toy_components": components.write_components_report,
+}
 
 
 def _single_setting_labels(config: Config) -> list[str]:
@@ -27,21 +38,6 @@ def _sparsity_sweeps(config: Config) -> dict[str, list[str]]:
         if knob is not None and len(method.grid.get(knob, [])) > 1:
             sweeps[method.label] = [method.setting_label(s) for s in method.settings()]
     return sweeps
-
-
-def _facts(config: Config, provenance: Provenance, trials) -> list[str]:
-    d = config.dataset
-    facts = [
-        f"dataset: `{d.name}` ({provenance.source}); inlier classes {list(d.inliers)}, "
-        f"outlier classes {list(d.outliers)}; scaling: {d.scaling}",
-        f"protocol: {config.protocol}: {PROTOCOLS[config.protocol].describe(config)}",
-        f"F1 threshold: {config.threshold.describe()}",
-        f"config hash `{config.config_hash()}`; versions: "
-        + ", ".join(f"{k} {v}" for k, v in trials["versions"].iloc[0].items()),
-    ]
-    if config.threshold.is_oracle:
-        facts.insert(3, "**F1 here is an oracle figure**: its threshold was chosen with the test labels")
-    return facts
 
 
 def write_report(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> list[str]:
@@ -80,3 +76,25 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     write_atomic(directory / "summary.md", summary_markdown(summary, title=title,
                                                             facts=_facts(config, provenance, trials), figures=figures))
     return figures
+
+
+def _facts(config: Config, provenance: Provenance, trials) -> list[str]:
+    facts = run_facts(config, trials["versions"].iloc[0], source=provenance.source)
+    facts.insert(-1, f"F1 threshold: {config.threshold.describe()}")
+    if config.threshold.is_oracle:
+        facts.insert(-1, "**F1 here is an oracle figure**: its threshold was chosen with the test labels")
+    return facts
+
+
+def write_tables(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> None:
+    """Every table and figure of a run: the generic ones, then the protocol's own (:data:`PROTOCOL_REPORTS`)."""
+    write_report(config, records, directory, provenance)
+    protocol_report = PROTOCOL_REPORTS.get(config.protocol)
+    if protocol_report is not None and records:
+        protocol_report(config, records, directory)
+
+
+def run_and_report(config: Config, out_dir, **options) -> RunOutcome:
+    """:func:`~kpca_bench.run.runner.run_experiment` with its tables and figures rebuilt from the records,
+    also when a cell fails or the run is interrupted."""
+    return run_experiment(config, out_dir, write_tables=partial(write_tables, config), **options)

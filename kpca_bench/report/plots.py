@@ -15,7 +15,7 @@ import pandas as pd  # noqa: E402
 from kpca_bench.metrics import ROC_FPR_GRID  # noqa: E402
 
 
-def _save(fig, path) -> None:
+def save_figure(fig, path) -> None:
     """Save as PNG atomically, so an interrupt never leaves half an image."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
@@ -37,7 +37,7 @@ def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, thresho
     ax.set_title(f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}", fontsize=10)
     ax.tick_params(axis="x", labelrotation=20)
     ax.grid(axis="y", alpha=0.3)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], *, title: str, path) -> None:
@@ -54,7 +54,7 @@ def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], 
     ax.legend(loc="lower right", fontsize=8)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.01)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def sparsity_plot(curves: dict[str, pd.DataFrame], references: dict[str, float], *, title: str, threshold: str,
@@ -76,4 +76,4 @@ def sparsity_plot(curves: dict[str, pd.DataFrame], references: dict[str, float],
     ax.set_title(f"{title}: F1 vs sparsity\nthreshold: {threshold}", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    _save(fig, path)
+    save_figure(fig, path)

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.config import Config
-from kpca_bench.report.plots import _save, plt
+from kpca_bench.run.config import Config
+from kpca_bench.report.plots import save_figure, plt
 from kpca_bench.report.reference import load_references, reference_values
-from kpca_bench.results import write_atomic
+from kpca_bench.run.store import write_atomic
 
 STATISTICS = {
     "best": lambda a: np.max(a),
@@ -39,8 +39,7 @@ FIGURE = "sweep_max_auroc.png"
 
 def kernel_parameter(config: Config, entry: str) -> str | None:
     """The parameter an entry's grid sweeps (its first key with more than one value)."""
-    method = next(m for m in config.methods if m.label == entry)
-    return next((key for key, values in method.grid.items() if len(values) > 1), None)
+    return next(m for m in config.methods if m.label == entry).swept_parameter()
 
 
 def _axis_label(config: Config, entry: str) -> str:
@@ -133,7 +132,7 @@ def max_auroc_figure(frame: pd.DataFrame, entries: list[str], *, parameter: str,
     right.set_title(f"split {first}: box plot of the maxima", fontsize=10)
     right.grid(axis="y", alpha=0.3)
     fig.suptitle(title, fontsize=11)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def write_sweep_report(config: Config, records: list[dict], directory) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from kpca_bench.protocols import PROTOCOLS
+
 # Columns of trials.csv, in order; parameters follow as param_<name>.
 TRIAL_COLUMNS = [
     "experiment", "profile", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
@@ -15,25 +17,30 @@ SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "sparsity": ("sparsit
                    "fit_time": ("fit time (s)", 2)}
 
 
-def trials_frame(records: list[dict], method_order: list[str]) -> pd.DataFrame:
-    """One row per trial x method setting, sorted by method (config order) and trial."""
+def trials_frame(records: list[dict], method_order: list[str], columns: list[str] | None = TRIAL_COLUMNS) -> pd.DataFrame:
+    """One row per trial x method setting, sorted by method (config order) and trial.
+
+    ``columns`` picks and orders the record fields (parameters follow as ``param_<name>``);
+    None keeps every scalar field in record order.
+    """
     rows = []
     for record in records:
-        # Per-trial curves (ROC points, sweeps) stay in records.jsonl; the table holds scalars.
-        row = {k: v for k, v in record.items() if k != "params" and not isinstance(v, list)}
+        # Per-trial curves (ROC points, sweeps) and mappings stay in records.jsonl; the table holds scalars.
+        row = {k: v for k, v in record.items() if k not in ("params", "versions") and not isinstance(v, (list, dict))}
+        row["versions"] = record.get("versions")
         row.update({f"param_{k}": v for k, v in record["params"].items()})
         rows.append(row)
     frame = pd.DataFrame(rows)
-    columns = [c for c in TRIAL_COLUMNS if c in frame] + sorted(c for c in frame if c.startswith("param_"))
-    frame = frame[columns]
+    if columns is not None:
+        frame = frame[[c for c in columns if c in frame] + sorted(c for c in frame if c.startswith("param_"))]
     frame["method"] = pd.Categorical(frame["method"], categories=method_order, ordered=True)
     return frame.sort_values(["method", "trial"]).reset_index(drop=True)
 
 
-def summary_frame(trials: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard deviation over trials of each metric, per method setting."""
+def summary_frame(trials: pd.DataFrame, metrics=SUMMARY_METRICS) -> pd.DataFrame:
+    """Mean and standard deviation over trials of each metric present, per method setting."""
     ok = trials[trials["status"] == "ok"]
-    metrics = [m for m in SUMMARY_METRICS if m in ok]
+    metrics = [m for m in metrics if m in ok]
     grouped = ok.groupby("method", observed=True)[metrics]
     summary = grouped.agg(["mean", "std"])
     summary.columns = [f"{metric}_{stat}" for metric, stat in summary.columns]
@@ -65,3 +72,20 @@ def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], fig
              summary_table_markdown(summary)]
     lines += [f"![{name}]({name})" for name in figures]
     return "\n".join(lines) + "\n"
+
+
+def run_facts(config, versions: dict, *, source: str | None = None) -> list[str]:
+    """The summary page's facts about a run: data, protocol, paper, config hash and versions."""
+    d = config.dataset
+    data = f"dataset: `{d.name}`" + (f" ({source})" if source else "")
+    if d.inliers or d.outliers:
+        data += f"; inlier classes {list(d.inliers)}, outlier classes {list(d.outliers)}"
+    scaling = f"; scaling: {d.scaling}" + (" (fitted on the training rows)" if d.scaling != "none" else "")
+    protocol = PROTOCOLS[config.protocol]
+    facts = [data + scaling,
+             f"protocol: {config.protocol}: {protocol.describe(d, config.options)}, drawn anew in each of "
+             f"{config.trials} trials (seed {config.seed})"]
+    if config.reference is not None:
+        facts.append(f"paper: {config.reference.paper}, {config.reference.dataset}")
+    facts.append(f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+    return facts

@@ -16,12 +16,11 @@
 Everything reads finished runs; nothing here re-runs a method, except
 :func:`threshold_rule_f1`, which is an experiment of its own.
 
-    python -m kpca_bench.report.das [--results results] [--evidence mnist satimage2 ...]
+    python -m kpca_bench.papers.das.report [--results results] [--evidence mnist satimage2 ...]
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 import warnings
 from pathlib import Path
@@ -29,14 +28,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.config import THRESHOLD_RULES, Config, ThresholdConfig, load_config
+from kpca_bench.run.config import THRESHOLD_RULES, Config, ThresholdConfig, load_config
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.metrics import choose_threshold, detection_metrics
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.report.plots import _save, plt
+from kpca_bench.report.plots import save_figure, plt
 from kpca_bench.report.reference import load_references, reference_values
-from kpca_bench.results import write_atomic
-from kpca_bench.runner import load_checked_dataset, plan_cells
+from kpca_bench.run.store import write_atomic
+from kpca_bench.run.runner import load_checked_dataset, plan_cells
 
 PAPER = "Das et al."
 CONFIGS = {"mnist": "MNIST", "fashion_mnist": "Fashion-MNIST", "satimage2": "Satimage-2", "eth80": "ETH-80",
@@ -102,7 +101,7 @@ def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path) -> N
     ax.set_ylabel("F1 (outliers positive)")
     ax.set_title(f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def write_table1(directory) -> Path:
@@ -220,23 +219,10 @@ def finish_run(results, name: str) -> None:
         write_table1(directory)
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Das et al. report: box plots, Table I, das_report.md")
-    parser.add_argument("--results", default="results")
-    parser.add_argument("--evidence", nargs="*", default=[], help="configs to measure F1 under every rule for")
-    parser.add_argument("--evidence-trials", type=int, default=3)
-    args = parser.parse_args(argv)
-    results = Path(args.results)
-    for name in args.evidence:
-        config = load_config(Path("configs") / f"{name}.yaml")
-        frame = threshold_rule_f1(config, trials=args.evidence_trials)
-        (results / name).mkdir(parents=True, exist_ok=True)
-        write_atomic(results / name / "threshold_rules.csv", frame.to_csv(index=False))
+def analyse(results_root: Path, config_dir: Path) -> list[Path]:
+    """The marked box plots, Table I and ``das_report.md`` from the finished Das runs."""
+    results = Path(results_root)
     for name in CONFIGS:
         if (results / name / "trials.csv").exists():
             finish_run(results, name)
-    print(write_das_report(results))
-
-
-if __name__ == "__main__":
-    main()
+    return [write_das_report(results)]

@@ -6,19 +6,18 @@ polynomial kernel ``(x^T y)^2`` and ``p = 2`` components. Left: the contour wher
 the reconstruction error (eqs. 9-11) equals half its largest training value;
 right: the same for the Mahalanobis distance in the principal subspace (eq. 13).
 
-    python -m kpca_bench.experiments.li_figure3 --out results/li_artificial
+    python -m kpca_bench.papers.li.figure3 --out results/li_artificial
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 
 from kpca_bench.datasets import load_dataset
 from kpca_bench.methods import KernelPCA, mahalanobis_distance, reconstruction_error
-from kpca_bench.report.plots import _save, plt
+from kpca_bench.report.plots import save_figure, plt
 
 SCORES = {"reconstruction error (RE)": reconstruction_error, "Mahalanobis distance (MD)": mahalanobis_distance}
 
@@ -47,17 +46,10 @@ def figure3(out_dir, *, grid_points: int = 201, random_state: int = 0) -> Path:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "figure3_contours.png"
-    _save(fig, path)
+    save_figure(fig, path)
     return path
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="results/li_artificial", help="folder for figure3_contours.png")
-    parser.add_argument("--random-state", type=int, default=0, help="seed of the artificial set")
-    args = parser.parse_args(argv)
-    print(figure3(args.out, random_state=args.random_state))
-
-
-if __name__ == "__main__":
-    main()
+def analyse(results_root: Path, config_dir: Path) -> list[Path]:
+    """Figure 3 of Li et al. in ``<results_root>/li_artificial/`` (its own artificial sample, seed 0)."""
+    return [figure3(Path(results_root) / "li_artificial")]

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 from joblib import Parallel, delayed
 
-from kpca_bench.config import ExecutionConfig
+from kpca_bench.run.config import ExecutionConfig
 from kpca_bench.errors import KpcaBenchError
 
 # How long to wait for a remote scheduler before giving up with an error.
@@ -115,7 +115,7 @@ def dask_client(distributed, address: str, jobs: int):
 
     The LocalCluster's workers are processes with one thread each, so a cell
     has its process to itself and its peak memory is its own
-    (:mod:`kpca_bench.memory`).
+    (:mod:`kpca_bench.run.memory`).
     """
     if address == "local":
         # Any free port for the scheduler's HTTP server, which it starts even without a dashboard.

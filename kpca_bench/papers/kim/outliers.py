@@ -10,23 +10,24 @@ with L2-norm KPCA (``kpca``) of the same score in the same trial (same sample),
 from the runs' ``trials.csv``: the mean AUROC difference and in how many
 trials L1 is ahead.
 
-    python -m kpca_bench.experiments.kim_outliers configs/kim_outliers_*.yaml --out results
+    python -m kpca_bench.papers.kim.outliers configs/kim_outliers_*.yaml --out results
 
 writes ``<out>/kim_outliers/summary.csv``, ``paired_l1_l2.csv`` and ``summary.md``.
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.config import load_config
-from kpca_bench.results import ResultStore, write_atomic
-from kpca_bench.runner import experiment_directory
+from kpca_bench.run.config import load_config
+from kpca_bench.run.store import ResultStore, write_atomic
+from kpca_bench.run.runner import experiment_directory
 
 TABLE_DIR = "kim_outliers"
+# The datasets of the table, in its row order.
+DATASETS = ("satimage2", "breast_cancer", "ionosphere", "thyroid", "internet_ads", "mnist", "eth80")
 
 
 def outlier_table(config_paths: list[Path], results_root) -> pd.DataFrame:
@@ -110,7 +111,7 @@ def write_outlier_table(config_paths: list[Path], results_root) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     trials = sorted({int(t) for t in table.get("trials", pd.Series(dtype=float)).dropna()})
     lines = ["# Kim & Klabjan, outlier detection (unsupervised): AUROC per method and dataset", "",
-             f"- built by `python -m kpca_bench.experiments.kim_outliers` from the runs of "
+             f"- built by `python -m kpca_bench.papers.kim.outliers` from the runs of "
              f"{', '.join(f'`{Path(p).name}`' for p in config_paths)}",
              "- every method is fitted on the whole contaminated sample and scores it (protocol `unsupervised`); "
              "n = sample size per trial, outliers = how many of them are outliers",
@@ -127,13 +128,6 @@ def write_outlier_table(config_paths: list[Path], results_root) -> Path:
     return path
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("configs", nargs="+", type=Path, help="the kim_outliers_*.yaml configs, in table order")
-    parser.add_argument("--out", type=Path, default=Path("results"), help="results root of the runs")
-    args = parser.parse_args(argv)
-    print(write_outlier_table(args.configs, args.out))
-
-
-if __name__ == "__main__":
-    main()
+def analyse(results_root: Path, config_dir: Path) -> list[Path]:
+    """The outlier table over every ``kim_outliers_<dataset>.yaml`` in :data:`DATASETS` order."""
+    return [write_outlier_table([Path(config_dir) / f"kim_outliers_{name}.yaml" for name in DATASETS], results_root)]

@@ -14,6 +14,7 @@ import hashlib
 import json
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
@@ -22,16 +23,19 @@ import numpy as np
 import sklearn
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.config import Config, ExecutionConfig, stable_hash
-from kpca_bench.datasets import Dataset, load_dataset
+from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
+from kpca_bench.datasets import Dataset, Provenance, load_dataset
 from kpca_bench.errors import DataError, KpcaBenchError
-from kpca_bench.execution import open_backend
-from kpca_bench.memory import peak_memory
+from kpca_bench.run.execution import open_backend
+from kpca_bench.run.memory import peak_memory
 from kpca_bench.methods.registry import METHODS
-from kpca_bench.progress import NoProgress, PlainProgress
-from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.report import write_report
-from kpca_bench.results import ResultStore
+from kpca_bench.run.progress import NoProgress, PlainProgress
+from kpca_bench.protocols import PROTOCOLS, Method
+from kpca_bench.run.store import ResultStore
+
+
+WriteTables = Callable[[list[dict], Path, Provenance], None]
+"""``write_tables(records, directory, provenance)``: rebuild a run's tables and figures from its records."""
 
 
 class MethodFailed(KpcaBenchError):
@@ -117,7 +121,7 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
         bad_rows = int(np.sum(~np.all(np.isfinite(dataset.X), axis=1)))
         raise DataError(f"dataset {dataset.name} has {bad_rows} rows with NaN or infinite values; "
                         "drop or impute them in its loader (see the loader's missing-value option)")
-    PROTOCOLS[config.protocol].check(dataset, config)
+    PROTOCOLS[config.protocol].check_data(dataset, config.dataset, config.options)
     return dataset
 
 
@@ -129,34 +133,31 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     ``execution.max_memory_mb`` becomes scikit-learn's ``working_memory`` for the
     cell, here rather than in the caller so that it holds on a Dask worker too.
     The record carries that budget and the peak memory of the process running
-    the cell (:mod:`kpca_bench.memory`).
+    the cell (:mod:`kpca_bench.run.memory`).
     """
-    method = config.methods[cell.method_index]
-    spec = METHODS[method.name]
+    entry = config.methods[cell.method_index]
+    spec = METHODS[entry.name]
     start = time.perf_counter()
     budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
     with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak:
         max_memory_mb = sklearn.get_config()["working_memory"]
         try:
-            detector = spec.build(cell.setting, score=method.score, random_state=cell.random_state)
-            result = PROTOCOLS[config.protocol].evaluate(detector, split, config)
+            method = Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
+                            estimator=spec.build(cell.setting, random_state=cell.random_state))
+            result = PROTOCOLS[config.protocol].evaluate(method, split, config.options)
         except (ValueError, KpcaBenchError) as exc:
-            return {"key": cell.key, "status": "failed", "error": f"{method.label}, trial {cell.trial}: {exc}"}
+            return {"key": cell.key, "status": "failed", "error": f"{entry.label}, trial {cell.trial}: {exc}"}
     return {
         "key": cell.key,
         "experiment": config.name,
         "trial": cell.trial,
         "split_seed": cell.split_seed,
-        "method": method.setting_label(cell.setting),
-        "method_name": method.name,
-        "entry": method.label,
+        "method": entry.setting_label(cell.setting),
+        "method_name": entry.name,
+        "entry": entry.label,
         "params": cell.setting,
-        "score": method.score,
+        "score": entry.score,
         "random_state": cell.random_state,
-        "threshold_rule": config.threshold.rule,
-        "n_train": int(split.X_train.shape[0]),
-        "n_test_inliers": int(np.sum(~split.is_outlier)),
-        "n_test_outliers": int(np.sum(split.is_outlier)),
         "wall_time": time.perf_counter() - start,
         "max_memory_mb": max_memory_mb,
         "peak_memory_mb": peak.mib,
@@ -171,14 +172,15 @@ def labelled(record: dict, cell: Cell, config: Config) -> dict:
 
 
 def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
-                   progress: PlainProgress | None = None) -> RunOutcome:
-    """Run every unfinished cell of ``config`` and rebuild its tables and figures.
+                   progress: PlainProgress | None = None, write_tables: WriteTables | None = None) -> RunOutcome:
+    """Run every unfinished cell of ``config``, then hand the stored records to ``write_tables``.
 
     Results go to :func:`experiment_directory`. Cells run where
-    ``config.execution`` says (:mod:`kpca_bench.execution`); each finished one
+    ``config.execution`` says (:mod:`kpca_bench.run.execution`); each finished one
     is appended to the store as it arrives, so on an interrupt or a failing
-    method the tables are still rebuilt from what finished, and the exception
-    propagates.
+    method ``write_tables`` still gets what finished (the report layer passes
+    its table writer: :func:`kpca_bench.report.run_and_report`), and the
+    exception propagates.
     """
     progress = progress or NoProgress()
     directory = experiment_directory(config, out_dir)
@@ -196,7 +198,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
 
         @lru_cache(maxsize=2 * max(jobs, 1) + 1)
         def split_of(seed: int):
-            return PROTOCOLS[config.protocol].split(dataset, config, seed)
+            return PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, seed)
 
         progress.start(len(cells), len(cells) - len(todo))
         try:
@@ -209,8 +211,6 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
             progress.close()
             stored = store.load()
             records = [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
-            write_report(config, records, directory, dataset.provenance)
-            protocol_report = PROTOCOLS[config.protocol].report
-            if protocol_report is not None and records:
-                protocol_report(config, records, directory)
+            if write_tables is not None:
+                write_tables(records, directory, dataset.provenance)
     return RunOutcome(directory=directory, n_cells=len(cells), n_reused=len(cells) - len(todo), n_run=len(todo))

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.config import Config
+from kpca_bench.run.config import Config
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.report.plots import _save, plt
+from kpca_bench.report.plots import save_figure, plt
 from kpca_bench.report.sweep import kernel_parameter
-from kpca_bench.results import write_atomic
+from kpca_bench.run.store import write_atomic
 
 FIGURE = "explained_variation.png"
 
@@ -111,7 +111,7 @@ def explained_variation_figure(summary: pd.DataFrame, entries: list[str], *, par
     axes[0][0].set_ylabel("explained variation of the clean data")
     axes[0][0].legend(fontsize=8)
     fig.suptitle(title, fontsize=11)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def write_robustness_report(config: Config, records: list[dict], directory) -> None:
@@ -126,7 +126,7 @@ def write_robustness_report(config: Config, records: list[dict], directory) -> N
     summary = summary_by_width(frame, entries)
     title = f"{config.name}: clean variation explained by components fitted on corrupted data"
     lines = [f"# {title}", "",
-             f"- data: `{config.dataset.name}` {config.dataset.options}; {PROTOCOLS[config.protocol].describe(config)}",
+             f"- data: `{config.dataset.name}` {config.dataset.options}; {PROTOCOLS[config.protocol].describe(config.dataset, config.options)}",
              f"- methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" for m in config.methods),
              f"- mean ± std over {frame['trial'].nunique()} trials"
              + (f"; {entries[0]} − {entries[1]} is paired by trial" if len(entries) >= 2 else ""),

@@ -1,0 +1,12 @@
+"""Kim & Klabjan: L1-norm kernel PCA (outlier detection and robustness)."""
+
+from kpca_bench.papers.base import Paper
+from kpca_bench.papers.kim import outliers
+
+PAPER = Paper(
+    key="kim",
+    reference="Kim & Klabjan",
+    citation="C. Kim, D. Klabjan. A simple and fast algorithm for L1-norm kernel PCA.",
+    configs=("kim_*.yaml",),
+    analyses=(outliers.analyse,),
+)

@@ -1,0 +1,13 @@
+"""Wang & Tanaka: kernel PCA allowing sparse representation and sample selection (ADMM, l1 and l2,1)."""
+
+from kpca_bench.papers.base import Paper
+from kpca_bench.papers.wang import report
+
+PAPER = Paper(
+    key="wang",
+    reference="Wang & Tanaka",
+    citation="D. Wang, T. Tanaka. Kernel principal component analysis allowing sparse representation "
+             "and sample selection.",
+    configs=("wang_*.yaml",),
+    analyses=(report.analyse,),
+)

@@ -1,0 +1,184 @@
+"""The contract between the runner and a protocol, and the parsed config entries a protocol reads.
+
+A protocol says how one trial splits a dataset and evaluates one method on the
+split. It knows nothing of the config file, the runner or the reports: it is
+handed the parsed ``dataset`` entry (:class:`DatasetConfig`), its own typed
+options (parsed and checked when the config is loaded), the method entries
+(:class:`MethodConfig`), and per cell the method as built (:class:`Method`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kpca_bench.methods.detector import KernelSubspaceDetector
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.validation import Problems
+
+THRESHOLD_RULES = ("train_quantile", "fixed", "test_prior", "test_oracle")
+
+
+@dataclass(frozen=True)
+class DatasetConfig:
+    """Which data, which classes are inliers / outliers, and how many of each per trial.
+
+    Which of the class and size keys a config must give depends on its protocol
+    (:attr:`Protocol.dataset_keys`); the novelty protocol needs all five.
+    """
+
+    name: str
+    options: dict = field(default_factory=dict)
+    scaling: str = "none"
+    inliers: tuple = ()
+    outliers: tuple = ()
+    train_inliers: int | None = None
+    test_inliers: int | None = None
+    test_outliers: int | None = None
+
+
+@dataclass(frozen=True)
+class ThresholdConfig:
+    """How an outlier score becomes a yes/no decision for F1.
+
+    ``train_quantile`` (default): flag test points whose score exceeds the
+    ``quantile`` of the training (inlier) scores; uses no test labels, as a
+    deployed detector must. ``test_prior``: flag as many test points as there
+    are outliers in the test set (uses the outlier count). ``test_oracle``: the
+    threshold that maximises F1 on the test set; an upper bound, labelled as
+    an oracle wherever it is reported. ``fixed``: a given ``value`` of the
+    outlier score (a paper's published cut).
+    """
+
+    rule: str = "train_quantile"
+    quantile: float = 0.95
+    value: float | None = None
+
+    @property
+    def is_oracle(self) -> bool:
+        return self.rule in ("test_prior", "test_oracle")
+
+    def describe(self) -> str:
+        if self.rule == "train_quantile":
+            return f"{self.quantile:g} quantile of training scores"
+        if self.rule == "fixed":
+            return f"fixed outlier-score cut {self.value:g}"
+        if self.rule == "test_prior":
+            return "test outlier count (oracle: uses test labels)"
+        return "best F1 on test set (oracle: uses test labels)"
+
+
+@dataclass(frozen=True)
+class MethodConfig:
+    """One entry of ``methods``: a registered method, a label and its parameter grid.
+
+    ``params`` holds fixed values and ``grid`` lists values to sweep; every
+    combination of the grid is one *setting*, run on every trial.
+    """
+
+    name: str
+    label: str
+    params: dict = field(default_factory=dict)
+    grid: dict = field(default_factory=dict)
+    score: str | None = None
+    trials: int | None = None
+
+    def settings(self) -> list[dict]:
+        """Every parameter setting of this entry: ``params`` updated by one grid point."""
+        keys = list(self.grid)
+        return [{**self.params, **dict(zip(keys, values))}
+                for values in itertools.product(*(self.grid[k] for k in keys))]
+
+    def setting_label(self, setting: dict) -> str:
+        """The label plus the swept values, e.g. ``SKPCA (l1_ratio=0.7)``."""
+        swept = [k for k, values in self.grid.items() if len(values) > 1]
+        if not swept:
+            return self.label
+        return f"{self.label} (" + ", ".join(f"{k}={setting[k]}" for k in swept) + ")"
+
+    def swept_parameter(self) -> str | None:
+        """The first parameter whose grid has more than one value (e.g. a kernel width), or None."""
+        return next((key for key, values in self.grid.items() if len(values) > 1), None)
+
+
+@dataclass(frozen=True)
+class Method:
+    """What a cell hands a protocol: the entry's label and registered name, the estimator built for one
+    setting (unfitted), and for a kernel-PCA variant (``subspace``) the outlier score its entry names."""
+
+    label: str
+    name: str
+    estimator: Any
+    subspace: bool
+    score: str | None = None
+
+    def detector(self):
+        """An unfitted outlier detector: the estimator itself, or a kernel-PCA variant scored in its subspace."""
+        if self.subspace:
+            return KernelSubspaceDetector(self.estimator, score=self.score or "reconstruction_error")
+        return self.estimator
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A protocol: its options and the functions of one trial.
+
+    Attributes
+    ----------
+    name, description : the ``protocol:`` value and one line for listings.
+    options : the options dataclass; ``parse_options(raw, threshold, problems)`` builds it from the
+        config's ``protocol:`` mapping (ranges expanded) and the top-level ``threshold``, reporting
+        every bad value to ``problems`` (keys relative to ``protocol``).
+    check_methods : ``(options, methods, problems)``: which method entries the protocol can run, at
+        config load, before any data (keys from the top of the config: ``methods[2].name``).
+    check_data : ``(dataset, data, options)``: whether the loaded dataset can serve the protocol;
+        raises :class:`~kpca_bench.errors.DataError` or :class:`~kpca_bench.errors.ConfigError`.
+    split : ``(dataset, data, options, seed) -> split``: one trial's data.
+    evaluate : ``(method, split, options) -> dict``: fit, score and measure one method on one split;
+        the fields of its record (:attr:`records` names the measured ones).
+    describe : ``(data, options) -> str``: a sentence on how a trial splits the data.
+    train_rows : ``(data, options) -> int | None``: rows a method is fitted on, when known before the
+        data load (bounds ``n_components``).
+    dataset_keys : the keys of the ``dataset:`` entry the protocol needs.
+    records : the measured fields of its records.
+    """
+
+    name: str
+    description: str
+    options: type
+    parse_options: Callable[[dict, ThresholdConfig, Problems], Any]
+    check_methods: Callable[[Any, tuple[MethodConfig, ...], Problems], None]
+    check_data: Callable
+    split: Callable
+    evaluate: Callable[[Method, Any, Any], dict]
+    describe: Callable[[DatasetConfig, Any], str]
+    train_rows: Callable[[DatasetConfig, Any], int | None]
+    dataset_keys: tuple[str, ...] = ()
+    records: tuple[str, ...] = ()
+
+    def option_names(self) -> tuple[str, ...]:
+        """The keys a config may give under ``protocol:`` (the top-level ``threshold`` is not one)."""
+        return tuple(name for name in self.options.__dataclass_fields__ if name != "threshold")
+
+
+def no_method_checks(options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
+    """Every method entry suits the protocol."""
+
+
+def kernel_pca_only(methods: tuple[MethodConfig, ...], problems: Problems, why: str) -> None:
+    """A problem for every entry whose method is not a kernel-PCA variant; ``why`` says what the protocol needs."""
+    for index, method in enumerate(methods):
+        if not METHODS[method.name].subspace:
+            problems.add(f"methods[{index}].name", f"{method.name} is not a kernel-PCA variant: {why}")
+
+
+def train_rows_of(data: DatasetConfig, options) -> int | None:
+    """The training inliers of the dataset entry (novelty-style protocols)."""
+    return data.train_inliers
+
+
+def train_rows_unknown(data: DatasetConfig, options) -> None:
+    """The training rows are known only once the data are loaded."""
+    return None

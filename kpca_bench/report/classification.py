@@ -1,0 +1,90 @@
+"""Tables and figures of the ``classification`` and ``classification_cv`` protocols, from their records.
+
+They replace the generic outlier tables (whose F1 / threshold columns do not apply) with
+``trials.csv``, ``summary.csv`` (``accuracy_mean``, ``error_mean``, ... per method: the
+columns ``kpca-bench check`` compares with ``results/reference/papers.yaml``), ``summary.md``
+and a box plot of the per-trial metric.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kpca_bench.report.plots import plt, save_figure
+from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.report.tables import run_facts, summary_frame, trials_frame
+from kpca_bench.run.config import Config
+from kpca_bench.run.store import write_atomic
+
+METRICS = {"accuracy": ("accuracy", 4), "error": ("misclassification rate", 4),
+           "fit_time": ("feature fit time (s)", 2), "classifier_fit_time": ("classifier fit time (s)", 2)}
+FIGURE = "error_box.png"
+CV_METRICS = {"accuracy": ("accuracy", 4), "precision": ("precision", 4), "recall": ("recall", 4), "f1": ("F1", 4),
+              "sample_sparsity": ("unused samples", 4), "coef_sparsity": ("zero coefficients", 4),
+              "sv_sparsity": ("non-SV samples", 4), "n_components": ("PCs chosen", 1),
+              "fit_time": ("search time (s)", 1)}
+CV_FIGURE = "accuracy_box.png"
+
+def _markdown(config: Config, summary: pd.DataFrame, metrics: dict, references: dict, facts: list[str],
+              figure: str) -> str:
+    """The summary page: facts, then mean ± std per method, the paper's number in brackets where it gives one."""
+    header = ["method", "trials", *(label for label, _ in metrics.values())]
+    lines = [f"# {config.name}: {config.dataset.name}", "", *[f"- {fact}" for fact in facts], "",
+             "Mean ± standard deviation over trials; the paper's number (its table) in brackets where it gives one.",
+             "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for _, row in summary.iterrows():
+        cells = [str(row["method"]), str(row["trials"])]
+        for metric, (_, digits) in metrics.items():
+            std = 0.0 if pd.isna(row[f"{metric}_std"]) else row[f"{metric}_std"]
+            ref = references.get((str(row["method"]), f"{metric}_mean"))
+            cells.append(f"{row[f'{metric}_mean']:.{digits}f} ± {std:.{digits}f}"
+                         + (f" [{ref['value']:.4f}]" if ref else ""))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines + ["", f"![{figure}]({figure})", ""])
+
+
+def metric_box_plot(trials: pd.DataFrame, methods: list[str], title: str, path: Path, *, column: str,
+                    ylabel: str) -> None:
+    """One box per method of a per-trial metric, every trial drawn as a dot."""
+    data = [trials.loc[(trials["method"] == m) & (trials["status"] == "ok"), column].to_numpy() for m in methods]
+    fig, ax = plt.subplots(figsize=(max(4.8, 1.6 + 1.4 * len(methods)), 4.4))
+    ax.boxplot(data, tick_labels=methods)
+    for position, values in enumerate(data, start=1):
+        ax.plot(np.full(len(values), position), values, "o", ms=3, alpha=0.6, color="tab:blue")
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{title}: {ylabel} over {max(len(d) for d in data)} trials", fontsize=10)
+    ax.tick_params(axis="x", labelrotation=15)
+    ax.grid(axis="y", alpha=0.3)
+    save_figure(fig, path)
+
+
+def _write(config: Config, records: list[dict], directory, metrics: dict, figure: str, column: str,
+           ylabel: str) -> None:
+    directory = Path(directory)
+    order = [m.setting_label(s) for m in config.methods for s in m.settings()]
+    trials = trials_frame(records, order, columns=None)
+    if not (trials["status"] == "ok").any():
+        return
+    summary = summary_frame(trials, metrics)
+    reference = config.reference
+    references = reference_values(load_references(directory.parent), paper=reference.paper,
+                                  dataset=reference.dataset) if reference else {}
+    facts = run_facts(config, records[0].get("versions", {}))
+    metric_box_plot(trials, list(summary["method"].astype(str)), f"{config.name}: {config.dataset.name}",
+                    directory / figure, column=column, ylabel=ylabel)
+    write_atomic(directory / "trials.csv", trials.to_csv(index=False))
+    write_atomic(directory / "summary.csv", summary.to_csv(index=False))
+    write_atomic(directory / "summary.md", _markdown(config, summary, metrics, references, facts, figure))
+
+
+def report_classification(config: Config, records: list[dict], directory) -> None:
+    """Accuracy and misclassification tables, the paper's numbers beside ours, and the error box plot."""
+    _write(config, records, directory, METRICS, FIGURE, "error", "test misclassification rate")
+
+
+def report_classification_cv(config: Config, records: list[dict], directory) -> None:
+    """Accuracy, precision, recall, F1, sparsity and chosen PCs, the paper's numbers beside ours, accuracy box plot."""
+    _write(config, records, directory, CV_METRICS, CV_FIGURE, "accuracy", "test accuracy")

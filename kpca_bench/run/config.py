@@ -1,0 +1,434 @@
+"""Experiment configs: YAML in, validated typed dataclasses out.
+
+The YAML is strict: an unknown key is an error, and every problem in a file is
+reported at once, one line each, naming the file, the key and what is accepted.
+See ``configs/quickstart.yaml`` for an annotated example.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import asdict, dataclass, field, replace
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kpca_bench.datasets import DATASETS
+from kpca_bench.errors import ConfigError
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.methods.scores import OUTLIER_SCORES
+from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.protocols.base import THRESHOLD_RULES, DatasetConfig, MethodConfig, ThresholdConfig
+from kpca_bench.validation import Problems, check_keys, did_you_mean, expand_range, integer, mapping
+
+DEFAULT_CONFIG_DIR = Path("configs")
+FIGURES = ("box", "roc", "sparsity")
+SCALINGS = ("none", "standard", "minmax")
+BACKENDS = ("local", "dask")
+# Parameters the runner sets itself, so a config may not.
+RUNNER_PARAMS = ("random_state",)
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    figures: tuple[str, ...] = FIGURES
+
+
+@dataclass(frozen=True)
+class ExecutionConfig:
+    """Where cells run and within how much memory. It never changes a number,
+    so it is not part of the config hash or of any cell key.
+
+    ``backend``: ``local`` (worker processes on this machine, ``--jobs``) or
+    ``dask`` (a dask.distributed cluster). ``address``: the Dask scheduler,
+    ``tcp://HOST:PORT``, or ``local`` (the default) to start a LocalCluster for the run.
+    ``max_memory_mb``: the working-memory budget of each cell in MiB
+    (scikit-learn's ``working_memory``); test-vs-train kernels are built and
+    scored in row blocks within it. None keeps scikit-learn's default.
+    """
+
+    backend: str = "local"
+    address: str | None = None
+    max_memory_mb: float | None = None
+
+    def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
+        """A copy with the command line's ``--scheduler`` / ``--max-memory`` applied (checked here)."""
+        problems = []
+        if scheduler is not None and (problem := address_problem(scheduler)):
+            problems.append(f"--scheduler: {problem}")
+        if max_memory_mb is not None and (problem := max_memory_problem(max_memory_mb)):
+            problems.append(f"--max-memory: {problem}")
+        if problems:
+            raise ConfigError("\n".join(problems))
+        changes = {"max_memory_mb": float(max_memory_mb)} if max_memory_mb is not None else {}
+        if scheduler is not None:
+            changes.update(backend="dask", address=scheduler)
+        return replace(self, **changes)
+
+
+def address_problem(address) -> str | None:
+    """What is wrong with a Dask scheduler address, or None if it is usable."""
+    if address == "local" or (isinstance(address, str) and "://" in address and not address.endswith("://")):
+        return None
+    return f"must be 'local' (start a LocalCluster) or a scheduler address such as tcp://HOST:8786, got {address!r}"
+
+
+def max_memory_problem(value) -> str | None:
+    """What is wrong with a memory budget in MiB, or None if it is usable."""
+    if isinstance(value, Real) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
+        return None
+    return f"must be a positive number of MiB (e.g. 512), got {value!r}"
+
+
+@dataclass(frozen=True)
+class ReferenceConfig:
+    """Which published numbers this experiment reproduces (entries of ``results/reference/papers.yaml``)."""
+
+    paper: str
+    dataset: str
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated experiment config, with one profile's overrides applied.
+
+    ``protocol_options`` is the ``protocol:`` mapping as written (ranges expanded), which keys the
+    cells; ``options`` is the protocol's typed options parsed from it (:mod:`kpca_bench.protocols`).
+    """
+
+    name: str
+    dataset: DatasetConfig
+    methods: tuple[MethodConfig, ...]
+    description: str = ""
+    protocol: str = "novelty"
+    protocol_options: dict = field(default_factory=dict)
+    options: Any = None
+    threshold: ThresholdConfig = field(default_factory=ThresholdConfig)
+    trials: int = 10
+    seed: int = 0
+    output: OutputConfig = field(default_factory=OutputConfig)
+    reference: ReferenceConfig | None = None
+    execution: ExecutionConfig = field(default_factory=ExecutionConfig)
+    profile: str = "full"
+    source: str = ""
+
+    def with_overrides(self, *, trials: int | None = None, seed: int | None = None, scheduler: str | None = None,
+                       max_memory_mb: float | None = None) -> "Config":
+        """A copy with command-line overrides applied."""
+        changes = {"execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)}
+        if trials is not None:
+            changes["trials"] = trials
+        if seed is not None:
+            changes["seed"] = seed
+        return replace(self, **changes)
+
+    def fingerprint(self) -> dict:
+        """What determines the numbers of a run (not its size, its figures or where it runs)."""
+        data = asdict(self)
+        for key in ("trials", "output", "source", "description", "reference", "profile", "execution", "options"):
+            data.pop(key)
+        return data
+
+    def config_hash(self) -> str:
+        return stable_hash(self.fingerprint())
+
+
+def stable_hash(obj) -> str:
+    """A short content hash of JSON-able data, independent of key order."""
+    text = json.dumps(obj, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _labels(value, key: str, problems: Problems) -> tuple:
+    if isinstance(value, (str, int)):
+        return (value,)
+    if isinstance(value, list) and value and all(isinstance(v, (str, int)) for v in value):
+        return tuple(value)
+    problems.add(key, f"must be a class label or a non-empty list of labels, got {value!r}")
+    return ()
+
+
+DATASET_KEYS = ("name", "options", "scaling", "inliers", "outliers", "train_inliers", "test_inliers",
+                "test_outliers")
+
+
+def _parse_dataset(raw, required: tuple[str, ...], problems: Problems) -> DatasetConfig | None:
+    raw = mapping(raw, "dataset", problems)
+    if raw is None:
+        return None
+    where = problems.under("dataset")
+    check_keys(raw, DATASET_KEYS, ("name", *required), where)
+    name = raw.get("name")
+    if name is not None and name not in DATASETS:
+        where.add("name", f"unknown dataset {name!r}{did_you_mean(name, DATASETS)}; "
+                          "run 'kpca-bench datasets list' to see them")
+    options = mapping(raw.get("options"), "options", where) or {}
+    inliers = _labels(raw.get("inliers"), "inliers", where) if "inliers" in raw else ()
+    outliers = _labels(raw.get("outliers"), "outliers", where) if "outliers" in raw else ()
+    if set(inliers) & set(outliers):
+        where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers")
+    sizes = {key: integer(raw[key], key, where, minimum=2 if key == "train_inliers" else 1)
+             for key in ("train_inliers", "test_inliers", "test_outliers") if key in raw}
+    scaling = raw.get("scaling", "none")
+    if scaling not in SCALINGS:
+        where.add("scaling", f"unknown scaling {scaling!r}; accepted: {', '.join(SCALINGS)}")
+    if None in sizes.values() or any(key not in raw for key in required) or not isinstance(name, str):
+        return None
+    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling, **sizes)
+
+
+def _check_setting(spec, setting: dict, train_rows: int | None, where: Problems) -> None:
+    """One parameter setting against the estimator's declared constraints and the training rows."""
+    for key, message in spec.parameter_problems(setting):
+        where.add(key, message)
+    k = setting.get("n_components")
+    if isinstance(k, Integral) and train_rows is not None and k > train_rows - 1:
+        where.add("n_components", f"{k} components need more than the {train_rows} training samples; "
+                                  f"use at most {train_rows - 1}")
+
+
+def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -> MethodConfig | None:
+    path = f"methods[{index}]"
+    raw = mapping(raw, path, problems)
+    if raw is None:
+        return None
+    where = problems.under(path)
+    check_keys(raw, ("name", "label", "params", "grid", "score", "trials"), ("name",), where)
+    name = raw.get("name")
+    spec = METHODS.get(name)
+    if spec is None:
+        where.add("name", f"unknown method {name!r}{did_you_mean(name, METHODS)}; accepted: {', '.join(METHODS)}")
+        return None
+    params = mapping(raw.get("params"), "params", where)
+    grid = mapping(raw.get("grid"), "grid", where)
+    if params is None or grid is None:
+        return None
+    accepted = [p for p in spec.param_names() if p not in RUNNER_PARAMS]
+    for key in [*params, *grid]:
+        if key not in accepted:
+            where.add(f"params.{key}", f"{name} has no parameter {key!r}{did_you_mean(key, accepted)}; "
+                                       f"accepted: {', '.join(accepted)}")
+    grid = {key: expand_range(values, f"grid.{key}", where) for key, values in grid.items()}
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            where.add(f"grid.{key}", f"must be a non-empty list of values or a range {{start, stop, step}}, "
+                                     f"got {values!r}")
+            return None
+    score = raw.get("score")
+    if score is not None and (not spec.subspace or score not in OUTLIER_SCORES):
+        accepted_scores = ", ".join(OUTLIER_SCORES) if spec.subspace else "none (it scores by itself)"
+        where.add("score", f"unknown score {score!r} for {name}; accepted: {accepted_scores}")
+    trials = integer(raw["trials"], "trials", where, 1) if "trials" in raw else None
+    method = MethodConfig(name=name, label=str(raw.get("label", name)), params=params, grid=grid,
+                          score=score if spec.subspace else None, trials=trials)
+    if not any(key not in accepted for key in [*params, *grid]):
+        for setting in method.settings():
+            _check_setting(spec, setting, train_rows, where.under("params"))
+    return method
+
+
+def _parse_protocol(raw, problems: Problems) -> tuple[str, dict]:
+    """``protocol: NAME`` or ``protocol: {name: NAME, <option>: value, ...}``; a value may be a range."""
+    options = {}
+    if isinstance(raw, dict):
+        options = {k: expand_range(v, f"protocol.{k}", problems) for k, v in raw.items() if k != "name"}
+        raw = raw.get("name")
+    if raw not in PROTOCOLS:
+        problems.add("protocol", f"unknown protocol {raw!r}{did_you_mean(raw, PROTOCOLS)}; "
+                                 f"accepted: {', '.join(PROTOCOLS)}")
+        return "novelty", {}
+    accepted = PROTOCOLS[raw].option_names()
+    for key in options:
+        if key not in accepted:
+            problems.add(f"protocol.{key}", f"protocol {raw} has no option {key!r}{did_you_mean(key, accepted)}; "
+                                            f"accepted: {', '.join(accepted) or 'none'}")
+    return raw, options
+
+
+def _parse_threshold(raw, problems: Problems) -> ThresholdConfig:
+    raw = mapping(raw, "threshold", problems)
+    if not raw:
+        return ThresholdConfig()
+    where = problems.under("threshold")
+    check_keys(raw, ("rule", "quantile", "value"), (), where)
+    rule = raw.get("rule", "train_quantile")
+    value = raw.get("value")
+    if (rule == "fixed") != (value is not None):
+        where.add("value", "give a value exactly when the rule is fixed (the outlier-score cut)")
+    elif value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
+        where.add("value", f"must be a number, got {value!r}")
+    if rule not in THRESHOLD_RULES:
+        where.add("rule", f"unknown rule {rule!r}{did_you_mean(rule, THRESHOLD_RULES)}; "
+                          f"accepted: {', '.join(THRESHOLD_RULES)}")
+    quantile = raw.get("quantile", 0.95)
+    if isinstance(quantile, bool) or not isinstance(quantile, Real) or not 0 < quantile < 1:
+        where.add("quantile", f"must be a number strictly between 0 and 1, got {quantile!r}")
+    return ThresholdConfig(rule=rule, quantile=float(quantile) if isinstance(quantile, Real) else 0.95,
+                           value=float(value) if isinstance(value, Real) and not isinstance(value, bool) else None)
+
+
+def _parse_output(raw, problems: Problems) -> OutputConfig:
+    raw = mapping(raw, "output", problems)
+    if not raw:
+        return OutputConfig()
+    check_keys(raw, ("figures",), (), problems.under("output"))
+    figures = raw.get("figures", list(FIGURES))
+    if not isinstance(figures, list) or any(f not in FIGURES for f in figures):
+        problems.add("output.figures", f"must be a list drawn from {', '.join(FIGURES)}, got {figures!r}")
+        return OutputConfig()
+    return OutputConfig(figures=tuple(figures))
+
+
+def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
+    raw = mapping(raw, "execution", problems)
+    if not raw:
+        return ExecutionConfig()
+    check_keys(raw, ("backend", "address", "max_memory_mb"), (), problems.under("execution"))
+    backend = raw.get("backend", "local")
+    if backend not in BACKENDS:
+        problems.add("execution.backend", f"unknown backend {backend!r}{did_you_mean(backend, BACKENDS)}; "
+                                        f"accepted: {', '.join(BACKENDS)}")
+    address = raw.get("address")
+    if address is not None and backend != "dask":
+        problems.add("execution.address", "a scheduler address needs backend: dask")
+    elif address is not None and (problem := address_problem(address)):
+        problems.add("execution.address", problem)
+    max_memory_mb = raw.get("max_memory_mb")
+    if max_memory_mb is not None and (problem := max_memory_problem(max_memory_mb)):
+        problems.add("execution.max_memory_mb", problem)
+        max_memory_mb = None
+    if backend == "dask" and address is None:
+        address = "local"
+    return ExecutionConfig(backend=backend, address=address,
+                           max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None)
+
+
+TOP_LEVEL = ("name", "description", "dataset", "protocol", "methods", "threshold", "trials", "seed", "output",
+             "reference", "execution", "profiles")
+PROFILES = ("full", "quick")
+
+
+def _merge(base: dict, overrides: dict, path: str, problems: Problems) -> dict:
+    """``base`` with ``overrides`` applied; ``methods`` overrides are keyed by method label."""
+    merged = dict(base)
+    for key, value in overrides.items():
+        if key == "methods" and path == "" and isinstance(value, dict):
+            merged["methods"] = _merge_methods(base.get("methods") or [], value, problems)
+        elif isinstance(value, dict) and isinstance(base.get(key), dict):
+            merged[key] = _merge(base[key], value, f"{path}.{key}", problems)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _merge_methods(methods: list, overrides: dict, problems: Problems) -> list:
+    labels = [m.get("label", m.get("name")) if isinstance(m, dict) else None for m in methods]
+    for label in overrides:
+        if label not in labels:
+            problems.add(f"profiles.methods.{label}", f"no method has this label{did_you_mean(label, labels)}; "
+                                                    f"labels: {', '.join(map(str, labels))}")
+    return [_merge(m, overrides[label], "", problems) if label in overrides else m
+            for m, label in zip(methods, labels)]
+
+
+def _apply_profile(raw: dict, profile: str, problems: Problems) -> dict:
+    """The raw config as the profile sees it. ``full`` is the file as written; another
+    profile applies the overrides under ``profiles.<name>`` (smaller sizes, fewer trials)."""
+    profiles = mapping(raw.get("profiles"), "profiles", problems) or {}
+    raw = {k: v for k, v in raw.items() if k != "profiles"}
+    for name in profiles:
+        if name not in PROFILES or name == "full":
+            problems.add(f"profiles.{name}", f"unknown profile; accepted: {', '.join(p for p in PROFILES if p != 'full')}")
+    if profile == "full":
+        return raw
+    if profile not in profiles:
+        problems.add("profiles", f"no {profile!r} profile; add profiles: {{{profile}: {{trials: 2, ...}}}} "
+                               "with the overrides that make it small")
+        return raw
+    overrides = mapping(profiles[profile], f"profiles.{profile}", problems) or {}
+    return _merge(raw, overrides, "", problems)
+
+
+def _parse_reference(raw, problems: Problems) -> ReferenceConfig | None:
+    raw = mapping(raw, "reference", problems)
+    if not raw:
+        return None
+    if not check_keys(raw, ("paper", "dataset"), ("paper", "dataset"), problems.under("reference")):
+        return None
+    return ReferenceConfig(paper=str(raw["paper"]), dataset=str(raw["dataset"]))
+
+
+def _raise_if_any(problems: Problems, source: str) -> None:
+    if problems.items:
+        raise ConfigError("\n".join(f"{source}: {key}: {message}" if key else f"{source}: {message}"
+                                     for key, message in problems.items))
+
+
+def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config:
+    """Validate a config already read from YAML, the methods' and protocol's parameters included.
+
+    Raises :class:`ConfigError` listing every problem, one line each.
+    """
+    problems = Problems()
+    if not isinstance(raw, dict):
+        problems.add("", f"must be a YAML mapping with keys {', '.join(TOP_LEVEL)}")
+        _raise_if_any(problems, source)
+    if profile not in PROFILES:
+        raise ConfigError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}")
+    raw = _apply_profile(raw, profile, problems)
+    check_keys(raw, TOP_LEVEL, ("name", "dataset", "methods"), problems)
+    name = raw.get("name")
+    if name is not None and (not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum()):
+        problems.add("name", f"must be a word of letters, digits, '-' and '_' (it names the results folder), "
+                             f"got {name!r}")
+    protocol_name, protocol_options = _parse_protocol(raw.get("protocol", "novelty"), problems)
+    protocol = PROTOCOLS[protocol_name]
+    threshold = _parse_threshold(raw.get("threshold"), problems)
+    options = protocol.parse_options(protocol_options, threshold, problems.under("protocol"))
+    dataset = _parse_dataset(raw.get("dataset"), protocol.dataset_keys, problems) if "dataset" in raw else None
+    methods_raw = raw.get("methods")
+    methods = []
+    if "methods" in raw and (not isinstance(methods_raw, list) or not methods_raw):
+        problems.add("methods", "must be a non-empty list of methods (each with at least a name)")
+    elif methods_raw:
+        train_rows = protocol.train_rows(dataset, options) if dataset else None
+        methods = [_parse_method(m, i, train_rows, problems) for i, m in enumerate(methods_raw)]
+    labels = [m.label for m in methods if m is not None]
+    for label in {label for label in labels if labels.count(label) > 1}:
+        problems.add("methods", f"label {label!r} is used twice; give each entry its own label")
+    if methods and None not in methods:
+        protocol.check_methods(options, tuple(methods), problems)
+    trials = integer(raw.get("trials", 10), "trials", problems, 1)
+    seed = integer(raw.get("seed", 0), "seed", problems, 0)
+    output = _parse_output(raw.get("output"), problems)
+    description = raw.get("description", "")
+    reference = _parse_reference(raw.get("reference"), problems)
+    execution = _parse_execution(raw.get("execution"), problems)
+    _raise_if_any(problems, source)
+    return Config(name=name, description=str(description), dataset=dataset, protocol=protocol_name,
+                  protocol_options=protocol_options, options=options, methods=tuple(methods), threshold=threshold,
+                  trials=trials, seed=seed, output=output, reference=reference, execution=execution,
+                  profile=profile, source=source)
+
+
+def load_config(path, profile: str = "full") -> Config:
+    """Read and validate a YAML config file, with a profile's overrides applied."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file; the examples are in configs/") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}: YAML syntax error at {where}{problem}") from None
+    return parse_config(raw, source=str(path), profile=profile)

@@ -1,0 +1,105 @@
+"""Checks of user-given values that report every problem at once, each as (key, message).
+
+The config loader and the protocols' option parsers share them, so that a bad
+value reads the same wherever it is written: ``<file>: <key>: <what is wrong>``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from numbers import Integral, Real
+
+
+class Problems:
+    """The problems found in one file so far, each a ``(key, message)`` pair; ``prefix`` is prepended to keys."""
+
+    def __init__(self, prefix: str = ""):
+        self.prefix = prefix
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, key: str, message: str) -> None:
+        self.items.append((join_key(self.prefix, key), message))
+
+    def under(self, prefix: str) -> "Problems":
+        """A view that adds to the same list with ``prefix`` before every key."""
+        view = Problems(join_key(self.prefix, prefix))
+        view.items = self.items
+        return view
+
+
+def join_key(prefix: str, key: str) -> str:
+    """``methods`` + ``[2].nu`` is ``methods[2].nu``; ``protocol`` + ``cv`` is ``protocol.cv``."""
+    if not prefix or not key:
+        return prefix or key
+    return f"{prefix}{key}" if key.startswith("[") else f"{prefix}.{key}"
+
+
+def did_you_mean(word, choices) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_keys(mapping: dict, allowed, required, problems: Problems) -> bool:
+    """Unknown keys and missing required keys of ``mapping``; True if there were none."""
+    ok = True
+    for key in mapping:
+        if key not in allowed:
+            problems.add(str(key), f"unknown key{did_you_mean(key, allowed)}; accepted: {', '.join(allowed) or 'none'}")
+            ok = False
+    for key in required:
+        if key not in mapping:
+            problems.add(key, "missing (required)")
+            ok = False
+    return ok
+
+
+def is_integer(value) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def is_number(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def integer(value, key: str, problems: Problems, minimum: int) -> int | None:
+    """``value`` as an int if it is an integer >= ``minimum``; else a problem and None."""
+    if not is_integer(value):
+        problems.add(key, f"must be an integer >= {minimum}, got {value!r}")
+        return None
+    if value < minimum:
+        problems.add(key, f"must be >= {minimum}, got {value}")
+        return None
+    return int(value)
+
+
+def mapping(value, key: str, problems: Problems) -> dict | None:
+    """``value`` if it is a mapping (None counts as empty); else a problem and None."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        problems.add(key, f"must be a mapping (key: value lines), got {type(value).__name__}")
+        return None
+    return value
+
+
+RANGE_KEYS = ("start", "stop", "step")
+
+
+def expand_range(value, key: str, problems: Problems):
+    """``{start, stop, step}`` becomes the list ``start, start + step, ..., stop`` (stop included).
+
+    Values are rounded to 10 decimals, so 0.2 + 0.2 + 0.2 is written 0.6 in
+    labels and records; integer bounds and step give integers. Any other value
+    is returned unchanged.
+    """
+    if not isinstance(value, dict) or set(value) != set(RANGE_KEYS):
+        return value
+    start, stop, step = (value[k] for k in RANGE_KEYS)
+    if not all(is_number(v) for v in (start, stop, step)) or step <= 0 or stop < start:
+        problems.add(key, f"a range needs numbers start <= stop and step > 0, got {value!r}")
+        return value
+    count = math.floor((stop - start) / step + 1e-9) + 1
+    if all(is_integer(v) for v in (start, step)):
+        return [start + i * step for i in range(count)]
+    return [round(start + i * step, 10) for i in range(count)]
