@@ -205,7 +205,7 @@ class L1KernelPCA(BaseKernelPCA):
         for j in range(k):
             if np.trace(K) <= n * zero_tol:
                 warnings.warn(f"the centered kernel has rank {j}, so components {j + 1} to {k} are zero",
-                              stacklevel=3)
+                              stacklevel=4)
                 self.objective_history_ += [np.zeros(1)] * (k - j)
                 break
             kpca_start = self._kpca_start(values, U, projections[:, :j], zero_tol)
@@ -219,7 +219,7 @@ class L1KernelPCA(BaseKernelPCA):
                     f"L1-norm KPCA component {j + 1}: the sign pattern still changed after "
                     f"max_iter={self.max_iter} steps; increase max_iter",
                     ConvergenceWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
             c, p = C[:, best], K @ C[:, best]
             if p[np.argmax(np.abs(p))] < 0:

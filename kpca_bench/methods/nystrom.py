@@ -193,7 +193,7 @@ class NystromKernelPCA(BaseKernelPCA):
             raise ValueError(f"n_landmarks must be a positive integer, got {c!r}")
         n = X.shape[0]
         if c > n:
-            warnings.warn(f"n_landmarks={c} is more than the {n} training samples; using {n}", stacklevel=3)
+            warnings.warn(f"n_landmarks={c} is more than the {n} training samples; using {n}", stacklevel=4)
             c = n
         rng = check_random_state(self.random_state)
         if self.landmarks == "random":

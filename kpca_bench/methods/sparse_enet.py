@@ -455,7 +455,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         self.dual_coef_ = normalize_in_feature_space(K_centered, np.where(mask, coef, 0.0))
         self.n_nonzero_ = np.count_nonzero(self.dual_coef_, axis=0)
         _warn_zero_components(self.n_nonzero_, "their kept coefficients span a null direction of the kernel",
-                              stacklevel=4)
+                              stacklevel=5)
 
 
 def _warn_zero_components(n_nonzero: np.ndarray, reason: str, stacklevel: int) -> None:
