@@ -20,13 +20,28 @@ the width that was actually used.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils._param_validation import StrOptions, validate_params
+
+from kpca_bench.param_validation import NumberInterval
 
 KERNELS = ("rbf", "poly", "linear", "hamming", "hamming_normalized")
 HAMMING_KERNELS = ("hamming", "hamming_normalized")
 GAMMA_HEURISTICS = ("mean_pairwise",)
+
+# The kernel parameters of every estimator that builds its kernel with make_kernel.
+# Constraints that combine parameters (gamma or sigma; the Hamming lambda in (0, 1])
+# are checked in make_kernel and resolve_gamma.
+KERNEL_PARAMETER_CONSTRAINTS: dict = {
+    "kernel": [StrOptions(set(KERNELS))],
+    "gamma": [NumberInterval(Real, 0, None, closed="neither"), StrOptions(set(GAMMA_HEURISTICS)), None],
+    "sigma": [NumberInterval(Real, 0, None, closed="neither"), None],
+    "degree": [NumberInterval(Integral, 1, None, closed="left")],
+    "coef0": [NumberInterval(Real, None, None, closed="neither")],
+}
 
 
 def mean_pairwise_sq_distance(X: np.ndarray) -> float:
@@ -107,6 +122,8 @@ def gamma_from_sigma(sigma: float) -> float:
     return 1.0 / (2.0 * sigma**2)
 
 
+@validate_params({name: KERNEL_PARAMETER_CONSTRAINTS[name] for name in ("gamma", "sigma")},
+                 prefer_skip_nested_validation=True)
 def resolve_gamma(X: np.ndarray, gamma=None, sigma=None) -> float:
     """The RBF ``gamma`` for training data ``X`` from either convention.
 
@@ -123,8 +140,6 @@ def resolve_gamma(X: np.ndarray, gamma=None, sigma=None) -> float:
     if gamma is not None and sigma is not None:
         raise ValueError("give the RBF width as gamma or as sigma, not both")
     if sigma is not None:
-        if not sigma > 0:
-            raise ValueError(f"the RBF width sigma must be > 0, got {sigma}; use e.g. sigma: 1.0")
         return gamma_from_sigma(float(sigma))
     if gamma is None or gamma == "mean_pairwise":
         sigma2 = mean_pairwise_sq_distance(X)
@@ -132,10 +147,6 @@ def resolve_gamma(X: np.ndarray, gamma=None, sigma=None) -> float:
             raise ValueError("all training points are identical, so the mean pairwise distance is 0; "
                              "give the RBF width explicitly (gamma or sigma)")
         return 1.0 / (2.0 * sigma2)
-    if isinstance(gamma, str):
-        raise ValueError(f"unknown RBF width heuristic {gamma!r}; accepted: {', '.join(GAMMA_HEURISTICS)}")
-    if not gamma > 0:
-        raise ValueError(f"the RBF width gamma must be > 0, got {gamma}; use e.g. gamma: 0.1")
     return float(gamma)
 
 
@@ -185,6 +196,7 @@ class Kernel:
         return (self.gamma * sq_norms + self.coef0) ** self.degree
 
 
+@validate_params(KERNEL_PARAMETER_CONSTRAINTS, prefer_skip_nested_validation=True)
 def make_kernel(X: np.ndarray, kernel="rbf", *, gamma=None, sigma=None, degree=3, coef0=1.0) -> Kernel:
     """Build a :class:`Kernel` for training data X, resolving width heuristics.
 
@@ -197,17 +209,14 @@ def make_kernel(X: np.ndarray, kernel="rbf", *, gamma=None, sigma=None, degree=3
     if kernel == "poly":
         if sigma is not None:
             raise ValueError("sigma is an RBF width; the polynomial kernel takes gamma, degree and coef0")
-        if not (isinstance(degree, (int, np.integer)) and degree >= 1):
-            raise ValueError(f"the polynomial degree must be an integer >= 1, got {degree}")
         return Kernel("poly", gamma=1.0 if gamma is None else float(gamma), degree=int(degree), coef0=float(coef0))
     if kernel == "linear":
         return Kernel("linear")
-    if kernel in HAMMING_KERNELS:
-        if sigma is not None or gamma is None or isinstance(gamma, str) or not 0 < gamma <= 1:
-            raise ValueError(f"the Hamming kernel takes its lambda as gamma, a number in (0, 1]; got gamma={gamma!r}"
-                             + (f", sigma={sigma!r}" if sigma is not None else ""))
-        return Kernel(kernel, gamma=float(gamma), domain_sizes=hamming_domain_sizes(_category_codes(X)))
-    raise ValueError(f"unknown kernel {kernel!r}; accepted: {', '.join(KERNELS)}")
+    # The declaration leaves only the Hamming kernels here.
+    if sigma is not None or gamma is None or isinstance(gamma, str) or not 0 < gamma <= 1:
+        raise ValueError(f"the Hamming kernel takes its lambda as gamma, a number in (0, 1]; got gamma={gamma!r}"
+                         + (f", sigma={sigma!r}" if sigma is not None else ""))
+    return Kernel(kernel, gamma=float(gamma), domain_sizes=hamming_domain_sizes(_category_codes(X)))
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.preprocessing import KernelCenterer
+from sklearn.utils._param_validation import InvalidParameterError
 
 from kpca_bench.kernels import KernelCentering, make_kernel, mean_pairwise_sq_distance, resolve_gamma
 
@@ -32,6 +33,14 @@ def test_width_conventions_agree(X):
 def test_bad_widths_are_rejected_with_a_reason(X, bad):
     with pytest.raises(ValueError, match="gamma|sigma|heuristic"):
         make_kernel(X, "rbf", **bad)
+
+
+@pytest.mark.parametrize("bad", [{"kernel": "rbff"}, {"degree": 0}, {"degree": 2.5}, {"degree": True},
+                                 {"coef0": np.nan}])
+def test_bad_kernel_parameters_are_rejected_by_the_declaration(X, bad):
+    name = next(iter(bad))
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of make_kernel must be"):
+        make_kernel(X, **{"kernel": "poly", **bad})
 
 
 def test_identical_points_need_an_explicit_width():

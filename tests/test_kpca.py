@@ -5,6 +5,7 @@ from numpy.testing import assert_allclose
 from sklearn.base import clone
 from sklearn.decomposition import PCA
 from sklearn.decomposition import KernelPCA as SklearnKernelPCA
+from sklearn.utils._param_validation import InvalidParameterError
 
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, mahalanobis_distance, reconstruction_error
 
@@ -77,6 +78,20 @@ def test_components_are_orthonormal_in_feature_space(data):
 def test_too_many_components_is_a_clear_error(data):
     with pytest.raises(ValueError, match="n_components=60 is more than the 59 components"):
         KernelPCA(60).fit(data[0])
+
+
+@pytest.mark.parametrize("params", [{"n_components": "ten"}, {"n_components": 0}, {"n_components": True},
+                                    {"kernel": "rbff"}, {"sigma": 0.0}, {"gamma": "median"},
+                                    {"eigen_solver": "lobpcg"}, {"random_state": -1}])
+def test_invalid_parameters_are_rejected_by_the_declaration(data, params):
+    (name,) = params
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of KernelPCA must be"):
+        KernelPCA(**params).fit(data[0])
+
+
+def test_at_least_two_training_samples(data):
+    with pytest.raises(ValueError, match="at least 2 training samples, got n_samples = 1"):
+        KernelPCA(1, sigma=1.0).fit(data[0][:1])
 
 
 def test_parameters_survive_clone_and_fit_does_not_overwrite_them(data):

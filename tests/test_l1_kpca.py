@@ -7,6 +7,7 @@ from numpy.testing import assert_allclose
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
+from sklearn.utils._param_validation import InvalidParameterError
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
@@ -145,9 +146,9 @@ def test_same_seed_same_result_and_clone(X):
 
 
 def test_parameter_validation(X):
-    with pytest.raises(ValueError, match="n_restarts"):
+    with pytest.raises(InvalidParameterError, match="'n_restarts' parameter of L1KernelPCA must be"):
         L1KernelPCA(2, n_restarts=-1).fit(X)
-    with pytest.raises(ValueError, match="max_iter"):
+    with pytest.raises(InvalidParameterError, match="'max_iter' parameter of L1KernelPCA must be"):
         L1KernelPCA(2, max_iter=0).fit(X)
 
 

@@ -172,14 +172,16 @@ def test_warm_and_zero_admm_starts_reach_the_same_components(blobs):
 
 @pytest.mark.parametrize("cls, params, match", [
     (L1SparseKernelPCA, {"lam1": [0.1, 0.1]}, "one per component"),
-    (L1SparseKernelPCA, {"lam1": -1.0}, "lam1"),
-    (L1SparseKernelPCA, {"rho": 0.0}, "rho"),
-    (L1SparseKernelPCA, {"max_iter": 2.5}, "max_iter"),
-    (L1SparseKernelPCA, {"admm_init": "kpca"}, "admm_init"),
-    (L21SparseKernelPCA, {"mu21": -0.1}, "mu21"),
-    (L21SparseKernelPCA, {"eta": 1.0}, "eta"),
-    (L21SparseKernelPCA, {"delta": 0}, "delta"),
-    (L21SparseKernelPCA, {"lam": 0}, "lam"),
+    (L1SparseKernelPCA, {"lam1": [0.1, -0.1, 0.1]}, "every lam1 must be a number >= 0"),
+    (L1SparseKernelPCA, {"lam1": -1.0}, "'lam1' parameter of L1SparseKernelPCA must be"),
+    (L1SparseKernelPCA, {"rho": 0.0}, "'rho' parameter of L1SparseKernelPCA must be"),
+    (L1SparseKernelPCA, {"max_iter": 2.5}, "'max_iter' parameter of L1SparseKernelPCA must be"),
+    (L1SparseKernelPCA, {"admm_init": "kpca"}, "'admm_init' parameter of L1SparseKernelPCA must be"),
+    (L21SparseKernelPCA, {"mu21": -0.1}, "'mu21' parameter of L21SparseKernelPCA must be"),
+    (L21SparseKernelPCA, {"eta": 1.0}, "'eta' parameter of L21SparseKernelPCA must be"),
+    (L21SparseKernelPCA, {"delta": 0}, "'delta' parameter of L21SparseKernelPCA must be"),
+    (L21SparseKernelPCA, {"lam": 0}, "'lam' parameter of L21SparseKernelPCA must be"),
+    (L21SparseKernelPCA, {"max_outer_iter": True}, "'max_outer_iter' parameter of L21SparseKernelPCA must be"),
 ])
 def test_invalid_parameters_are_rejected_in_fit(blobs, cls, params, match):
     model = cls(3, gamma=GAMMA, **params)

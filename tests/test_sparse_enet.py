@@ -9,6 +9,7 @@ from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import ElasticNet
 from sklearn.metrics import roc_auc_score
+from sklearn.utils._param_validation import InvalidParameterError
 
 from kpca_bench.kernels import KernelCentering, make_kernel
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
@@ -225,7 +226,8 @@ def test_does_not_modify_the_centered_kernel_and_is_deterministic(zeros):
 @pytest.mark.parametrize("params", [dict(l1_ratio=1.5), dict(l1_ratio=-0.1), dict(alpha=0.0),
                                     dict(max_iter=0), dict(tol=-1.0)])
 def test_parameter_validation(zeros, params):
-    with pytest.raises(ValueError):
+    (name,) = params
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of SparseKernelPCA must be"):
         SparseKernelPCA(3, **params).fit(zeros)
 
 

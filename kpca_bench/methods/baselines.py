@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin
+from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.svm import OneClassSVM
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kpca_bench.kernels import make_kernel
+from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, make_kernel
+from kpca_bench.param_validation import NumberInterval
 
 
 class KernelOneClassSVM(OutlierMixin, BaseEstimator):
@@ -34,7 +37,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
     nu : float in (0, 1], default=0.5
         Upper bound on the share of training errors and lower bound on the share
         of support vectors (Schölkopf et al. 2001).
-    tol : float, default=1e-3
+    tol : float > 0, default=1e-3
         Stopping tolerance of libsvm.
 
     Attributes
@@ -53,6 +56,12 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
     the support of a high-dimensional distribution. Neural Computation 13(7), 2001.
     """
 
+    _parameter_constraints: dict = {
+        **KERNEL_PARAMETER_CONSTRAINTS,
+        "nu": [NumberInterval(Real, 0, 1, closed="right")],
+        "tol": [NumberInterval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0, nu=0.5, tol=1e-3):
         self.kernel = kernel
         self.gamma = gamma
@@ -62,6 +71,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         self.nu = nu
         self.tol = tol
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < 2:

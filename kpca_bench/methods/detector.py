@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, clone
+from sklearn.base import BaseEstimator, OutlierMixin, _fit_context, clone
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kpca_bench.methods.scores import OUTLIER_SCORES
+from kpca_bench.param_validation import NumberInterval
 
 
 class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
@@ -25,16 +29,20 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
         Share of training points that ``predict`` flags; sets ``offset_``.
     """
 
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "project"])],
+        "score": [StrOptions(set(OUTLIER_SCORES))],
+        "contamination": [NumberInterval(Real, 0, 0.5, closed="right")],
+    }
+
     def __init__(self, estimator, *, score="reconstruction_error", contamination=0.05):
         self.estimator = estimator
         self.score = score
         self.contamination = contamination
 
+    # False: the wrapped estimator's own parameters are validated when it is fitted.
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
-        if self.score not in OUTLIER_SCORES:
-            raise ValueError(f"unknown score {self.score!r}; accepted: {', '.join(OUTLIER_SCORES)}")
-        if not 0 < self.contamination <= 0.5:
-            raise ValueError(f"contamination must be in (0, 0.5], got {self.contamination}")
         self.estimator_ = clone(self.estimator).fit(X)
         self.offset_ = float(np.quantile(self.score_samples(X), self.contamination))
         return self

@@ -18,11 +18,13 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import eigsh
 from sklearn import get_config
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils import gen_batches
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kpca_bench.kernels import KernelCentering, make_kernel
+from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel
+from kpca_bench.param_validation import NumberInterval
 
 EIGEN_SOLVERS = ("eigh", "arpack")
 
@@ -105,7 +107,18 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
     ``gamma_`` (the resolved RBF or polynomial gamma, None for linear),
     ``centering_``, ``projection_variances_`` (variance of each component's
     projection over the training points, used by the Mahalanobis score).
+
+    ``_parameter_constraints`` declares the parameters' types and ranges, as
+    scikit-learn's estimators do; subclasses extend it with
+    ``{**Base._parameter_constraints, ...}``. fit checks it first; what depends
+    on the data (``n_components <= n_samples - 1``) or on several parameters
+    at once is checked in code.
     """
+
+    _parameter_constraints: dict = {
+        "n_components": [NumberInterval(Integral, 1, None, closed="left")],
+        **KERNEL_PARAMETER_CONSTRAINTS,
+    }
 
     def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0):
         self.n_components = n_components
@@ -115,6 +128,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         self.degree = degree
         self.coef0 = coef0
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the components on X (training inliers in a novelty setting)."""
         X = self._validate_training_data(X)
@@ -131,7 +145,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         return np.var(K_centered @ self.dual_coef_, axis=0)
 
     def _validate_training_data(self, X) -> np.ndarray:
-        """Check X and the parameters; set ``n_features_in_``, ``kernel_`` and ``gamma_``."""
+        """Check X and n_components against it; set ``n_features_in_``, ``kernel_`` and ``gamma_``."""
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(f"kernel PCA needs at least 2 training samples, got n_samples = {X.shape[0]}")
@@ -148,8 +162,6 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     def _check_n_components(self, n_samples: int) -> None:
         k = self.n_components
-        if not isinstance(k, Integral) or k < 1:
-            raise ValueError(f"n_components must be a positive integer, got {k!r}")
         if k > n_samples - 1:
             raise ValueError(
                 f"n_components={k} is more than the {n_samples - 1} components that {n_samples} "
@@ -197,7 +209,8 @@ class KernelPCA(BaseKernelPCA):
     ----------
     n_components : int, default=10
         Number of kernel principal components; at most ``n_samples - 1``.
-    kernel : {"rbf", "poly", "linear"}, default="rbf"
+    kernel : {"rbf", "poly", "linear", "hamming", "hamming_normalized"}, default="rbf"
+        See :func:`kpca_bench.kernels.make_kernel`.
     gamma : float or "mean_pairwise", default=None
         RBF width in ``exp(-gamma ||x - y||^2)``, or the polynomial kernel's
         scale. For RBF, None means ``"mean_pairwise"``: sigma^2 = mean squared
@@ -207,7 +220,7 @@ class KernelPCA(BaseKernelPCA):
     degree, coef0 : polynomial kernel ``(gamma <x, y> + coef0)^degree``.
     eigen_solver : {"eigh", "arpack"}, default="eigh"
         ``eigh``: LAPACK, top eigenpairs only. ``arpack``: Lanczos, for large n.
-    random_state : int or None
+    random_state : int >= 0 or None
         Start vector of ``arpack``; unused by ``eigh``.
 
     Attributes
@@ -225,6 +238,12 @@ class KernelPCA(BaseKernelPCA):
 
     # The first k components do not depend on how many are computed.
     nested_components = True
+
+    _parameter_constraints: dict = {
+        **BaseKernelPCA._parameter_constraints,
+        "eigen_solver": [StrOptions(set(EIGEN_SOLVERS))],
+        "random_state": [NumberInterval(Integral, 0, None, closed="left"), None],
+    }
 
     def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  eigen_solver="eigh", random_state=None):

@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from kpca_bench.methods.kpca import BaseKernelPCA, top_eigenpairs
+from kpca_bench.param_validation import NumberInterval
 
 # Above this many training points the KPCA start uses Lanczos instead of
 # LAPACK, whose cost is cubic in n even for a few eigenpairs.
@@ -180,6 +181,13 @@ class L1KernelPCA(BaseKernelPCA):
     IEEE Transactions on Pattern Analysis and Machine Intelligence 30(9), 2008.
     """
 
+    _parameter_constraints: dict = {
+        **BaseKernelPCA._parameter_constraints,
+        "n_restarts": [NumberInterval(Integral, 0, None, closed="left")],
+        "max_iter": [NumberInterval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  n_restarts=5, max_iter=100, random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
@@ -188,10 +196,6 @@ class L1KernelPCA(BaseKernelPCA):
         self.random_state = random_state
 
     def _fit_components(self, K_centered):
-        if not isinstance(self.n_restarts, Integral) or self.n_restarts < 0:
-            raise ValueError(f"n_restarts must be an integer >= 0, got {self.n_restarts!r}")
-        if not isinstance(self.max_iter, Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         rng = check_random_state(self.random_state)
         n, k = K_centered.shape[0], self.n_components
         solver = "arpack" if n > _ARPACK_MIN_SAMPLES else "eigh"
@@ -205,7 +209,7 @@ class L1KernelPCA(BaseKernelPCA):
         for j in range(k):
             if np.trace(K) <= n * zero_tol:
                 warnings.warn(f"the centered kernel has rank {j}, so components {j + 1} to {k} are zero",
-                              stacklevel=3)
+                              stacklevel=4)
                 self.objective_history_ += [np.zeros(1)] * (k - j)
                 break
             kpca_start = self._kpca_start(values, U, projections[:, :j], zero_tol)
@@ -219,7 +223,7 @@ class L1KernelPCA(BaseKernelPCA):
                     f"L1-norm KPCA component {j + 1}: the sign pattern still changed after "
                     f"max_iter={self.max_iter} steps; increase max_iter",
                     ConvergenceWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
             c, p = C[:, best], K @ C[:, best]
             if p[np.argmax(np.abs(p))] < 0:

@@ -12,11 +12,14 @@ from numbers import Integral
 
 import numpy as np
 from scipy import linalg
+from sklearn.base import _fit_context
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array
 
 from kpca_bench.methods.kpca import BaseKernelPCA, Projection, top_eigenpairs
+from kpca_bench.param_validation import NumberInterval
 
 LANDMARK_METHODS = ("kmeans", "random")
 
@@ -136,6 +139,13 @@ class NystromKernelPCA(BaseKernelPCA):
     and error analysis. ICML 2008 (k-means landmarks).
     """
 
+    _parameter_constraints: dict = {
+        **BaseKernelPCA._parameter_constraints,
+        "n_landmarks": [NumberInterval(Integral, 1, None, closed="left")],
+        "landmarks": [StrOptions(set(LANDMARK_METHODS)), "array-like"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_components=10, *, n_landmarks=200, landmarks="kmeans", kernel="rbf", gamma=None,
                  sigma=None, degree=3, coef0=1.0, random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
@@ -143,6 +153,7 @@ class NystromKernelPCA(BaseKernelPCA):
         self.landmarks = landmarks
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the low-rank components on X without building the n x n kernel."""
         X = self._validate_training_data(X)
@@ -184,16 +195,9 @@ class NystromKernelPCA(BaseKernelPCA):
             if Z.shape[1] != X.shape[1]:
                 raise ValueError(f"landmarks have {Z.shape[1]} features, but X has {X.shape[1]}")
             return Z
-        if self.landmarks not in LANDMARK_METHODS:
-            raise ValueError(
-                f"unknown landmarks {self.landmarks!r}; accepted: {', '.join(LANDMARK_METHODS)} or an array"
-            )
-        c = self.n_landmarks
-        if not isinstance(c, Integral) or c < 1:
-            raise ValueError(f"n_landmarks must be a positive integer, got {c!r}")
-        n = X.shape[0]
+        c, n = self.n_landmarks, X.shape[0]
         if c > n:
-            warnings.warn(f"n_landmarks={c} is more than the {n} training samples; using {n}", stacklevel=3)
+            warnings.warn(f"n_landmarks={c} is more than the {n} training samples; using {n}", stacklevel=4)
             c = n
         rng = check_random_state(self.random_state)
         if self.landmarks == "random":

@@ -10,11 +10,13 @@ normal).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from sklearn.ensemble import IsolationForest
 from sklearn.neighbors import LocalOutlierFactor
 from sklearn.svm import OneClassSVM
+from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
@@ -56,6 +58,40 @@ class MethodSpec:
         if "random_state" in self.param_names():
             kwargs["random_state"] = random_state
         return self.estimator(**kwargs)
+
+    def parameter_problems(self, params: dict) -> list[tuple[str, str]]:
+        """``(name, message)`` for every value in a setting that the estimator's declaration rejects.
+
+        Checks ``{**defaults, **params}`` against the estimator class's
+        ``_parameter_constraints`` one parameter at a time, without building or
+        fitting anything. Names the class does not declare are skipped, and so
+        are constraints that combine parameters or depend on the data (those
+        are checked in fit). A message reads ``must be a float in the range
+        (0.0, 1.0], got 1.5``: one line, to follow ``<file>: methods[i].params.nu: ``.
+        """
+        constraints = getattr(self.estimator, "_parameter_constraints", {})
+        problems = []
+        for name, value in {**self.defaults, **params}.items():
+            if name not in constraints:
+                continue
+            try:
+                validate_parameter_constraints({name: constraints[name]}, {name: value},
+                                               caller_name=self.estimator.__name__)
+            except InvalidParameterError as error:
+                problems.append((name, _requirement(str(error))))
+        return problems
+
+
+# scikit-learn's message: "The 'nu' parameter of OneClassSVM must be <what>. Got <value> instead."
+_SKLEARN_MESSAGE = re.compile(r"The '[^']*' parameter of \S+ (?P<must>must be .*)\. Got (?P<got>.*) instead\.", re.S)
+
+
+def _requirement(message: str) -> str:
+    """scikit-learn's parameter error as ``must be <what>, got <value>`` on one line."""
+    match = _SKLEARN_MESSAGE.fullmatch(message)
+    if match:
+        message = f"{match['must']}, got {match['got']}"
+    return " ".join(message.split())
 
 
 METHODS: dict[str, MethodSpec] = {

@@ -50,8 +50,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
+from sklearn.utils._param_validation import StrOptions
 
 from kpca_bench.methods.kpca import BaseKernelPCA
+from kpca_bench.param_validation import NumberInterval
 
 ADMM_INITS = ("warm", "zeros")
 
@@ -172,13 +174,9 @@ class _Spectrum:
         return w_p * P_hat + w_c * C_hat
 
 
-def _check_positive(name, value, *, allow_zero=False, integer=False):
-    kind = Integral if integer else Real
-    ok = isinstance(value, kind) and not isinstance(value, bool) and (value >= 0 if allow_zero else value > 0)
-    if not ok:
-        bound = ">= 0" if allow_zero else "> 0"
-        what = "an integer" if integer else "a number"
-        raise ValueError(f"{name} must be {what} {bound}, got {value!r}")
+_POSITIVE = [NumberInterval(Real, 0, None, closed="neither")]
+_NON_NEGATIVE = [NumberInterval(Real, 0, None, closed="left")]
+_COUNT = [NumberInterval(Integral, 1, None, closed="left")]
 
 
 def _unit_components(A: np.ndarray, K: np.ndarray):
@@ -197,7 +195,7 @@ def _unit_components(A: np.ndarray, K: np.ndarray):
             f"{int(empty.sum())} of {A.shape[1]} sparse components have no non-zero coefficient "
             "(or a zero feature-space norm); their dual coefficients are all 0 and their Mahalanobis "
             "term is undefined. Lower the sparsity penalty (lam1 / mu21) or raise max_iter.",
-            stacklevel=5,
+            stacklevel=6,
         )
     scale = np.zeros_like(sq_norms)
     scale[~empty] = 1.0 / np.sqrt(sq_norms[~empty])
@@ -212,19 +210,20 @@ def _unit_components(A: np.ndarray, K: np.ndarray):
 
 
 class _SparseADMMBase(BaseKernelPCA):
-    """Shared fitted-attribute bookkeeping of the two ADMM variants."""
+    """Shared parameters and fitted-attribute bookkeeping of the two ADMM variants."""
+
+    _parameter_constraints: dict = {
+        **BaseKernelPCA._parameter_constraints,
+        "lam": _POSITIVE,
+        "eps_outer": _POSITIVE,
+        "max_iter": _COUNT,
+        "max_outer_iter": _COUNT,
+        "admm_init": [StrOptions(set(ADMM_INITS))],
+    }
 
     def _finish(self, A: np.ndarray, K: np.ndarray) -> None:
         self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_ = _unit_components(A, K)
         self.selected_samples_ = np.flatnonzero(self.dual_coef_.any(axis=1))
-
-    def _check_common(self):
-        _check_positive("lam", self.lam)
-        _check_positive("eps_outer", self.eps_outer)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_positive("max_outer_iter", self.max_outer_iter, integer=True)
-        if self.admm_init not in ADMM_INITS:
-            raise ValueError(f"admm_init must be one of {', '.join(ADMM_INITS)}, got {self.admm_init!r}")
 
 
 class L1SparseKernelPCA(_SparseADMMBase):
@@ -333,6 +332,15 @@ class L1SparseKernelPCA(_SparseADMMBase):
     # Components are found one after another, so the first k do not depend on how many are computed.
     nested_components = True
 
+    _parameter_constraints: dict = {
+        **_SparseADMMBase._parameter_constraints,
+        # One number, or one per component (checked with n_components in fit).
+        "lam1": [*_NON_NEGATIVE, "array-like"],
+        "rho": _POSITIVE,
+        "eps_abs": _POSITIVE,
+        "eps_rel": _POSITIVE,
+    }
+
     def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.1, lam1=0.01, rho=0.01, eps_abs=1e-4, eps_rel=1e-4, eps_outer=1e-2,
                  max_iter=300, max_outer_iter=300, admm_init="warm"):
@@ -355,14 +363,10 @@ class L1SparseKernelPCA(_SparseADMMBase):
             raise ValueError(f"lam1 must be one number or one per component ({self.n_components}), "
                              f"got {len(lam1)} values")
         if not np.all(np.isfinite(lam1)) or np.any(lam1 < 0):
-            raise ValueError(f"lam1 must be >= 0, got {self.lam1!r}")
+            raise ValueError(f"every lam1 must be a number >= 0, got {self.lam1!r}")
         return lam1
 
     def _fit_components(self, K_centered):
-        self._check_common()
-        _check_positive("rho", self.rho)
-        _check_positive("eps_abs", self.eps_abs)
-        _check_positive("eps_rel", self.eps_rel)
         self.lam1_ = self._resolve_lam1()
 
         spec = _Spectrum.of(K_centered)
@@ -525,6 +529,14 @@ class L21SparseKernelPCA(_SparseADMMBase):
     Machine Learning 3(1), 2011. Section 3.4.1 (residual balancing).
     """
 
+    _parameter_constraints: dict = {
+        **_SparseADMMBase._parameter_constraints,
+        "mu21": _NON_NEGATIVE,
+        "rho21": _POSITIVE,
+        "delta": [*_POSITIVE, None],
+        **{name: [NumberInterval(Real, 1, None, closed="neither")] for name in ("eta", "tau_incr", "tau_decr")},
+    }
+
     def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.01, mu21=0.01, rho21=0.01, delta=None, eps_outer=1e-2, max_iter=300,
                  max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm"):
@@ -542,19 +554,8 @@ class L21SparseKernelPCA(_SparseADMMBase):
         self.admm_init = admm_init
 
     def _fit_components(self, K_centered):
-        self._check_common()
-        _check_positive("mu21", self.mu21, allow_zero=True)
-        _check_positive("rho21", self.rho21)
-        for name in ("eta", "tau_incr", "tau_decr"):
-            value = getattr(self, name)
-            if not (isinstance(value, Real) and value > 1):
-                raise ValueError(f"{name} must be a number > 1, got {value!r}")
         n, M = K_centered.shape[0], self.n_components
-        if self.delta is None:
-            self.delta_ = n * 1e-4
-        else:
-            _check_positive("delta", self.delta)
-            self.delta_ = float(self.delta)
+        self.delta_ = n * 1e-4 if self.delta is None else float(self.delta)
 
         spec = _Spectrum.of(K_centered)
         P_hat = np.eye(n, M)

@@ -38,7 +38,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
 
-from kpca_bench.methods.kpca import BaseKernelPCA, dual_coefficients, top_eigenpairs
+from kpca_bench.methods.kpca import BaseKernelPCA, KernelPCA, dual_coefficients, top_eigenpairs
+from kpca_bench.param_validation import NumberInterval
 
 _EPS = np.finfo(float).eps
 
@@ -289,6 +290,14 @@ class SparseKernelPCA(BaseKernelPCA):
     JCGS 15(2), 2006 (the alternation and its Theorem 4).
     """
 
+    _parameter_constraints: dict = {
+        **KernelPCA._parameter_constraints,
+        "l1_ratio": [NumberInterval(Real, 0, 1, closed="both")],
+        "alpha": [NumberInterval(Real, 0, None, closed="neither")],
+        "max_iter": [NumberInterval(Integral, 1, None, closed="left")],
+        "tol": [NumberInterval(Real, 0, None, closed="left")],
+    }
+
     def __init__(self, n_components=10, *, l1_ratio=0.5, alpha=1.0, max_iter=6, tol=1e-3,
                  kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  eigen_solver="eigh", random_state=None):
@@ -299,21 +308,6 @@ class SparseKernelPCA(BaseKernelPCA):
         self.tol = tol
         self.eigen_solver = eigen_solver
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        if not (isinstance(self.l1_ratio, Real) and 0.0 <= self.l1_ratio <= 1.0):
-            raise ValueError(f"l1_ratio must be a number in [0, 1], got {self.l1_ratio!r}")
-        if not (isinstance(self.alpha, Real) and self.alpha > 0):
-            raise ValueError(f"alpha must be a number > 0, got {self.alpha!r}")
-        if not (isinstance(self.max_iter, Integral) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
-        if not (isinstance(self.tol, Real) and self.tol >= 0):
-            raise ValueError(f"tol must be a number >= 0, got {self.tol!r}")
-
-    def fit(self, X, y=None):
-        """Fit the sparse components on X (training inliers in a novelty setting)."""
-        self._check_params()
-        return super().fit(X, y)
 
     def _fit_components(self, K_centered):
         K = K_centered
@@ -411,6 +405,15 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         Non-zero dual coefficients per component.
     """
 
+    _parameter_constraints: dict = {
+        **KernelPCA._parameter_constraints,
+        "n_nonzero": [NumberInterval(Integral, 1, None, closed="left"), None],
+        # The match_* parameters are those of the SparseKernelPCA fit; None turns matching off.
+        **{f"match_{name}": SparseKernelPCA._parameter_constraints[name]
+           for name in ("alpha", "max_iter", "tol")},
+        "match_l1_ratio": [*SparseKernelPCA._parameter_constraints["l1_ratio"], None],
+    }
+
     def __init__(self, n_components=10, *, n_nonzero=None, match_l1_ratio=None, match_alpha=1.0,
                  match_max_iter=6, match_tol=1e-3, kernel="rbf", gamma=None, sigma=None,
                  degree=3, coef0=1.0, eigen_solver="eigh", random_state=None):
@@ -430,7 +433,6 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         skpca = SparseKernelPCA(self.n_components, l1_ratio=self.match_l1_ratio, alpha=self.match_alpha,
                                 max_iter=self.match_max_iter, tol=self.match_tol,
                                 eigen_solver=self.eigen_solver, random_state=self.random_state)
-        skpca._check_params()
         skpca._fit_components(K_centered)
         return average_nonzero(skpca.dual_coef_)
 
@@ -441,11 +443,8 @@ class NaiveThresholdKPCA(BaseKernelPCA):
             keep = self._matched_n_nonzero(K_centered)
         elif keep is None:
             keep = n
-        elif not (isinstance(keep, Integral) and not isinstance(keep, bool) and 1 <= keep <= n):
-            raise ValueError(
-                f"n_nonzero must be an integer in [1, {n}] (the number of training samples) or None, "
-                f"got {keep!r}"
-            )
+        elif keep > n:
+            raise ValueError(f"n_nonzero={keep} is more than the {n} training samples; use n_nonzero <= {n}")
         values, vectors = top_eigenpairs(K_centered, self.n_components, self.eigen_solver, self.random_state)
         self.eigenvalues_ = values
         coef = dual_coefficients(values, vectors)
@@ -456,7 +455,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         self.dual_coef_ = normalize_in_feature_space(K_centered, np.where(mask, coef, 0.0))
         self.n_nonzero_ = np.count_nonzero(self.dual_coef_, axis=0)
         _warn_zero_components(self.n_nonzero_, "their kept coefficients span a null direction of the kernel",
-                              stacklevel=4)
+                              stacklevel=5)
 
 
 def _warn_zero_components(n_nonzero: np.ndarray, reason: str, stacklevel: int) -> None:
