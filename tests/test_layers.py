@@ -1,0 +1,92 @@
+"""The layering contract of DESIGN.md: imports point downward only, and the core loads no paper.
+
+Every ``import`` in the package counts, including those inside functions, so a
+cycle cannot be dodged by importing late.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "kpca_bench"
+
+# Bottom to top; a module may import its own layer and the layers below it.
+LAYERS = [
+    ("errors", "validation", "param_validation"),
+    ("kernels", "metrics"),
+    ("methods", "datasets"),
+    ("protocols",),
+    ("run",),
+    ("report",),
+    ("papers",),
+    ("cli", "__main__"),
+]
+RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def unit(module: str) -> str:
+    """The layer unit of a module: the sub-package or top-level module under kpca_bench."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every kpca_bench module ``path`` imports, at any depth of its code."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.startswith("kpca_bench.")}
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_unit_has_a_layer():
+    units = {unit(module_name(path)) for path in SOURCES} - {"__init__"}
+    assert units <= set(RANK), f"add {sorted(units - set(RANK))} to LAYERS"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_imports_point_downward(path):
+    source = unit(module_name(path))
+    if source == "__init__":
+        return
+    upward = sorted(name for name in imported_modules(path)
+                    if unit(name) in RANK and RANK[unit(name)] > RANK[source])
+    assert not upward, f"{path.relative_to(PACKAGE)} ({source}) imports a higher layer: {upward}"
+
+
+def test_no_import_cycle_between_units():
+    graph: dict[str, set[str]] = {}
+    for path in SOURCES:
+        source = unit(module_name(path))
+        graph.setdefault(source, set()).update(unit(name) for name in imported_modules(path) if unit(name) != source)
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
+                   for nxt in graph.get(start, ()))
+
+    cycles = sorted(u for u in graph if reaches(u, u, {u}))
+    assert not cycles, f"units in an import cycle: {cycles}"
+
+
+@pytest.mark.parametrize("module", ["kpca_bench.run.config", "kpca_bench.methods.registry"])
+def test_the_core_loads_no_paper_and_no_report(module):
+    code = (f"import sys, {module}; print(' '.join(m for m in sys.modules "
+            "if m.startswith(('kpca_bench.papers', 'kpca_bench.report', 'kpca_bench.cli'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert not loaded, f"importing {module} loads {loaded}"
