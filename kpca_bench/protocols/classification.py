@@ -78,7 +78,7 @@ class Options:
     """Rows per trial (``test_size`` None: every other row), the classes kept (None: all), the classifier,
     an optional grid ``search`` over pipeline parameters with ``cv``-fold stratified CV."""
 
-    train_size: int = 2
+    train_size: int | None = None
     test_size: int | None = None
     classes: tuple | None = None
     classifier: Classifier = Classifier()
@@ -139,7 +139,7 @@ def check_methods(options, methods: tuple[MethodConfig, ...], problems: Problems
                                        "linear for plain PCA), nystrom_kpca, ...")
 
 
-def train_rows(data: DatasetConfig, options) -> int:
+def train_rows(data: DatasetConfig, options) -> int | None:
     return options.train_size
 
 
