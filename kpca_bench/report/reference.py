@@ -33,3 +33,22 @@ def load_references(results_root) -> list[dict]:
 def reference_values(entries: list[dict], *, paper: str, dataset: str) -> dict[tuple[str, str], dict]:
     """``(method, metric) -> entry`` for one paper and dataset."""
     return {(e["method"], e["metric"]): e for e in entries if e["paper"] == paper and e["dataset"] == dataset}
+
+
+def read_reference_mapping(path) -> dict:
+    """The mapping a ``results/reference/*.yaml`` file holds (a paper's analysis's own reference numbers or prose).
+
+    A missing file, a YAML syntax error or anything but a mapping is a one-line :class:`ConfigError` naming the file.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"{path}: missing; it holds what the paper's analysis prints beside the runs")
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(f"{path}: YAML syntax error{where}: {getattr(exc, 'problem', None) or exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: must be a mapping of named entries, got {type(raw).__name__}")
+    return raw

@@ -1,90 +1,133 @@
 """Das, Golatkar & Awate (2018), section V: the report pieces the generic report has no place for.
 
-* :func:`threshold_rule_f1` -- F1 of one fit per trial and method under every
-  threshold rule, the evidence for the rule the configs use (the paper does not
-  state its rule);
 * :func:`das_box_plot` -- the F1 box plot as the paper draws it: SKPCA, KPCA and
   naive thresholding, with Wang & Tanaka's method set apart and marked, since
   the paper leaves its spread out ("very sensitive to the chosen data subset");
-* :func:`write_table1` -- Table I (MNIST: per-trial F1 and sparsity of SKPCA and
-  Wang & Tanaka at fixed parameters) beside the paper's, from ``trials.csv``;
+* :func:`write_table1` -- Table I (per-trial F1 and sparsity of SKPCA and Wang &
+  Tanaka at fixed parameters) beside the paper's, from ``trials.csv``;
+* :func:`threshold_table` -- F1 of the same fits under every threshold rule, from
+  the records' ``f1_by_rule``: the evidence for the rule the configs use (the
+  paper does not state its rule);
 * :func:`write_das_report` -- ``results/das_report.md``: AUROC and sparsity,
   paper beside ours, from each run's ``summary.csv`` and
   ``results/reference/papers.yaml``. Only the block between the markers is
   rewritten; the prose around it (findings, causes of deviations) is kept.
 
-Everything reads finished runs; nothing here re-runs a method, except
-:func:`threshold_rule_f1`, which is an experiment of its own.
+The paper's numbers that ``papers.yaml`` has no place for (Table I per trial, the
+spread of SKPCA's sparsity) are read from ``results/reference/das.yaml``.
+Everything reads finished runs; nothing here re-runs a method::
 
-    python -m kpca_bench.papers.das.report [--results results] [--evidence mnist satimage2 ...]
+    kpca-bench analyse das
 """
 
 from __future__ import annotations
 
 import re
-import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from kpca_bench.run.config import THRESHOLD_RULES, Config, ThresholdConfig, load_config
-from kpca_bench.methods.registry import METHODS
-from kpca_bench.metrics import choose_threshold, detection_metrics
-from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.errors import ConfigError
 from kpca_bench.report.plots import save_figure, plt
-from kpca_bench.report.reference import load_references, reference_values
-from kpca_bench.run.store import write_atomic
-from kpca_bench.run.runner import load_checked_dataset, plan_cells
+from kpca_bench.report.reference import load_references, read_reference_mapping, reference_values
+from kpca_bench.run.config import Config, load_config
+from kpca_bench.run.runner import experiment_directory
+from kpca_bench.run.store import ResultStore, write_atomic
 
-PAPER = "Das et al."
-CONFIGS = {"mnist": "MNIST", "fashion_mnist": "Fashion-MNIST", "satimage2": "Satimage-2", "eth80": "ETH-80",
-           "internet_ads": "Internet Ads"}
+REFERENCE_FILE = Path("reference") / "das.yaml"
 METHOD_LABELS = ("SKPCA", "KPCA", "Wang-Tanaka", "Naive thresholding")
 MARKED = "Wang-Tanaka"
-# The paper's trial-to-trial std of SKPCA sparsity (%); papers.yaml holds the means ("check" compares means only).
-PAPER_SPARSITY_STD = {"MNIST": 0.13, "Fashion-MNIST": 0.24, "Satimage-2": 0.33, "ETH-80": 0.70, "Internet Ads": 0.29}
+TABLE1_COLUMNS = (("f1", "F1", 3), ("sparsity", "sparsity %", 2))
 START, END = "<!-- das-report:generated:start -->", "<!-- das-report:generated:end -->"
-
-# Table I of the paper: per trial, SKPCA F1 / sparsity (%), Wang & Tanaka F1 / sparsity (%).
-TABLE1 = [(0.961, 3.5, 0.928, 3.75), (0.946, 3.25, 0.912, 92.0), (0.942, 3.25, 0.874, 10.5),
-          (0.955, 3.25, 0.621, 100.0), (0.907, 3.5, 0.889, 10.5), (0.942, 3.5, 0.936, 80.5),
-          (0.916, 3.5, 0.687, 88.25), (0.928, 3.5, 0.936, 100.0), (0.961, 3.25, 0.874, 11.25),
-          (0.948, 3.5, 0.846, 10.75)]
+NOT_RECORDED = "not recorded: re-run the config"
+RULES = ("train_quantile", "test_prior", "test_oracle")  # the keys of a novelty record's f1_by_rule
 
 
-def threshold_rule_f1(config: Config, labels=("SKPCA", "KPCA"), trials: int = 3,
-                      rules=("train_quantile", "test_prior", "test_oracle"), offline: bool = True) -> pd.DataFrame:
-    """F1 of each method entry in ``labels`` under each threshold rule, one fit per trial.
+@dataclass(frozen=True)
+class PaperNumbers:
+    """The paper's numbers that ``papers.yaml`` (one mean per metric) has no place for: ``results/reference/das.yaml``.
 
-    Uses the config's own splits and seeds (the runner's), so trial ``t`` here
-    is trial ``t`` of the run. Returns one row per (method, trial, rule) with
-    the F1 and the AUROC (which no rule changes).
+    Attributes
+    ----------
+    sparsity_std : dataset -> standard deviation over the 10 trials of SKPCA's sparsity (%), section V's text.
+    table1_dataset : the dataset Table I was measured on.
+    table1_parameters : Table I's fixed parameters, as section V states them.
+    table1 : method label -> ``f1`` / ``sparsity`` -> Table I's value in each trial, in the paper's row order.
     """
-    dataset = load_checked_dataset(config, offline)
-    protocol = PROTOCOLS[config.protocol]
-    rows = []
-    for cell in plan_cells(config.with_overrides(trials=trials)):
-        method = config.methods[cell.method_index]
-        if method.label not in labels or len(method.settings()) != 1:
-            continue
-        split = protocol.split(dataset, config, cell.split_seed)
-        detector = METHODS[method.name].build(cell.setting, score=method.score, random_state=cell.random_state)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # convergence notes of capped solvers; the run records them
-            detector.fit(split.X_train)
-        train, test = -detector.score_samples(split.X_train), -detector.score_samples(split.X_test)
-        for rule in rules:
-            cut = choose_threshold(ThresholdConfig(rule=rule, quantile=config.threshold.quantile), train, test,
-                                   split.is_outlier)
-            metrics = detection_metrics(split.is_outlier, test, cut)
-            rows.append({"experiment": config.name, "method": method.label, "trial": cell.trial, "rule": rule,
-                         "f1": metrics["f1"], "auroc": metrics["auroc"]})
-    return pd.DataFrame(rows)
+
+    sparsity_std: dict[str, float]
+    table1_dataset: str
+    table1_parameters: str
+    table1: dict[str, dict[str, tuple[float, ...]]]
+
+
+def _number(value, where: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ValueError(f"{where} must be a number, got {value!r}")
+    return float(value)
+
+
+def _numbers(value, where: str) -> tuple[float, ...]:
+    if not isinstance(value, list):
+        raise ValueError(f"{where} must be a list of numbers, got {value!r}")
+    return tuple(_number(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+
+def _keys(raw, keys: tuple[str, ...], where: str) -> dict:
+    if not isinstance(raw, dict) or set(raw) != set(keys):
+        found = sorted(map(str, raw)) if isinstance(raw, dict) else repr(raw)
+        raise ValueError(f"{where} must have exactly the keys {', '.join(keys)}, got {found}")
+    return raw
+
+
+def _table1_methods(raw) -> dict[str, dict[str, tuple[float, ...]]]:
+    if not isinstance(raw, dict) or not raw:
+        raise ValueError(f"table1.methods must map method labels to {{f1: [...], sparsity: [...]}}, got {raw!r}")
+    columns = tuple(column for column, _, _ in TABLE1_COLUMNS)
+    methods = {}
+    for label, values in raw.items():
+        values = _keys(values, columns, f"table1.methods.{label}")
+        methods[str(label)] = {column: _numbers(values[column], f"table1.methods.{label}.{column}")
+                               for column in columns}
+    if len({len(values) for method in methods.values() for values in method.values()}) != 1:
+        raise ValueError("table1.methods: every list must hold one value per trial (all the same length)")
+    return methods
+
+
+def _paper_numbers(raw: dict) -> PaperNumbers:
+    """``das.yaml``'s content checked and typed; a ``ValueError`` names the first problem."""
+    raw = _keys(raw, ("sparsity_std", "table1"), "the file")
+    if not isinstance(raw["sparsity_std"], dict):
+        raise ValueError(f"sparsity_std must map dataset names to numbers, got {raw['sparsity_std']!r}")
+    table1 = _keys(raw["table1"], ("dataset", "parameters", "methods"), "table1")
+    return PaperNumbers(
+        sparsity_std={str(k): _number(v, f"sparsity_std.{k}") for k, v in raw["sparsity_std"].items()},
+        table1_dataset=str(table1["dataset"]), table1_parameters=str(table1["parameters"]),
+        table1=_table1_methods(table1["methods"]))
+
+
+def load_paper_numbers(results_root) -> PaperNumbers:
+    """``<results_root>/reference/das.yaml``; a malformed file is a one-line :class:`ConfigError` naming it."""
+    path = Path(results_root) / REFERENCE_FILE
+    try:
+        return _paper_numbers(read_reference_mapping(path))
+    except ValueError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def das_configs(config_dir) -> list[Config]:
+    """The configs of :data:`~kpca_bench.papers.das.PAPER` in ``config_dir`` that name a dataset of the paper,
+    in the order ``PAPER.configs`` lists them (the paper's order of datasets)."""
+    from kpca_bench.papers.das import PAPER  # the package imports this module to declare PAPER
+
+    paths = [path for pattern in PAPER.configs for path in sorted(Path(config_dir).glob(pattern))]
+    return [config for config in map(load_config, paths) if config.reference is not None]
 
 
 def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path) -> None:
-    """F1 over trials: SKPCA, KPCA, naive thresholding; Wang & Tanaka hatched and marked apart."""
+    """F1 over trials: SKPCA, KPCA, naive thresholding; Wang & Tanaka hatched and marked apart (section V, Figs. 1-5)."""
     methods = [m for m in ("SKPCA", "KPCA", "Naive thresholding", MARKED) if (trials["method"] == m).any()]
     data = [trials.loc[trials["method"] == m, "f1"].dropna().to_numpy() for m in methods]
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
@@ -104,41 +147,44 @@ def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path) -> N
     save_figure(fig, path)
 
 
-def write_table1(directory) -> Path:
-    """``table1.md`` in an MNIST run's folder: per-trial F1 and sparsity of SKPCA and Wang-Tanaka, paper beside."""
-    directory = Path(directory)
-    trials = pd.read_csv(directory / "trials.csv")
-    ours = {m: trials[(trials["method"] == m) & (trials["status"] == "ok")].set_index("trial")
-            for m in ("SKPCA", "Wang-Tanaka")}
-    lines = ["# Table I: MNIST, fixed parameters, paper vs ours", "",
-             "SKPCA: L1-ratio 0.7; Wang & Tanaka: rho 0.02, lambda 0.001, lambda_1k 0.01, eps_abs 0.01, "
-             "eps_rel 1e-4. Sparsity = % non-zero dual coefficients per component. Our trial t is the "
-             "run's split t (the paper's splits are unknown, so rows pair trials by number only). "
+def _mean_std(values) -> str:
+    values = pd.Series(values, dtype=float)
+    return "–" if values.empty else f"{values.mean():.3f} ± {_fmt(values.std())}"
+
+
+def table1_lines(trials: pd.DataFrame, paper: PaperNumbers) -> list[str]:
+    """Table I (section V) as Markdown: per trial, the paper's F1 and sparsity beside the run's, then mean ± std."""
+    ok = trials[trials["status"] == "ok"]
+    ours = {method: ok[ok["method"] == method].set_index("trial") for method in paper.table1}
+    header = " | ".join(f"{method} {name} paper | ours" for method in paper.table1 for _, name, _ in TABLE1_COLUMNS)
+    lines = [f"# Table I: {paper.table1_dataset}, fixed parameters, paper vs ours", "",
+             f"{paper.table1_parameters}. Sparsity = % non-zero dual coefficients per component. Our trial t is "
+             "the run's split t (the paper's splits are unknown, so rows pair trials by number only). "
              f"F1 threshold: {trials['threshold_rule'].iloc[0]}.", "",
-             "| trial | SKPCA F1 paper | ours | SKPCA sparsity % paper | ours | Wang F1 paper | ours | "
-             "Wang sparsity % paper | ours |", "|" + "---|" * 9]
+             f"| trial | {header} |", "|" + "---|" * (1 + 2 * len(paper.table1) * len(TABLE1_COLUMNS))]
+    n_trials = len(next(iter(next(iter(paper.table1.values())).values())))
+    for trial in range(n_trials):
+        cells = []
+        for method, columns in paper.table1.items():
+            for column, _, digits in TABLE1_COLUMNS:
+                mine = ours[method].loc[trial, column] if trial in ours[method].index else None
+                cells.append(f"{columns[column][trial]:.{digits}f} | " + ("–" if mine is None else f"{mine:.{digits}f}"))
+        lines.append(f"| {trial + 1} | " + " | ".join(cells) + " |")
+    stats = [f"{_mean_std(columns[column])} | {_mean_std(ours[method][column].to_numpy())}"
+             for method, columns in paper.table1.items() for column, _, _ in TABLE1_COLUMNS]
+    lines.append("| mean ± std | " + " | ".join(stats) + " |")
+    return lines
 
-    def cell(method, trial, column, digits):
-        frame = ours[method]
-        return f"{frame.loc[trial, column]:.{digits}f}" if trial in frame.index else "–"
 
-    for trial, (f1_s, sp_s, f1_w, sp_w) in enumerate(TABLE1):
-        lines.append(f"| {trial + 1} | {f1_s:.3f} | {cell('SKPCA', trial, 'f1', 3)} | {sp_s:.2f} | "
-                     f"{cell('SKPCA', trial, 'sparsity', 2)} | {f1_w:.3f} | {cell('Wang-Tanaka', trial, 'f1', 3)} | "
-                     f"{sp_w:.2f} | {cell('Wang-Tanaka', trial, 'sparsity', 2)} |")
-    paper = np.array(TABLE1)
-    stats = [f"{paper[:, i].mean():.3f} ± {paper[:, i].std(ddof=1):.3f}" for i in range(4)]
-    mine = [f"{ours[m][c].mean():.3f} ± {ours[m][c].std(ddof=1):.3f}" if len(ours[m]) else "–"
-            for m, c in (("SKPCA", "f1"), ("SKPCA", "sparsity"), ("Wang-Tanaka", "f1"), ("Wang-Tanaka", "sparsity"))]
-    lines.append(f"| mean ± std | {stats[0]} | {mine[0]} | {stats[1]} | {mine[1]} | {stats[2]} | {mine[2]} | "
-                 f"{stats[3]} | {mine[3]} |")
-    path = directory / "table1.md"
-    write_atomic(path, "\n".join(lines) + "\n")
+def write_table1(directory, paper: PaperNumbers) -> Path:
+    """``table1.md`` in the run's folder (the run of Table I's dataset): :func:`table1_lines` of its ``trials.csv``."""
+    path = Path(directory) / "table1.md"
+    write_atomic(path, "\n".join(table1_lines(pd.read_csv(Path(directory) / "trials.csv"), paper)) + "\n")
     return path
 
 
-def _summary(results: Path, name: str) -> pd.DataFrame | None:
-    path = results / name / "summary.csv"
+def _summary(directory: Path) -> pd.DataFrame | None:
+    path = directory / "summary.csv"
     return pd.read_csv(path).set_index("method") if path.exists() else None
 
 
@@ -146,17 +192,18 @@ def _fmt(value, digits=3) -> str:
     return "–" if value is None or pd.isna(value) else f"{value:.{digits}f}"
 
 
-def report_tables(results) -> str:
-    """AUROC and SKPCA-sparsity tables, paper beside ours, for every Das config (Markdown)."""
+def report_tables(results, configs: list[Config], paper: PaperNumbers) -> str:
+    """AUROC and SKPCA-sparsity tables, paper beside ours, for every Das config (section V, Markdown)."""
     results = Path(results)
     entries = load_references(results)
     auroc = ["| dataset | " + " | ".join(f"{m} paper | ours" for m in METHOD_LABELS) + " | ours: order |",
              "|" + "---|" * (2 * len(METHOD_LABELS) + 2)]
     sparsity = ["| dataset | trials | SKPCA sparsity % paper | ours (mean ± std) | naive ours | Wang-Tanaka ours | "
                 "SKPCA F1 ours | KPCA F1 ours |", "|" + "---|" * 8]
-    for name, dataset in CONFIGS.items():
-        refs = reference_values(entries, paper=PAPER, dataset=dataset)
-        summary = _summary(results, name)
+    for config in configs:
+        dataset = config.reference.dataset
+        refs = reference_values(entries, paper=config.reference.paper, dataset=dataset)
+        summary = _summary(experiment_directory(config, results))
 
         def ours(method, column):
             return summary.loc[method, column] if summary is not None and method in summary.index else None
@@ -169,11 +216,13 @@ def report_tables(results) -> str:
             sorted(METHOD_LABELS, key=lambda m: -(ours(m, "auroc_mean") or 0.0)))
         auroc.append(f"| {dataset} | " + " | ".join(cells) + f" | {order} |")
         ref = refs.get(("SKPCA", "sparsity_mean"))
-        paper = "–" if ref is None else f"{ref['value']:.2f} ± {PAPER_SPARSITY_STD[dataset]:.2f}"
+        std = paper.sparsity_std.get(dataset)
+        published = "–" if ref is None else f"{ref['value']:.2f}" + ("" if std is None else f" ± {std:.2f}")
         mine = "not run" if ours("SKPCA", "sparsity_mean") is None else \
             f"{ours('SKPCA', 'sparsity_mean'):.2f} ± {ours('SKPCA', 'sparsity_std'):.2f}"
         trials = ours("SKPCA", "trials")
-        sparsity.append(f"| {dataset} | {'–' if trials is None else int(trials)} | {paper} | {mine} | {_fmt(ours('Naive thresholding', 'sparsity_mean'), 2)} | "
+        sparsity.append(f"| {dataset} | {'–' if trials is None else int(trials)} | {published} | {mine} | "
+                        f"{_fmt(ours('Naive thresholding', 'sparsity_mean'), 2)} | "
                         f"{_fmt(ours(MARKED, 'sparsity_mean'), 2)} | {_fmt(ours('SKPCA', 'f1_mean'))} | "
                         f"{_fmt(ours('KPCA', 'f1_mean'))} |")
     return "\n".join(["## AUROC, mean over trials: paper vs ours", "", *auroc, "",
@@ -181,48 +230,65 @@ def report_tables(results) -> str:
                       *sparsity, ""])
 
 
-def threshold_table(results) -> str:
-    """Mean F1 per rule from every ``<run>/threshold_rules.csv`` (see :func:`threshold_rule_f1`)."""
-    frames = [pd.read_csv(p) for p in sorted(Path(results).glob("*/threshold_rules.csv")) if p.parent.name in CONFIGS]
-    if not frames:
-        return ""
-    table = pd.concat(frames).pivot_table(index=["experiment", "method"], columns="rule", values="f1",
-                                          aggfunc=["mean", "count"])
-    rules = [r for r in THRESHOLD_RULES if ("mean", r) in table.columns]
-    lines = ["## F1 under each threshold rule (same fits, mean over the first trials)", "",
-             "| experiment | method | trials | " + " | ".join(rules) + " |", "|" + "---|" * (3 + len(rules))]
-    for (experiment, method), row in table.iterrows():
-        lines.append(f"| {experiment} | {method} | {int(row[('count', rules[0])])} | "
-                     + " | ".join(f"{row[('mean', r)]:.3f}" for r in rules) + " |")
+def rule_f1(records) -> pd.DataFrame:
+    """One row per finished record of a main method (:data:`METHOD_LABELS`) that carries ``f1_by_rule``:
+    its method, trial and F1 under each rule."""
+    return pd.DataFrame([{"method": r["entry"], "trial": r["trial"], **r["f1_by_rule"]} for r in records
+                         if r.get("status") == "ok" and r.get("entry") in METHOD_LABELS and "f1_by_rule" in r])
+
+
+def threshold_table(results, configs: list[Config]) -> str:
+    """Mean F1 per threshold rule over the trials of every Das run, from its records' ``f1_by_rule``.
+
+    The paper does not state its threshold rule (section V); the records hold the F1 of each fit under every
+    rule that needs no given value, ``train_quantile`` at the config's quantile. A run none of whose records
+    carries ``f1_by_rule`` (stored before it was recorded) gets a row saying so, as does a run with no records.
+    """
+    records = {config.name: ResultStore(experiment_directory(config, results)).load().values() for config in configs}
+    lines = ["## F1 under each threshold rule (same fits, mean over trials)", "",
+             "| dataset | method | trials | quantile | " + " | ".join(RULES) + " |", "|" + "---|" * (4 + len(RULES))]
+    for config in configs:
+        frame, dataset, blank = rule_f1(records[config.name]), config.reference.dataset, " |" * len(RULES)
+        if frame.empty:
+            lines.append(f"| {dataset} | {NOT_RECORDED if records[config.name] else 'not run'} | | |{blank}")
+            continue
+        means = frame.groupby("method").agg(["mean", "count"])
+        for method in (m for m in METHOD_LABELS if m in means.index):
+            row = means.loc[method]
+            lines.append(f"| {dataset} | {method} | {int(row[(RULES[0], 'count')])} | "
+                         f"{config.threshold.quantile:g} | " + " | ".join(_fmt(row[(rule, 'mean')]) for rule in RULES) + " |")
     return "\n".join(lines) + "\n"
 
 
-def write_das_report(results, path=None) -> Path:
+def write_das_report(results, configs: list[Config], paper: PaperNumbers, path=None) -> Path:
     """Rewrite the generated block of ``results/das_report.md``, keeping the prose outside it."""
     results = Path(results)
     path = Path(path) if path else results / "das_report.md"
-    block = f"{START}\n{report_tables(results)}\n{threshold_table(results)}{END}"
+    block = f"{START}\n{report_tables(results, configs, paper)}\n{threshold_table(results, configs)}{END}"
     text = path.read_text() if path.exists() else f"# Das, Golatkar & Awate (2018): reproduction report\n\n{START}\n{END}\n"
     text = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)
     write_atomic(path, text)
     return path
 
 
-def finish_run(results, name: str) -> None:
-    """Das figures and tables of one finished run: the marked box plot, and Table I for MNIST."""
-    directory = Path(results) / name
-    config = load_config(Path("configs") / f"{name}.yaml")
+def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Path]:
+    """Das figures and tables of one finished run: the marked box plot, and Table I for Table I's dataset."""
     trials = pd.read_csv(directory / "trials.csv")
+    written = [directory / "f1_box_das.png"]
     das_box_plot(trials[trials["status"] == "ok"], title=f"{config.name}: {config.dataset.name}",
-                 threshold=config.threshold.describe(), path=directory / "f1_box_das.png")
-    if name == "mnist":
-        write_table1(directory)
+                 threshold=config.threshold.describe(), path=written[0])
+    if config.reference.dataset == paper.table1_dataset:
+        written.append(write_table1(directory, paper))
+    return written
 
 
 def analyse(results_root: Path, config_dir: Path) -> list[Path]:
     """The marked box plots, Table I and ``das_report.md`` from the finished Das runs."""
     results = Path(results_root)
-    for name in CONFIGS:
-        if (results / name / "trials.csv").exists():
-            finish_run(results, name)
-    return [write_das_report(results)]
+    configs, paper = das_configs(config_dir), load_paper_numbers(results)
+    written = []
+    for config in configs:
+        directory = experiment_directory(config, results)
+        if (directory / "trials.csv").exists():
+            written += finish_run(config, directory, paper)
+    return [*written, write_das_report(results, configs, paper)]

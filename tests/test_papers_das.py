@@ -1,0 +1,140 @@
+"""kpca_bench.papers.das.report: the Das analyses from synthetic records and reference files, and das.yaml's errors."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from kpca_bench.errors import ConfigError
+from kpca_bench.papers.das.report import analyse, das_configs, load_paper_numbers
+from kpca_bench.run.store import ResultStore
+
+CONFIGS = Path(__file__).parents[1] / "configs"
+DAS_YAML = {
+    "sparsity_std": {"MNIST": 0.13, "Satimage-2": 0.33},
+    "table1": {"dataset": "MNIST", "parameters": "SKPCA: L1-ratio 0.7",
+               "methods": {"SKPCA": {"f1": [0.9, 0.8], "sparsity": [3.5, 3.25]},
+                           "Wang-Tanaka": {"f1": [0.7, 0.5], "sparsity": [10.0, 100.0]}}},
+}
+PAPERS_YAML = [{"paper": "Das et al.", "source": "section V", "dataset": "MNIST", "method": method, "metric": metric,
+                "value": value, "tolerance": 0.02, "reason": "test"}
+               for method, metric, value in (("SKPCA", "auroc_mean", 0.974), ("KPCA", "auroc_mean", 0.986),
+                                             ("SKPCA", "sparsity_mean", 3.35))]
+
+
+@pytest.fixture
+def config_dir(tmp_path):
+    """Three of the paper's configs, copied: eth80 sorts first by name but comes last in the paper."""
+    directory = tmp_path / "configs"
+    directory.mkdir()
+    for name in ("eth80", "mnist", "satimage2", "wang_australian"):
+        shutil.copy(CONFIGS / f"{name}.yaml", directory)
+    return directory
+
+
+def record(entry, trial, f1_by_rule=None, status="ok", method=None):
+    fields = {"key": f"{method or entry}-{trial}", "entry": entry, "method": method or entry, "trial": trial,
+              "status": status}
+    return fields if f1_by_rule is None else {**fields, "f1_by_rule": dict(zip(
+        ("train_quantile", "test_prior", "test_oracle"), f1_by_rule))}
+
+
+@pytest.fixture
+def results(tmp_path):
+    """MNIST: records with f1_by_rule, trials.csv, summary.csv; Satimage-2: records without f1_by_rule; ETH-80: none."""
+    root = tmp_path / "results"
+    (root / "reference").mkdir(parents=True)
+    (root / "reference" / "das.yaml").write_text(yaml.safe_dump(DAS_YAML))
+    (root / "reference" / "papers.yaml").write_text(yaml.safe_dump(PAPERS_YAML))
+    mnist = ResultStore(root / "mnist")
+    for item in (record("SKPCA", 0, (0.90, 0.92, 0.95)), record("SKPCA", 1, (0.80, 0.84, 0.85)),
+                 record("KPCA", 0, (0.70, 0.75, 0.80)),
+                 record("KPCA", 1, status="failed"),                                      # no F1: left out
+                 record("SKPCA sweep", 0, (0.1, 0.1, 0.1), method="SKPCA sweep l1_ratio=0.15")):  # not a main method
+        mnist.append(item)
+    pd.DataFrame({"method": ["SKPCA", "SKPCA", "Wang-Tanaka", "KPCA"], "trial": [0, 1, 0, 0],
+                  "status": ["ok", "ok", "ok", "ok"], "f1": [0.96, 0.94, 0.86, 0.95],
+                  "sparsity": [1.8, 1.7, 0.0, 100.0], "threshold_rule": "train_quantile"}
+                 ).to_csv(root / "mnist" / "trials.csv", index=False)
+    pd.DataFrame({"method": ["SKPCA", "KPCA"], "auroc_mean": [0.990, 0.991], "sparsity_mean": [1.75, 100.0],
+                  "sparsity_std": [0.07, 0.0], "trials": [2, 1], "f1_mean": [0.95, 0.95]}
+                 ).to_csv(root / "mnist" / "summary.csv", index=False)
+    ResultStore(root / "satimage2").append(record("SKPCA", 0))
+    return root
+
+
+def test_configs_come_in_the_papers_order_with_their_datasets(config_dir):
+    assert [(c.name, c.reference.dataset) for c in das_configs(config_dir)] == [
+        ("mnist", "MNIST"), ("satimage2", "Satimage-2"), ("eth80", "ETH-80")]
+
+
+def test_analyse_writes_the_reports_tables_from_records_and_reference_files(results, config_dir):
+    report = results / "das_report.md"
+    report.write_text("# notes kept\n\n<!-- das-report:generated:start -->\nSTALE\n"
+                      "<!-- das-report:generated:end -->\n\nprose kept\n")
+    written = analyse(results, config_dir)
+    assert written == [results / "mnist" / "f1_box_das.png", results / "mnist" / "table1.md", report]
+    assert (results / "mnist" / "f1_box_das.png").stat().st_size > 0
+    text = report.read_text()
+    assert text.startswith("# notes kept") and text.endswith("prose kept\n") and "STALE" not in text
+    # AUROC and sparsity: the paper's value (papers.yaml), its spread (das.yaml), ours (summary.csv).
+    assert "| MNIST | 0.974 | 0.990 | 0.986 | 0.991 | – | – | – | – | KPCA > SKPCA > " in text
+    assert "| MNIST | 2 | 3.35 ± 0.13 | 1.75 ± 0.07 | – | – | 0.950 | 0.950 |" in text
+    assert "| ETH-80 | – | – | not run |" in text
+    # Threshold rules: mean over each main method's finished records, in the paper's method order.
+    rules = text[text.index("## F1 under each threshold rule"):]
+    assert "| MNIST | SKPCA | 2 | 0.95 | 0.850 | 0.880 | 0.900 |\n| MNIST | KPCA | 1 | 0.95 | 0.700 | 0.750 | 0.800 |" \
+        in rules
+    assert "sweep" not in rules
+    assert "| Satimage-2 | not recorded: re-run the config |" in rules
+    assert "| ETH-80 | not run |" in rules
+
+
+def test_table1_pairs_the_papers_trials_with_the_runs(results, config_dir):
+    analyse(results, config_dir)
+    lines = (results / "mnist" / "table1.md").read_text().splitlines()
+    assert lines[0] == "# Table I: MNIST, fixed parameters, paper vs ours"
+    assert lines[2].startswith("SKPCA: L1-ratio 0.7. Sparsity") and lines[2].endswith("F1 threshold: train_quantile.")
+    assert lines[6] == "| 1 | 0.900 | 0.960 | 3.50 | 1.80 | 0.700 | 0.860 | 10.00 | 0.00 |"
+    assert lines[7] == "| 2 | 0.800 | 0.940 | 3.25 | 1.70 | 0.500 | – | 100.00 | – |"
+    assert lines[8].startswith("| mean ± std | 0.850 ± 0.071 | 0.950 ± 0.014 | 3.375 ± 0.177 | 1.750 ± 0.071 |")
+
+
+def write_das_yaml(results, text):
+    (results / "reference" / "das.yaml").write_text(text)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda raw: raw.pop("sparsity_std"), "exactly the keys sparsity_std, table1"),
+    (lambda raw: raw["sparsity_std"].update({"MNIST": "wide"}), "sparsity_std.MNIST must be a number"),
+    (lambda raw: raw["table1"]["methods"]["SKPCA"].pop("f1"), "table1.methods.SKPCA must have exactly the keys"),
+    (lambda raw: raw["table1"]["methods"]["SKPCA"]["f1"].append(0.9), "one value per trial"),
+    (lambda raw: raw["table1"].update(methods=[]), "table1.methods must map method labels"),
+])
+def test_a_malformed_das_yaml_is_one_line_naming_the_file(results, change, message):
+    raw = yaml.safe_load(yaml.safe_dump(DAS_YAML))
+    change(raw)
+    write_das_yaml(results, yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match=message) as error:
+        load_paper_numbers(results)
+    assert str(error.value).startswith(str(results / "reference" / "das.yaml")) and "\n" not in str(error.value)
+
+
+def test_a_das_yaml_with_a_syntax_error_or_missing_is_a_config_error(results):
+    write_das_yaml(results, "sparsity_std: {MNIST: [0.1\n")
+    with pytest.raises(ConfigError, match="das.yaml: YAML syntax error at line"):
+        load_paper_numbers(results)
+    (results / "reference" / "das.yaml").unlink()
+    with pytest.raises(ConfigError, match="das.yaml: missing"):
+        load_paper_numbers(results)
+
+
+def test_the_committed_das_yaml_holds_table1():
+    paper = load_paper_numbers(Path(__file__).parents[1] / "results")
+    assert paper.table1_dataset == "MNIST" and set(paper.table1) == {"SKPCA", "Wang-Tanaka"}
+    assert len(paper.table1["SKPCA"]["f1"]) == 10 and paper.table1["Wang-Tanaka"]["sparsity"][3] == 100.0
+    assert paper.sparsity_std["ETH-80"] == 0.70
