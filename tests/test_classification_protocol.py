@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.run.config import parse_config
 from kpca_bench.datasets import load_dataset
-from kpca_bench.errors import ConfigError
+from kpca_bench.errors import ConfigError, DataError
 from kpca_bench.methods import KernelPCA
 from kpca_bench.protocols import PROTOCOLS, Method
 from kpca_bench.protocols.classification import Options, Split, classification_split, evaluate_classification
@@ -76,26 +76,30 @@ def test_svm_with_a_cross_validated_grid_search(tmp_path):
 def test_split_is_stratified_and_scaled_on_training_rows():
     config = parse_config(CONFIG)
     dataset = load_dataset("digits")
-    split = classification_split(dataset, config, seed=5)
+    split = classification_split(dataset, config.dataset, config.options, seed=5)
     classes, train_counts = np.unique(split.y_train, return_counts=True)
     shares = np.array([np.mean(dataset.y[np.isin(dataset.y, [0, 1, 8])] == c) for c in (0, 1, 8)])
     assert list(classes) == [0, 1, 8] and np.all(np.abs(train_counts - 150 * shares) <= 1)
     assert split.X_train.min() == 0 and split.X_train.max() == 1  # minmax fitted on the training rows
-    assert not split.is_outlier.any() and len(split.is_outlier) == 90
+    assert len(split.y_test) == 90
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"protocol": {"name": "classification"}}, "train_size: missing"),
+    ({"protocol": {"name": "classification"}}, "protocol.train_size: missing"),
     ({"protocol": {"name": "classification", "train_size": 150, "classifier": "forest"}}, "unknown classifier"),
     ({"protocol": {"name": "classification", "train_size": 150, "search": {"C": [1]}}}, "protocol.search"),
-    ({"protocol": {"name": "classification", "train_size": 2000}}, "more than the"),
-    ({"methods": [{"name": "ocsvm", "label": "OCSVM"}]}, "not a kernel-PCA variant"),
+    ({"methods": [{"name": "ocsvm", "label": "OCSVM"}]}, "methods.0..name: ocsvm is not a kernel-PCA variant"),
     ({"methods": [{"name": "kpca", "label": "K", "params": {"n_components": 200}}]}, "use at most 149"),
 ])
-def test_bad_options_fail_before_any_work(change, message):
-    config = parse_config({**CONFIG, **change})
+def test_bad_options_fail_when_the_config_loads(change, message):
     with pytest.raises(ConfigError, match=message):
-        PROTOCOLS["classification"].check(load_dataset("digits"), config)
+        parse_config({**CONFIG, **change})
+
+
+def test_more_rows_than_the_data_have_fail_before_any_work():
+    config = parse_config({**CONFIG, "protocol": {"name": "classification", "train_size": 2000}})
+    with pytest.raises(DataError, match="more than the"):
+        PROTOCOLS["classification"].check_data(load_dataset("digits"), config.dataset, config.options)
 
 
 def tiny_split() -> Split:

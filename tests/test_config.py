@@ -60,7 +60,7 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     (edited(threshold={"quantile": 1.5}), "threshold.quantile: must be a number strictly between 0 and 1"),
     (edited(threshold={"rule": "fixed"}), "threshold.value: give a value exactly when the rule is fixed"),
     (edited(methods__0__params={"n_components": 50}), "methods[0].params.n_components: 50 components need more"),
-    (edited(methods__0__params={"n_components": 5, "gamma": 0}), "methods[0].params.gamma: the kernel width must"),
+    (edited(methods__0__params={"n_components": 5, "gamma": 0}), "methods[0].params.gamma: must be a float in the range (0.0, inf)"),
     (edited(methods__0__score="entropy"), "methods[0].score: unknown score 'entropy'"),
     (edited(methods__0__grid={"n_components": []}), "methods[0].grid.n_components: must be a non-empty list"),
     (GOOD + "execution: {adress: local}\n", "execution.adress: unknown key (did you mean 'address'?)"),

@@ -13,7 +13,7 @@ import pytest
 import sklearn
 from typer.testing import CliRunner
 
-from kpca_bench import execution
+from kpca_bench.run import execution
 from kpca_bench.cli import app
 from kpca_bench.run.config import load_config
 from kpca_bench.run.memory import peak_memory

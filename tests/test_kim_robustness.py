@@ -87,7 +87,7 @@ def tiny_config(**protocol):
 def test_split_embeds_the_sample_and_nests_the_corruptions():
     config = parse_config(tiny_config())
     dataset = load_dataset("parabola", n_samples=200, noise=0.05)
-    split = robustness_split(dataset, config, seed=3)
+    split = robustness_split(dataset, config.dataset, config.options, seed=3)
     assert split.X_train.shape == (60, 5) and np.all(split.X_train[:, 2:] == 0)
     assert np.all(np.isin(split.X_train[:, :2], dataset.X))
     assert_allclose(split.corrupted(0.0), split.X_train)
@@ -96,16 +96,16 @@ def test_split_embeds_the_sample_and_nests_the_corruptions():
     assert set(moved[1]) == set(np.flatnonzero(split.is_outlier))
     radius2 = np.mean(np.sum((split.X_train - split.X_train.mean(axis=0)) ** 2, axis=1))
     assert 50 < np.mean(np.sum(split.noise**2, axis=1)) / radius2 < 200  # c^2 = 100 in expectation
-    assert_allclose(robustness_split(dataset, config, seed=3).noise, split.noise)
+    assert_allclose(robustness_split(dataset, config.dataset, config.options, seed=3).noise, split.noise)
 
 
 @pytest.mark.parametrize("protocol, message", [({"corruption": [0.1, 1.5]}, "protocol.corruption"),
                                                ({"ambient_dim": 1}, "protocol.ambient_dim"),
                                                ({"noise_scale": 0}, "protocol.noise_scale")])
 def test_bad_options_are_config_errors(protocol, message):
-    config = parse_config(tiny_config(**protocol))
     with pytest.raises(ConfigError, match=message):
-        check_robustness(load_dataset("parabola", n_samples=200), config)
+        config = parse_config(tiny_config(**protocol))
+        check_robustness(load_dataset("parabola", n_samples=200), config.dataset, config.options)
 
 
 def test_run_end_to_end_writes_the_table_and_figure(tmp_path):
@@ -132,4 +132,4 @@ def test_run_end_to_end_writes_the_table_and_figure(tmp_path):
 def test_shipped_config_is_valid():
     config = parse_config(yaml.safe_load((CONFIGS / "kim_robustness.yaml").read_text()))
     assert config.protocol == "robustness"
-    check_robustness(load_dataset(config.dataset.name, **config.dataset.options), config)
+    check_robustness(load_dataset(config.dataset.name, **config.dataset.options), config.dataset, config.options)

@@ -17,9 +17,10 @@ from kpca_bench.cli import app
 from kpca_bench.run.config import parse_config
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, mahalanobis_distance, reconstruction_error
 from kpca_bench.methods.baselines import KernelOneClassSVM
+from kpca_bench.protocols.base import Method
 from kpca_bench.protocols.novelty import Split
 from kpca_bench.protocols.sweep import (
-    PAPER_NU, auroc_columns, evaluate_sweep, mahalanobis_by_p, reconstruction_errors_by_p,
+    DEFAULT_NU, auroc_columns, evaluate_sweep, mahalanobis_by_p, reconstruction_errors_by_p,
 )
 
 
@@ -50,8 +51,8 @@ def test_sweep_aurocs_equal_per_p_detectors(split):
                                                     "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
                            "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
     for score in ("reconstruction_error", "mahalanobis"):
-        detector = KernelSubspaceDetector(KernelPCA(kernel="rbf", sigma=1.0), score=score)
-        record = evaluate_sweep(detector, split, config)
+        method = Method("KPCA", "kpca", KernelPCA(kernel="rbf", sigma=1.0), subspace=True, score=score)
+        record = evaluate_sweep(method, split, config.options)
         assert record["status"] == "ok" and record["n_model_params"] == 29
         for p in (1, 4, 29):
             refit = KernelSubspaceDetector(KernelPCA(p, kernel="rbf", sigma=1.0), score=score).fit(split.X_train)
@@ -66,8 +67,8 @@ def test_rank_deficient_kernel_stops_p_at_the_rank():
     config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
                                                     "train_inliers": 12, "test_inliers": 3, "test_outliers": 3},
                            "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
-    detector = KernelSubspaceDetector(KernelPCA(kernel="hamming", gamma=0.3), score="mahalanobis")
-    record = evaluate_sweep(detector, split, config)
+    method = Method("KPCA", "kpca", KernelPCA(kernel="hamming", gamma=0.3), subspace=True, score="mahalanobis")
+    record = evaluate_sweep(method, split, config.options)
     assert record["status"] == "ok" and record["n_model_params"] <= 3
 
 
@@ -76,7 +77,8 @@ def test_ocsvm_sweep_equals_separate_fits(split):
                                                     "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
                            "protocol": {"name": "novelty_sweep", "nu": [0.05, 0.5, 0.9]},
                            "methods": [{"name": "ocsvm_kernel"}]})
-    record = evaluate_sweep(KernelOneClassSVM(sigma=1.0), split, config)
+    record = evaluate_sweep(Method("OCSVM", "ocsvm_kernel", KernelOneClassSVM(sigma=1.0), subspace=False), split,
+                            config.options)
     for nu, auroc in zip([0.05, 0.5, 0.9], record["auroc_by_model_param"]):
         model = KernelOneClassSVM(sigma=1.0, nu=nu).fit(split.X_train)
         assert auroc == pytest.approx(roc_auc_score(split.is_outlier, -model.score_samples(split.X_test)), abs=1e-6)
@@ -113,7 +115,7 @@ def test_range_syntax_in_grid_and_protocol_options():
                                        {"name": "ocsvm_kernel", "label": "o", "grid": {"degree": {"start": 1, "stop": 3, "step": 1}}}]})
     sigmas = config.methods[0].grid["sigma"]
     assert len(sigmas) == 150 and sigmas[:3] == [0.2, 0.4, 0.6] and sigmas[-1] == 30.0
-    assert tuple(config.protocol_options["nu"]) == PAPER_NU
+    assert tuple(config.protocol_options["nu"]) == DEFAULT_NU
     assert config.methods[1].grid["degree"] == [1, 2, 3]
 
 

@@ -3,7 +3,6 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.metrics import auc, f1_score, roc_auc_score, roc_curve
 
-from kpca_bench.run.config import ThresholdConfig
 from kpca_bench.metrics import ROC_FPR_GRID, choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
 
 
@@ -23,26 +22,26 @@ def test_metrics_match_scikit_learn(scores):
 
 def test_oracle_threshold_maximises_f1(scores):
     is_outlier, test, train = scores
-    cut = choose_threshold(ThresholdConfig("test_oracle"), train, test, is_outlier)
+    cut = choose_threshold("test_oracle", train, test, is_outlier)
     best = max(f1_score(is_outlier, test > t) for t in np.r_[test - 1e-9, test.max() + 1])
     assert detection_metrics(is_outlier, test, cut)["f1"] == pytest.approx(best)
 
 
 def test_prior_threshold_flags_as_many_as_there_are_outliers(scores):
     is_outlier, test, train = scores
-    cut = choose_threshold(ThresholdConfig("test_prior"), train, test, is_outlier)
+    cut = choose_threshold("test_prior", train, test, is_outlier)
     assert np.sum(test > cut) == is_outlier.sum()
 
 
 def test_train_quantile_threshold(scores):
     is_outlier, test, train = scores
-    cut = choose_threshold(ThresholdConfig("train_quantile", 0.9), train, test, is_outlier)
+    cut = choose_threshold("train_quantile", train, test, is_outlier, quantile=0.9)
     assert np.mean(train > cut) == pytest.approx(0.1, abs=0.01)
 
 
 def test_fixed_threshold_is_used_as_given(scores):
     is_outlier, test, train = scores
-    assert choose_threshold(ThresholdConfig("fixed", value=0.0834), train, test, is_outlier) == 0.0834
+    assert choose_threshold("fixed", train, test, is_outlier, value=0.0834) == 0.0834
 
 
 def test_roc_on_grid_follows_the_exact_curve(scores):

@@ -17,6 +17,7 @@ from kpca_bench.run.config import load_config, parse_config
 from kpca_bench.datasets import load_dataset
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.registry import METHODS
+from kpca_bench.protocols.base import Method
 from kpca_bench.protocols.unsupervised import (check_unsupervised, evaluate_unsupervised, fitted_sample_scores,
                                                unsupervised_split)
 
@@ -41,6 +42,11 @@ def tiny_config(**protocol):
     }
 
 
+def _data_and_options(raw: dict):
+    config = parse_config(raw)
+    return config.dataset, config.options
+
+
 @pytest.fixture(scope="module")
 def digits():
     return load_dataset("digits")
@@ -48,17 +54,17 @@ def digits():
 
 def test_split_draws_the_sizes_asked_for_and_scores_the_fitted_points(digits):
     config = parse_config(tiny_config())
-    split = unsupervised_split(digits, config, seed=1)
+    split = unsupervised_split(digits, config.dataset, config.options, seed=1)
     assert split.X_train.shape == (66, 64) and split.X_test is split.X_train
     assert split.is_outlier.sum() == 6 and 0 < np.flatnonzero(split.is_outlier).min()  # mixed, not appended
     assert_allclose(split.X_train.mean(axis=0), 0, atol=1e-12)  # scaled on the sample itself
-    assert_allclose(unsupervised_split(digits, config, seed=1).X_train, split.X_train)
-    assert not np.allclose(unsupervised_split(digits, config, seed=2).X_train, split.X_train)
+    assert_allclose(unsupervised_split(digits, config.dataset, config.options, seed=1).X_train, split.X_train)
+    assert not np.allclose(unsupervised_split(digits, config.dataset, config.options, seed=2).X_train, split.X_train)
 
 
 def test_all_takes_every_row_of_the_classes_and_features_picks_columns(digits):
     config = parse_config(tiny_config(n_inliers="all", n_outliers="all", features=[3, 10, 20]))
-    split = unsupervised_split(digits, config, seed=0)
+    split = unsupervised_split(digits, config.dataset, config.options, seed=0)
     counts = digits.class_counts()
     assert split.X_train.shape == (counts[0] + counts[1], 3) and split.is_outlier.sum() == counts[1]
 
@@ -68,21 +74,21 @@ def test_all_takes_every_row_of_the_classes_and_features_picks_columns(digits):
                                                ({"features": [64]}, "protocol.features")])
 def test_impossible_options_are_config_errors(digits, protocol, message):
     with pytest.raises(ConfigError, match=message):
-        check_unsupervised(digits, parse_config(tiny_config(**protocol)))
+        check_unsupervised(digits, *_data_and_options(tiny_config(**protocol)))
 
 
 def test_lof_scores_its_own_points_like_scikit_learn_outlier_mode(digits):
     config = parse_config(tiny_config())
-    split = unsupervised_split(digits, config, seed=0)
+    split = unsupervised_split(digits, config.dataset, config.options, seed=0)
     detector = METHODS["lof"].build({"n_neighbors": 10})  # registered in novelty mode
-    record = evaluate_unsupervised(detector, split, config)
+    record = evaluate_unsupervised(Method("LOF", "lof", detector, subspace=False), split, config.options)
     reference = LocalOutlierFactor(n_neighbors=10).fit(split.X_train).negative_outlier_factor_
     assert_allclose(fitted_sample_scores(detector, split.X_train), -reference)
     assert record["auroc"] == pytest.approx(roc_auc_score(split.is_outlier, -reference))
 
 
 def test_other_detectors_score_the_sample_by_score_samples(digits):
-    split = unsupervised_split(digits, parse_config(tiny_config()), seed=0)
+    split = unsupervised_split(digits, *_data_and_options(tiny_config()), seed=0)
     forest = IsolationForest(random_state=0).fit(split.X_train)
     assert_allclose(fitted_sample_scores(forest, split.X_train), -forest.score_samples(split.X_train))
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.run.config import load_config
-from kpca_bench.protocols.toy_components import projection_grid
+from kpca_bench.report.components import projection_grid
 from kpca_bench.methods import KernelPCA
 
 TINY = {

@@ -86,7 +86,7 @@ class Options:
     an optional grid ``search`` over pipeline parameters with ``cv``-fold stratified CV, and how many
     component ``scores`` of every row each record keeps (0: none)."""
 
-    train_size: int = 2
+    train_size: int | None = None
     test_size: int | None = None
     classes: tuple | None = None
     classifier: Classifier = Classifier()
@@ -150,7 +150,7 @@ def check_methods(options, methods: tuple[MethodConfig, ...], problems: Problems
                                        "linear for plain PCA), nystrom_kpca, ...")
 
 
-def train_rows(data: DatasetConfig, options) -> int:
+def train_rows(data: DatasetConfig, options) -> int | None:
     return options.train_size
 
 

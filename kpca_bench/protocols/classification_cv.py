@@ -76,7 +76,7 @@ class Options:
     """Rows per trial and classes as in ``classification``; the classifier; per method label the ``search``
     grid; ``cv`` folds; ``pos_label`` (None: the first class in sorted order) for precision, recall, F1."""
 
-    train_size: int = 2
+    train_size: int | None = None
     test_size: int | None = None
     classes: tuple | None = None
     classifier: Classifier = Classifier()
@@ -110,8 +110,8 @@ def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems:
         if label not in labels:
             problems.add(f"protocol.search.{label}", f"no method has this label; labels: {', '.join(labels)}")
         counts = search.get("n_components", [])
-        fold_rows = options.train_size * (options.cv - 1) // options.cv
-        if counts and max(counts) > fold_rows - 1:
+        if counts and options.train_size is not None \
+                and max(counts) > options.train_size * (options.cv - 1) // options.cv - 1:
             problems.add(f"protocol.search.{label}.n_components", f"{max(counts)} PCs need more rows than a CV "
                                                                      f"training fold of {options.train_size} rows has")
 
