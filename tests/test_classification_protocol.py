@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from numpy.testing import assert_allclose
+from sklearn.decomposition import PCA
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.run.config import parse_config
 from kpca_bench.datasets import load_dataset
 from kpca_bench.errors import ConfigError, DataError
-from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.protocols.classification import classification_split
+from kpca_bench.methods import KernelPCA
+from kpca_bench.protocols import PROTOCOLS, Method
+from kpca_bench.protocols.classification import Options, Split, classification_split, evaluate_classification
 
 CONFIG = {
     "name": "digits_classification",
@@ -96,3 +100,44 @@ def test_more_rows_than_the_data_have_fail_before_any_work():
     config = parse_config({**CONFIG, "protocol": {"name": "classification", "train_size": 2000}})
     with pytest.raises(DataError, match="more than the"):
         PROTOCOLS["classification"].check_data(load_dataset("digits"), config.dataset, config.options)
+
+
+def tiny_split() -> Split:
+    """Three classes of four 3-D points each, half of each class for training."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3)) + np.repeat(np.eye(3) * 4, 4, axis=0)
+    y = np.repeat(["a", "b", "c"], 4)
+    train = np.tile([True, True, False, False], 3)
+    return Split(X_train=X[train], y_train=y[train], X_test=X[~train], y_test=y[~train])
+
+
+def linear_kpca(n_components: int) -> Method:
+    return Method("PCA", "kpca", KernelPCA(n_components, kernel="linear"), subspace=True)
+
+
+def test_scores_keeps_the_leading_component_scores_of_every_row_training_rows_first():
+    split = tiny_split()
+    record = evaluate_classification(linear_kpca(3), split, Options(train_size=6, scores=2))
+    X = np.vstack([split.X_train, split.X_test])
+    pca_scores = PCA(2).fit(split.X_train).transform(X)  # the linear kernel gives PCA's scores up to sign
+    assert_allclose(np.abs(record["component_scores"]), np.abs(pca_scores), atol=1e-8)
+    assert record["score_classes"] == ["a", "a", "b", "b", "c", "c"] * 2
+    assert json.loads(json.dumps(record))["component_scores"] == record["component_scores"]
+
+
+def test_scores_off_by_default_and_capped_by_the_components():
+    split = tiny_split()
+    assert "component_scores" not in evaluate_classification(linear_kpca(2), split, Options(train_size=6))
+    record = evaluate_classification(linear_kpca(1), split, Options(train_size=6, scores=2))
+    assert np.shape(record["component_scores"]) == (12, 1)
+
+
+@pytest.mark.parametrize("scores", [-1, 1.5, "two"])
+def test_scores_must_be_a_non_negative_integer(scores):
+    with pytest.raises(ConfigError, match="protocol.scores"):
+        parse_config({**CONFIG, "protocol": {**CONFIG["protocol"], "scores": scores}})
+
+
+def test_scores_parsed_into_the_options():
+    assert parse_config({**CONFIG, "protocol": {**CONFIG["protocol"], "scores": 2}}).options.scores == 2
+    assert parse_config(CONFIG).options.scores == 0

@@ -29,6 +29,13 @@ Options (``protocol: {name: classification, ...}``):
     on the training rows, refitted on all of them with the best candidate
     (recorded as ``best__<parameter>``). Wang & Tanaka's SVM experiments are
     this with ``classifier: svm``.
+``scores`` (default 0)
+    When > 0, each record also keeps the first ``scores`` component scores of
+    every row of the trial (``component_scores``: training rows then test rows,
+    one list per row; fewer if the feature step has fewer components) and the
+    class of each of those rows (``score_classes``), so that a figure of the
+    scores (Shen & Asgharzadeh, "Visualization", Figure 2) is drawn from the
+    records without refitting. The lists stay in ``records.jsonl``.
 
 Each record holds ``accuracy``, ``error`` (misclassification rate, what the
 paper reports), ``fit_time`` (the feature step's fit alone; with a search, the
@@ -76,7 +83,8 @@ class Classifier:
 @dataclass(frozen=True)
 class Options:
     """Rows per trial (``test_size`` None: every other row), the classes kept (None: all), the classifier,
-    an optional grid ``search`` over pipeline parameters with ``cv``-fold stratified CV."""
+    an optional grid ``search`` over pipeline parameters with ``cv``-fold stratified CV, and how many
+    component ``scores`` of every row each record keeps (0: none)."""
 
     train_size: int | None = None
     test_size: int | None = None
@@ -84,6 +92,7 @@ class Options:
     classifier: Classifier = Classifier()
     search: dict = field(default_factory=dict)
     cv: int = 5
+    scores: int = 0
 
 
 def parse_split_options(raw: dict, problems: Problems) -> dict:
@@ -131,6 +140,8 @@ def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> 
         problems.add("search", "must map pipeline parameters (features__<param> or classifier__<param>) to "
                                f"non-empty lists of candidates, got {search!r}")
         search = {}
+    if "scores" in raw and (scores := integer(raw["scores"], "scores", problems, 0)) is not None:
+        parsed["scores"] = scores
     return Options(**parsed, classifier=parse_classifier(raw.get("classifier", "lda"), problems), search=search)
 
 
@@ -206,11 +217,19 @@ def classification_split(dataset: Dataset, data: DatasetConfig, options, seed: i
     return Split(X_train=X_train, y_train=dataset.y[train], X_test=X_test, y_test=dataset.y[test])
 
 
+def component_scores(features, split: Split, n_scores: int) -> dict:
+    """The first ``n_scores`` component scores and the class of every row, training rows then test rows."""
+    X = np.vstack([split.X_train, split.X_test])
+    y = np.concatenate([split.y_train, split.y_test])
+    return {"component_scores": features.transform(X)[:, :n_scores].tolist(), "score_classes": y.tolist()}
+
+
 def evaluate_classification(method: Method, split: Split, options: Options) -> dict:
     """Fit feature step and classifier on the training rows; accuracy on the test rows.
 
     Without a search the two steps are fitted one after the other so that the
-    feature step's fit time is its own.
+    feature step's fit time is its own. With ``options.scores`` the record also
+    holds the component scores of every row (:func:`component_scores`).
     """
     model = make_pipeline(clone(method.estimator), options)
     start = time.perf_counter()
@@ -228,8 +247,10 @@ def evaluate_classification(method: Method, split: Split, options: Options) -> d
     scored = time.perf_counter()
     predicted = model.predict(split.X_test)
     accuracy = float(np.mean(predicted == split.y_test))
+    score_time = time.perf_counter() - scored
     gamma = getattr(fitted["features"], "gamma_", None)
+    scores = component_scores(fitted["features"], split, options.scores) if options.scores else {}
     return {"accuracy": accuracy, "error": 1.0 - accuracy, "fit_time": feature_fit,
-            "classifier_fit_time": classifier_fit, "score_time": time.perf_counter() - scored,
+            "classifier_fit_time": classifier_fit, "score_time": score_time,
             "n_classes": int(len(np.unique(split.y_train))), **({"gamma": float(gamma)} if gamma else {}),
-            "n_train": len(split.y_train), "n_test": len(split.y_test), **extra, "status": "ok"}
+            "n_train": len(split.y_train), "n_test": len(split.y_test), **extra, **scores, "status": "ok"}

@@ -1,7 +1,8 @@
 """Kim & Klabjan's outlier-detection table: AUROC per method and dataset, from the runs of several configs.
 
-A config names one dataset, so the table gathers the runs of
-``configs/kim_outliers_*.yaml``: for each, the AUROC mean ± std of every method
+A config names one dataset, so the table gathers the runs of the ``unsupervised``
+configs of :data:`kpca_bench.papers.kim.PAPER` (``configs/kim_outliers_*.yaml``),
+rows in :data:`ROW_ORDER`: for each, the AUROC mean ± std of every method
 (its ``summary.csv``) and the sample it was measured on (``n``, outliers and
 dimension, from its ``records.jsonl``). A config that has not been run, e.g.
 because its data file is missing, stays in the table as "not run". The best
@@ -10,9 +11,9 @@ with L2-norm KPCA (``kpca``) of the same score in the same trial (same sample),
 from the runs' ``trials.csv``: the mean AUROC difference and in how many
 trials L1 is ahead.
 
-    python -m kpca_bench.papers.kim.outliers configs/kim_outliers_*.yaml --out results
+    kpca-bench analyse kim
 
-writes ``<out>/kim_outliers/summary.csv``, ``paired_l1_l2.csv`` and ``summary.md``.
+writes ``<results>/kim_outliers/summary.csv``, ``paired_l1_l2.csv`` and ``summary.md``.
 """
 
 from __future__ import annotations
@@ -26,8 +27,21 @@ from kpca_bench.run.store import ResultStore, write_atomic
 from kpca_bench.run.runner import experiment_directory
 
 TABLE_DIR = "kim_outliers"
-# The datasets of the table, in its row order.
-DATASETS = ("satimage2", "breast_cancer", "ionosphere", "thyroid", "internet_ads", "mnist", "eth80")
+PROTOCOL = "unsupervised"
+# The table's row order, by config name; the paper's other outlier configs follow in file-name order.
+ROW_ORDER = tuple(f"kim_outliers_{name}" for name in
+                  ("satimage2", "breast_cancer", "ionosphere", "thyroid", "internet_ads", "mnist", "eth80"))
+
+
+def outlier_configs(config_dir: Path) -> list[Path]:
+    """The configs of :data:`kpca_bench.papers.kim.PAPER` in ``config_dir`` with the ``unsupervised`` protocol,
+    in :data:`ROW_ORDER`."""
+    from kpca_bench.papers.kim import PAPER  # not at the top: the package imports this module to declare PAPER
+
+    configs = {path: load_config(path) for path in PAPER.config_paths(config_dir)}
+    position = {name: row for row, name in enumerate(ROW_ORDER)}
+    return sorted((path for path, config in configs.items() if config.protocol == PROTOCOL),
+                  key=lambda path: position.get(configs[path].name, len(ROW_ORDER)))
 
 
 def outlier_table(config_paths: list[Path], results_root) -> pd.DataFrame:
@@ -111,8 +125,8 @@ def write_outlier_table(config_paths: list[Path], results_root) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     trials = sorted({int(t) for t in table.get("trials", pd.Series(dtype=float)).dropna()})
     lines = ["# Kim & Klabjan, outlier detection (unsupervised): AUROC per method and dataset", "",
-             f"- built by `python -m kpca_bench.papers.kim.outliers` from the runs of "
-             f"{', '.join(f'`{Path(p).name}`' for p in config_paths)}",
+             "- built by `kpca-bench analyse kim` from the runs of "
+             + ", ".join(f"`{Path(p).name}`" for p in config_paths),
              "- every method is fitted on the whole contaminated sample and scores it (protocol `unsupervised`); "
              "n = sample size per trial, outliers = how many of them are outliers",
              f"- mean ± std over trials ({', '.join(map(str, trials)) or 'none'}); the best mean of each row is in bold",
@@ -129,5 +143,5 @@ def write_outlier_table(config_paths: list[Path], results_root) -> Path:
 
 
 def analyse(results_root: Path, config_dir: Path) -> list[Path]:
-    """The outlier table over every ``kim_outliers_<dataset>.yaml`` in :data:`DATASETS` order."""
-    return [write_outlier_table([Path(config_dir) / f"kim_outliers_{name}.yaml" for name in DATASETS], results_root)]
+    """The outlier table over the paper's unsupervised configs (:func:`outlier_configs`)."""
+    return [write_outlier_table(outlier_configs(Path(config_dir)), results_root)]

@@ -5,8 +5,10 @@ scaled to [0, 1]^2 (dataset ``li_artificial_2d``); kernel PCA with the
 polynomial kernel ``(x^T y)^2`` and ``p = 2`` components. Left: the contour where
 the reconstruction error (eqs. 9-11) equals half its largest training value;
 right: the same for the Mahalanobis distance in the principal subspace (eq. 13).
+The paper's illustration, not a benchmark run: it draws its own sample (seed 0)
+and writes ``<results root>/li_artificial/figure3_contours.png``.
 
-    python -m kpca_bench.papers.li.figure3 --out results/li_artificial
+    kpca-bench analyse li
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def figure3(out_dir, *, grid_points: int = 201, random_state: int = 0) -> Path:
         ax.set_ylim(0, 1)
         ax.set_aspect("equal")
         ax.legend(loc="upper right", fontsize=8)
-    fig.suptitle("Li et al., Fig. 3: kernel (x^T y)^2, p = 2, 150 points (li_artificial_2d, "
+    fig.suptitle(f"Li et al., Fig. 3: kernel (x^T y)^2, p = 2, {len(X)} points (li_artificial_2d, "
                  f"random_state={random_state})", fontsize=10)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

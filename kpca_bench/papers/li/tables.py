@@ -1,10 +1,13 @@
-"""Li et al., Tables I and II side by side with ours, from the eight runs' ``sweep_statistics.csv``.
+"""Li et al., Tables I and II side by side with ours, from the runs' ``sweep_statistics.csv``.
 
-For every dataset, method and statistic: the paper's value, ours on split 0,
-the median and range of ours over the splits, and their differences from the
-paper, flagged beyond the tolerance of results/reference/papers.yaml.
+The runs are those of the configs of :data:`kpca_bench.papers.li.PAPER` that name
+Li et al. in ``reference``, in the paper's table order (Table I: the numerical
+datasets, Table II: the categorical ones). For every dataset, method and
+statistic: the paper's value, ours on split 0, the median and range of ours over
+the splits, and their differences from the paper, flagged beyond the tolerance
+of results/reference/papers.yaml.
 
-    python -m kpca_bench.papers.li.tables --results results
+    kpca-bench analyse li
 """
 
 from __future__ import annotations
@@ -13,41 +16,61 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.run.config import load_config
-from kpca_bench.report.reference import load_references
+from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.sweep import METRICS
+from kpca_bench.run.config import Config, load_config
+from kpca_bench.run.runner import experiment_directory
 from kpca_bench.run.store import write_atomic
 
-DATASETS = ("spectf", "thyroid", "wine", "yeast", "balance", "chess", "ttt", "spect")
+COLUMNS = ("table", "dataset", "method", "statistic", "paper", "ours_split0", "ours_median", "ours_min", "ours_max",
+           "splits", "tolerance")
+
+
+def li_configs(config_dir: Path, references: list[dict]) -> list[Config]:
+    """The configs of Li et al. in ``config_dir`` that name the paper in ``reference``, in the paper's table order.
+
+    The order is that of each dataset's first entry in ``references`` (Table I before Table II); a
+    config whose dataset has no entry comes last.
+    """
+    from kpca_bench.papers.li import PAPER  # not at the top: the package imports this module to declare PAPER
+
+    configs = [config for config in map(load_config, PAPER.config_paths(config_dir))
+               if config.reference is not None and config.reference.paper == PAPER.reference]
+    order = list(dict.fromkeys(entry["dataset"] for entry in references if entry["paper"] == PAPER.reference))
+    return sorted(configs, key=lambda c: order.index(c.reference.dataset) if c.reference.dataset in order
+                  else len(order))
+
+
+def comparison_row(config: Config, entry: str, statistic: str, group: pd.DataFrame, ref: dict | None) -> dict:
+    """The paper's number (None: NaN) and ours on split 0 and over the splits, for one method and statistic."""
+    split0 = group.loc[group["trial"] == group["trial"].min(), "auroc"].iloc[0]
+    return {"table": ref["source"] if ref else "", "dataset": config.reference.dataset, "method": entry,
+            "statistic": statistic, "paper": ref["value"] if ref else float("nan"), "ours_split0": split0,
+            "ours_median": group["auroc"].median(), "ours_min": group["auroc"].min(),
+            "ours_max": group["auroc"].max(), "splits": group["trial"].nunique(),
+            "tolerance": ref["tolerance"] if ref else float("nan")}
 
 
 def comparison_frame(results: Path, configs: Path) -> pd.DataFrame:
-    """One row per (dataset, method, statistic) with the paper's number and ours."""
+    """One row per (dataset, method, statistic) with the paper's number and ours; configs not run are left out."""
     references = load_references(results)
     rows = []
-    for name in DATASETS:
-        path = results / f"li_{name}" / "sweep_statistics.csv"
+    for config in li_configs(configs, references):
+        path = experiment_directory(config, results) / "sweep_statistics.csv"
         if not path.exists():
             continue
-        config = load_config(configs / f"li_{name}.yaml")
+        refs = reference_values(references, paper=config.reference.paper, dataset=config.reference.dataset)
         stats = pd.read_csv(path)
         for (entry, statistic), group in stats.groupby(["entry", "statistic"], sort=False):
-            ref = next((r for r in references if r["paper"] == config.reference.paper
-                        and r["dataset"] == config.reference.dataset and r["method"] == entry
-                        and r["metric"] == METRICS[statistic]), None)
-            split0 = group.loc[group["trial"] == group["trial"].min(), "auroc"].iloc[0]
-            rows.append({"table": ref["source"] if ref else "", "dataset": config.reference.dataset, "method": entry,
-                         "statistic": statistic, "paper": ref["value"] if ref else float("nan"), "ours_split0": split0,
-                         "ours_median": group["auroc"].median(), "ours_min": group["auroc"].min(),
-                         "ours_max": group["auroc"].max(), "splits": group["trial"].nunique(),
-                         "tolerance": ref["tolerance"] if ref else float("nan")})
-    frame = pd.DataFrame(rows)
+            rows.append(comparison_row(config, entry, statistic, group, refs.get((entry, METRICS[statistic]))))
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["delta_split0"] = frame["ours_split0"] - frame["paper"]
     frame["delta_median"] = frame["ours_median"] - frame["paper"]
     return frame
 
 
 def comparison_markdown(frame: pd.DataFrame) -> str:
+    """The frame as a Markdown table; † marks a difference from the paper beyond its tolerance."""
     lines = ["| table | dataset | method | statistic | paper | ours (split 0) | Δ split 0 | ours over splits: "
              "median [min, max] | Δ median |", "|---|---|---|---|---|---|---|---|---|"]
     for _, r in frame.iterrows():
@@ -59,7 +82,7 @@ def comparison_markdown(frame: pd.DataFrame) -> str:
 
 
 def analyse(results_root: Path, config_dir: Path) -> list[Path]:
-    """``li_tables.csv`` and ``li_tables.md`` in ``results_root``, from the eight runs' sweep statistics."""
+    """``li_tables.csv`` and ``li_tables.md`` in ``results_root``, from the sweep statistics of Li's runs."""
     results_root = Path(results_root)
     frame = comparison_frame(results_root, Path(config_dir))
     write_atomic(results_root / "li_tables.csv", frame.to_csv(index=False))
