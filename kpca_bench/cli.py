@@ -203,8 +203,9 @@ def analyse(
                             + (f"; unknown: {', '.join(unknown)}" if unknown else "")))
     try:
         for key in keys:
-            for analysis in PAPERS[key].analyses:
-                for path in analysis(out, configs):
+            paper = PAPERS[key]
+            for analysis in paper.analyses:
+                for path in analysis(out, paper.config_paths(configs)):
                     typer.echo(f"{key}: wrote {path}")
     except KpcaBenchError as error:
         fail(error)

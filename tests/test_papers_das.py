@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from kpca_bench.papers.das import PAPER
 from kpca_bench.errors import ConfigError
 from kpca_bench.papers.das.report import analyse, das_configs, load_paper_numbers
 from kpca_bench.run.store import ResultStore
@@ -68,7 +69,7 @@ def results(tmp_path):
 
 
 def test_configs_come_in_the_papers_order_with_their_datasets(config_dir):
-    assert [(c.name, c.reference.dataset) for c in das_configs(config_dir)] == [
+    assert [(c.name, c.reference.dataset) for c in das_configs(PAPER.config_paths(config_dir))] == [
         ("mnist", "MNIST"), ("satimage2", "Satimage-2"), ("eth80", "ETH-80")]
 
 
@@ -76,7 +77,7 @@ def test_analyse_writes_the_reports_tables_from_records_and_reference_files(resu
     report = results / "das_report.md"
     report.write_text("# notes kept\n\n<!-- das-report:generated:start -->\nSTALE\n"
                       "<!-- das-report:generated:end -->\n\nprose kept\n")
-    written = analyse(results, config_dir)
+    written = analyse(results, PAPER.config_paths(config_dir))
     assert written == [results / "mnist" / "f1_box_das.png", results / "mnist" / "table1.md", report]
     assert (results / "mnist" / "f1_box_das.png").stat().st_size > 0
     text = report.read_text()
@@ -95,7 +96,7 @@ def test_analyse_writes_the_reports_tables_from_records_and_reference_files(resu
 
 
 def test_table1_pairs_the_papers_trials_with_the_runs(results, config_dir):
-    analyse(results, config_dir)
+    analyse(results, PAPER.config_paths(config_dir))
     lines = (results / "mnist" / "table1.md").read_text().splitlines()
     assert lines[0] == "# Table I: MNIST, fixed parameters, paper vs ours"
     assert lines[2].startswith("SKPCA: L1-ratio 0.7. Sparsity") and lines[2].endswith("F1 threshold: train_quantile.")

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from kpca_bench.papers.li import PAPER
 from kpca_bench.papers.li import figure3, tables
 
 
@@ -63,13 +64,13 @@ def tree(tmp_path) -> tuple[Path, Path]:
 
 def test_configs_are_the_papers_in_its_table_order(tree):
     configs, results = tree
-    chosen = tables.li_configs(configs, tables.load_references(results))
+    chosen = tables.li_configs(PAPER.config_paths(configs), tables.load_references(results))
     assert [config.name for config in chosen] == ["li_b", "li_a"]  # Alpha (Table I) before Beta (Table II)
 
 
 def test_frame_puts_the_papers_number_beside_ours_on_split_0_and_over_the_splits(tree):
     configs, results = tree
-    frame = tables.comparison_frame(results, configs)
+    frame = tables.comparison_frame(results, PAPER.config_paths(configs))
     assert list(zip(frame["dataset"], frame["statistic"])) == [("Alpha", "best"), ("Alpha", "min"),
                                                                ("Beta", "best"), ("Beta", "min")]
     best = frame.iloc[0]
@@ -83,7 +84,7 @@ def test_frame_puts_the_papers_number_beside_ours_on_split_0_and_over_the_splits
 
 def test_markdown_flags_differences_beyond_the_tolerance(tree):
     configs, results = tree
-    written = tables.analyse(results, configs)
+    written = tables.analyse(results, PAPER.config_paths(configs))
     assert written == [results / "li_tables.csv", results / "li_tables.md"]
     rows = [line for line in (results / "li_tables.md").read_text().splitlines() if "| MD |" in line]
     lines = {" ".join(cell.strip() for cell in line.split("|")[2:5:2]): line for line in rows}
@@ -95,12 +96,12 @@ def test_markdown_flags_differences_beyond_the_tolerance(tree):
 def test_configs_without_runs_are_left_out(tree):
     configs, results = tree
     (results / "li_a" / "sweep_statistics.csv").unlink()
-    assert set(tables.comparison_frame(results, configs)["dataset"]) == {"Alpha"}
+    assert set(tables.comparison_frame(results, PAPER.config_paths(configs))["dataset"]) == {"Alpha"}
     (results / "li_b" / "sweep_statistics.csv").unlink()
-    assert tables.comparison_frame(results, configs).empty
+    assert tables.comparison_frame(results, PAPER.config_paths(configs)).empty
 
 
 def test_figure3_goes_into_the_results_root(tmp_path):
-    (path,) = figure3.analyse(tmp_path / "results", tmp_path / "configs")
+    (path,) = figure3.analyse(tmp_path / "results", [])
     assert path == tmp_path / "results" / "li_artificial" / "figure3_contours.png"
     assert path.read_bytes().startswith(b"\x89PNG")

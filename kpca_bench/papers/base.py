@@ -6,8 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-Analysis = Callable[[Path, Path], list[Path]]
-"""``analysis(results_root, config_dir) -> files written``, built from stored runs only."""
+Analysis = Callable[[Path, list[Path]], list[Path]]
+"""``analysis(results_root, configs) -> files written``, built from stored runs only; ``configs`` are the
+paper's config files (:meth:`Paper.config_paths`)."""
 
 
 @dataclass(frozen=True)
@@ -30,5 +31,6 @@ class Paper:
     analyses: tuple[Analysis, ...] = ()
 
     def config_paths(self, config_dir: Path) -> list[Path]:
-        """Its configs in ``config_dir``, in file-name order."""
-        return sorted({path for pattern in self.configs for path in Path(config_dir).glob(pattern)})
+        """Its configs in ``config_dir``: pattern by pattern in the order of :attr:`configs`, each in file-name order."""
+        paths = [path for pattern in self.configs for path in sorted(Path(config_dir).glob(pattern))]
+        return list(dict.fromkeys(paths))

@@ -117,12 +117,8 @@ def load_paper_numbers(results_root) -> PaperNumbers:
         raise ConfigError(f"{path}: {error}") from None
 
 
-def das_configs(config_dir) -> list[Config]:
-    """The configs of :data:`~kpca_bench.papers.das.PAPER` in ``config_dir`` that name a dataset of the paper,
-    in the order ``PAPER.configs`` lists them (the paper's order of datasets)."""
-    from kpca_bench.papers.das import PAPER  # the package imports this module to declare PAPER
-
-    paths = [path for pattern in PAPER.configs for path in sorted(Path(config_dir).glob(pattern))]
+def das_configs(paths: list[Path]) -> list[Config]:
+    """The configs among ``paths`` that name a dataset of the paper, in their order (the paper's order of datasets)."""
     return [config for config in map(load_config, paths) if config.reference is not None]
 
 
@@ -282,10 +278,10 @@ def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Pat
     return written
 
 
-def analyse(results_root: Path, config_dir: Path) -> list[Path]:
+def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """The marked box plots, Table I and ``das_report.md`` from the finished Das runs."""
     results = Path(results_root)
-    configs, paper = das_configs(config_dir), load_paper_numbers(results)
+    configs, paper = das_configs(config_paths), load_paper_numbers(results)
     written = []
     for config in configs:
         directory = experiment_directory(config, results)

@@ -33,12 +33,9 @@ ROW_ORDER = tuple(f"kim_outliers_{name}" for name in
                   ("satimage2", "breast_cancer", "ionosphere", "thyroid", "internet_ads", "mnist", "eth80"))
 
 
-def outlier_configs(config_dir: Path) -> list[Path]:
-    """The configs of :data:`kpca_bench.papers.kim.PAPER` in ``config_dir`` with the ``unsupervised`` protocol,
-    in :data:`ROW_ORDER`."""
-    from kpca_bench.papers.kim import PAPER  # not at the top: the package imports this module to declare PAPER
-
-    configs = {path: load_config(path) for path in PAPER.config_paths(config_dir)}
+def outlier_configs(paths: list[Path]) -> list[Path]:
+    """The configs among ``paths`` with the ``unsupervised`` protocol, in :data:`ROW_ORDER`."""
+    configs = {path: load_config(path) for path in paths}
     position = {name: row for row, name in enumerate(ROW_ORDER)}
     return sorted((path for path, config in configs.items() if config.protocol == PROTOCOL),
                   key=lambda path: position.get(configs[path].name, len(ROW_ORDER)))
@@ -142,6 +139,6 @@ def write_outlier_table(config_paths: list[Path], results_root) -> Path:
     return path
 
 
-def analyse(results_root: Path, config_dir: Path) -> list[Path]:
+def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """The outlier table over the paper's unsupervised configs (:func:`outlier_configs`)."""
-    return [write_outlier_table(outlier_configs(Path(config_dir)), results_root)]
+    return [write_outlier_table(outlier_configs(config_paths), results_root)]

@@ -52,6 +52,6 @@ def figure3(out_dir, *, grid_points: int = 201, random_state: int = 0) -> Path:
     return path
 
 
-def analyse(results_root: Path, config_dir: Path) -> list[Path]:
+def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """Figure 3 of Li et al. in ``<results_root>/li_artificial/`` (its own artificial sample, seed 0)."""
     return [figure3(Path(results_root) / "li_artificial")]

@@ -75,6 +75,6 @@ def figure2(config_path: Path, results_root: Path) -> Path:
     return path
 
 
-def analyse(results_root: Path, config_dir: Path) -> list[Path]:
+def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """Figure 2 in ``<results_root>/sas_visualization/``, from the stored records of its config."""
-    return [figure2(Path(config_dir) / CONFIG, Path(results_root))]
+    return [figure2(path, Path(results_root)) for path in config_paths if path.name == CONFIG]

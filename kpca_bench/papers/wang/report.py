@@ -46,12 +46,10 @@ def load_analysis_text(results_root) -> dict[str, str]:
     return {name: raw[name].strip() for name in ANALYSIS_BLOCKS}
 
 
-def table_configs(config_dir) -> list[Path]:
-    """The configs of Tables 3-5 in ``config_dir``: those of :data:`~kpca_bench.papers.wang.PAPER` with the
-    ``classification_cv`` protocol and a ``reference`` (the grid checks have none), in file-name order."""
-    from kpca_bench.papers.wang import PAPER  # the package imports this module to declare PAPER
-
-    return [path for path in PAPER.config_paths(config_dir)
+def table_configs(paths: list[Path]) -> list[Path]:
+    """The configs of Tables 3-5 among ``paths``: those with the ``classification_cv`` protocol and a
+    ``reference`` (the grid checks have none), in their order."""
+    return [path for path in paths
             if (config := load_config(path)).protocol == TABLE_PROTOCOL and config.reference is not None]
 
 
@@ -288,9 +286,9 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
     return "\n".join(out)
 
 
-def analyse(results_root: Path, config_dir: Path) -> list[Path]:
+def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """``<results_root>/wang_report.md`` from the runs of :func:`table_configs` and their grid checks."""
     path = Path(results_root) / "wang_report.md"
-    text = build_report(results_root, table_configs(config_dir), load_analysis_text(results_root))
+    text = build_report(results_root, table_configs(config_paths), load_analysis_text(results_root))
     write_atomic(path, text + "\n")
     return [path]
