@@ -139,7 +139,7 @@ def test_grid_checks_search_the_full_runs_splits_on_wider_grids(name):
     assert {trial for trial, _ in check_seeds} == set(range(full.trials))
     assert all(full_seeds[key] == value for key, value in check_seeds.items())
     for label in ("SVM", "KPCA+SVM"):
-        reduced, widened = full.protocol_options["search"][label], check.protocol_options["search"][label]
+        reduced, widened = full.options.search[label], check.options.search[label]
         assert set(reduced) == set(widened) and all(set(reduced[k]) <= set(widened[k]) for k in reduced)
         assert len(widened["classifier__C"]) > len(reduced["classifier__C"])
 

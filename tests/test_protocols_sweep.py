@@ -115,7 +115,7 @@ def test_range_syntax_in_grid_and_protocol_options():
                                        {"name": "ocsvm_kernel", "label": "o", "grid": {"degree": {"start": 1, "stop": 3, "step": 1}}}]})
     sigmas = config.methods[0].grid["sigma"]
     assert len(sigmas) == 150 and sigmas[:3] == [0.2, 0.4, 0.6] and sigmas[-1] == 30.0
-    assert tuple(config.protocol_options["nu"]) == DEFAULT_NU
+    assert config.options.nu == DEFAULT_NU
     assert config.methods[1].grid["degree"] == [1, 2, 3]
 
 
