@@ -22,9 +22,9 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.run.config import load_config
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.run.config import load_config
 from kpca_bench.run.runner import load_checked_dataset, plan_cells
 
 MAIN = ("SKPCA", "KPCA", "Naive thresholding", "Wang-Tanaka")

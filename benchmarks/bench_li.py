@@ -16,9 +16,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.run.config import load_config
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.run.config import load_config
 from kpca_bench.run.runner import load_checked_dataset, plan_cells
 
 DEFAULT_CONFIGS = [f"configs/li_{name}.yaml" for name in

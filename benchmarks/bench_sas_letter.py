@@ -34,7 +34,6 @@ import os
 import time
 
 import numpy as np
-
 from subprocess_cases import peak_gb, run_cases
 
 SIGMA = 7.071

@@ -42,10 +42,10 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+from subprocess_cases import resident_gb, run_cases
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.run.memory import peak_memory
-from subprocess_cases import resident_gb, run_cases
 
 N_TRAIN, N_TEST_INLIERS, N_TEST_OUTLIERS, N_COMPONENTS = 3000, 3000, 3000, 15
 CASES = {

@@ -9,8 +9,8 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.run.config import load_config
 from kpca_bench.kernels import KernelCentering
+from kpca_bench.run.config import load_config
 
 REPO = Path(__file__).parents[1]
 

@@ -1,12 +1,11 @@
 """End to end: the quickstart through the CLI, determinism across runs and --jobs, and resume."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
-
-from dataclasses import replace
 
 from kpca_bench.cli import app
 from kpca_bench.protocols import PROTOCOLS

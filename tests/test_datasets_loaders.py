@@ -5,13 +5,12 @@ The breast_cancer_wisconsin loader's noise option (Shen & Asgharzadeh, "Novelty 
 
 from __future__ import annotations
 
-from numpy.testing import assert_array_equal
 import numpy as np
 import pytest
 import scipy.io
+from numpy.testing import assert_array_equal
 
 from kpca_bench.datasets import CATEGORICAL, NUMERIC, images, odds, uci
-from kpca_bench.datasets import uci
 from kpca_bench.errors import DataError
 
 

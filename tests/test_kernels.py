@@ -1,15 +1,21 @@
 """Couto's Hamming kernel: the closed form against the sum over all strings, PSD, normalisation, codes.
 """
 
+import itertools
+
+import numpy as np
+import pytest
 from numpy.testing import assert_allclose
 from sklearn.preprocessing import KernelCenterer
 from sklearn.utils._param_validation import InvalidParameterError
-import itertools
-import numpy as np
-import pytest
 
-from kpca_bench.kernels import KernelCentering, make_kernel, mean_pairwise_sq_distance, resolve_gamma
-from kpca_bench.kernels import hamming_domain_sizes, make_kernel
+from kpca_bench.kernels import (
+    KernelCentering,
+    hamming_domain_sizes,
+    make_kernel,
+    mean_pairwise_sq_distance,
+    resolve_gamma,
+)
 from kpca_bench.methods import KernelPCA, mahalanobis_distance, reconstruction_error
 
 

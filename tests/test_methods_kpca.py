@@ -10,18 +10,17 @@ it its own kernel to overwrite instead of a copy.
 
 from __future__ import annotations
 
-from numpy.testing import assert_allclose
-from sklearn.base import clone
-from sklearn.decomposition import KernelPCA as SklearnKernelPCA
-from sklearn.decomposition import PCA
-from sklearn.utils._param_validation import InvalidParameterError
 import numpy as np
 import pytest
 import sklearn
+from numpy.testing import assert_allclose
+from sklearn.base import clone
+from sklearn.decomposition import PCA
+from sklearn.decomposition import KernelPCA as SklearnKernelPCA
+from sklearn.utils._param_validation import InvalidParameterError
 
 from kpca_bench.kernels import KernelCentering, make_kernel
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, mahalanobis_distance, reconstruction_error
-from kpca_bench.methods import KernelPCA, reconstruction_error
 from kpca_bench.methods import kpca as kpca_module
 
 

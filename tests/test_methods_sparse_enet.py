@@ -1,8 +1,11 @@
 """Naive thresholding matched to SKPCA (Das, Golatkar & Awate, section V): m from SKPCA at the same setting.
 """
 
+import warnings
+
+import numpy as np
+import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from numpy.testing import assert_array_equal
 from scipy import linalg
 from sklearn.base import clone
 from sklearn.datasets import load_digits
@@ -10,13 +13,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import ElasticNet
 from sklearn.metrics import roc_auc_score
 from sklearn.utils._param_validation import InvalidParameterError
-import numpy as np
-import pytest
-import warnings
 
 from kpca_bench.kernels import KernelCentering, make_kernel
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
-from kpca_bench.methods.kpca import dual_coefficients, top_eigenpairs
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.methods.sparse_enet import (
     NaiveThresholdKPCA,
@@ -26,7 +25,6 @@ from kpca_bench.methods.sparse_enet import (
     elastic_net_columns,
     enet_penalties,
 )
-from kpca_bench.methods.sparse_enet import NaiveThresholdKPCA, SparseKernelPCA, average_nonzero
 
 
 def centered_rbf(X, gamma=None):
@@ -290,38 +288,32 @@ def test_average_nonzero_matches_skpca_to_naive(zeros):
 
 
 @pytest.fixture(scope="module")
-def zeros():
-    X, y = load_digits(return_X_y=True)
-    return X[y == 0][:80].astype(float)
-
-
-def fit_quietly(model, X):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X)
+def zeros80(digits):
+    X, y = digits
+    return X[y == 0][:80]
 
 
 @pytest.mark.parametrize("l1_ratio", [0.3, 0.7])
-def test_matched_m_is_skpcas_average_nonzero(zeros, l1_ratio):
-    skpca = fit_quietly(SparseKernelPCA(5, l1_ratio=l1_ratio), zeros)
+def test_matched_m_is_skpcas_average_nonzero(zeros80, l1_ratio):
+    skpca = fit_quietly(SparseKernelPCA(5, l1_ratio=l1_ratio), zeros80)
     m = average_nonzero(skpca.dual_coef_)
-    assert m < len(zeros)
-    naive = fit_quietly(NaiveThresholdKPCA(5, match_l1_ratio=l1_ratio), zeros)
+    assert m < len(zeros80)
+    naive = fit_quietly(NaiveThresholdKPCA(5, match_l1_ratio=l1_ratio), zeros80)
     assert naive.n_keep_ == m
     assert_array_equal(naive.n_nonzero_, m)
-    given = NaiveThresholdKPCA(5, n_nonzero=m).fit(zeros)
+    given = NaiveThresholdKPCA(5, n_nonzero=m).fit(zeros80)
     assert_array_equal(naive.dual_coef_, given.dual_coef_)
 
 
-def test_matched_m_follows_the_skpca_parameters(zeros):
-    skpca = fit_quietly(SparseKernelPCA(5, l1_ratio=0.5, alpha=0.5, max_iter=2), zeros)
-    naive = fit_quietly(NaiveThresholdKPCA(5, match_l1_ratio=0.5, match_alpha=0.5, match_max_iter=2), zeros)
+def test_matched_m_follows_the_skpca_parameters(zeros80):
+    skpca = fit_quietly(SparseKernelPCA(5, l1_ratio=0.5, alpha=0.5, max_iter=2), zeros80)
+    naive = fit_quietly(NaiveThresholdKPCA(5, match_l1_ratio=0.5, match_alpha=0.5, match_max_iter=2), zeros80)
     assert naive.n_keep_ == average_nonzero(skpca.dual_coef_)
 
 
-def test_matching_validates(zeros):
+def test_matching_validates(zeros80):
     with pytest.raises(ValueError, match="not both"):
-        NaiveThresholdKPCA(5, n_nonzero=3, match_l1_ratio=0.5).fit(zeros)
+        NaiveThresholdKPCA(5, n_nonzero=3, match_l1_ratio=0.5).fit(zeros80)
     with pytest.raises(ValueError, match="l1_ratio"):
-        NaiveThresholdKPCA(5, match_l1_ratio=1.5).fit(zeros)
+        NaiveThresholdKPCA(5, match_l1_ratio=1.5).fit(zeros80)
     assert "match_l1_ratio" in METHODS["naive_threshold"].param_names()

@@ -5,12 +5,13 @@ The Das et al. configs load at both profiles; a Das-style config runs end to end
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
-from typer.testing import CliRunner
+
 import pandas as pd
 import pytest
-import shutil
 import yaml
+from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
@@ -18,7 +19,6 @@ from kpca_bench.papers.das import PAPER
 from kpca_bench.papers.das.report import analyse, das_configs, load_paper_numbers
 from kpca_bench.run.config import load_config
 from kpca_bench.run.store import ResultStore
-
 
 CONFIGS = Path(__file__).parents[1] / "configs"
 DAS_YAML = {

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from kpca_bench.papers.kim import PAPER
 from kpca_bench.cli import app
+from kpca_bench.papers.kim import PAPER
 from kpca_bench.papers.kim.outliers import analyse, outlier_configs, write_outlier_table
 from kpca_bench.run.config import load_config
 from kpca_bench.run.runner import experiment_directory

@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from kpca_bench.papers.li import PAPER
-from kpca_bench.papers.li import figure3, tables
+from kpca_bench.papers.li import PAPER, figure3, tables
 
 
 def sweep_config(name: str, reference: dict | None) -> dict:

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from numpy.testing import assert_allclose, assert_array_equal
 
-from kpca_bench.papers.sas import PAPER
 from kpca_bench.errors import KpcaBenchError
+from kpca_bench.papers.sas import PAPER
 from kpca_bench.papers.sas.visualization import CONFIG, FIGURE, analyse, draw_panel, score_panels
 from kpca_bench.report.plots import plt
 from kpca_bench.run.config import load_config

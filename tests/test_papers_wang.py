@@ -10,10 +10,17 @@ import pandas as pd
 import pytest
 import yaml
 
-from kpca_bench.papers.wang import PAPER
 from kpca_bench.errors import ConfigError
-from kpca_bench.papers.wang.report import (analyse, grid_check, grid_check_config, grid_check_rows,
-                                           load_analysis_text, other_class_scores, table_configs)
+from kpca_bench.papers.wang import PAPER
+from kpca_bench.papers.wang.report import (
+    analyse,
+    grid_check,
+    grid_check_config,
+    grid_check_rows,
+    load_analysis_text,
+    other_class_scores,
+    table_configs,
+)
 from kpca_bench.run.config import load_config
 from kpca_bench.run.runner import plan_cells
 

@@ -14,12 +14,12 @@ from sklearn.decomposition import PCA
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.run.config import parse_config
 from kpca_bench.datasets import load_dataset
 from kpca_bench.errors import ConfigError, DataError
 from kpca_bench.methods import KernelPCA
 from kpca_bench.protocols import PROTOCOLS, Method
 from kpca_bench.protocols.classification import Options, Split, classification_split, evaluate_classification
+from kpca_bench.run.config import parse_config
 
 CONFIG = {
     "name": "digits_classification",

@@ -10,10 +10,10 @@ from sklearn.svm import SVC
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.run.config import load_config
 from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.protocols.classification_cv import LeadingComponents, sparsity_shares
+from kpca_bench.run.config import load_config
 
 SVM = {"classifier__C": [1.0, 10.0], "classifier__gamma": [0.1]}
 CONFIG = {

@@ -14,14 +14,18 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.run.config import parse_config
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, mahalanobis_distance, reconstruction_error
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.protocols.base import Method
 from kpca_bench.protocols.novelty import Split
 from kpca_bench.protocols.sweep import (
-    DEFAULT_NU, auroc_columns, evaluate_sweep, mahalanobis_by_p, reconstruction_errors_by_p,
+    DEFAULT_NU,
+    auroc_columns,
+    evaluate_sweep,
+    mahalanobis_by_p,
+    reconstruction_errors_by_p,
 )
+from kpca_bench.run.config import parse_config
 
 
 @pytest.fixture

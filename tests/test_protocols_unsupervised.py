@@ -13,13 +13,17 @@ from sklearn.neighbors import LocalOutlierFactor
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.run.config import load_config, parse_config
 from kpca_bench.datasets import load_dataset
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols.base import Method
-from kpca_bench.protocols.unsupervised import (check_unsupervised, evaluate_unsupervised, fitted_sample_scores,
-                                               unsupervised_split)
+from kpca_bench.protocols.unsupervised import (
+    check_unsupervised,
+    evaluate_unsupervised,
+    fitted_sample_scores,
+    unsupervised_split,
+)
+from kpca_bench.run.config import load_config, parse_config
 
 CONFIGS = Path(__file__).parents[1] / "configs"
 

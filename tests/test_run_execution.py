@@ -13,14 +13,14 @@ import pytest
 import sklearn
 from typer.testing import CliRunner
 
-from kpca_bench.run import execution
 from kpca_bench.cli import app
-from kpca_bench.run.config import load_config
-from kpca_bench.run.memory import peak_memory
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
 from kpca_bench.methods.kpca import BaseKernelPCA
-from kpca_bench.run.store import ResultStore
+from kpca_bench.run import execution
+from kpca_bench.run.config import load_config
+from kpca_bench.run.memory import peak_memory
 from kpca_bench.run.runner import plan_cells
+from kpca_bench.run.store import ResultStore
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 MEASUREMENTS = ["fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb"]

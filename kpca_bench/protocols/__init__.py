@@ -7,10 +7,25 @@ records need tables of their own).
 
 from __future__ import annotations
 
-from kpca_bench.protocols import classification, classification_cv, novelty, robustness, sweep, toy_components, \
-    unsupervised
-from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, Protocol, ThresholdConfig, \
-    no_method_checks, train_rows_of, train_rows_unknown
+from kpca_bench.protocols import (
+    classification,
+    classification_cv,
+    novelty,
+    robustness,
+    sweep,
+    toy_components,
+    unsupervised,
+)
+from kpca_bench.protocols.base import (
+    DatasetConfig,
+    Method,
+    MethodConfig,
+    Protocol,
+    ThresholdConfig,
+    no_method_checks,
+    train_rows_of,
+    train_rows_unknown,
+)
 
 PROTOCOLS: dict[str, Protocol] = {
     protocol.name: protocol

@@ -63,8 +63,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
-from kpca_bench.protocols.classification import Classifier, Split, describe_split, parse_classifier, \
-    parse_split_options
+from kpca_bench.protocols.classification import Classifier, Split, describe_split, parse_classifier, parse_split_options
 from kpca_bench.validation import Problems
 
 RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_sparsity", "sv_sparsity",

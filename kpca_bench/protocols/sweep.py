@@ -31,7 +31,7 @@ from sklearn.base import clone
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.registry import METHODS
-from kpca_bench.protocols.base import MethodConfig, Method, ThresholdConfig
+from kpca_bench.protocols.base import Method, MethodConfig, ThresholdConfig
 from kpca_bench.protocols.novelty import Split, fitted_attributes, split_sizes
 from kpca_bench.validation import Problems, is_number
 

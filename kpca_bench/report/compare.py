@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.run.config import Config
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.reference import load_references
+from kpca_bench.run.config import Config
 from kpca_bench.run.store import write_atomic
 
 BLESSED_FILE = Path("reference") / "quick.csv"

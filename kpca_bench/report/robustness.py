@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.run.config import Config
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.report.plots import save_figure, plt
+from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.sweep import kernel_parameter
+from kpca_bench.run.config import Config
 from kpca_bench.run.store import write_atomic
 
 FIGURE = "explained_variation.png"

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.run.config import Config
-from kpca_bench.report.plots import save_figure, plt
+from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.run.config import Config
 from kpca_bench.run.store import write_atomic
 
 STATISTICS = {

@@ -23,8 +23,8 @@ from typing import Callable, Iterator
 
 from joblib import Parallel, delayed
 
-from kpca_bench.run.config import ExecutionConfig
 from kpca_bench.errors import KpcaBenchError
+from kpca_bench.run.config import ExecutionConfig
 
 # How long to wait for a remote scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10

@@ -23,16 +23,15 @@ import numpy as np
 import sklearn
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.datasets import Dataset, Provenance, load_dataset
 from kpca_bench.errors import DataError, KpcaBenchError
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.protocols import PROTOCOLS, Method
+from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.run.execution import open_backend
 from kpca_bench.run.memory import peak_memory
-from kpca_bench.methods.registry import METHODS
 from kpca_bench.run.progress import NoProgress, PlainProgress
-from kpca_bench.protocols import PROTOCOLS, Method
 from kpca_bench.run.store import ResultStore
-
 
 WriteTables = Callable[[list[dict], Path, Provenance], None]
 """``write_tables(records, directory, provenance)``: rebuild a run's tables and figures from its records."""

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.report.plots import save_figure, plt
+from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.reference import load_references, read_reference_mapping, reference_values
 from kpca_bench.run.config import Config, load_config
 from kpca_bench.run.runner import experiment_directory

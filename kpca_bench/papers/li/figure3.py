@@ -19,7 +19,7 @@ import numpy as np
 
 from kpca_bench.datasets import load_dataset
 from kpca_bench.methods import KernelPCA, mahalanobis_distance, reconstruction_error
-from kpca_bench.report.plots import save_figure, plt
+from kpca_bench.report.plots import plt, save_figure
 
 SCORES = {"reconstruction error (RE)": reconstruction_error, "Mahalanobis distance (MD)": mahalanobis_distance}
 
