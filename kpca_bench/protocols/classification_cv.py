@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from joblib import Memory
@@ -63,7 +63,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
-from kpca_bench.protocols.classification import Classifier, Split, describe_split, parse_classifier, parse_split_options
+from kpca_bench.protocols import classification
+from kpca_bench.protocols.classification import Split, describe_split, parse_classifier, parse_split_options
 from kpca_bench.validation import Problems
 
 RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_sparsity", "sv_sparsity",
@@ -71,16 +72,10 @@ RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_spa
 
 
 @dataclass(frozen=True)
-class Options:
-    """Rows per trial and classes as in ``classification``; the classifier; per method label the ``search``
-    grid; ``cv`` folds; ``pos_label`` (None: the first class in sorted order) for precision, recall, F1."""
+class Options(classification.Options):
+    """The options of ``classification``, but ``search`` maps each method label to its own grid; and
+    ``pos_label`` (None: the first class in sorted order), the class precision, recall and F1 are about."""
 
-    train_size: int | None = None
-    test_size: int | None = None
-    classes: tuple | None = None
-    classifier: Classifier = Classifier()
-    search: dict = field(default_factory=dict)
-    cv: int = 5
     pos_label: object = None
 
 
