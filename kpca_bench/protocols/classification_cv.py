@@ -62,8 +62,8 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
 from kpca_bench.protocols import classification
+from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
 from kpca_bench.protocols.classification import Split, describe_split, parse_classifier, parse_split_options
 from kpca_bench.validation import Problems
 

@@ -127,7 +127,7 @@ def write_robustness_report(config: Config, records: list[dict], directory) -> N
     title = f"{config.name}: clean variation explained by components fitted on corrupted data"
     lines = [f"# {title}", "",
              f"- data: `{config.dataset.name}` {config.dataset.options}; {PROTOCOLS[config.protocol].describe(config.dataset, config.options)}",
-             f"- methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" for m in config.methods),
+             "- methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" for m in config.methods),
              f"- mean ± std over {frame['trial'].nunique()} trials"
              + (f"; {entries[0]} − {entries[1]} is paired by trial" if len(entries) >= 2 else ""),
              "", _table(summary, entries, parameter), f"![{FIGURE}]({FIGURE})"]
