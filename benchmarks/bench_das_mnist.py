@@ -22,10 +22,9 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import load_checked_dataset, plan_cells
+from kpca_bench.run.runner import build_method, load_checked_dataset, plan_cells
 
 MAIN = ("SKPCA", "KPCA", "Naive thresholding", "Wang-Tanaka")
 
@@ -45,7 +44,7 @@ def main(argv=None):
     config = load_config(args.config)
     dataset = load_checked_dataset(config, offline=True)
     cells = [c for c in plan_cells(config.with_overrides(trials=1)) if config.methods[c.method_index].label in MAIN]
-    split = PROTOCOLS[config.protocol].split(dataset, config, cells[0].split_seed)
+    split = PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, cells[0].split_seed)
     print(f"{config.name}: load + split {time.perf_counter() - start:.1f} s; train {split.X_train.shape}, "
           f"test {split.X_test.shape}; {args.threads} BLAS threads; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
@@ -56,7 +55,7 @@ def main(argv=None):
         method = config.methods[cell.method_index]
         fits, scores = [], []
         for _ in range(args.repeat):
-            detector = METHODS[method.name].build(cell.setting, score=method.score, random_state=cell.random_state)
+            detector = build_method(method, cell.setting, cell.random_state).detector()
             with threadpool_limits(limits=args.threads), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # SKPCA's max_iter=6 cap is the authors'; the run records it
                 t0 = time.perf_counter()

@@ -16,10 +16,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import load_checked_dataset, plan_cells
+from kpca_bench.run.runner import build_method, load_checked_dataset, plan_cells
 
 DEFAULT_CONFIGS = [f"configs/li_{name}.yaml" for name in
                    ("spectf", "thyroid", "wine", "yeast", "balance", "chess", "ttt", "spect")]
@@ -30,9 +29,9 @@ def cell_seconds(config, method, split, repeats: int) -> float:
     setting = settings[len(settings) // 2]
     times = []
     for _ in range(repeats):
-        detector = METHODS[method.name].build(setting, score=method.score, random_state=0)
+        built = build_method(method, setting, random_state=0)
         start = time.perf_counter()
-        PROTOCOLS[config.protocol].evaluate(detector, split, config)
+        PROTOCOLS[config.protocol].evaluate(built, split, config.options)
         times.append(time.perf_counter() - start)
     return float(np.median(times))
 
@@ -45,7 +44,7 @@ def main() -> None:
     for path in args.configs:
         config = load_config(path)
         dataset = load_checked_dataset(config, offline=True)
-        split = PROTOCOLS[config.protocol].split(dataset, config, plan_cells(config)[0].split_seed)
+        split = PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, plan_cells(config)[0].split_seed)
         total = 0.0
         parts = []
         with threadpool_limits(1):

@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from kpca_bench.datasets import Dataset, Provenance, load_dataset
 from kpca_bench.errors import DataError, KpcaBenchError
 from kpca_bench.methods.registry import METHODS
-from kpca_bench.protocols import PROTOCOLS, Method
+from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.run.execution import open_backend
 from kpca_bench.run.memory import peak_memory
@@ -124,6 +124,13 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
     return dataset
 
 
+def build_method(entry: MethodConfig, setting: dict, random_state: int) -> Method:
+    """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score."""
+    spec = METHODS[entry.name]
+    return Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
+                  estimator=spec.build(setting, random_state=random_state))
+
+
 def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     """Build, fit and evaluate one cell; a parameter or data error comes back as a ``failed`` record.
 
@@ -135,14 +142,12 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     the cell (:mod:`kpca_bench.run.memory`).
     """
     entry = config.methods[cell.method_index]
-    spec = METHODS[entry.name]
     start = time.perf_counter()
     budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
     with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak:
         max_memory_mb = sklearn.get_config()["working_memory"]
         try:
-            method = Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
-                            estimator=spec.build(cell.setting, random_state=cell.random_state))
+            method = build_method(entry, cell.setting, cell.random_state)
             result = PROTOCOLS[config.protocol].evaluate(method, split, config.options)
         except (ValueError, KpcaBenchError) as exc:
             return {"key": cell.key, "status": "failed", "error": f"{entry.label}, trial {cell.trial}: {exc}"}
