@@ -19,7 +19,10 @@ class Problems:
         self.items: list[tuple[str, str]] = []
 
     def add(self, key: str, message: str) -> None:
-        self.items.append((join_key(self.prefix, key), message))
+        """Add a problem; the same problem found again (e.g. in every setting of a grid) is kept once."""
+        item = (join_key(self.prefix, key), message)
+        if item not in self.items:
+            self.items.append(item)
 
     def under(self, prefix: str) -> "Problems":
         """A view that adds to the same list with ``prefix`` before every key."""

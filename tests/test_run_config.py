@@ -7,6 +7,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
+from kpca_bench.errors import ConfigError
 from kpca_bench.run.config import load_config
 
 GOOD = textwrap.dedent("""\
@@ -61,6 +62,10 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     (edited(threshold={"rule": "fixed"}), "threshold.value: give a value exactly when the rule is fixed"),
     (edited(methods__0__params={"n_components": 50}), "methods[0].params.n_components: 50 components need more"),
     (edited(methods__0__params={"n_components": 5, "gamma": 0}), "methods[0].params.gamma: must be a float in the range (0.0, inf)"),
+    (edited(methods__0__params={"n_components": "ten"}), "methods[0].params.n_components: must be an int in the range"),
+    (edited(methods__0__params={"n_components": 5, "kernel": "rbff"}), "methods[0].params.kernel: must be a str among"),
+    (edited(methods__0__name="ocsvm", methods__0__params={"nu": 1.5}),
+     "methods[0].params.nu: must be a float in the range (0.0, 1.0], got 1.5"),
     (edited(methods__0__score="entropy"), "methods[0].score: unknown score 'entropy'"),
     (edited(methods__0__grid={"n_components": []}), "methods[0].grid.n_components: must be a non-empty list"),
     (GOOD + "execution: {adress: local}\n", "execution.adress: unknown key (did you mean 'address'?)"),
@@ -102,3 +107,13 @@ def test_classes_the_dataset_cannot_supply_are_reported(tmp_path):
 def test_protocol_options_are_checked_against_the_protocol(tmp_path):
     result = CliRunner().invoke(app, ["run", str(write(tmp_path, edited(protocol={"name": "novelty", "sweep": 1})))])
     assert result.exit_code == 2 and "protocol.sweep: protocol novelty has no option 'sweep'" in result.stderr
+
+
+def test_a_bad_value_in_a_grid_is_reported_once_with_every_other_problem(tmp_path):
+    text = edited(methods__0__params={"kernel": "rbff"}, methods__0__grid={"n_components": [2, 3, 4]}, trials=0)
+    with pytest.raises(ConfigError) as error:
+        load_config(write(tmp_path, text))
+    lines = str(error.value).splitlines()
+    assert len(lines) == 2
+    assert sum("methods[0].params.kernel: must be a str among" in line for line in lines) == 1
+    assert sum("trials: must be >= 1" in line for line in lines) == 1
