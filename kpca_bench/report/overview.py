@@ -71,7 +71,7 @@ def missing_data(config: Config) -> str | None:
     spec = get_spec(config.dataset.name)
     if not spec.files or present(spec.name, spec.files):
         return None
-    return (f"the files of dataset {spec.name!r} are not in {searched(spec.name)}; "
+    return (f"the files of dataset {spec.name!r} are not in {searched(spec.files[0].folder_of(spec.name))}; "
             f"'kpca-bench datasets fetch {spec.name}' downloads them")
 
 
