@@ -102,3 +102,40 @@ def test_classes_the_dataset_cannot_supply_are_reported(tmp_path):
 def test_protocol_options_are_checked_against_the_protocol(tmp_path):
     result = CliRunner().invoke(app, ["run", str(write(tmp_path, edited(protocol={"name": "novelty", "sweep": 1})))])
     assert result.exit_code == 2 and "protocol.sweep: protocol novelty has no option 'sweep'" in result.stderr
+
+
+COMMITTED = ["quickstart", "mnist", "li_balance", "kim_robustness", "wang_australian", "sas_letter"]
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_the_committed_results_keep_their_cell_keys(name):
+    """Fields added to the dataset entry later (max_rows, the 0/1 default) leave every existing key as it was."""
+    import json
+    from pathlib import Path
+
+    from kpca_bench.run.runner import plan_cells
+
+    root = Path(__file__).parents[1]
+    config = load_config(root / "configs" / f"{name}.yaml")
+    stored = {json.loads(line)["key"] for line in (root / "results" / config.name / "records.jsonl").open()}
+    assert {cell.key for cell in plan_cells(config)} <= stored
+
+
+def test_max_rows_and_the_binary_label_default_are_parsed(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "own", "dataset": {"name": "file", "options": {"path": "x.csv"}, "max_rows": 500,
+                                   "train_inliers": 10, "test_inliers": 5, "test_outliers": 5},
+        "methods": [{"name": "kpca"}]}))
+    dataset = load_config(path).dataset
+    assert (dataset.inliers, dataset.outliers, dataset.default_classes, dataset.max_rows) == ((0,), (1,), True, 500)
+    assert "max_rows=500" in repr(dataset) and "default_classes=True" in repr(dataset)
+    assert load_config(path).folder == tmp_path
+
+
+def test_a_paper_dataset_still_needs_its_classes(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"name": "x", "dataset": {"name": "digits", "train_inliers": 10, "test_inliers": 5,
+                                                             "test_outliers": 5}, "methods": [{"name": "kpca"}]}))
+    with pytest.raises(Exception, match="dataset.inliers"):
+        load_config(path)

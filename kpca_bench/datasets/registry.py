@@ -275,7 +275,7 @@ def resolve_paths(spec: DatasetSpec, options: dict, base_dir) -> dict:
             for key, value in options.items()}
 
 
-def load_dataset(name: str, *, offline: bool = False, base_dir=None, **options) -> Dataset:
+def load_dataset(name: str, /, *, offline: bool = False, base_dir=None, **options) -> Dataset:
     """Load a registered dataset by name.
 
     Its files are looked for in the data directories (``KPCA_BENCH_DATA``,

@@ -9,8 +9,8 @@ from OpenML become the same arrays:
   marked categorical, so the Hamming kernel (``kernel: hamming``) treats it as
   Li et al. do; with an RBF kernel the codes are used as numbers, which is rarely
   what a user wants, so the run's summary names the encoded columns;
-* labels that are whole numbers become integers (``1.0`` is the class ``1``),
-  text labels stay text, exactly as in the file;
+* labels that are whole numbers become integers (``1.0`` and the text ``"1"``
+  are the class ``1``), other text labels stay text, exactly as in the file;
 * a row with a missing (NaN) or infinite feature or label is an error naming how
   many rows and the option that drops them (``drop_na: true``).
 """
@@ -53,11 +53,15 @@ def encode(features: pd.DataFrame) -> tuple[np.ndarray, tuple[str, ...], tuple[t
 
 
 def label_array(labels: pd.Series) -> np.ndarray:
-    """Labels as in the file (none missing): whole numbers as int64, other numbers as float64, anything else as text."""
+    """Labels as in the file (none missing): whole numbers as int64 (also when stored as text, as OpenML's
+    nominal ``{0,1}`` classes are), other numbers as float64, anything else as text."""
     if is_numeric(labels):
         values = labels.to_numpy(dtype=np.float64)
         return values.astype(np.int64) if np.array_equal(values, np.round(values)) else values
-    return labels.astype(str).to_numpy()
+    text = labels.astype(str).str.strip()
+    if text.str.fullmatch(r"[+-]?\d+").all():
+        return text.astype(np.int64).to_numpy()
+    return text.to_numpy()
 
 
 def incomplete_rows(X: np.ndarray, labels: pd.Series) -> np.ndarray:

@@ -5,7 +5,7 @@ The format comes from the extension, or from ``format:``:
 * ``csv``, ``tsv``, ``txt`` (blank-separated): pandas, with a header row;
   ``label`` names the label column (default: the last one), ``drop`` columns to
   ignore, ``na_values`` extra strings that mean "missing", ``sep`` another
-  separator. Numbers are read exactly as written (``float_precision="round_trip"``).
+  separator.
 * ``parquet``: pandas with pyarrow (the ``parquet`` extra); ``label`` and ``drop`` as above.
 * ``arff``: scipy's reader; ``label`` and ``drop`` as above.
 * ``npz``: the arrays named by ``X`` and ``y`` (default ``X`` and ``y``).
@@ -58,8 +58,7 @@ def read_table(path: Path, fmt: str, *, na_values, sep: str | None) -> pd.DataFr
             return _read_parquet(path)
         if fmt == "arff":
             return _read_arff(path)
-        return pd.read_csv(path, sep=sep or _SEPARATORS[fmt], na_values=na_values, float_precision="round_trip",
-                           skipinitialspace=True)
+        return pd.read_csv(path, sep=sep or _SEPARATORS[fmt], na_values=na_values, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
     except DataError:
