@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kpca_bench.datasets import locate
+from kpca_bench.datasets import locate, openml_data
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +26,11 @@ def _no_network_no_user_cache(monkeypatch, _isolated_cache):
     def refuse(url):
         raise AssertionError(f"a test tried to download {url}")
 
+    def refuse_openml(openml, data_id):
+        raise AssertionError(f"a test tried to download OpenML data id {data_id}")
+
     monkeypatch.setattr(locate, "_open_url", refuse)
+    monkeypatch.setattr(openml_data, "download", refuse_openml)
     monkeypatch.setenv("KPCA_BENCH_CACHE", str(_isolated_cache))
 
 
@@ -71,6 +75,41 @@ def write_png():
         Image.fromarray(rgb.astype(np.uint8), "RGB").save(path)
 
     return write
+
+
+OPENML_DESCRIPTION = """<oml:data_set_description xmlns:oml="http://openml.org/openml">
+  <oml:id>{data_id}</oml:id>
+  <oml:name>{name}</oml:name>
+  <oml:version>{version}</oml:version>
+  <oml:format>ARFF</oml:format>
+  <oml:url>https://api.openml.org/data/v1/download/{data_id}/{name}.arff</oml:url>
+  <oml:default_target_attribute>{target}</oml:default_target_attribute>
+  <oml:status>active</oml:status>
+</oml:data_set_description>
+"""
+
+
+@pytest.fixture
+def openml_cache(_isolated_cache):
+    """``write(data_id, arff_text, name=, version=, target=)``: a dataset in openml-python's cache layout
+    (``<root>/org/openml/www/datasets/<id>/description.xml`` and ``dataset.arff``) under
+    ``$KPCA_BENCH_CACHE/openml``, the root the OpenML loader uses. Returns the dataset's folder."""
+    created = []
+
+    def write(data_id: int, arff: str, *, name: str = "tiny", version: int = 1, target: str = "class") -> Path:
+        folder = _isolated_cache / "openml" / "org" / "openml" / "www" / "datasets" / str(data_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "description.xml").write_text(
+            OPENML_DESCRIPTION.format(data_id=data_id, name=name, version=version, target=target))
+        (folder / "dataset.arff").write_text(arff)
+        created.append(folder)
+        return folder
+
+    yield write
+    for folder in created:
+        for file in folder.iterdir():
+            file.unlink()
+        folder.rmdir()
 
 
 class _FakeResponse(io.BytesIO):

@@ -204,3 +204,13 @@ def test_shipped_findings_name_existing_configs_and_link_to_existing_sections():
 def test_heading_anchor_follows_github():
     assert heading_anchor("Kim & Klabjan") == "kim--klabjan"
     assert heading_anchor(" 1. Robustness (`configs/kim_robustness.yaml`)") == "1-robustness-configskim_robustnessyaml"
+
+
+def test_a_stand_in_run_is_marked_in_the_table_with_how_its_data_differ(tree):
+    config = tree / "configs" / "tiny.yaml"
+    config.write_text(CONFIG.replace("dataset: Digits}", "dataset: Digits, stand_in: other digits}"))
+    write_findings(tree)
+    text = report(tree)
+    assert "| `tiny` (stand-in) | KPCA | auroc_mean | 0.900 | 0.910 |" in text
+    assert "Stand-in: `tiny` runs the paper's protocol on other data than the paper's" in text
+    assert "other digits." in text

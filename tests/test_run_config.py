@@ -1,6 +1,8 @@
 """Every kind of bad config gets one line naming the file, the key and what is accepted, and exit code 2."""
 
+import json
 import textwrap
+from pathlib import Path
 
 import pytest
 import yaml
@@ -9,6 +11,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from kpca_bench.run.config import load_config
+from kpca_bench.run.runner import plan_cells
 
 GOOD = textwrap.dedent("""\
     name: tiny
@@ -117,3 +120,35 @@ def test_a_bad_value_in_a_grid_is_reported_once_with_every_other_problem(tmp_pat
     assert len(lines) == 2
     assert sum("methods[0].params.kernel: must be a str among" in line for line in lines) == 1
     assert sum("trials: must be >= 1" in line for line in lines) == 1
+
+
+COMMITTED = ["quickstart", "mnist", "li_balance", "kim_robustness", "wang_australian", "sas_letter"]
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_the_committed_results_keep_their_cell_keys(name):
+    """Fields added to the dataset entry later (max_rows, the 0/1 default) leave every existing key as it was."""
+    root = Path(__file__).parents[1]
+    config = load_config(root / "configs" / f"{name}.yaml")
+    stored = {json.loads(line)["key"] for line in (root / "results" / config.name / "records.jsonl").open()}
+    assert {cell.key for cell in plan_cells(config)} <= stored
+
+
+def test_max_rows_and_the_binary_label_default_are_parsed(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "own", "dataset": {"name": "file", "options": {"path": "x.csv"}, "max_rows": 500,
+                                   "train_inliers": 10, "test_inliers": 5, "test_outliers": 5},
+        "methods": [{"name": "kpca"}]}))
+    dataset = load_config(path).dataset
+    assert (dataset.inliers, dataset.outliers, dataset.default_classes, dataset.max_rows) == ((0,), (1,), True, 500)
+    assert "max_rows=500" in repr(dataset) and "default_classes=True" in repr(dataset)
+    assert load_config(path).folder == tmp_path
+
+
+def test_a_paper_dataset_still_needs_its_classes(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"name": "x", "dataset": {"name": "digits", "train_inliers": 10, "test_inliers": 5,
+                                                             "test_outliers": 5}, "methods": [{"name": "kpca"}]}))
+    with pytest.raises(Exception, match="dataset.inliers"):
+        load_config(path)

@@ -8,7 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from kpca_bench.datasets import files
+from kpca_bench.datasets import files, openml_data
+from kpca_bench.datasets.locate import find
 from kpca_bench.datasets.registry import DATASETS, get_spec
 from kpca_bench.errors import DataError, KpcaBenchError
 
@@ -22,17 +23,33 @@ def _fail(err: KpcaBenchError) -> typer.Exit:
 
 def _location(spec) -> str:
     if not spec.files:
-        return "built-in"
+        return "built-in" if spec.collection != "user" else "yours"
     return "present" if files.present(spec.name, spec.files) else "missing"
 
 
+def _size(spec) -> str:
+    """The size of the dataset's files that are here, in MB ("" if none are)."""
+    paths = [path for path in (find(spec.name, file) for file in spec.files) if path is not None]
+    return f"{sum(path.stat().st_size for path in paths) / 1e6:.2f} MB" if paths else ""
+
+
 @app.command("list")
-def list_datasets() -> None:
-    """Every registered dataset: shape, classes, the papers using it, and whether its files are here."""
-    table = Table("name", "shape", "classes", "papers", "local")
+def list_datasets(
+    collection: Optional[str] = typer.Option(None, "--collection", help="Only this collection: papers, adbench or "
+                                                                         "user."),
+) -> None:
+    """Every registered dataset: shape, classes, collection, the papers using it, whether its files are here and
+    their size."""
+    collections = sorted({spec.collection for spec in DATASETS.values()})
+    if collection is not None and collection not in collections:
+        raise _fail(DataError(f"--collection: unknown collection {collection!r}; accepted: {', '.join(collections)}"))
+    table = Table("name", "shape", "classes", "collection", "papers", "local", "size")
     for spec in DATASETS.values():
+        if collection is not None and spec.collection != collection:
+            continue
         shape = "x".join(map(str, spec.shape)) if spec.shape else "?"
-        table.add_row(spec.name, shape, str(spec.n_classes or "?"), ", ".join(spec.papers), _location(spec))
+        table.add_row(spec.name, shape, str(spec.n_classes or "?"), spec.collection, ", ".join(spec.papers),
+                      _location(spec), _size(spec))
     Console(soft_wrap=True).print(table)
 
 
@@ -57,11 +74,23 @@ def verify(names: Optional[List[str]] = typer.Argument(None, help="Datasets to c
         raise _fail(DataError(f"{len(bad)} file(s) failed verification: {listed}"))
 
 
+def _fetch_openml(name: str) -> None:
+    data_id = name.removeprefix(openml_data.FETCH_PREFIX)
+    if not data_id.isdigit():
+        raise DataError(f"{name}: an OpenML dataset is fetched as {openml_data.FETCH_PREFIX}<data id>, e.g. openml:40978")
+    typer.echo(f"{name}: ok ({openml_data.fetch(int(data_id))})")
+
+
 @app.command("fetch")
-def fetch(names: List[str] = typer.Argument(..., help="Datasets to download into the cache.")) -> None:
+def fetch(names: List[str] = typer.Argument(..., help="Datasets to download into the cache; openml:<data id> "
+                                                      "for an OpenML dataset.")) -> None:
     """Download the named datasets' missing files into the per-user cache, verifying their checksums."""
     try:
-        for spec in map(get_spec, names):
+        for name in names:
+            if name.startswith(openml_data.FETCH_PREFIX):
+                _fetch_openml(name)
+                continue
+            spec = get_spec(name)
             if not spec.files:
                 typer.echo(f"{spec.name}: built in, nothing to fetch")
                 continue

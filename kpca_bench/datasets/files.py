@@ -30,11 +30,12 @@ class FileStatus:
 def missing_message(dataset: str, missing: list[DataFile], homepage: str, *, offline: bool) -> str:
     """The one line telling a user which files are missing, where they were looked for and how to get them."""
     names = ", ".join(file.path for file in missing)
+    folders = ", ".join(dict.fromkeys(searched(file.folder_of(dataset)) for file in missing))
     if offline:
         fix = f"run without --offline to download, or get them from {homepage}"
     else:
         fix = f"get them from {homepage}"
-    return (f"dataset {dataset!r}: missing {names}; searched {searched(dataset)}; "
+    return (f"dataset {dataset!r}: missing {names}; searched {folders}; "
             f"{fix} and put them in one of those folders (or a folder listed in KPCA_BENCH_DATA)")
 
 
@@ -61,7 +62,8 @@ def verify(dataset: str, files: tuple[DataFile, ...]) -> list[FileStatus]:
     for file in files:
         path = find(dataset, file)
         if path is None:
-            statuses.append(FileStatus(dataset, file.path, "missing", detail=f"searched {searched(dataset)}"))
+            where = searched(file.folder_of(dataset))
+            statuses.append(FileStatus(dataset, file.path, "missing", detail=f"searched {where}"))
             continue
         try:
             check_file(path, file.checksums, dataset)

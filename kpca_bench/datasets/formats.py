@@ -1,14 +1,15 @@
 """Parsers for the file formats the datasets are distributed in.
 
 Each parser reads one format into plain arrays and knows nothing about any
-particular dataset: IDX (MNIST-style, optionally gzipped), MATLAB ``.mat``,
-folders of images, and UCI-style delimited text.
+particular dataset: IDX (MNIST-style, optionally gzipped), MATLAB ``.mat`` (v4 to
+v7.3), NumPy ``.npz``, folders of images, and UCI-style delimited text.
 """
 
 from __future__ import annotations
 
 import gzip
 import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,9 @@ MISSING = "?"
 
 _IDX_DTYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 _GZIP_MAGIC = b"\x1f\x8b"
+# MATLAB v7.3 files are HDF5 files with a 512-byte MATLAB header in front of the HDF5 signature.
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_MAT73_OFFSET = 512
 # UCI files are separated by commas, blanks, tabs or semicolons, sometimes with
 # a trailing separator and CRLF line ends; none of the values contain these.
 _SEPARATORS = re.compile(r"[,;\s]+")
@@ -42,16 +46,66 @@ def read_idx(path: Path) -> np.ndarray:
     return np.frombuffer(raw, dtype=dtype, offset=offset).reshape(shape)
 
 
+class MissingKeys(DataError):
+    """A file lacks arrays asked for by name; ``missing`` and ``present`` list the names."""
+
+    def __init__(self, path: Path, missing: list[str], present: list[str]):
+        self.missing, self.present = missing, present
+        super().__init__(f"{path}: no variable {', '.join(missing)} (has {', '.join(present) or 'none'})")
+
+
+def _pick(path: Path, content, keys: tuple[str, ...]) -> list[np.ndarray]:
+    present = [key for key in content if not key.startswith("__")]
+    missing = [key for key in keys if key not in present]
+    if missing:
+        raise MissingKeys(path, missing, present)
+    return [np.asarray(content[key]) for key in keys]
+
+
+def is_mat73(path: Path) -> bool:
+    """Whether ``path`` is a MATLAB v7.3 (HDF5) file."""
+    with path.open("rb") as stream:
+        stream.seek(_MAT73_OFFSET)
+        return stream.read(len(_HDF5_SIGNATURE)) == _HDF5_SIGNATURE
+
+
 def read_mat(path: Path, *keys: str) -> list[np.ndarray]:
-    """Arrays stored under ``keys`` in a MATLAB (v4-v7.2) ``.mat`` file."""
+    """Arrays stored under ``keys`` in a MATLAB ``.mat`` file: v4 to v7.2 by scipy, v7.3 (HDF5) by h5py."""
+    if is_mat73(path):
+        return _read_mat73(path, keys)
     try:
         content = scipy.io.loadmat(path)
     except Exception as err:  # noqa: BLE001 - scipy raises ValueError, IndexError, MatReadError... on a non-.mat file
         raise DataError(f"{path}: not a readable MATLAB .mat file ({err})") from err
-    missing = [key for key in keys if key not in content]
-    if missing:
-        raise DataError(f"{path}: no variable {', '.join(missing)} (has {', '.join(k for k in content if not k.startswith('__'))})")
-    return [content[key] for key in keys]
+    return _pick(path, content, keys)
+
+
+def _read_mat73(path: Path, keys: tuple[str, ...]) -> list[np.ndarray]:
+    """A v7.3 file's arrays; HDF5 stores MATLAB's column-major arrays transposed, so each is transposed back."""
+    try:
+        import h5py  # optional: only v7.3 files need it
+    except ImportError:
+        raise DataError(f"{path}: a MATLAB v7.3 (HDF5) file needs h5py; pip install 'kpca-bench[hdf5]' "
+                        "(or save it with -v7 in MATLAB)") from None
+    with h5py.File(path, "r") as content:
+        arrays = {key: content[key] for key in content if isinstance(content[key], h5py.Dataset)}
+        return [array.T for array in _pick(path, arrays, keys)]
+
+
+def read_npz(path: Path, *keys: str) -> list[np.ndarray]:
+    """Arrays stored under ``keys`` in a NumPy ``.npz`` archive (no pickled objects)."""
+    try:
+        content = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, zipfile.BadZipFile) as err:
+        raise DataError(f"{path}: not a readable NumPy .npz file ({err})") from err
+    if not isinstance(content, np.lib.npyio.NpzFile):
+        raise DataError(f"{path}: a single .npy array, not an .npz archive of named arrays")
+    with content:
+        present = list(content.files)
+        missing = [key for key in keys if key not in present]
+        if missing:
+            raise MissingKeys(path, missing, present)
+        return [content[key] for key in keys]
 
 
 def read_image(path: Path, *, size: int | None, grayscale: bool) -> np.ndarray:

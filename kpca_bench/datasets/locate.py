@@ -1,7 +1,8 @@
 """Where dataset files live, and how a missing one arrives.
 
-A file ``F`` of dataset ``D`` is looked for as ``<dir>/D/F`` in each data
-directory in turn: those listed in ``KPCA_BENCH_DATA`` (separated like
+A file ``F`` of dataset ``D`` is looked for as ``<dir>/D/F`` (or ``<dir>/C/F`` for a
+file kept in a collection's shared folder ``C``, such as ``adbench_classical``) in
+each data directory in turn: those listed in ``KPCA_BENCH_DATA`` (separated like
 ``PATH``), then the per-user cache (``KPCA_BENCH_CACHE``, else
 ``$XDG_CACHE_HOME/kpca-bench``, else ``~/.cache/kpca-bench``). Downloads go to
 the cache only, through a temporary file that is renamed into place once its
@@ -36,12 +37,19 @@ class DataFile:
         downloaded as one file.
     lists_members : the file is a ``sha256sum`` listing of further files in the
         dataset's folder; ``datasets verify`` checks each of them.
+    folder : the folder it lives in when that is not the dataset's own: the
+        shared folder of a collection whose datasets are one file each.
     """
 
     path: str
     checksums: tuple[str, ...]
     url: str | None = None
     lists_members: bool = False
+    folder: str | None = None
+
+    def folder_of(self, dataset: str) -> str:
+        """The folder, under each data directory, that holds this file of ``dataset``."""
+        return self.folder or dataset
 
 
 def data_dirs() -> list[Path]:
@@ -61,14 +69,15 @@ def cache_dir() -> Path:
 def find(dataset: str, file: DataFile) -> Path | None:
     """The first copy of ``file`` in the data directories, or None."""
     for directory in data_dirs():
-        candidate = directory / dataset / file.path
+        candidate = directory / file.folder_of(dataset) / file.path
         if candidate.is_file():
             return candidate
     return None
 
 
-def searched(dataset: str) -> str:
-    return ", ".join(str(directory / dataset) for directory in data_dirs())
+def searched(folder: str) -> str:
+    """The places a file of data folder ``folder`` is looked for, as one comma-separated string."""
+    return ", ".join(str(directory / folder) for directory in data_dirs())
 
 
 def _open_url(url: str):
@@ -80,8 +89,8 @@ def download(dataset: str, file: DataFile) -> Path:
     """Download ``file`` into the cache, verify it, and return its path."""
     if file.url is None:
         raise DataError(f"dataset {dataset!r}: {file.path} cannot be downloaded automatically; "
-                        f"put it in one of: {searched(dataset)}")
-    target = cache_dir() / dataset / file.path
+                        f"put it in one of: {searched(file.folder_of(dataset))}")
+    target = cache_dir() / file.folder_of(dataset) / file.path
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     try:
@@ -93,7 +102,7 @@ def download(dataset: str, file: DataFile) -> Path:
         os.replace(temporary, target)
     except OSError as err:
         raise DataError(f"dataset {dataset!r}: could not download {file.url} ({err}); "
-                        f"put {file.path} in one of: {searched(dataset)}") from err
+                        f"put {file.path} in one of: {searched(file.folder_of(dataset))}") from err
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)

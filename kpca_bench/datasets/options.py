@@ -13,16 +13,25 @@ def check_choice(dataset: str, option: str, value, allowed) -> None:
         raise DataError(f"dataset {dataset!r}: option {option}={value!r} is not one of {', '.join(map(repr, allowed))}")
 
 
+# Keyword arguments the registry supplies to a loader, never a config.
+SUPPLIED = ("files", "offline")
+
+
 def accepted_options(loader) -> dict[str, object]:
-    """The options a loader accepts and their defaults (``files`` is supplied by the registry, not a config)."""
+    """The options a loader accepts and their defaults (``inspect.Parameter.empty``: required)."""
     return {name: parameter.default for name, parameter in inspect.signature(loader).parameters.items()
-            if parameter.kind is parameter.KEYWORD_ONLY and name != "files"}
+            if parameter.kind is parameter.KEYWORD_ONLY and name not in SUPPLIED}
 
 
 def check_option_names(dataset: str, loader, options: dict) -> None:
-    """Raise :class:`DataError` for an option the loader does not take, listing those it does."""
+    """Raise :class:`DataError` for an option the loader does not take (listing those it does) or a missing one."""
     accepted = accepted_options(loader)
     unknown = sorted(set(options) - set(accepted))
     if unknown:
-        listed = ", ".join(f"{name} (default {default!r})" for name, default in accepted.items()) or "none"
+        listed = ", ".join(name if default is inspect.Parameter.empty else f"{name} (default {default!r})"
+                           for name, default in accepted.items()) or "none"
         raise DataError(f"dataset {dataset!r}: unknown option {', '.join(unknown)}; accepted options: {listed}")
+    required = [name for name, default in accepted.items() if default is inspect.Parameter.empty]
+    missing = [name for name in required if name not in options]
+    if missing:
+        raise DataError(f"dataset {dataset!r}: dataset.options.{missing[0]} is required")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import difflib
+import inspect
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Callable
 
-from kpca_bench.datasets import generators, images, odds, uci
+from kpca_bench.datasets import adbench, generators, images, odds, uci
 from kpca_bench.datasets.base import Dataset, Provenance
 from kpca_bench.datasets.bundled import load_digits
 from kpca_bench.datasets.files import checked_records, ensure
 from kpca_bench.datasets.locate import DataFile
+from kpca_bench.datasets.openml_data import load_openml
 from kpca_bench.datasets.options import check_option_names
+from kpca_bench.datasets.user_file import load_file
 from kpca_bench.errors import DataError
 
 DAS = "Das et al."
@@ -19,6 +23,13 @@ WANG = "Wang & Tanaka"
 LI = "Li et al."
 SAS = "Shen & Asgharzadeh"
 QUICKSTART = "quickstart"
+PAPERS = "papers"
+ADBENCH = "adbench"
+USER = "user"
+# The name mixed into the split seeds of the datasets registered from issue 15 on: the
+# same arrays then get the same splits whatever they are called (a file, an OpenML id
+# or ADBench's copy); the older datasets keep their own name, and so their splits.
+SHARED_SEED_NAME = "data"
 
 UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
 MNIST_MIRROR = "https://ossci-datasets.s3.amazonaws.com/mnist/"
@@ -45,6 +56,12 @@ class DatasetSpec:
     homepage : where a user gets the files by hand (named in error messages).
     shape : (rows, columns) with the default options.
     n_classes : number of distinct labels with the default options.
+    collection : ``papers`` (the reproduced papers' data), ``adbench`` or ``user``
+        (a user's file or OpenML id); ``datasets list --collection`` filters on it.
+    path_options : options that are file paths, read relative to the config's folder.
+    binary_labels : with neither ``inliers`` nor ``outliers`` in the config, labels
+        0 / 1 mean inlier / outlier (the ODDS and ADBench convention).
+    seed_name : the name mixed into split seeds (default: ``name``).
     """
 
     name: str
@@ -56,6 +73,14 @@ class DatasetSpec:
     homepage: str = ""
     shape: tuple[int, int] | None = None
     n_classes: int | None = None
+    collection: str = PAPERS
+    path_options: tuple[str, ...] = ()
+    binary_labels: bool = False
+    seed_name: str | None = None
+
+    @property
+    def split_seed_name(self) -> str:
+        return self.seed_name or self.name
 
 
 def _uci(folder: str, *names_and_sha256: tuple[str, str]) -> tuple[tuple[DataFile, ...], str]:
@@ -213,7 +238,24 @@ _SPECS = [
         (QUICKSTART,), shape=(1797, 64), n_classes=10),
 ]
 
-DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in _SPECS}
+_USER_SPECS = [
+    DatasetSpec(
+        "file", load_file, "your own file: csv / tsv / txt, parquet, arff, npz, npy or mat (options: path, ...)",
+        collection=USER, path_options=("path",), binary_labels=True, seed_name=SHARED_SEED_NAME),
+    DatasetSpec(
+        "openml", load_openml, "an OpenML dataset through openml-python's cache (options: data_id or name)",
+        source="OpenML (openml.org)", collection=USER, binary_labels=True, seed_name=SHARED_SEED_NAME),
+]
+
+_ADBENCH_SPECS = [
+    DatasetSpec(
+        entry.name, adbench.loader(entry), f"ADBench {entry.file}: {entry.anomalies} anomalies (y = 1)", (),
+        adbench.SOURCE, (entry.data_file(),), adbench.REPOSITORY, (entry.rows, entry.columns), 2,
+        collection=ADBENCH, binary_labels=True, seed_name=SHARED_SEED_NAME)
+    for entry in adbench.FILES
+]
+
+DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [*_SPECS, *_USER_SPECS, *_ADBENCH_SPECS]}
 
 
 def get_spec(name: str) -> DatasetSpec:
@@ -225,19 +267,32 @@ def get_spec(name: str) -> DatasetSpec:
     raise DataError(f"unknown dataset {name!r}; {hint}")
 
 
-def load_dataset(name: str, *, offline: bool = False, **options) -> Dataset:
+def resolve_paths(spec: DatasetSpec, options: dict, base_dir) -> dict:
+    """``options`` with the spec's path options made absolute against ``base_dir`` (the config's folder)."""
+    if base_dir is None:
+        return options
+    return {key: str(Path(base_dir) / Path(value).expanduser()) if key in spec.path_options else value
+            for key, value in options.items()}
+
+
+def load_dataset(name: str, /, *, offline: bool = False, base_dir=None, **options) -> Dataset:
     """Load a registered dataset by name.
 
     Its files are looked for in the data directories (``KPCA_BENCH_DATA``,
     then the per-user cache), downloaded into the cache when missing unless
-    ``offline``, and checked against their known checksums. Raises
-    :class:`DataError` for a missing or corrupted file or an unknown option.
+    ``offline``, and checked against their known checksums. A loader that finds
+    its own data (a user's file, OpenML) gets ``offline`` itself, and its path
+    options resolved against ``base_dir``; the files it read are its provenance.
+    Raises :class:`DataError` for a missing or corrupted file or a bad option.
     """
     spec = get_spec(name)
     check_option_names(name, spec.load, options)
+    options = resolve_paths(spec, options, base_dir)
+    if "offline" in inspect.signature(spec.load).parameters:
+        options["offline"] = offline
     if not spec.files:
         dataset = spec.load(**options)
-        records = ()
+        records = dataset.provenance.files
     else:
         paths = ensure(name, spec.files, spec.homepage, offline=offline)
         records = checked_records(name, spec.files, paths)

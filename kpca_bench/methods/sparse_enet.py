@@ -89,10 +89,11 @@ def elastic_net_columns(ridge_gram: np.ndarray, Xy: np.ndarray, l1_penalty: floa
         slack = l1_penalty * (1 + 1e-9) + 1e-12 * np.abs(xy).max(initial=0.0)
         while True:
             subset = np.flatnonzero(candidates)
-            alpha_end, _, coef, _ = lars_path_gram(
+            alphas, _, coef, _ = lars_path_gram(
                 xy[subset], ridge_gram[np.ix_(subset, subset)], n_samples=1, alpha_min=alpha_min,
                 method="lasso", max_iter=10 * n, copy_Gram=False, return_path=False, return_n_iter=True,
             )
+            alpha_end = float(alphas[-1])  # without the path, LARS returns its last penalty as a 1-element array
             # G is symmetric: G[:, S] @ b = b @ G[S], and rows are contiguous to gather.
             violators = ~candidates & (np.abs(2.0 * (xy - coef @ ridge_gram[subset])) > slack)
             if not violators.any():

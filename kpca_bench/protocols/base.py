@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
@@ -21,12 +21,15 @@ from kpca_bench.validation import Problems
 THRESHOLD_RULES = ("train_quantile", "fixed", "test_prior", "test_oracle")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DatasetConfig:
     """Which data, which classes are inliers / outliers, and how many of each per trial.
 
     Which of the class and size keys a config must give depends on its protocol
     (:attr:`Protocol.dataset_keys`); the novelty protocol needs all five.
+    ``max_rows``: a stratified, seeded subsample of the rows first (None: all).
+    ``default_classes``: the config named neither inliers nor outliers, so they are
+    0 and 1 (:mod:`kpca_bench.datasets.labels`) and the labels must be 0 / 1.
     """
 
     name: str
@@ -37,6 +40,23 @@ class DatasetConfig:
     train_inliers: int | None = None
     test_inliers: int | None = None
     test_outliers: int | None = None
+    max_rows: int | None = None
+    default_classes: bool = False
+
+    def __repr__(self) -> str:
+        # Cells are keyed by this repr: a field added later appears only when set, so the
+        # keys of every config that does not use it stay as they were.
+        shown = [f.name for f in fields(self) if f.name not in LATER_FIELDS or getattr(self, f.name) != f.default]
+        return f"DatasetConfig({', '.join(f'{name}={getattr(self, name)!r}' for name in shown)})"
+
+    def identity(self) -> dict:
+        """The entry as a dict for the config hash, the later fields only when set (as in the repr)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in LATER_FIELDS or getattr(self, f.name) != f.default}
+
+
+# Fields added after results were committed (issue 15).
+LATER_FIELDS = ("max_rows", "default_classes")
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def class_indices(dataset: Dataset, labels: tuple, role: str) -> np.ndarray:
     """Row indices of the given classes; a missing class is a :class:`DataError`."""
     missing = [label for label in labels if label not in dataset.class_names]
     if missing:
-        raise DataError(f"dataset {dataset.name} has no class {missing[0]!r} (asked for as {role}); "
+        raise DataError(f"dataset {dataset.name} has no class {missing[0]!r} (dataset.{role}); "
                         f"its classes are {list(dataset.class_names)}")
     return np.flatnonzero(np.isin(dataset.y, labels))
 

@@ -71,7 +71,7 @@ def missing_data(config: Config) -> str | None:
     spec = get_spec(config.dataset.name)
     if not spec.files or present(spec.name, spec.files):
         return None
-    return (f"the files of dataset {spec.name!r} are not in {searched(spec.name)}; "
+    return (f"the files of dataset {spec.name!r} are not in {searched(spec.files[0].folder_of(spec.name))}; "
             f"'kpca-bench datasets fetch {spec.name}' downloads them")
 
 
@@ -113,15 +113,28 @@ def paper_comparison(results_root: Path, runs: Runs) -> pd.DataFrame:
     return pd.concat(tables, ignore_index=True)
 
 
-def _table(comparison: pd.DataFrame) -> str:
+def stand_ins(runs: Runs) -> dict[str, str]:
+    """Config stem -> how its data differ from the paper's, for the runs on stand-in data."""
+    return {path.stem: config.reference.stand_in for path, config in runs
+            if config.reference is not None and config.reference.stand_in}
+
+
+def _table(comparison: pd.DataFrame, stand_in: dict[str, str] | None = None) -> str:
     lines = ["| config | method | metric | paper | ours | delta | tolerance | holds |", "|---|---|---|---|---|---|---|---|"]
     for row in comparison.itertuples():
         ours = "not run" if pd.isna(row.ours) else f"{row.ours:.3f}"
         delta = "" if pd.isna(row.delta) else f"{row.delta:+.3f}"
         holds = "–" if pd.isna(row.ours) else ("yes" if row.ok else "**no**")
-        lines.append(f"| `{Path(row.config).stem}` | {row.method} | {row.metric} | {row.reference:.3f} | {ours} | "
+        config = f"`{Path(row.config).stem}`" + (" (stand-in)" if Path(row.config).stem in (stand_in or {}) else "")
+        lines.append(f"| {config} | {row.method} | {row.metric} | {row.reference:.3f} | {ours} | "
                      f"{delta} | {row.tolerance:.3f} | {holds} |")
     return "\n".join(lines)
+
+
+def stand_in_lines(stand_in: dict[str, str]) -> list[str]:
+    """What each stand-in run's data are, under the table whose rows it marks."""
+    return [f"Stand-in: `{stem}` runs the paper's protocol on other data than the paper's, so its numbers are not "
+            f"the paper's experiment: {text}." for stem, text in stand_in.items()]
 
 
 def not_holding(comparison: pd.DataFrame) -> pd.DataFrame:
@@ -250,7 +263,11 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
     """One paper: its numbers beside ours, why some do not hold, its claims, its figures."""
     lines = [f"## {found.paper}", ""]
     if len(found.comparison):
-        lines += [numbers_summary(found.comparison), "", _table(found.comparison), "", "### Deviations", ""]
+        stand_in = stand_ins(found.runs)
+        lines += [numbers_summary(found.comparison), "", _table(found.comparison, stand_in), ""]
+        if stand_in:
+            lines += [*stand_in_lines(stand_in), ""]
+        lines += ["### Deviations", ""]
         lines += deviation_lines(found.comparison, found.deviations) or ["None: every number holds."]
         lines.append("")
     else:

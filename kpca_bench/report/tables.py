@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from kpca_bench.datasets.labels import CONVENTION
 from kpca_bench.protocols import PROTOCOLS
 
 # Columns of trials.csv, in order; parameters follow as param_<name>.
@@ -80,6 +81,8 @@ def run_facts(config, versions: dict, *, source: str | None = None) -> list[str]
     data = f"dataset: `{d.name}`" + (f" ({source})" if source else "")
     if d.inliers or d.outliers:
         data += f"; inlier classes {list(d.inliers)}, outlier classes {list(d.outliers)}"
+    if d.default_classes:
+        data += f" ({CONVENTION})"
     scaling = f"; scaling: {d.scaling}" + (" (fitted on the training rows)" if d.scaling != "none" else "")
     protocol = PROTOCOLS[config.protocol]
     facts = [data + scaling,

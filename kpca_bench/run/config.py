@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from kpca_bench.datasets import DATASETS
+from kpca_bench.datasets.labels import INLIER, OUTLIER
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.methods.scores import OUTLIER_SCORES
@@ -86,10 +87,15 @@ def max_memory_problem(value) -> str | None:
 
 @dataclass(frozen=True)
 class ReferenceConfig:
-    """Which published numbers this experiment reproduces (entries of ``results/reference/papers.yaml``)."""
+    """Which published numbers this experiment reproduces (entries of ``results/reference/papers.yaml``).
+
+    ``stand_in``: when the run uses other data than the paper's (a stand-in for a file
+    that is not to be had), how it differs; the report marks its numbers with it.
+    """
 
     paper: str
     dataset: str
+    stand_in: str = ""
 
 
 @dataclass(frozen=True)
@@ -131,7 +137,13 @@ class Config:
         data = asdict(self)
         for key in ("trials", "output", "source", "description", "reference", "profile", "execution", "options"):
             data.pop(key)
+        data["dataset"] = self.dataset.identity()
         return data
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder of the config file, which relative data paths are read from (None if not from a file)."""
+        return Path(self.source).parent if self.source and not self.source.startswith("<") else None
 
     def config_hash(self) -> str:
         return stable_hash(self.fingerprint())
@@ -153,7 +165,16 @@ def _labels(value, key: str, problems: Problems) -> tuple:
 
 
 DATASET_KEYS = ("name", "options", "scaling", "inliers", "outliers", "train_inliers", "test_inliers",
-                "test_outliers")
+                "test_outliers", "max_rows")
+CLASS_KEYS = ("inliers", "outliers")
+
+
+def default_classes(raw: dict, required: tuple[str, ...]) -> bool:
+    """Whether the 0 / 1 convention stands in for inliers and outliers: the protocol needs them, the
+    config names neither, and the dataset declares that convention."""
+    spec = DATASETS.get(raw.get("name"))
+    return (spec is not None and spec.binary_labels and not any(key in raw for key in CLASS_KEYS)
+            and all(key in required for key in CLASS_KEYS))
 
 
 def _parse_dataset(raw, required: tuple[str, ...], problems: Problems) -> DatasetConfig | None:
@@ -161,6 +182,9 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems) -> Datase
     if raw is None:
         return None
     where = problems.under("dataset")
+    defaulted = default_classes(raw, required)
+    if defaulted:
+        required = tuple(key for key in required if key not in CLASS_KEYS)
     check_keys(raw, DATASET_KEYS, ("name", *required), where)
     name = raw.get("name")
     if name is not None and name not in DATASETS:
@@ -169,16 +193,19 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems) -> Datase
     options = mapping(raw.get("options"), "options", where) or {}
     inliers = _labels(raw.get("inliers"), "inliers", where) if "inliers" in raw else ()
     outliers = _labels(raw.get("outliers"), "outliers", where) if "outliers" in raw else ()
+    if defaulted:
+        inliers, outliers = (INLIER,), (OUTLIER,)
     if set(inliers) & set(outliers):
         where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers")
-    sizes = {key: integer(raw[key], key, where, minimum=2 if key == "train_inliers" else 1)
-             for key in ("train_inliers", "test_inliers", "test_outliers") if key in raw}
+    sizes = {key: integer(raw[key], key, where, minimum=2 if key in ("train_inliers", "max_rows") else 1)
+             for key in ("train_inliers", "test_inliers", "test_outliers", "max_rows") if key in raw}
     scaling = raw.get("scaling", "none")
     if scaling not in SCALINGS:
         where.add("scaling", f"unknown scaling {scaling!r}; accepted: {', '.join(SCALINGS)}")
     if None in sizes.values() or any(key not in raw for key in required) or not isinstance(name, str):
         return None
-    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling, **sizes)
+    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling,
+                         default_classes=defaulted, **sizes)
 
 
 def _check_setting(spec, setting: dict, train_rows: int | None, where: Problems) -> None:
@@ -357,9 +384,9 @@ def _parse_reference(raw, problems: Problems) -> ReferenceConfig | None:
     raw = mapping(raw, "reference", problems)
     if not raw:
         return None
-    if not check_keys(raw, ("paper", "dataset"), ("paper", "dataset"), problems.under("reference")):
+    if not check_keys(raw, ("paper", "dataset", "stand_in"), ("paper", "dataset"), problems.under("reference")):
         return None
-    return ReferenceConfig(paper=str(raw["paper"]), dataset=str(raw["dataset"]))
+    return ReferenceConfig(paper=str(raw["paper"]), dataset=str(raw["dataset"]), stand_in=str(raw.get("stand_in", "")))
 
 
 def _raise_if_any(problems: Problems, source: str) -> None:

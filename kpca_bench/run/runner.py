@@ -23,7 +23,9 @@ import numpy as np
 import sklearn
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.datasets import Dataset, Provenance, load_dataset
+from kpca_bench.datasets import DATASETS, Dataset, Provenance, load_dataset
+from kpca_bench.datasets.labels import check_binary
+from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import DataError, KpcaBenchError
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
@@ -73,7 +75,7 @@ def plan_cells(config: Config) -> list[Cell]:
         data_part["protocol_options"] = config.protocol_options
     cells = []
     for trial in range(config.trials):
-        split_seed = derive_seed(config.seed, config.dataset.name, trial)
+        split_seed = derive_seed(config.seed, DATASETS[config.dataset.name].split_seed_name, trial)
         for index, method in enumerate(config.methods):
             if method.trials is not None and trial >= method.trials:
                 continue
@@ -96,6 +98,11 @@ def data_fingerprint(dataset: Dataset) -> str:
     return digest.hexdigest()[:16]
 
 
+def data_files(dataset: Dataset) -> dict[str, str]:
+    """The sha256 of each file the data were read from, by file name."""
+    return {Path(record.path).name: record.sha256 for record in dataset.provenance.files}
+
+
 def package_versions() -> dict:
     import scipy
     import sklearn
@@ -113,9 +120,18 @@ def experiment_directory(config: Config, out_root) -> Path:
     return Path(out_root) / config.profile / config.name
 
 
+def subsample_seed(config: Config) -> int:
+    """The seed of the ``max_rows`` subsample: from the config seed alone, so every trial sees the same rows."""
+    return derive_seed(config.seed, "max_rows")
+
+
 def load_checked_dataset(config: Config, offline: bool) -> Dataset:
-    """Load the config's dataset and check that it can serve the protocol."""
-    dataset = load_dataset(config.dataset.name, offline=offline, **config.dataset.options)
+    """Load the config's dataset (subsampled to ``max_rows``) and check that it can serve the protocol."""
+    dataset = load_dataset(config.dataset.name, offline=offline, base_dir=config.folder, **config.dataset.options)
+    if config.dataset.max_rows is not None:
+        dataset = subsample(dataset, config.dataset.max_rows, subsample_seed(config))
+    if config.dataset.default_classes:
+        check_binary(dataset)
     if not np.all(np.isfinite(dataset.X)):
         bad_rows = int(np.sum(~np.all(np.isfinite(dataset.X), axis=1)))
         raise DataError(f"dataset {dataset.name} has {bad_rows} rows with NaN or infinite values; "
@@ -198,7 +214,8 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     with open_backend(execution, jobs) as backend:
         dataset = load_checked_dataset(config, offline)
         common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
-                  "data_fingerprint": data_fingerprint(dataset), "versions": package_versions()}
+                  "data_fingerprint": data_fingerprint(dataset), "data_files": data_files(dataset),
+                  "n_rows": int(dataset.X.shape[0]), "versions": package_versions()}
 
         @lru_cache(maxsize=2 * max(jobs, 1) + 1)
         def split_of(seed: int):

@@ -1,0 +1,176 @@
+"""A user's own data file as a dataset: ``dataset: {name: file, options: {path: ..., ...}}``.
+
+The format comes from the extension, or from ``format:``:
+
+* ``csv``, ``tsv``, ``txt`` (blank-separated): pandas, with a header row;
+  ``label`` names the label column (default: the last one), ``drop`` columns to
+  ignore, ``na_values`` extra strings that mean "missing", ``sep`` another
+  separator.
+* ``parquet``: pandas with pyarrow (the ``parquet`` extra); ``label`` and ``drop`` as above.
+* ``arff``: scipy's reader; ``label`` and ``drop`` as above.
+* ``npz``: the arrays named by ``X`` and ``y`` (default ``X`` and ``y``).
+* ``npy``: ``path`` is the features array; ``y`` the labels array file beside it (default ``y.npy``).
+* ``mat``: MATLAB, the variables named by ``X`` and ``y`` (ODDS files have ``X`` and ``y``);
+  v7.3 (HDF5) files need h5py (the ``hdf5`` extra).
+
+For the arrays formats ``drop`` lists column indices. Columns, labels and
+missing values then follow :mod:`kpca_bench.datasets.tabular`. Every problem is
+one :class:`DataError` line starting with the file and naming the option.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kpca_bench.datasets.base import Dataset, FileRecord
+from kpca_bench.datasets.checksums import file_digests
+from kpca_bench.datasets.formats import MissingKeys, read_mat, read_npz
+from kpca_bench.datasets.tabular import table_dataset
+from kpca_bench.errors import DataError
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "txt", ".parquet": "parquet", ".pq": "parquet", ".arff": "arff",
+           ".npz": "npz", ".npy": "npy", ".mat": "mat"}
+_SEPARATORS = {"csv": ",", "tsv": "\t", "txt": r"\s+"}
+TABLES = ("csv", "tsv", "txt", "parquet", "arff")
+
+
+def file_format(path: Path, format: str | None) -> str:
+    """The format named by ``format``, else by the file's extension."""
+    accepted = sorted(set(FORMATS.values()))
+    if format is not None:
+        if format not in accepted:
+            raise DataError(f"{path}: dataset.options.format: unknown format {format!r}; accepted: {', '.join(accepted)}")
+        return format
+    if path.suffix.lower() not in FORMATS:
+        raise DataError(f"{path}: dataset.options.format: unknown extension {path.suffix or '(none)'!r}; name the "
+                        f"format with format: (one of {', '.join(accepted)})")
+    return FORMATS[path.suffix.lower()]
+
+
+def read_table(path: Path, fmt: str, *, na_values, sep: str | None) -> pd.DataFrame:
+    """A table file as a DataFrame of its columns, header row first."""
+    try:
+        if fmt == "parquet":
+            return _read_parquet(path)
+        if fmt == "arff":
+            return _read_arff(path)
+        return pd.read_csv(path, sep=sep or _SEPARATORS[fmt], na_values=na_values, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+    except DataError:
+        raise
+    except Exception as err:  # noqa: BLE001 - pandas and its engines raise many types on a malformed file
+        raise DataError(f"{path}: dataset.options.format: not a readable {fmt} file "
+                        f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})") from None
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401 - optional, checked here to name the extra
+    except ImportError:
+        raise DataError(f"{path}: reading parquet needs pyarrow; pip install 'kpca-bench[parquet]'") from None
+    return pd.read_parquet(path)
+
+
+def _read_arff(path: Path) -> pd.DataFrame:
+    from scipy.io import arff
+
+    data, _ = arff.loadarff(path)
+    frame = pd.DataFrame(data)
+    # scipy gives nominal values as bytes, and "?" (missing) as b"?".
+    for name in frame.columns:
+        if frame[name].dtype == object:
+            frame[name] = frame[name].str.decode("utf-8").replace("?", np.nan)
+    return frame
+
+
+def split_label(frame: pd.DataFrame, path: Path, *, label, drop) -> tuple[pd.DataFrame, pd.Series]:
+    """Features and the label column; the label defaults to the last column, ``drop`` columns are left out."""
+    columns = list(frame.columns)
+    if not columns:
+        raise DataError(f"{path}: dataset.options.path: the file is empty")
+    listed = ", ".join(map(str, columns))
+    if label is None:
+        label = columns[-1]
+    elif label not in columns:
+        raise DataError(f"{path}: dataset.options.label: no column {label!r}; columns: {listed}")
+    unknown = [column for column in drop if column not in columns]
+    if unknown:
+        raise DataError(f"{path}: dataset.options.drop: no column {', '.join(map(repr, unknown))}; columns: {listed}")
+    features = frame.drop(columns=[label, *[c for c in drop if c != label]])
+    return features, frame[label]
+
+
+def read_arrays(path: Path, fmt: str, *, X: str, y: str) -> tuple[np.ndarray, np.ndarray, list[Path]]:
+    """Features, labels and the files read, from an ``.npz``, ``.npy`` pair or ``.mat`` file."""
+    if fmt == "npy":
+        labels_path = path.parent / y
+        if not labels_path.is_file():
+            raise DataError(f"{path}: dataset.options.y: no labels file {labels_path}")
+        return _load_npy(path, "path"), _load_npy(labels_path, "y"), [path, labels_path]
+    try:
+        features, labels = (read_npz if fmt == "npz" else read_mat)(path, X, y)
+    except MissingKeys as err:
+        key = "X" if X in err.missing else "y"
+        what = "array" if fmt == "npz" else "variable"
+        raise DataError(f"{path}: dataset.options.{key}: no {what} {(X if key == 'X' else y)!r} in the file; "
+                        f"it has: {', '.join(err.present) or 'none'}") from None
+    return features, labels, [path]
+
+
+def _load_npy(path: Path, option: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as err:
+        raise DataError(f"{path}: dataset.options.{option}: not a readable NumPy .npy file ({err})") from None
+
+
+def array_frame(features: np.ndarray, labels: np.ndarray, path: Path, *, drop) -> tuple[pd.DataFrame, pd.Series]:
+    """Arrays as a table: columns numbered 0.., labels flattened; ``drop`` lists column indices to leave out."""
+    labels = np.asarray(labels).ravel()
+    features = np.asarray(features)
+    if features.ndim != 2 or features.shape[0] != labels.shape[0]:
+        raise DataError(f"{path}: dataset.options.X: features of shape {features.shape} do not match "
+                        f"{labels.shape[0]} labels; expected (rows, columns) with one label per row")
+    bad = [c for c in drop if not isinstance(c, int) or not 0 <= c < features.shape[1]]
+    if bad:
+        raise DataError(f"{path}: dataset.options.drop: {bad} are not column indices 0..{features.shape[1] - 1}")
+    frame = pd.DataFrame(features).drop(columns=list(drop))
+    return frame, pd.Series(labels)
+
+
+def load_file(*, path, format: str | None = None, label=None, drop=(), na_values=None, sep: str | None = None,
+              X: str = "X", y: str = "y", drop_na: bool = False) -> Dataset:
+    """A dataset from the user's file ``path`` (already resolved against the config's folder).
+
+    Parameters
+    ----------
+    path : the data file.
+    format : one of :data:`FORMATS`' values; default from the extension.
+    label : the label column of a table (default: the last column).
+    drop : columns to leave out (names for tables, indices for arrays).
+    na_values : extra strings meaning "missing" in a text table (pandas ``na_values``).
+    sep : the separator of a text table (default by format: ``,``, tab, blanks).
+    X, y : the arrays of an ``.npz`` or ``.mat`` file; for ``.npy``, ``y`` is the labels file.
+    drop_na : drop rows with missing or infinite values instead of refusing them.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: dataset.options.path: no such file (a relative path is read from the "
+                        "config file's folder)")
+    fmt = file_format(path, format)
+    if fmt in TABLES:
+        features, labels = split_label(read_table(path, fmt, na_values=na_values, sep=sep), path,
+                                       label=label, drop=list(drop))
+        read = [path]
+    else:
+        arrays_X, arrays_y, read = read_arrays(path, fmt, X=X, y=y)
+        features, labels = array_frame(arrays_X, arrays_y, path, drop=list(drop))
+    dataset = table_dataset(features, labels, name=str(path), source=f"{path.name}, read as {fmt}", where=str(path),
+                            drop_na=drop_na)
+    records = tuple(FileRecord(str(file), file_digests(file)["sha256"]) for file in read)
+    return replace(dataset, provenance=replace(dataset.provenance, files=records))
