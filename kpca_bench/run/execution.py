@@ -18,6 +18,8 @@ Dask is an optional extra, imported only when asked for.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -28,9 +30,29 @@ from kpca_bench.run.config import ExecutionConfig
 
 # How long to wait for a remote scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10
+# How often a worker process checks that the run that started it is still there.
+PARENT_CHECK_INTERVAL_S = 1.0
 # Cells in flight per worker thread: enough to keep workers busy while the client stores results.
 CELLS_PER_THREAD = 2
 FIX_ADDRESS = "start a scheduler with 'dask scheduler' or fix the address (--scheduler, execution.address)"
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """In a worker process started by ``parent_pid``, start a thread that ends it when that parent is gone.
+
+    The initializer of every joblib worker: loky's workers outlive a run killed
+    with SIGKILL (they wait on their task queue for minutes), holding memory and
+    cores. A dead parent shows as a changed ``getppid()`` (the worker is
+    re-parented), also while a cell is computing, since BLAS releases the
+    interpreter lock. A worker whose parent died while it was starting ends at once.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_INTERVAL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="kpca-bench-parent-watch", daemon=True).start()
 
 
 class LocalBackend:
@@ -43,7 +65,8 @@ class LocalBackend:
         """Records of ``cells`` in the order they finish; ``split_of(seed)`` is a trial's data."""
         blas_threads = max(1, (os.cpu_count() or 1) // self.jobs)
         tasks = (delayed(run_cell)(cell, split=split_of(cell.split_seed), blas_threads=blas_threads) for cell in cells)
-        yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered")(tasks)
+        yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered", initializer=exit_with_parent,
+                            initargs=(os.getpid(),))(tasks)
 
 
 class DaskBackend:
