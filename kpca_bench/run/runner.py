@@ -32,7 +32,10 @@ from kpca_bench.run.execution import open_backend
 from kpca_bench.run.memory import peak_memory
 from kpca_bench.run.lock import folder_lock, prepare_folder
 from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
-from kpca_bench.run.store import ResultStore
+from kpca_bench.run.store import ResultStore, failed_record
+
+# Where a LocalCluster's worker processes write their messages (not the terminal).
+WORKER_LOG = "dask-workers.log"
 
 WriteTables = Callable[[list[dict], Path, Provenance], None]
 """``write_tables(records, directory, provenance)``: rebuild a run's tables and figures from its records."""
@@ -170,11 +173,6 @@ def cell_fields(cell: Cell, config: Config) -> dict:
             "params": cell.setting, "score": entry.score, "random_state": cell.random_state}
 
 
-def failed_record(key: str, error: BaseException) -> dict:
-    """The record of a cell that raised ``error``: status ``failed``, the exception's type and message."""
-    return {"key": key, "status": "failed", "error_type": type(error).__name__, "error": str(error).strip()}
-
-
 def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     """Build, fit and evaluate one cell; whatever it raises comes back as a ``failed`` record.
 
@@ -248,7 +246,7 @@ def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, 
     by_key = {cell.key: cell for cell in todo}
     # With nothing to run, no cluster to start or reach.
     execution = config.execution if todo else ExecutionConfig()
-    with open_backend(execution, jobs) as backend:
+    with open_backend(execution, jobs, store.directory / WORKER_LOG) as backend:
         dataset = load_checked_dataset(config, offline)
         common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
                   "data_fingerprint": data_fingerprint(dataset), "versions": package_versions()}

@@ -100,6 +100,12 @@ class ResultStore:
         return records, damaged, whole
 
 
+def failed_record(key: str, error: BaseException, cause: str = "") -> dict:
+    """The record of a cell that raised ``error``: status ``failed``, the exception's type and message."""
+    return {"key": key, "status": "failed", "error_type": type(error).__name__,
+            "error": cause + str(error).strip()}
+
+
 def parse_record(raw: bytes) -> dict | None:
     """The record on a complete line of the store, or None if the line is cut short or damaged."""
     if not raw.endswith(b"\n"):
