@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -114,12 +115,14 @@ def run(
     command resumes. A failed cell is recorded with its error and run again next
     time; exit code 1 if any cell failed, 2 on bad input or a disk problem.
     """
+    start = time.perf_counter()
     try:
         _, outcome = run_config(config, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
                                 trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
                                 retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait)
         if not quiet:
-            typer.echo(f"{outcome.n_run} cells run, {outcome.n_reused} reused; results in {outcome.directory}")
+            typer.echo(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {time.perf_counter() - start:.1f} s; "
+                       f"results in {outcome.directory}")
             summary = outcome.directory / "summary.md"
             if summary.exists():
                 typer.echo(summary.read_text())
