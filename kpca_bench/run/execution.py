@@ -36,7 +36,7 @@ from kpca_bench.run.store import failed_record
 # How long to wait for a remote scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10
 # How often a worker process checks that the run that started it is still there.
-PARENT_CHECK_INTERVAL_S = 1.0
+PARENT_CHECK_INTERVAL_S = 0.5
 # Cells in flight per worker thread: enough to keep workers busy while the client stores results.
 CELLS_PER_THREAD = 2
 FIX_ADDRESS = "start a scheduler with 'dask scheduler' or fix the address (--scheduler, execution.address)"
