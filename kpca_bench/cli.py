@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +16,9 @@ from kpca_bench.report import run_and_report
 from kpca_bench.report.compare import blessed_rows, compare_run, format_comparison, load_blessed, write_blessed
 from kpca_bench.report.overview import runnable_paper_configs, write_overview
 from kpca_bench.run.config import DEFAULT_CONFIG_DIR, PROFILES, load_config
+from kpca_bench.run.interrupts import Stopped, stop_signals_interrupt
 from kpca_bench.run.progress import make_progress
+from kpca_bench.run.runner import CellsFailed, RunOutcome
 
 app = typer.Typer(
     help="Reproduce kernel-PCA outlier-detection benchmarks from YAML configs.\n\n"
@@ -35,10 +38,10 @@ def main() -> None:
 
 
 def fail(error: KpcaBenchError) -> None:
-    """Report a user-fixable problem as one line per problem, exit code 2."""
+    """Report a user-fixable problem as one line per problem; exit code 2 (1 for failed cells)."""
     for line in str(error).splitlines():
         typer.echo(f"error: {line}", err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(error.exit_code)
 
 
 OUT = typer.Option(Path("results"), "--out", help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
@@ -53,6 +56,11 @@ MAX_MEMORY = typer.Option(None, "--max-memory", metavar="MB",
                                "scored in row blocks within it (default 1024, scikit-learn's).")
 OFFLINE = typer.Option(False, "--offline", help="Never download: use only the local data directories.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress output.")
+RETRY = typer.Option(True, "--retry-failed/--no-retry",
+                     help="Run the cells that failed last time again (default), or keep their failed records.")
+FAIL_FAST = typer.Option(False, "--fail-fast", help="Stop at the first failed cell (tables are still written).")
+NO_WAIT = typer.Option(False, "--no-wait", help="If another run is writing the results folder, exit at once (code 2) "
+                                                "instead of waiting for it.")
 CONFIGS = typer.Option(DEFAULT_CONFIG_DIR, "--configs", help="Folder of the experiment configs.")
 
 
@@ -61,17 +69,26 @@ def profile_option(default: str):
 
 
 def run_config(path: Path, *, profile: str, out: Path, jobs: int, offline: bool, quiet: bool, trials=None, seed=None,
-               scheduler=None, max_memory=None):
-    """Load, run and return (config, outcome); an interrupt says how to resume."""
+               scheduler=None, max_memory=None, **run_options):
+    """Load, run and return (config, outcome); Ctrl-C, SIGTERM or SIGHUP say how to resume, in one line."""
     config = load_config(path, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
                                                        max_memory_mb=max_memory)
     n_jobs = os.cpu_count() if jobs == -1 else max(jobs, 1)
     try:
-        return config, run_and_report(config, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet))
-    except KeyboardInterrupt:
-        typer.echo(f"interrupted: finished cells are saved under {out}; run the same command again to resume",
-                   err=True)
-        raise typer.Exit(130)
+        with stop_signals_interrupt():
+            return config, run_and_report(config, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet),
+                                          **run_options)
+    except KeyboardInterrupt as interrupt:
+        cause = f"stopped by {interrupt.signal_name}" if isinstance(interrupt, Stopped) else "interrupted"
+        typer.echo(f"{cause}: finished cells are saved under {out} and the tables show what finished; "
+                   "run the same command again to resume", err=True)
+        raise typer.Exit(getattr(interrupt, "exit_code", 130)) from None
+
+
+def require_no_failures(outcome: RunOutcome) -> None:
+    """Raise :class:`CellsFailed` (exit code 1) if any cell of the run failed; its tables are written by then."""
+    if outcome.failures:
+        raise CellsFailed.of(outcome)
 
 
 @app.command()
@@ -86,23 +103,32 @@ def run(
     quiet: bool = QUIET,
     scheduler: str = SCHEDULER,
     max_memory: float = MAX_MEMORY,
+    retry_failed: bool = RETRY,
+    fail_fast: bool = FAIL_FAST,
+    no_wait: bool = NO_WAIT,
 ):
     """Run an experiment: every trial x method x setting, resuming what is already done.
 
     Writes trials.csv (one row per trial and setting), summary.csv / summary.md
-    (mean ± std per method) and PNG figures to OUT/<name>/. Interrupt at any
-    time: finished cells are kept and the same command resumes.
+    (mean ± std per method, trials done / planned, failures) and PNG figures to
+    OUT/<name>/. Interrupt at any time: finished cells are kept and the same
+    command resumes. A failed cell is recorded with its error and run again next
+    time; exit code 1 if any cell failed, 2 on bad input or a disk problem.
     """
+    start = time.perf_counter()
     try:
         _, outcome = run_config(config, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
-                                trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory)
+                                trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
+                                retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait)
+        if not quiet:
+            typer.echo(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {time.perf_counter() - start:.1f} s; "
+                       f"results in {outcome.directory}")
+            summary = outcome.directory / "summary.md"
+            if summary.exists():
+                typer.echo(summary.read_text())
+        require_no_failures(outcome)
     except KpcaBenchError as error:
         fail(error)
-    if not quiet:
-        typer.echo(f"{outcome.n_run} cells run, {outcome.n_reused} reused; results in {outcome.directory}")
-        summary = outcome.directory / "summary.md"
-        if summary.exists():
-            typer.echo(summary.read_text())
 
 
 @app.command()
@@ -123,6 +149,7 @@ def bless(
         for path in configs:
             _, outcome = run_config(path, profile="quick", out=out, jobs=jobs, offline=offline, quiet=quiet,
                                     scheduler=scheduler, max_memory=max_memory)
+            require_no_failures(outcome)
             written = write_blessed(out, blessed_rows(path.as_posix(), outcome.directory))
             typer.echo(f"blessed {path} in {written}")
     except KpcaBenchError as error:
@@ -153,6 +180,7 @@ def check(
         for path in paths:
             config, outcome = run_config(path, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
                                          scheduler=scheduler, max_memory=max_memory)
+            require_no_failures(outcome)
             tables.append(compare_run(out, path.as_posix(), config, outcome.directory))
     except KpcaBenchError as error:
         fail(error)

@@ -19,6 +19,8 @@ the width that was actually used.
 
 from __future__ import annotations
 
+import warnings
+
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -143,6 +145,9 @@ def resolve_gamma(X: np.ndarray, gamma=None, sigma=None) -> float:
         return gamma_from_sigma(float(sigma))
     if gamma is None or gamma == "mean_pairwise":
         sigma2 = mean_pairwise_sq_distance(X)
+        if not np.isfinite(sigma2):
+            raise ValueError(f"the mean pairwise squared distance overflows: features as large as "
+                             f"{np.max(np.abs(X)):.3g}; scale the features (dataset.scaling: standard or minmax)")
         if sigma2 == 0:
             raise ValueError("all training points are identical, so the mean pairwise distance is 0; "
                              "give the RBF width explicitly (gamma or sigma)")
@@ -178,11 +183,26 @@ class Kernel:
         return {}
 
     def __call__(self, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
-        """The kernel matrix ``k(X, Y)`` (``k(X, X)`` when Y is None)."""
+        """The kernel matrix ``k(X, Y)`` (``k(X, X)`` when Y is None).
+
+        Raises ValueError if it is not finite (features so large that their
+        products overflow), and warns when an RBF kernel of X with itself has
+        underflowed to the identity: every pair of points is then "infinitely"
+        far apart, and scores built on it carry no information.
+        """
         if self.name in HAMMING_KERNELS:
             return hamming_kernel(X, X if Y is None else Y, self.gamma, self.domain_sizes,
                                   normalize=self.name == "hamming_normalized")
-        return pairwise_kernels(X, Y, metric=self.name, **self._params())
+        K = pairwise_kernels(X, Y, metric=self.name, **self._params())
+        if not np.all(np.isfinite(K)):
+            raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
+                             f"{np.max(np.abs(X)):.3g} overflow its products; scale the features "
+                             "(dataset.scaling: standard or minmax)")
+        if self.name == "rbf" and Y is None and K.shape[0] > 1 and np.count_nonzero(K) == K.shape[0]:
+            warnings.warn(f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
+                          f"{K.shape[0]} points (every pair is too far apart): its scores are uninformative; "
+                          "use a smaller gamma or scale the features", RuntimeWarning, stacklevel=2)
+        return K
 
     def diag(self, X: np.ndarray) -> np.ndarray:
         """``k(x, x)`` for every row of X, without building a matrix."""

@@ -152,3 +152,18 @@ def test_codes_unseen_in_training_count_as_mismatches():
 def test_bad_codes_or_lambda_are_rejected(X, kwargs):
     with pytest.raises(ValueError, match="Hamming"):
         make_kernel(X, "hamming", **kwargs)
+
+
+def test_features_whose_squares_overflow_are_a_clear_error():
+    X = np.random.default_rng(0).normal(size=(10, 3)) * 1e300
+    with pytest.raises(ValueError, match="scale the features"):
+        make_kernel(X, "rbf")
+    with pytest.raises(ValueError, match="kernel of these data is not finite.*scale the features"):
+        make_kernel(X, "rbf", gamma=1.0)(X)
+
+
+def test_an_rbf_kernel_that_underflows_to_the_identity_is_warned():
+    X = np.random.default_rng(0).normal(size=(10, 3)) * 1e150  # squared distances ~1e300: finite, exp(-d^2) = 0
+    with pytest.warns(RuntimeWarning, match="underflows to the identity"):
+        K = make_kernel(X, "rbf", gamma=1.0)(X)
+    np.testing.assert_array_equal(K, np.eye(10))

@@ -71,3 +71,56 @@ def test_fit_raises_what_parameter_problems_reports(method, params):
     X = np.random.default_rng(0).normal(size=(20, 2))
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of .* must be"):
         spec.build(params, random_state=0).fit(X)
+
+
+# Degenerate training data through every registered method: a clear ValueError, or finite scores
+# (possibly with a warning that says what is degenerate), never NaN scores passed on silently.
+SMALL_PARAMS = {"kpca": {"n_components": 5}, "skpca_enet": {"n_components": 3}, "skpca_l1": {"n_components": 3},
+                "skpca_l21": {"n_components": 3}, "naive_threshold": {"n_components": 3, "n_nonzero": 2},
+                "nystrom_kpca": {"n_components": 3}, "l1_kpca": {"n_components": 3}, "lof": {"novelty": True}}
+_BASE = np.random.default_rng(0).normal(size=(30, 4))
+DEGENERATE = {
+    "duplicated rows": np.repeat(_BASE[:5], 6, axis=0),   # also: n_components above the kernel's rank (5 points)
+    "constant features": np.column_stack([_BASE[:, :2], np.ones(30), np.zeros(30)]),
+    "three training points": _BASE[:3],
+    "features of 1e300": _BASE * 1e300,
+}
+
+
+def fit_and_score(name: str, X: np.ndarray) -> np.ndarray:
+    from kpca_bench.methods import KernelSubspaceDetector
+
+    spec = METHODS[name]
+    estimator = spec.build(SMALL_PARAMS.get(name, {}), random_state=0)
+    detector = KernelSubspaceDetector(estimator, score="reconstruction_error") if spec.subspace else estimator
+    return detector.fit(X).score_samples(_BASE)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("case", list(DEGENERATE))
+@pytest.mark.parametrize("name", list(METHODS))
+def test_degenerate_data_give_a_clear_error_or_finite_scores(name, case):
+    try:
+        scores = fit_and_score(name, DEGENERATE[case])
+    except ValueError as error:
+        assert str(error).strip() and "Traceback" not in str(error)
+        return
+    assert np.all(np.isfinite(scores)), f"{name} on {case}: non-finite scores"
+
+
+@pytest.mark.parametrize("name", [name for name, spec in METHODS.items() if spec.subspace])
+def test_kernel_pca_methods_reject_overflowing_features_naming_the_fix(name):
+    with pytest.raises(ValueError, match="scale the features"):
+        fit_and_score(name, DEGENERATE["features of 1e300"])
+
+
+@pytest.mark.parametrize("name", [name for name, spec in METHODS.items() if spec.subspace])
+def test_kernel_pca_methods_reject_more_components_than_three_points_allow(name):
+    with pytest.raises(ValueError, match="more than the 2 components that 3 training samples can have"):
+        fit_and_score(name, DEGENERATE["three training points"])
+
+
+def test_kpca_warns_when_asked_for_components_beyond_the_kernels_rank():
+    with pytest.warns(UserWarning, match="zero eigenvalue"):
+        scores = fit_and_score("kpca", DEGENERATE["duplicated rows"])
+    assert np.all(np.isfinite(scores))

@@ -12,9 +12,9 @@ from kpca_bench.datasets.registry import PAPERS
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
-from kpca_bench.report.tables import run_facts, summary_frame, summary_markdown, trials_frame
+from kpca_bench.report.tables import incomplete_note, run_facts, summary_frame, summary_markdown, trials_frame
 from kpca_bench.run.config import Config
-from kpca_bench.run.runner import RunOutcome, run_experiment
+from kpca_bench.run.runner import RunOutcome, planned_trials, run_experiment
 from kpca_bench.run.store import write_atomic
 
 # Tables and figures of a protocol's own records, written after the generic ones (which they may replace).
@@ -48,20 +48,22 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     directory = Path(directory)
     order = [m.setting_label(s) for m in config.methods for s in m.settings()]
     trials = trials_frame(records, order)
-    summary = summary_frame(trials)
+    summary = summary_frame(trials, planned_trials(config))
     threshold = config.threshold.describe()
     title = f"{config.name}: {config.dataset.name}"
+    note = incomplete_note(summary)
+    figure_title = title + (f"\n{note}" if note else "")
     figures = []
     ok = [r for r in records if r["status"] == "ok"]
     single = [label for label in _single_setting_labels(config) if any(r["method"] == label for r in ok)]
     if "box" in config.output.figures and single:
-        f1_box_plot(trials, single, title=title, threshold=threshold, path=directory / "f1_box.png")
+        f1_box_plot(trials, single, title=figure_title, threshold=threshold, path=directory / "f1_box.png")
         figures.append("f1_box.png")
     if "roc" in config.output.figures and single:
         roc = {m: np.array([r["roc_tpr"] for r in ok if r["method"] == m]) for m in single}
         stats = summary.set_index("method")
-        auroc = {m: (stats.loc[m, "auroc_mean"], np.nan_to_num(stats.loc[m, "auroc_std"])) for m in single}
-        roc_plot(roc, auroc, title=title, path=directory / "roc.png")
+        auroc = {m: (stats.loc[m, "auroc_mean"], stats.loc[m, "auroc_std"]) for m in single}
+        roc_plot(roc, auroc, title=figure_title, path=directory / "roc.png")
         figures.append("roc.png")
     sweeps = _sparsity_sweeps(config)
     if "sparsity" in config.output.figures and sweeps:
@@ -70,7 +72,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
                   .rename(columns={"sparsity_mean": "sparsity", "f1_mean": "f1"}) for entry, labels in sweeps.items()}
         references = {m: stats.loc[m, "f1_mean"] for m in single
                       if m in stats.index and stats.loc[m].get("sparsity_mean") == 100.0}
-        sparsity_plot(curves, references, title=title, threshold=threshold, path=directory / "f1_vs_sparsity.png")
+        sparsity_plot(curves, references, title=figure_title, threshold=threshold, path=directory / "f1_vs_sparsity.png")
         figures.append("f1_vs_sparsity.png")
     write_atomic(directory / "trials.csv", trials.to_csv(index=False))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))

@@ -15,8 +15,9 @@ import pandas as pd
 
 from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.reference import load_references, reference_values
-from kpca_bench.report.tables import run_facts, summary_frame, trials_frame
+from kpca_bench.report.tables import incomplete_note, mean_std, method_cell, run_facts, summary_frame, trials_frame
 from kpca_bench.run.config import Config
+from kpca_bench.run.runner import planned_trials
 from kpca_bench.run.store import write_atomic
 
 METRICS = {"accuracy": ("accuracy", 4), "error": ("misclassification rate", 4),
@@ -31,16 +32,18 @@ CV_FIGURE = "accuracy_box.png"
 def _markdown(config: Config, summary: pd.DataFrame, metrics: dict, references: dict, facts: list[str],
               figure: str) -> str:
     """The summary page: facts, then mean ± std per method, the paper's number in brackets where it gives one."""
-    header = ["method", "trials", *(label for label, _ in metrics.values())]
+    header = ["method", "trials", "failed", *(label for label, _ in metrics.values())]
+    note = incomplete_note(summary)
     lines = [f"# {config.name}: {config.dataset.name}", "", *[f"- {fact}" for fact in facts], "",
-             "Mean ± standard deviation over trials; the paper's number (its table) in brackets where it gives one.",
+             *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
+             "Mean ± standard deviation over the finished trials (trials: done / planned); the paper's number "
+             "(its table) in brackets where it gives one.",
              "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for _, row in summary.iterrows():
-        cells = [str(row["method"]), str(row["trials"])]
+        cells = [method_cell(row), f"{row['trials']} / {row['planned']}", str(row["failed"])]
         for metric, (_, digits) in metrics.items():
-            std = 0.0 if pd.isna(row[f"{metric}_std"]) else row[f"{metric}_std"]
             ref = references.get((str(row["method"]), f"{metric}_mean"))
-            cells.append(f"{row[f'{metric}_mean']:.{digits}f} ± {std:.{digits}f}"
+            cells.append(mean_std(row[f"{metric}_mean"], row[f"{metric}_std"], digits)
                          + (f" [{ref['value']:.4f}]" if ref else ""))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines + ["", f"![{figure}]({figure})", ""])
@@ -68,12 +71,14 @@ def _write(config: Config, records: list[dict], directory, metrics: dict, figure
     trials = trials_frame(records, order, columns=None)
     if not (trials["status"] == "ok").any():
         return
-    summary = summary_frame(trials, metrics)
+    summary = summary_frame(trials, planned_trials(config), metrics)
     reference = config.reference
     references = reference_values(load_references(directory.parent), paper=reference.paper,
                                   dataset=reference.dataset) if reference else {}
     facts = run_facts(config, records[0].get("versions", {}))
-    metric_box_plot(trials, list(summary["method"].astype(str)), f"{config.name}: {config.dataset.name}",
+    note = incomplete_note(summary)
+    title = f"{config.name}: {config.dataset.name}" + (f"\n{note}" if note else "")
+    metric_box_plot(trials, list(summary.loc[summary["trials"] > 0, "method"].astype(str)), title,
                     directory / figure, column=column, ylabel=ylabel)
     write_atomic(directory / "trials.csv", trials.to_csv(index=False))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))

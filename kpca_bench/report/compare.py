@@ -43,7 +43,7 @@ def summary_metrics(directory: Path) -> pd.DataFrame:
         raise KpcaBenchError(f"{path} does not exist; run the config first (kpca-bench run)")
     summary = pd.read_csv(path)
     metrics = [c for c in summary.select_dtypes("number").columns
-               if c != "trials" and not c.endswith("_std") and "time" not in c]
+               if c not in ("trials", "planned", "failed") and not c.endswith("_std") and "time" not in c]
     return summary.melt(id_vars="method", value_vars=metrics, var_name="metric").dropna(subset=["value"])
 
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,16 +10,17 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from kpca_bench.metrics import ROC_FPR_GRID  # noqa: E402
+from kpca_bench.run.store import atomic_output  # noqa: E402
 
 
 def save_figure(fig, path) -> None:
-    """Save as PNG atomically, so an interrupt never leaves half an image."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
+    """Save as PNG atomically (:func:`~kpca_bench.run.store.atomic_output`), so an interrupt never leaves half an image."""
     fig.tight_layout()
-    fig.savefig(tmp, dpi=120, format="png")
-    plt.close(fig)
-    os.replace(tmp, path)
+    try:
+        with atomic_output(path) as tmp:
+            fig.savefig(tmp, dpi=120, format="png")
+    finally:
+        plt.close(fig)
 
 
 def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, threshold: str, path) -> None:
@@ -46,7 +44,7 @@ def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], 
     for method, tpr in roc.items():
         mean, std = auroc[method]
         ax.plot(ROC_FPR_GRID, tpr.mean(axis=0), drawstyle="steps-post",
-                label=f"{method} (AUROC {mean:.3f} ± {std:.3f})")
+                label=f"{method} (AUROC {mean:.3f} ± {'–' if np.isnan(std) else f'{std:.3f}'})")
     ax.plot([0, 1], [0, 1], ":", color="grey", label="chance")
     ax.set_xlabel("false-positive rate (inliers flagged)")
     ax.set_ylabel("true-positive rate (outliers caught)")

@@ -19,6 +19,7 @@ import pandas as pd
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.sweep import kernel_parameter
+from kpca_bench.report.tables import entry_incomplete_note
 from kpca_bench.run.config import Config
 from kpca_bench.run.store import write_atomic
 
@@ -125,13 +126,15 @@ def write_robustness_report(config: Config, records: list[dict], directory) -> N
     parameter = " / ".join(sorted({kernel_parameter(config, e) or "–" for e in entries}))
     summary = summary_by_width(frame, entries)
     title = f"{config.name}: clean variation explained by components fitted on corrupted data"
-    lines = [f"# {title}", "",
+    note = entry_incomplete_note(config, records)
+    lines = [f"# {title}", "", *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
              f"- data: `{config.dataset.name}` {config.dataset.options}; {PROTOCOLS[config.protocol].describe(config.dataset, config.options)}",
              "- methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" for m in config.methods),
              f"- mean ± std over {frame['trial'].nunique()} trials"
              + (f"; {entries[0]} − {entries[1]} is paired by trial" if len(entries) >= 2 else ""),
              "", _table(summary, entries, parameter), f"![{FIGURE}]({FIGURE})"]
-    explained_variation_figure(summary, entries, parameter=parameter, title=config.name, path=directory / FIGURE)
+    explained_variation_figure(summary, entries, parameter=parameter, title=config.name + (f"\n{note}" if note else ""),
+                               path=directory / FIGURE)
     write_atomic(directory / "robustness.csv", frame.to_csv(index=False))
     write_atomic(directory / "robustness_summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "robustness.md", "\n".join(lines) + "\n")

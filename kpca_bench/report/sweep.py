@@ -21,6 +21,7 @@ import pandas as pd
 
 from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.report.tables import entry_incomplete_note
 from kpca_bench.run.config import Config
 from kpca_bench.run.store import write_atomic
 
@@ -147,11 +148,14 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> None:
     reference = reference_values(load_references(directory.parent), paper=ref.paper, dataset=ref.dataset) if ref else {}
     parameters = sorted({_axis_label(config, e) for e in entries})
     title = f"{config.name}: {config.dataset.name}"
-    max_auroc_figure(frame, entries, parameter=" / ".join(parameters), title=title, path=directory / FIGURE)
+    note = entry_incomplete_note(config, records)
+    max_auroc_figure(frame, entries, parameter=" / ".join(parameters), title=title + (f"\n{note}" if note else ""),
+                     path=directory / FIGURE)
     d = config.dataset
     paper = f"{ref.paper}, {ref.dataset}" if ref else "none given"
     lines = [
         f"# {title}", "",
+        *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
         f"- protocol: {config.protocol}: train on {d.train_inliers} inliers {list(d.inliers)}, test on "
         f"{d.test_inliers} inliers + {d.test_outliers} outliers {list(d.outliers)}; {frame['trial'].nunique()} "
         f"random splits (seed {config.seed}); scaling: {d.scaling}",

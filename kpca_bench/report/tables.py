@@ -6,13 +6,14 @@ import pandas as pd
 
 from kpca_bench.datasets.labels import CONVENTION
 from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.run.runner import planned_trials
 
 # Columns of trials.csv, in order; parameters follow as param_<name>.
 TRIAL_COLUMNS = [
     "experiment", "profile", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
     "auroc", "sparsity", "threshold_rule", "threshold", "n_train", "n_test_inliers", "n_test_outliers",
     "gamma", "n_iter", "fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb", "split_seed",
-    "random_state", "dataset", "data_fingerprint", "config_hash", "key", "versions",
+    "random_state", "dataset", "data_fingerprint", "config_hash", "key", "versions", "error_type", "error",
 ]
 SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "sparsity": ("sparsity (% non-zero)", 2),
                    "fit_time": ("fit time (s)", 2)}
@@ -38,38 +39,89 @@ def trials_frame(records: list[dict], method_order: list[str], columns: list[str
     return frame.sort_values(["method", "trial"]).reset_index(drop=True)
 
 
-def summary_frame(trials: pd.DataFrame, metrics=SUMMARY_METRICS) -> pd.DataFrame:
-    """Mean and standard deviation over trials of each metric present, per method setting."""
+def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY_METRICS) -> pd.DataFrame:
+    """Per method setting: trials done of those ``planned``, failures, and mean and std of each metric present.
+
+    Every planned setting has a row, also one whose every trial failed or that has not run yet;
+    only finished trials (status ok) enter the means.
+    """
     ok = trials[trials["status"] == "ok"]
     metrics = [m for m in metrics if m in ok]
-    grouped = ok.groupby("method", observed=True)[metrics]
-    summary = grouped.agg(["mean", "std"])
+    summary = ok.groupby("method", observed=True)[metrics].agg(["mean", "std"])
     summary.columns = [f"{metric}_{stat}" for metric, stat in summary.columns]
-    summary.insert(0, "trials", grouped.size())
-    return summary.reset_index()
+    summary = summary.reindex(list(planned))
+    summary.insert(0, "trials", ok["method"].value_counts().reindex(summary.index, fill_value=0).astype(int))
+    summary.insert(1, "planned", pd.Series(planned).astype(int))
+    failed = trials.loc[trials["status"] != "ok", "method"].astype(str).value_counts()
+    summary.insert(2, "failed", failed.reindex(summary.index, fill_value=0).astype(int))
+    return summary.rename_axis("method").reset_index()
 
 
-def _mean_std(mean, std, digits: int) -> str:
+def completion_mark(row) -> str:
+    """"" for a method with every planned trial done, else what is missing: "6 of 10 trials, 4 failed"."""
+    if row["trials"] == row["planned"]:
+        return ""
+    mark = f"{row['trials']} of {row['planned']} trials"
+    return mark + (f", {row['failed']} failed" if row["failed"] else "")
+
+
+def incomplete_note(summary: pd.DataFrame) -> str | None:
+    """One line naming the methods that are incomplete or failed, or None when every trial is done."""
+    marks = [f"{row['method']} {completion_mark(row)}" for _, row in summary.iterrows() if completion_mark(row)]
+    if not marks:
+        return None
+    return "INCOMPLETE, not final: " + "; ".join(marks)
+
+
+def entry_incomplete_note(config, records: list[dict]) -> str | None:
+    """Like :func:`incomplete_note`, per method entry and counting cells, for reports with one row per entry."""
+    planned = planned_trials(config)
+    marks = []
+    for method in config.methods:
+        labels = {method.setting_label(setting) for setting in method.settings()}
+        mine = [r for r in records if r["method"] in labels]
+        done = sum(r["status"] == "ok" for r in mine)
+        total = sum(planned[label] for label in labels)
+        if done < total:
+            failed = len(mine) - done
+            marks.append(f"{method.label} {done} of {total} cells" + (f", {failed} failed" if failed else ""))
+    return "INCOMPLETE, not final: " + "; ".join(marks) if marks else None
+
+
+def mean_std(mean, std, digits: int) -> str:
     if pd.isna(mean):
         return "–"
-    return f"{mean:.{digits}f} ± {0.0 if pd.isna(std) else std:.{digits}f}"
+    # A single trial has no spread: "± –", not "± 0.000".
+    spread = "–" if pd.isna(std) else f"{std:.{digits}f}"
+    return f"{mean:.{digits}f} ± {spread}"
+
+
+def method_cell(row) -> str:
+    mark = completion_mark(row)
+    if not mark:
+        return str(row["method"])
+    return f"{row['method']} **({'failed' if row['trials'] == 0 else 'incomplete'})**"
 
 
 def summary_table_markdown(summary: pd.DataFrame) -> str:
-    """Mean ± std per method as a Markdown table, one column per metric present."""
+    """Mean ± std per method as a Markdown table: trials done / planned, failures, one column per metric present."""
     metrics = [m for m in SUMMARY_METRICS if f"{m}_mean" in summary]
-    header = ["method", "trials", *(SUMMARY_METRICS[m][0] for m in metrics)]
+    header = ["method", "trials", "failed", *(SUMMARY_METRICS[m][0] for m in metrics)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for _, row in summary.iterrows():
-        cells = [str(row["method"]), str(row["trials"]),
-                 *(_mean_std(row[f"{m}_mean"], row[f"{m}_std"], SUMMARY_METRICS[m][1]) for m in metrics)]
+        cells = [method_cell(row), f"{row['trials']} / {row['planned']}", str(row["failed"]),
+                 *(mean_std(row[f"{m}_mean"], row[f"{m}_std"], SUMMARY_METRICS[m][1]) for m in metrics)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str]) -> str:
-    """The summary as a Markdown page: facts about the run, the table, the figures."""
-    lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", "Mean ± standard deviation over trials.", "",
+    """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table, the figures."""
+    note = incomplete_note(summary)
+    warning = [f"**{note}.** Run the same command again to finish it; failed cells say why in trials.csv "
+               "(status, error_type, error).", ""] if note else []
+    lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", *warning,
+             "Mean ± standard deviation over the finished trials (trials: done / planned).", "",
              summary_table_markdown(summary)]
     lines += [f"![{name}]({name})" for name in figures]
     return "\n".join(lines) + "\n"

@@ -17,20 +17,47 @@ Dask is an optional extra, imported only when asked for.
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
+import sys
+import threading
+import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable, Iterator
 
 from joblib import Parallel, delayed
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.run.config import ExecutionConfig
+from kpca_bench.run.store import failed_record
 
 # How long to wait for a remote scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10
+# How often a worker process checks that the run that started it is still there.
+PARENT_CHECK_INTERVAL_S = 0.5
 # Cells in flight per worker thread: enough to keep workers busy while the client stores results.
 CELLS_PER_THREAD = 2
 FIX_ADDRESS = "start a scheduler with 'dask scheduler' or fix the address (--scheduler, execution.address)"
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """In a worker process started by ``parent_pid``, start a thread that ends it when that parent is gone.
+
+    The initializer of every joblib worker: loky's workers outlive a run killed
+    with SIGKILL (they wait on their task queue for minutes), holding memory and
+    cores. A dead parent shows as a changed ``getppid()`` (the worker is
+    re-parented), also while a cell is computing, since BLAS releases the
+    interpreter lock. A worker whose parent died while it was starting ends at once.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_INTERVAL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="kpca-bench-parent-watch", daemon=True).start()
 
 
 class LocalBackend:
@@ -43,7 +70,8 @@ class LocalBackend:
         """Records of ``cells`` in the order they finish; ``split_of(seed)`` is a trial's data."""
         blas_threads = max(1, (os.cpu_count() or 1) // self.jobs)
         tasks = (delayed(run_cell)(cell, split=split_of(cell.split_seed), blas_threads=blas_threads) for cell in cells)
-        yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered")(tasks)
+        yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered", initializer=exit_with_parent,
+                            initargs=(os.getpid(),))(tasks)
 
 
 class DaskBackend:
@@ -75,14 +103,25 @@ class DaskBackend:
                     # cluster free it once its last cell has run.
                     scattered.clear()
                     scattered[cell.split_seed] = self.client.scatter(split_of(cell.split_seed), hash=False)
-                in_flight.add(self.client.submit(run_cell, cell, split=scattered[cell.split_seed], blas_threads=1,
-                                                 pure=False))
+                future = self.client.submit(run_cell, cell, split=scattered[cell.split_seed], blas_threads=1,
+                                            pure=False)
+                cell_of[future.key] = cell
+                in_flight.add(future)
 
+        cell_of: dict = {}
         submit_up_to_window()
         for future in in_flight:
-            record = future.result()
+            record = self._record_of(future, cell_of.pop(future.key))
             submit_up_to_window()
             yield record
+
+    def _record_of(self, future, cell) -> dict:
+        """The cell's record, or a failed one if the task could not run to the end (its workers died)."""
+        try:
+            return future.result()
+        except self.distributed.KilledWorker as error:
+            return failed_record(cell.key, error, cause="the Dask workers running it died, e.g. killed for using "
+                                                        "too much memory (see the workers' logs): ")
 
     def _window(self) -> int:
         """Cells to keep in flight, from the worker threads connected now (workers may join later)."""
@@ -99,18 +138,22 @@ def import_distributed():
 
 
 @contextmanager
-def open_backend(execution: ExecutionConfig, jobs: int) -> Iterator[LocalBackend | DaskBackend]:
-    """The backend the execution config asks for, connected (and its cluster shut down on exit)."""
+def open_backend(execution: ExecutionConfig, jobs: int, worker_log: Path | None = None
+                 ) -> Iterator[LocalBackend | DaskBackend]:
+    """The backend the execution config asks for, connected (and its cluster shut down on exit).
+
+    A LocalCluster's worker processes write their output to ``worker_log`` (default: discarded).
+    """
     if execution.backend != "dask":
         yield LocalBackend(jobs)
         return
     distributed = import_distributed()
-    with dask_client(distributed, execution.address, jobs) as client:
+    with dask_client(distributed, execution.address, jobs, worker_log) as client:
         yield DaskBackend(client, distributed)
 
 
 @contextmanager
-def dask_client(distributed, address: str, jobs: int):
+def dask_client(distributed, address: str, jobs: int, worker_log: Path | None = None):
     """A client of the scheduler at ``address``, or of a LocalCluster of ``jobs`` single-threaded workers.
 
     The LocalCluster's workers are processes with one thread each, so a cell
@@ -118,10 +161,12 @@ def dask_client(distributed, address: str, jobs: int):
     (:mod:`kpca_bench.run.memory`).
     """
     if address == "local":
-        # Any free port for the scheduler's HTTP server, which it starts even without a dashboard.
-        with distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                      dashboard_address=":0") as cluster, \
-                distributed.Client(cluster, set_as_default=False) as client:
+        with quiet_on_interrupt(), output_of_children_to(worker_log):
+            # Any free port for the scheduler's HTTP server, which it starts even without a dashboard.
+            cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                               host="127.0.0.1", dashboard_address=":0",
+                                               preload=["kpca_bench.run.dask_worker"])
+        with cluster, distributed.Client(cluster, set_as_default=False) as client, quiet_on_interrupt():
             yield client
         return
     try:
@@ -130,8 +175,53 @@ def dask_client(distributed, address: str, jobs: int):
     except OSError:
         raise KpcaBenchError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s; "
                              f"{FIX_ADDRESS}") from None
-    with client:
+    with client, quiet_on_interrupt():
         yield client
+
+
+@contextmanager
+def output_of_children_to(log: Path | None) -> Iterator[None]:
+    """Processes started in the block write their stdout and stderr to ``log`` (or nowhere), not the terminal.
+
+    A Ctrl-C at the terminal reaches every process of the foreground group: a
+    LocalCluster's workers would each print a traceback, while starting or
+    running. This process keeps the terminal and reports the interrupt in one line.
+    """
+    target = os.open(log or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    saved = [os.dup(1), os.dup(2)]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.dup2(target, 1)
+        os.dup2(target, 2)
+        yield
+    finally:
+        for fd, copy in zip((1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(target)
+
+
+@contextmanager
+def quiet_on_interrupt() -> Iterator[None]:
+    """On Ctrl-C, silence distributed's loggers before the cluster closes: its complaints about the tasks
+    cancelled by the shutdown are not news to a user who asked for it."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+        # A cluster interrupted while starting is closed again at exit by distributed, which then fails loudly.
+        atexit.register(discard_output)
+        raise
+
+
+def discard_output() -> None:
+    """Send what this process still writes to stdout and stderr nowhere (at exit, after the run's last line)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
 
 
 def resolved_address(distributed, address: str) -> str:

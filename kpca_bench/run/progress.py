@@ -54,3 +54,8 @@ def make_progress(quiet: bool, stream=sys.stderr) -> PlainProgress:
     if quiet:
         return NoProgress()
     return BarProgress(stream) if stream.isatty() else PlainProgress(stream)
+
+
+def print_notice(message: str, stream=None) -> None:
+    """Tell the user something about the run that is not progress (a damaged record, a wait), on stderr."""
+    print(message, file=stream or sys.stderr, flush=True)

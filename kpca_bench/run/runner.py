@@ -32,15 +32,15 @@ from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.run.execution import open_backend
 from kpca_bench.run.memory import peak_memory
-from kpca_bench.run.progress import NoProgress, PlainProgress
-from kpca_bench.run.store import ResultStore
+from kpca_bench.run.lock import folder_lock, prepare_folder
+from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
+from kpca_bench.run.store import ResultStore, failed_record
+
+# Where a LocalCluster's worker processes write their messages (not the terminal).
+WORKER_LOG = "dask-workers.log"
 
 WriteTables = Callable[[list[dict], Path, Provenance], None]
 """``write_tables(records, directory, provenance)``: rebuild a run's tables and figures from its records."""
-
-
-class MethodFailed(KpcaBenchError):
-    """A method rejected its parameters or data during a trial."""
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,26 @@ class Cell:
 
 @dataclass(frozen=True)
 class RunOutcome:
+    """What a run did: cells planned, reused and run; ``failures`` are the failed cells' records."""
+
     directory: Path
     n_cells: int
     n_reused: int
     n_run: int
+    failures: list[dict]
+
+
+class CellsFailed(KpcaBenchError):
+    """Some cells of a finished run failed: their records say why (``status``, ``error_type``, ``error``)."""
+
+    exit_code = 1
+
+    @classmethod
+    def of(cls, outcome: RunOutcome) -> CellsFailed:
+        first = outcome.failures[0]
+        return cls(f"{len(outcome.failures)} cells failed, e.g. {first['method']} trial {first['trial']}: "
+                   f"{failure_reason(first)}; see status and error in {outcome.directory / 'trials.csv'}; "
+                   "the same command runs them again")
 
 
 def derive_seed(*parts) -> int:
@@ -140,6 +156,24 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
     return dataset
 
 
+def planned_trials(config: Config) -> dict[str, int]:
+    """Trials planned per method setting label, in config order."""
+    return {method.setting_label(setting): config.trials if method.trials is None else min(method.trials, config.trials)
+            for method in config.methods for setting in method.settings()}
+
+
+def is_finished(record: dict) -> bool:
+    """A cell whose record can be reused: it ran to the end. Any other status is a failure, run again."""
+    return record["status"] == "ok"
+
+
+def failure_reason(record: dict) -> str:
+    """A failed record's cause in a few words: the exception type and message, or its status."""
+    if record["status"] == "failed":
+        return f"{record.get('error_type', 'error')}: {record.get('error', '')}"
+    return record["status"]
+
+
 def build_method(entry: MethodConfig, setting: dict, random_state: int) -> Method:
     """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score."""
     spec = METHODS[entry.name]
@@ -147,8 +181,16 @@ def build_method(entry: MethodConfig, setting: dict, random_state: int) -> Metho
                   estimator=spec.build(setting, random_state=random_state))
 
 
+def cell_fields(cell: Cell, config: Config) -> dict:
+    """The fields of a cell's record that name it: what ran, on which trial, with which seeds."""
+    entry = config.methods[cell.method_index]
+    return {"key": cell.key, "experiment": config.name, "trial": cell.trial, "split_seed": cell.split_seed,
+            "method": entry.setting_label(cell.setting), "method_name": entry.name, "entry": entry.label,
+            "params": cell.setting, "score": entry.score, "random_state": cell.random_state}
+
+
 def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
-    """Build, fit and evaluate one cell; a parameter or data error comes back as a ``failed`` record.
+    """Build, fit and evaluate one cell; whatever it raises comes back as a ``failed`` record.
 
     ``blas_threads`` caps the BLAS / OpenMP threads of this cell so that
     parallel cells share the cores instead of fighting over them. The config's
@@ -165,24 +207,10 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
         try:
             method = build_method(entry, cell.setting, cell.random_state)
             result = PROTOCOLS[config.protocol].evaluate(method, split, config.options)
-        except (ValueError, KpcaBenchError) as exc:
-            return {"key": cell.key, "status": "failed", "error": f"{entry.label}, trial {cell.trial}: {exc}"}
-    return {
-        "key": cell.key,
-        "experiment": config.name,
-        "trial": cell.trial,
-        "split_seed": cell.split_seed,
-        "method": entry.setting_label(cell.setting),
-        "method_name": entry.name,
-        "entry": entry.label,
-        "params": cell.setting,
-        "score": entry.score,
-        "random_state": cell.random_state,
-        "wall_time": time.perf_counter() - start,
-        "max_memory_mb": max_memory_mb,
-        "peak_memory_mb": peak.mib,
-        **result,
-    }
+        except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
+            result = failed_record(cell.key, error)
+    return {**cell_fields(cell, config), "wall_time": time.perf_counter() - start, "max_memory_mb": max_memory_mb,
+            "peak_memory_mb": peak.mib, **result}
 
 
 def labelled(record: dict, cell: Cell, config: Config) -> dict:
@@ -191,27 +219,50 @@ def labelled(record: dict, cell: Cell, config: Config) -> dict:
     return {**record, "method": method.setting_label(cell.setting), "entry": method.label}
 
 
+def cells_to_run(cells: list[Cell], stored: dict[str, dict], retry_failed: bool) -> list[Cell]:
+    """The cells without a reusable record, each key once (entries that differ only in label share cells)."""
+    def wanted(cell: Cell) -> bool:
+        record = stored.get(cell.key)
+        return record is None or (retry_failed and not is_finished(record))
+
+    return list({cell.key: cell for cell in cells if wanted(cell)}.values())
+
+
 def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
-                   progress: PlainProgress | None = None, write_tables: WriteTables | None = None) -> RunOutcome:
+                   progress: PlainProgress | None = None, write_tables: WriteTables | None = None,
+                   retry_failed: bool = True, fail_fast: bool = False, wait: bool = True,
+                   notify: Callable[[str], None] = print_notice) -> RunOutcome:
     """Run every unfinished cell of ``config``, then hand the stored records to ``write_tables``.
 
-    Results go to :func:`experiment_directory`. Cells run where
-    ``config.execution`` says (:mod:`kpca_bench.run.execution`); each finished one
-    is appended to the store as it arrives, so on an interrupt or a failing
-    method ``write_tables`` still gets what finished (the report layer passes
-    its table writer: :func:`kpca_bench.report.run_and_report`), and the
-    exception propagates.
+    Results go to :func:`experiment_directory`, which is created, checked for
+    writing and locked (:mod:`kpca_bench.run.lock`) before any data loads;
+    ``wait`` says whether to wait for another run holding it or fail at once.
+    Cells run where ``config.execution`` says (:mod:`kpca_bench.run.execution`);
+    each finished one is appended to the store as it arrives, failed ones too
+    (status ``failed`` with the exception). A failed cell stops the run only with
+    ``fail_fast``, and is run again next time unless ``retry_failed`` is False.
+    On an interrupt ``write_tables`` still gets what finished (the report layer
+    passes its table writer: :func:`kpca_bench.report.run_and_report`), and the
+    exception propagates. ``notify`` receives messages that are not progress.
     """
-    progress = progress or NoProgress()
     directory = experiment_directory(config, out_dir)
-    store = ResultStore(directory)
+    prepare_folder(directory)
+    with folder_lock(directory, wait=wait, notify=notify):
+        store = ResultStore(directory)
+        for message in store.set_aside_damaged():
+            notify(message)
+        return _run_cells(config, store, jobs=jobs, offline=offline, progress=progress or NoProgress(),
+                          write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast)
+
+
+def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, progress: PlainProgress,
+               write_tables: WriteTables | None, retry_failed: bool, fail_fast: bool) -> RunOutcome:
     cells = plan_cells(config)
-    finished = store.load()
-    # Entries that differ only in their label share cells: run each key once.
-    todo = list({cell.key: cell for cell in cells if cell.key not in finished}.values())
+    todo = cells_to_run(cells, store.load(), retry_failed)
+    by_key = {cell.key: cell for cell in todo}
     # With nothing to run, no cluster to start or reach.
     execution = config.execution if todo else ExecutionConfig()
-    with open_backend(execution, jobs) as backend:
+    with open_backend(execution, jobs, store.directory / WORKER_LOG) as backend:
         dataset = load_checked_dataset(config, offline)
         common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
                   "data_fingerprint": data_fingerprint(dataset), "data_files": data_files(dataset),
@@ -224,14 +275,19 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
         progress.start(len(cells), len(cells) - len(todo))
         try:
             for record in backend.run(partial(run_cell, config=config), todo, split_of):
-                if record["status"] == "failed":
-                    raise MethodFailed(record["error"])
-                store.append({**record, **common})
-                progress.advance(f"{record['method']} trial {record['trial']}")
+                record = {**cell_fields(by_key[record["key"]], config), **record, **common}
+                store.append(record)
+                progress.advance(f"{record['method']} trial {record['trial']}"
+                                 + ("" if is_finished(record) else f" {record['status']}"))
+                if fail_fast and not is_finished(record):
+                    break
         finally:
             progress.close()
             stored = store.load()
             records = [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
             if write_tables is not None:
-                write_tables(records, directory, dataset.provenance)
-    return RunOutcome(directory=directory, n_cells=len(cells), n_reused=len(cells) - len(todo), n_run=len(todo))
+                write_tables(records, store.directory, dataset.provenance)
+    failures = [labelled(stored[key], cell, config) for key, cell in {c.key: c for c in cells}.items()
+                if key in stored and not is_finished(stored[key])]
+    return RunOutcome(directory=store.directory, n_cells=len(cells), n_reused=len(cells) - len(todo),
+                      n_run=len(todo), failures=failures)

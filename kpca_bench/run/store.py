@@ -1,18 +1,44 @@
-"""The on-disk store of trial records: one JSON line per finished cell, appended at once.
+"""The on-disk store of trial records: one JSON line per cell, appended at once; and atomic file writes.
 
 A record is durable as soon as :meth:`ResultStore.append` returns (flushed and
-fsync'd), so an interrupt loses no finished cell. A kill in the middle of a
-write can leave a partial last line; :meth:`ResultStore.load` drops it, and the
-next append starts on a fresh line.
+fsync'd), so an interrupt loses no finished cell. An append that fails (a full
+disk) is cut back, so the lines before it stay whole. A line that cannot be
+read — cut short by a kill mid-write, or damaged in any other way — is skipped
+by :meth:`ResultStore.load`; :meth:`ResultStore.set_aside_damaged` (called by
+the one writer of the folder) moves it to ``records.damaged.jsonl`` beside the
+store, so that its cell runs again and the line is reported once.
+
+Every write of a table or figure goes through :func:`atomic_output`: a unique
+temporary file in the target's folder, renamed over the target when complete,
+so readers see the old file or the new one, concurrent writers never share a
+temporary name, and a failed write leaves no temporary file. An ``OSError``
+while writing becomes a one-line :class:`~kpca_bench.errors.StorageError`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from kpca_bench.errors import StorageError
+
 RECORDS_FILE = "records.jsonl"
+DAMAGED_FILE = "records.damaged.jsonl"
+
+
+@dataclass(frozen=True)
+class DamagedLine:
+    number: int
+    text: bytes
+
+    @property
+    def problem(self) -> str:
+        return "damaged" if self.text.endswith(b"\n") else "cut short (a write was interrupted)"
 
 
 class ResultStore:
@@ -21,37 +47,107 @@ class ResultStore:
     def __init__(self, directory: Path):
         self.directory = Path(directory)
         self.path = self.directory / RECORDS_FILE
+        self.damaged_path = self.directory / DAMAGED_FILE
 
     def load(self) -> dict[str, dict]:
-        """All complete records, later ones winning for a repeated key."""
-        if not self.path.exists():
-            return {}
-        self._drop_partial_line()
-        records = {}
-        with self.path.open() as handle:
-            for line in handle:
-                record = json.loads(line)
-                records[record["key"]] = record
-        return records
+        """All readable records, later ones winning for a repeated key; damaged lines are skipped."""
+        return self._read()[0]
+
+    def set_aside_damaged(self) -> list[str]:
+        """Move damaged lines to the side file; one message per line moved, naming the file and line number.
+
+        Only the process holding the folder's lock may call this: it rewrites the store.
+        """
+        records, damaged, whole = self._read()
+        if not damaged:
+            return []
+        with writing(self.damaged_path), self.damaged_path.open("ab") as side:
+            side.write(b"".join(line.text.rstrip(b"\n") + b"\n" for line in damaged))
+            side.flush()
+            os.fsync(side.fileno())
+        write_atomic(self.path, "".join(whole))
+        return [f"{self.path}: line {line.number} is {line.problem}; moved it to {self.damaged_path}, "
+                "its cell runs again" for line in damaged]
 
     def append(self, record: dict) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(record, sort_keys=True, allow_nan=True) + "\n"
-        with self.path.open("a") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        line = (json.dumps(record, sort_keys=True, allow_nan=True) + "\n").encode()
+        with writing(self.path):
+            self.directory.mkdir(parents=True, exist_ok=True)
+        with writing(self.path), self.path.open("ab") as handle:
+            end = handle.tell()
+            try:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError:
+                # Leave no partial line behind: the records before this one stay readable.
+                handle.truncate(end)
+                raise
 
-    def _drop_partial_line(self) -> None:
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            with self.path.open("r+b") as handle:
-                handle.truncate(data.rfind(b"\n") + 1)
+    def _read(self) -> tuple[dict[str, dict], list[DamagedLine], list[str]]:
+        """Records by key, the damaged lines, and the whole lines as text."""
+        if not self.path.exists():
+            return {}, [], []
+        records, damaged, whole = {}, [], []
+        with self.path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                record = parse_record(raw)
+                if record is None:
+                    damaged.append(DamagedLine(number, raw))
+                else:
+                    records[record["key"]] = record
+                    whole.append(raw.decode())
+        return records, damaged, whole
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write a text file so that readers see the old or the new content, never a mix."""
+def failed_record(key: str, error: BaseException, cause: str = "") -> dict:
+    """The record of a cell that raised ``error``: status ``failed``, the exception's type and message."""
+    return {"key": key, "status": "failed", "error_type": type(error).__name__,
+            "error": cause + str(error).strip()}
+
+
+def parse_record(raw: bytes) -> dict | None:
+    """The record on a complete line of the store, or None if the line is cut short or damaged."""
+    if not raw.endswith(b"\n"):
+        return None
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("key"), str):
+        return None
+    return record
+
+
+@contextmanager
+def writing(path) -> Iterator[None]:
+    """Turn an ``OSError`` raised while writing ``path`` into a one-line StorageError."""
+    try:
+        yield
+    except OSError as error:
+        raise StorageError.from_os_error(path, error) from None
+
+
+@contextmanager
+def atomic_output(path) -> Iterator[Path]:
+    """A unique temporary path next to ``path`` to write to; renamed to ``path`` if the block succeeds.
+
+    The temporary file is removed if anything fails, and an ``OSError`` becomes a StorageError.
+    """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    with writing(path):
+        # Created here, exclusively, with the permissions a plain write would give (mkstemp's are 0600).
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        try:
+            yield tmp
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+
+def write_atomic(path, text: str) -> None:
+    """Write a text file so that readers see the old or the new content, never a mix."""
+    with atomic_output(path) as tmp:
+        tmp.write_text(text)

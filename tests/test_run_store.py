@@ -1,0 +1,108 @@
+"""The records store: damaged lines set aside once and their cells recomputed; atomic writes leave nothing behind."""
+
+import json
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from kpca_bench.cli import app
+from kpca_bench.errors import StorageError
+from kpca_bench.run.store import DAMAGED_FILE, ResultStore, atomic_output, write_atomic
+
+QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
+TIMING = ["fit_time", "score_time", "wall_time", "peak_memory_mb"]
+
+
+def run(out):
+    result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(out), "--quiet", "--trials", "2"])
+    assert result.exit_code == 0, result.output + result.stderr
+    return result, pd.read_csv(out / "quickstart" / "trials.csv").drop(columns=TIMING)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda line: line[: len(line) // 2] + b"\n",          # cut in the middle, then more records
+    lambda line: b"\x00" * (len(line) - 1) + b"\n",        # zeroed block (a crash of the filesystem)
+    lambda line: b'["not", "a", "record"]\n',
+    lambda line: b'{"no key": 1}\n',
+])
+def test_a_damaged_middle_line_is_reported_once_set_aside_and_recomputed(tmp_path, damage):
+    _, complete = run(tmp_path)
+    path = tmp_path / "quickstart" / "records.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[3] = damage(lines[3])
+    path.write_bytes(b"".join(lines))
+
+    result, resumed = run(tmp_path)
+    assert result.stderr.count(f"{path}: line 4 is") == 1 and DAMAGED_FILE in result.stderr
+    pd.testing.assert_frame_equal(complete, resumed)
+    assert (tmp_path / "quickstart" / DAMAGED_FILE).read_bytes().rstrip(b"\n") == lines[3].rstrip(b"\n")
+    assert "line 4" not in run(tmp_path)[0].stderr  # reported once
+
+
+def test_a_cut_last_line_is_set_aside_as_cut_short(tmp_path):
+    store = ResultStore(tmp_path)
+    store.append({"key": "a", "status": "ok"})
+    with store.path.open("ab") as handle:
+        handle.write(b'{"key": "b", "sta')
+    assert list(store.load()) == ["a"]
+    [message] = store.set_aside_damaged()
+    assert "line 2 is cut short" in message
+    store.append({"key": "c", "status": "ok"})
+    assert list(store.load()) == ["a", "c"]
+
+
+def test_readers_skip_damaged_lines_without_touching_the_file(tmp_path):
+    store = ResultStore(tmp_path)
+    store.append({"key": "a", "status": "ok"})
+    with store.path.open("ab") as handle:
+        handle.write(b"garbage\n")
+    store.append({"key": "b", "status": "ok"})
+    before = store.path.read_bytes()
+    assert list(store.load()) == ["a", "b"]
+    assert store.path.read_bytes() == before
+
+
+def test_concurrent_atomic_writes_of_one_file_use_their_own_temporary_files(tmp_path):
+    target = tmp_path / "roc.png"
+    errors = []
+
+    def write(i):
+        try:
+            for _ in range(20):
+                write_atomic(target, f"writer {i}\n" * 1000)
+        except Exception as error:  # noqa: BLE001 - collected for the assertion
+            errors.append(error)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and len(set(target.read_text().splitlines())) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["roc.png"]
+
+
+def test_a_failed_atomic_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "summary.md"
+    target.write_text("old")
+    with pytest.raises(StorageError, match="summary.md: No space left on device"):
+        with atomic_output(target) as tmp:
+            tmp.write_text("half")
+            raise OSError(28, "No space left on device")
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["summary.md"]
+
+
+def test_atomic_writes_keep_the_usual_permissions(tmp_path):
+    write_atomic(tmp_path / "a.csv", "x")
+    (tmp_path / "b.csv").write_text("x")
+    assert (tmp_path / "a.csv").stat().st_mode == (tmp_path / "b.csv").stat().st_mode
+
+
+def test_records_round_trip(tmp_path):
+    store = ResultStore(tmp_path)
+    record = {"key": "k", "status": "ok", "auroc": float("nan"), "params": {"nu": 0.1}}
+    store.append(record)
+    assert json.dumps(store.load()["k"], sort_keys=True) == json.dumps(record, sort_keys=True)
