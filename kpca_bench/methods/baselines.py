@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.decomposition import PCA
 from sklearn.neighbors import NearestNeighbors
 from sklearn.svm import OneClassSVM
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, make_kernel
@@ -105,6 +105,14 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         return self.svm_.predict(K)
 
 
+def finite(scores: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """``scores``, or a clear error when squared distances of the features overflow to inf / NaN."""
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(f"distances between features as large as {np.max(np.abs(X)):.3g} overflow; "
+                         "scale the features (dataset.scaling: standard or minmax)")
+    return scores
+
+
 class KNNDetector(OutlierMixin, BaseEstimator):
     """Distance to the k-th nearest training point, on scikit-learn's ``NearestNeighbors``.
 
@@ -167,7 +175,7 @@ class KNNDetector(OutlierMixin, BaseEstimator):
         check_is_fitted(self, "neighbors_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         distances, _ = self.neighbors_.kneighbors(X)
-        return -self._reduce(distances)
+        return -finite(self._reduce(distances), X)
 
     def decision_function(self, X):
         return self.score_samples(X) - self.offset_
@@ -198,7 +206,7 @@ class PCADetector(OutlierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "n_components": [NumberInterval(Integral, 1, None, closed="left"),
-                         NumberInterval(Real, 0, 1, closed="neither")],
+                         NumberInterval(RealNotInt, 0, 1, closed="neither")],
         "whiten": ["boolean"],
     }
 
@@ -221,7 +229,8 @@ class PCADetector(OutlierMixin, BaseEstimator):
         check_is_fitted(self, "pca_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         residual = X - self.pca_.inverse_transform(self.pca_.transform(X))
-        return -np.einsum("ij,ij->i", residual, residual)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return -finite(np.einsum("ij,ij->i", residual, residual), X)
 
     def decision_function(self, X):
         return self.score_samples(X) - self.offset_

@@ -307,6 +307,7 @@ def _stored_records(config: Config, store: ResultStore, cells: list[Cell]) -> li
 
 def _write_member_tables(config: Config, store: ResultStore, cells: list[Cell], dataset: Dataset,
                          write_tables: WriteTables | None) -> list[dict]:
+    write_provenance(dataset, store.directory)
     records = _stored_records(config, store, cells)
     if write_tables is not None:
         write_tables(records, store.directory, dataset.provenance)
@@ -418,6 +419,27 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
 
 
 RUN_FILE = "run.json"
+PROVENANCE_FILE = "provenance.json"
+
+
+def write_provenance(dataset: Dataset, directory: Path) -> None:
+    """``provenance.json``: where the run's data came from (source, notes), for rebuilding its tables later."""
+    write_atomic(Path(directory) / PROVENANCE_FILE, json.dumps({"source": dataset.provenance.source,
+                                                               "notes": dataset.provenance.notes}) + "\n")
+
+
+def read_provenance(config: Config, directory: Path, offline: bool = True) -> Provenance:
+    """The provenance a run wrote, or that of its dataset loaded again (runs from before provenance.json)."""
+    path = Path(directory) / PROVENANCE_FILE
+    if path.exists():
+        data = json.loads(path.read_text())
+        return Provenance(source=data["source"], notes=data.get("notes", ""))
+    return load_checked_dataset(config, offline).provenance
+
+
+def stored_records(config: Config, directory: Path) -> list[dict]:
+    """The records of a run's folder for the cells ``config`` plans, under the labels it gives them now."""
+    return _stored_records(config, ResultStore(directory), plan_cells(config))
 
 
 def write_run_file(config: Config, directory: Path) -> None:
