@@ -24,7 +24,7 @@ import pandas as pd
 
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.report import statistics
+from kpca_bench.report import adbench_reference, statistics
 from kpca_bench.report.tables import mean_std
 from kpca_bench.run.config import Config
 from kpca_bench.run.runner import planned_trials
@@ -250,6 +250,19 @@ def incomplete_datasets(table: pd.DataFrame) -> list[str]:
     return marks
 
 
+def adbench_comparison(config: Config, records: dict[str, list[dict]], table: pd.DataFrame,
+                       directory: Path) -> pd.DataFrame | None:
+    """Our detectors beside ADBench's stored results, for a run of ADBench's protocol, when the reference
+    extract is in the results root (this folder's parent, or its grandparent for a reduced profile)."""
+    if config.protocol != "adbench":
+        return None
+    for root in (directory.parent, directory.parent.parent):
+        if (root / adbench_reference.REFERENCE_FILE).exists():
+            rows = {name: mine[0].get("n_rows") for name, mine in records.items() if mine}
+            return adbench_reference.comparison(adbench_reference.load_reference(root), table, rows)
+    return None
+
+
 def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
                        directory: Path) -> list[str]:
     """Write the suite's tables, figures and summary.md to ``directory``; return the figure names."""
@@ -283,6 +296,11 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     write_atomic(directory / "summary.csv", summary.drop(columns=["dataset", "n_train_mean"], errors="ignore")
                  .to_csv(index=False))
     text = summary_markdown(config, records, skipped, table, stats, ranks, figures)
+    compared = adbench_comparison(config, records, table, directory)
+    if compared is not None:
+        write_atomic(directory / "adbench_comparison.csv", compared.to_csv(index=False))
+        text += ("\n## Against ADBench's own results\n\n" + adbench_reference.comparison_markdown(compared)
+                 + "\nLikely causes per dataset and detector: `adbench_comparison.csv`.\n")
     write_atomic(directory / "summary.md", text)
     write_atomic(directory / "headline.md", headline(config, stats) + "\n")
     return figures
