@@ -18,7 +18,7 @@ from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report import write_tables
 from kpca_bench.report.suite import dataset_table, rank_frame, rank_table_text, suite_statistics, write_suite_report
 from kpca_bench.run.config import Config, load_config, parse_config
-from kpca_bench.run.runner import RUN_FILE, read_provenance, stored_records
+from kpca_bench.run.runner import RUN_FILE, missing_files, read_provenance, stored_records
 from kpca_bench.run.store import RECORDS_FILE
 
 
@@ -71,7 +71,7 @@ def rebuild(directory, config_dir: Path = Path("configs")) -> Rebuilt:
     for label, member in config.members():
         sub = directory / label
         if not (sub / RECORDS_FILE).exists():
-            skipped.append((label, "no records (not run here, or its files were missing)"))
+            skipped.append((label, missing_files(member) or "no records (not run yet)"))
             continue
         records = stored_records(member, sub)
         write_tables(member, records, sub, read_provenance(member, sub))

@@ -201,11 +201,11 @@ def headline(config: Config, stats: dict) -> str:
         best = detectors[0]
         parts.append(f"the best other detector is {best} (rank {ranks[best]:.2f}, mean AUROC {scores[best].mean():.3f})")
     if "cd" in entry:
-        gap = ranks[variants[0]] - ranks.iloc[0]
-        parts.append(f"the critical difference (Nemenyi, alpha {ALPHA}) is {entry['cd']:.2f}, so "
-                     + (f"{variants[0]} is the top method" if gap == 0 else
-                        f"{variants[0]}'s gap of {gap:.2f} to {ranks.index[0]} is "
-                        + ("within it" if gap < entry["cd"] else "beyond it")))
+        top = ranks[variants[0]]
+        within = [m for m in ranks.index if abs(ranks[m] - top) < entry["cd"] and m != variants[0]]
+        parts.append(f"the Nemenyi critical difference (alpha {ALPHA}) is {entry['cd']:.2f} ranks, so "
+                     f"{len(within)} of the other {len(ranks) - 1} methods are not significantly apart from "
+                     f"{variants[0]} by it")
     if "friedman" in entry:
         f = entry["friedman"]
         parts.append(f"Friedman chi2 = {f.statistic:.1f}, p = {f.p_value:.2g}")

@@ -376,14 +376,16 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
         skipped: list[tuple[str, str]] = []
         records: dict[str, list[dict]] = {}
         outcomes: list[RunOutcome] = []
-        n_cells = sum(len(cells) for cells in plans.values())
-        execution = config.execution if any(todos.values()) else ExecutionConfig()
+        missing = {label: missing_files(member) for label, member in members}
+        present_labels = [label for label, _ in members if missing[label] is None]
+        n_cells = sum(len(plans[label]) for label in present_labels)
+        execution = config.execution if any(todos[label] for label in present_labels) else ExecutionConfig()
         try:
             with open_backend(execution, jobs, directory / WORKER_LOG) as backend:
-                progress.start(n_cells, n_cells - sum(len(todo) for todo in todos.values()))
+                progress.start(n_cells, n_cells - sum(len(todos[label]) for label in present_labels))
                 try:
                     for label, member in members:
-                        reason = missing_files(member)
+                        reason = missing[label]
                         if reason is not None:
                             if os.environ.get(REQUIRE_DATA) == "1":
                                 raise DataError(f"dataset {label} of suite {config.name}: {reason} "
