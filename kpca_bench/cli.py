@@ -194,6 +194,9 @@ def check(
 
 @app.command()
 def report(
+    results_dir: Path = typer.Argument(None, metavar="[RESULTS_DIR]",
+                                       help="A run's results folder: rebuild its tables and figures from its "
+                                            "records (a suite: also its ranks and tests across datasets)."),
     out: Path = OUT,
     configs: Path = CONFIGS,
     list_configs: bool = typer.Option(False, "--list-configs",
@@ -202,9 +205,18 @@ def report(
 ):
     """Write OUT/REPORT.md: per paper, its numbers beside ours, the figures, the analyses.
 
-    Reads only what full runs left on disk; run 'make all-figures' to rebuild the runs first.
+    With RESULTS_DIR: rebuild that run's tables and figures from its records instead (any run; a
+    suite's statistics across datasets, and its rank table printed). Reads only what runs left on
+    disk; run 'make all-figures' to rebuild the runs first.
     """
     try:
+        if results_dir is not None:
+            from kpca_bench.report.rebuild import rebuild
+
+            rebuilt = rebuild(results_dir, configs)
+            typer.echo(rebuilt.text)
+            typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
+            return
         if list_configs:
             print_paper_configs(configs, out)
             return

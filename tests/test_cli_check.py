@@ -59,7 +59,7 @@ def test_bless_then_check_passes_and_records_the_profile(workdir):
     assert set(blessed["method"]) == {"KPCA", "KPCA-Mahalanobis", "One-class SVM", "Isolation forest"}
     result = invoke("check")
     assert result.exit_code == 0, result.output
-    assert "10 of 10 numbers within tolerance" in result.output
+    assert "14 of 14 numbers within tolerance" in result.output  # F1, AUROC, AUPRC of 4 methods, sparsity of 2
     trials = pd.read_csv(workdir / "results" / "quick" / "quickstart" / "trials.csv")
     assert set(trials["profile"]) == {"quick"} and trials["trial"].max() == 2
 

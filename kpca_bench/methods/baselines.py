@@ -1,12 +1,16 @@
-"""Thin wrappers that give scikit-learn's outlier detectors every kpca-bench kernel."""
+"""Thin wrappers over scikit-learn: its one-class SVM with every kpca-bench kernel, and the kNN-distance
+and linear-PCA detectors of the benchmark suites, built on its ``NearestNeighbors`` and ``PCA``."""
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
+from sklearn.decomposition import PCA
+from sklearn.neighbors import NearestNeighbors
 from sklearn.svm import OneClassSVM
+from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, make_kernel
@@ -99,3 +103,137 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
     def predict(self, X):
         K = self._cross_kernel(X)
         return self.svm_.predict(K)
+
+
+def finite(scores: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """``scores``, or a clear error when squared distances of the features overflow to inf / NaN."""
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(f"distances between features as large as {np.max(np.abs(X)):.3g} overflow; "
+                         "scale the features (dataset.scaling: standard or minmax)")
+    return scores
+
+
+class KNNDetector(OutlierMixin, BaseEstimator):
+    """Distance to the k-th nearest training point, on scikit-learn's ``NearestNeighbors``.
+
+    The kNN detector of Ramaswamy, Rastogi & Shim (2000) as PyOD's ``KNN`` computes it
+    with its defaults (``n_neighbors=5``, ``method="largest"``): the outlier score of a
+    new point is its distance to its k-th nearest neighbour among the training points.
+    ``score_samples`` is minus that distance (scikit-learn's sign: higher = more normal).
+
+    Parameters
+    ----------
+    n_neighbors : int >= 1, default=5
+    method : {"largest", "mean", "median"}, default="largest"
+        The k-th distance, or the mean / median of the k distances.
+    metric : str, default="minkowski"
+        Any metric of ``NearestNeighbors`` (with ``p=2``: Euclidean).
+
+    Attributes
+    ----------
+    neighbors_ : NearestNeighbors
+    offset_ : float
+        Minus the training points' 95th-percentile score (``predict`` flags 5 %).
+
+    References
+    ----------
+    S. Ramaswamy, R. Rastogi, K. Shim. Efficient algorithms for mining outliers from
+    large data sets. SIGMOD 2000.
+    """
+
+    _parameter_constraints: dict = {
+        "n_neighbors": [NumberInterval(Integral, 1, None, closed="left")],
+        "method": [StrOptions({"largest", "mean", "median"})],
+        "metric": [str],
+    }
+
+    def __init__(self, *, n_neighbors=5, method="largest", metric="minkowski"):
+        self.n_neighbors = n_neighbors
+        self.method = method
+        self.metric = metric
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        X = validate_data(self, X, dtype=np.float64)
+        if X.shape[0] < self.n_neighbors:
+            raise ValueError(f"n_neighbors={self.n_neighbors} needs at least as many training samples, "
+                             f"got {X.shape[0]}")
+        self.neighbors_ = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric).fit(X)
+        # The training points' own scores leave each point out of its neighbours (as PyOD does).
+        distances, _ = NearestNeighbors(n_neighbors=min(self.n_neighbors + 1, X.shape[0]),
+                                        metric=self.metric).fit(X).kneighbors(X)
+        self.offset_ = float(np.quantile(-self._reduce(distances[:, 1:]), 0.05))
+        return self
+
+    def _reduce(self, distances: np.ndarray) -> np.ndarray:
+        if self.method == "largest":
+            return distances[:, -1]
+        return np.mean(distances, axis=1) if self.method == "mean" else np.median(distances, axis=1)
+
+    def score_samples(self, X):
+        """Minus the distance to the k-th nearest training point: higher means more normal."""
+        check_is_fitted(self, "neighbors_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        distances, _ = self.neighbors_.kneighbors(X)
+        return -finite(self._reduce(distances), X)
+
+    def decision_function(self, X):
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        return np.where(self.decision_function(X) >= 0, 1, -1)
+
+
+class PCADetector(OutlierMixin, BaseEstimator):
+    """Linear PCA reconstruction error, on scikit-learn's ``PCA``.
+
+    The outlier score of a point is its squared distance to the principal subspace of
+    the training data, ``||x - x_hat||^2`` with ``x_hat = inverse_transform(transform(x))``
+    (Shyu et al. 2003's minor-component view; Hoffmann 2007's linear baseline).
+
+    Parameters
+    ----------
+    n_components : int >= 1 or float in (0, 1), default=0.9
+        Components kept, or the share of variance they explain (scikit-learn's meaning).
+    whiten : bool, default=False
+
+    Attributes
+    ----------
+    pca_ : PCA
+    offset_ : float
+        The training scores' 5th percentile (``predict`` flags 5 % of the training points).
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [NumberInterval(Integral, 1, None, closed="left"),
+                         NumberInterval(RealNotInt, 0, 1, closed="neither")],
+        "whiten": ["boolean"],
+    }
+
+    def __init__(self, *, n_components=0.9, whiten=False):
+        self.n_components = n_components
+        self.whiten = whiten
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        X = validate_data(self, X, dtype=np.float64)
+        n_components = self.n_components
+        if isinstance(n_components, Integral):
+            n_components = min(n_components, *X.shape)
+        self.pca_ = PCA(n_components=n_components, whiten=self.whiten, svd_solver="full").fit(X)
+        self.offset_ = float(np.quantile(self.score_samples(X), 0.05))
+        return self
+
+    def score_samples(self, X):
+        """Minus the squared reconstruction error: higher means more normal."""
+        check_is_fitted(self, "pca_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        residual = X - self.pca_.inverse_transform(self.pca_.transform(X))
+        with np.errstate(over="ignore", invalid="ignore"):
+            return -finite(np.einsum("ij,ij->i", residual, residual), X)
+
+    def decision_function(self, X):
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        return np.where(self.decision_function(X) >= 0, 1, -1)

@@ -11,14 +11,14 @@ normal).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sklearn.ensemble import IsolationForest
 from sklearn.neighbors import LocalOutlierFactor
 from sklearn.svm import OneClassSVM
 from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
-from kpca_bench.methods.baselines import KernelOneClassSVM
+from kpca_bench.methods.baselines import KernelOneClassSVM, KNNDetector, PCADetector
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
@@ -39,6 +39,8 @@ class MethodSpec:
     reference : the paper (and equation) it implements.
     sparsity_param : the parameter that controls sparsity, if any.
     defaults : keyword arguments applied before the config's ``params``.
+    kernel_method : it builds a kernel over its training rows (memory and time grow with their
+        square or more), so protocols may cap those rows (the ADBench protocol's ``max_train``).
     """
 
     name: str
@@ -48,6 +50,7 @@ class MethodSpec:
     reference: str
     sparsity_param: str | None = None
     defaults: dict = field(default_factory=dict)
+    kernel_method: bool = False
 
     def param_names(self) -> list[str]:
         return sorted(self.estimator._get_param_names())
@@ -124,16 +127,23 @@ METHODS: dict[str, MethodSpec] = {
                    "Kim & Klabjan 2020; Kwak 2008"),
         MethodSpec("ocsvm", OneClassSVM, False,
                    "One-class SVM (scikit-learn); with an RBF kernel equivalent to SVDD",
-                   "Schölkopf et al. 2001; Tax & Duin 2004"),
+                   "Schölkopf et al. 2001; Tax & Duin 2004", kernel_method=True),
         MethodSpec("ocsvm_kernel", KernelOneClassSVM, False,
                    "One-class SVM (scikit-learn, precomputed) with any kpca-bench kernel: sigma widths, hamming",
-                   "Schölkopf et al. 2001; Li et al., section IV.B"),
+                   "Schölkopf et al. 2001; Li et al., section IV.B", kernel_method=True),
         MethodSpec("isolation_forest", IsolationForest, False,
                    "Isolation forest (scikit-learn)", "Liu, Ting & Zhou 2008"),
         MethodSpec("lof", LocalOutlierFactor, False,
                    "Local outlier factor (scikit-learn), novelty mode", "Breunig et al. 2000",
                    defaults={"novelty": True}),
+        MethodSpec("knn", KNNDetector, False,
+                   "Distance to the k-th nearest training point (scikit-learn NearestNeighbors)",
+                   "Ramaswamy, Rastogi & Shim 2000"),
+        MethodSpec("pca", PCADetector, False,
+                   "Linear PCA reconstruction error (scikit-learn PCA)", "Shyu et al. 2003; Hoffmann 2007"),
     ]
 }
+# Every kernel-PCA variant builds a kernel over its training rows.
+METHODS = {name: spec if not spec.subspace else replace(spec, kernel_method=True) for name, spec in METHODS.items()}
 
 

@@ -30,9 +30,15 @@ def mahalanobis_distance(model, X) -> np.ndarray:
     training points. For exact KPCA ``var_j = lambda_j / N`` with ``lambda_j``
     the eigenvalues of the centered kernel, which is Li et al.'s eq. 13,
     ``N y^T Gamma^{-1} y``.
+
+    A component with zero variance over the training points is left out: a sparse
+    variant can drop every training point from a component (the elastic net of a
+    sparse KPCA on a small dataset), whose scores are then all zero, and 0 / 0 is
+    no distance.
     """
     projection = model.project(X)
-    return np.sum(projection.scores**2 / model.projection_variances_, axis=1)
+    used = np.asarray(model.projection_variances_) > 0
+    return np.sum(projection.scores[:, used] ** 2 / model.projection_variances_[used], axis=1)
 
 
 OUTLIER_SCORES = {

@@ -8,6 +8,7 @@ records need tables of their own).
 from __future__ import annotations
 
 from kpca_bench.protocols import (
+    adbench,
     classification,
     classification_cv,
     novelty,
@@ -42,6 +43,10 @@ PROTOCOLS: dict[str, Protocol] = {
                  unsupervised.Options, unsupervised.parse_options, no_method_checks, unsupervised.check_unsupervised,
                  unsupervised.unsupervised_split, unsupervised.evaluate_unsupervised, unsupervised.describe,
                  unsupervised.train_rows, dataset_keys=unsupervised.DATASET_KEYS, records=novelty.RECORDS),
+        Protocol("adbench", "ADBench's unsupervised setting: stratified 70/30 split, fit on the 70 % without labels",
+                 adbench.Options, adbench.parse_options, no_method_checks, adbench.check_adbench,
+                 adbench.adbench_split, adbench.evaluate_adbench, adbench.describe, train_rows_unknown,
+                 dataset_keys=adbench.DATASET_KEYS, records=adbench.RECORDS),
         Protocol("robustness", "clean variation explained by kernel-PCA components fitted on corrupted data",
                  robustness.Options, robustness.parse_options, robustness.check_methods, robustness.check_robustness,
                  robustness.robustness_split, robustness.evaluate_robustness, robustness.describe, train_rows_of,

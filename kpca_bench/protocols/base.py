@@ -126,13 +126,15 @@ class MethodConfig:
 @dataclass(frozen=True)
 class Method:
     """What a cell hands a protocol: the entry's label and registered name, the estimator built for one
-    setting (unfitted), and for a kernel-PCA variant (``subspace``) the outlier score its entry names."""
+    setting (unfitted), and for a kernel-PCA variant (``subspace``) the outlier score its entry names.
+    ``kernel_method``: it builds a kernel over its training rows (a protocol may cap them)."""
 
     label: str
     name: str
     estimator: Any
     subspace: bool
     score: str | None = None
+    kernel_method: bool = False
 
     def detector(self):
         """An unfitted outlier detector: the estimator itself, or a kernel-PCA variant scored in its subspace."""

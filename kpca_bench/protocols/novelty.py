@@ -20,7 +20,7 @@ from kpca_bench.validation import Problems
 
 DATASET_KEYS = ("inliers", "outliers", "train_inliers", "test_inliers", "test_outliers")
 SCALERS = {"standard": StandardScaler, "minmax": MinMaxScaler}
-RECORDS = ("f1", "precision", "recall", "auroc", "sparsity", "threshold", "f1_by_rule", "roc_tpr")
+RECORDS = ("f1", "precision", "recall", "auroc", "auprc", "sparsity", "threshold", "f1_by_rule", "roc_tpr")
 
 
 @dataclass(frozen=True)

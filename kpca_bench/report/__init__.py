@@ -14,7 +14,7 @@ from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
 from kpca_bench.report.tables import incomplete_note, run_facts, summary_frame, summary_markdown, trials_frame
 from kpca_bench.run.config import Config
-from kpca_bench.run.runner import RunOutcome, planned_trials, run_experiment
+from kpca_bench.run.runner import RunOutcome, planned_trials, run_experiment, run_suite
 from kpca_bench.run.store import write_atomic
 
 # Tables and figures of a protocol's own records, written after the generic ones (which they may replace).
@@ -107,5 +107,11 @@ def write_tables(config: Config, records: list[dict], directory: Path, provenanc
 
 def run_and_report(config: Config, out_dir, **options) -> RunOutcome:
     """:func:`~kpca_bench.run.runner.run_experiment` with its tables and figures rebuilt from the records,
-    also when a cell fails or the run is interrupted."""
+    also when a cell fails or the run is interrupted; a suite (several datasets) runs with
+    :func:`~kpca_bench.run.runner.run_suite`: each dataset's tables, then the suite's own (:mod:`.suite`)."""
+    if config.is_suite:
+        from kpca_bench.report.suite import write_suite_report
+
+        return run_suite(config, out_dir, write_member_tables=write_tables,
+                         write_suite_tables=partial(write_suite_report, config), **options)
     return run_experiment(config, out_dir, write_tables=partial(write_tables, config), **options)

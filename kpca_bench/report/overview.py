@@ -442,6 +442,28 @@ def glance_table(findings: list[PaperFindings]) -> str:
     return "\n".join(lines + [glance_row(found) for found in findings] + [total])
 
 
+def suite_sections(results_root: Path, config_dir="configs") -> list[str]:
+    """A section per benchmark suite (a config naming several datasets) with a finished full run: where
+    kernel PCA stands (the suite report's ``headline.md``, numbers from its records) and its figures."""
+    sections = []
+    for path in sorted(Path(config_dir).glob("*.yaml")):
+        try:
+            config = load_config(path)
+        except KpcaBenchError:
+            continue
+        folder = results_root / config.name
+        if not config.is_suite or not (folder / "headline.md").exists():
+            continue
+        figures = [f"![{name}]({config.name}/{name})" for name in ("cd_auroc.png", "auroc_box.png")
+                   if (folder / name).exists()]
+        sections.append("\n".join([
+            f"## Benchmark suite: {config.name}", "", config.description, "",
+            (folder / "headline.md").read_text().strip(), "",
+            f"Per-dataset tables, ranks, Friedman, Wilcoxon-Holm and win / tie / loss: "
+            f"[{config.name}/summary.md]({config.name}/summary.md).", "", *figures, ""]))
+    return sections
+
+
 def write_overview(results_root, config_dir="configs") -> Path:
     """Write ``<results_root>/REPORT.md`` and return its path."""
     results_root = Path(results_root)
@@ -469,7 +491,7 @@ def write_overview(results_root, config_dir="configs") -> Path:
         "Analyses: " + ", ".join(f"[{a}]({a})" for a in _analyses(deviations, claims)) + ".",
         "",
     ]
-    body = [paper_section(results_root, found) for found in findings]
+    body = [paper_section(results_root, found) for found in findings] + suite_sections(results_root, config_dir)
     path = results_root / "REPORT.md"
     write_atomic(path, "\n".join(header + body))
     return path

@@ -11,11 +11,12 @@ from kpca_bench.run.runner import planned_trials
 # Columns of trials.csv, in order; parameters follow as param_<name>.
 TRIAL_COLUMNS = [
     "experiment", "profile", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
-    "auroc", "sparsity", "threshold_rule", "threshold", "n_train", "n_test_inliers", "n_test_outliers",
+    "auroc", "auprc", "sparsity", "threshold_rule", "threshold", "n_train", "n_train_rows", "train_capped",
+    "n_train_outliers", "n_test_inliers", "n_test_outliers",
     "gamma", "n_iter", "fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb", "split_seed",
     "random_state", "dataset", "data_fingerprint", "config_hash", "key", "versions", "error_type", "error",
 ]
-SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "sparsity": ("sparsity (% non-zero)", 2),
+SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "auprc": ("AUPRC", 3), "sparsity": ("sparsity (% non-zero)", 2),
                    "fit_time": ("fit time (s)", 2)}
 
 

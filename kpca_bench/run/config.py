@@ -105,15 +105,27 @@ class ReferenceConfig:
 
 
 @dataclass(frozen=True)
+class SuiteConfig:
+    """``suite:``: every dataset of a named collection (``adbench``), less ``exclude`` or only ``include``."""
+
+    collection: str
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """A validated experiment config, with one profile's overrides applied.
 
     ``protocol_options`` is the ``protocol:`` mapping as written (ranges expanded), which keys the
     cells; ``options`` is the protocol's typed options parsed from it (:mod:`kpca_bench.protocols`).
+    A config names one ``dataset``, or several (``datasets``, from a ``datasets:`` list and / or a
+    ``suite:`` collection; ``dataset`` is then None): each is run as the single-dataset config
+    :meth:`members` gives, into its own sub-folder, with the same methods, protocol, trials and seed.
     """
 
     name: str
-    dataset: DatasetConfig
+    dataset: DatasetConfig | None
     methods: tuple[MethodConfig, ...]
     description: str = ""
     protocol: str = "novelty"
@@ -127,6 +139,31 @@ class Config:
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
     profile: str = "full"
     source: str = ""
+    datasets: tuple[DatasetConfig, ...] = ()
+    suite: SuiteConfig | None = None
+
+    @property
+    def is_suite(self) -> bool:
+        """Whether the config names several datasets (a ``datasets:`` list or a ``suite:``)."""
+        return bool(self.datasets) or self.suite is not None
+
+    def members(self) -> list[tuple[str, "Config"]]:
+        """``(folder name, single-dataset config)`` per dataset of a suite, in config order.
+
+        A member is the config with one dataset, so its cells, split seeds and config hash are
+        those of the same experiment written for that dataset alone. Folder names are the dataset
+        names (a user's file: its file name; an OpenML dataset: ``openml_<id>``), made unique.
+        """
+        if not self.is_suite:
+            return [(self.name, self)]
+        members, seen = [], {}
+        for dataset in self.datasets:
+            label = member_label(dataset)
+            seen[label] = seen.get(label, 0) + 1
+            if seen[label] > 1:
+                label = f"{label}_{seen[label]}"
+            members.append((label, replace(self, dataset=dataset, datasets=(), suite=None)))
+        return members
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None, scheduler: str | None = None,
                        max_memory_mb: float | None = None) -> "Config":
@@ -141,9 +178,16 @@ class Config:
     def fingerprint(self) -> dict:
         """What determines the numbers of a run (not its size, its figures or where it runs)."""
         data = asdict(self)
-        for key in ("trials", "output", "source", "description", "reference", "profile", "execution", "options"):
+        for key in ("trials", "output", "source", "description", "reference", "profile", "execution", "options",
+                    "datasets", "suite"):
             data.pop(key)
-        data["dataset"] = self.dataset.identity()
+        if self.is_suite:
+            # Only a suite has these keys, so a single-dataset config's hash is what it always was.
+            data["dataset"] = None
+            data["datasets"] = [d.identity() for d in self.datasets]
+            data["suite"] = asdict(self.suite) if self.suite else None
+        else:
+            data["dataset"] = self.dataset.identity()
         return data
 
     @property
@@ -183,11 +227,11 @@ def default_classes(raw: dict, required: tuple[str, ...]) -> bool:
             and all(key in required for key in CLASS_KEYS))
 
 
-def _parse_dataset(raw, required: tuple[str, ...], problems: Problems) -> DatasetConfig | None:
-    raw = mapping(raw, "dataset", problems)
+def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str = "dataset") -> DatasetConfig | None:
+    raw = mapping(raw, path, problems)
     if raw is None:
         return None
-    where = problems.under("dataset")
+    where = problems.under(path)
     defaulted = default_classes(raw, required)
     if defaulted:
         required = tuple(key for key in required if key not in CLASS_KEYS)
@@ -212,6 +256,79 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems) -> Datase
         return None
     return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling,
                          default_classes=defaulted, **sizes)
+
+
+def member_label(dataset: DatasetConfig) -> str:
+    """The sub-folder of a suite's dataset: its name, a user file's stem, or ``openml_<id>``."""
+    if dataset.name == "file" and "path" in dataset.options:
+        return Path(str(dataset.options["path"])).stem.replace(" ", "_")
+    if dataset.name == "openml":
+        return f"openml_{dataset.options.get('data_id', dataset.options.get('name', ''))}"
+    return dataset.name
+
+
+SUITE_KEYS = ("collection", "include", "exclude")
+
+
+def collection_members(collection: str) -> list[str]:
+    """The dataset names of a collection, in registry order."""
+    return [name for name, spec in DATASETS.items() if spec.collection == collection]
+
+
+def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[str]]:
+    """The ``suite:`` mapping's collection, include and exclude, and the dataset names it selects."""
+    collection = raw.get("collection")
+    collections = sorted({spec.collection for spec in DATASETS.values()} - {"user", "papers"})
+    names = collection_members(collection) if isinstance(collection, str) else []
+    if not names:
+        where.add("collection", f"unknown collection {collection!r}; accepted: {', '.join(collections)}")
+        return None, []
+    short = {name.removeprefix(f"{collection}_"): name for name in names}
+    lists = {}
+    for key in ("include", "exclude"):
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            where.add(key, f"must be a list of dataset names, got {value!r}")
+            value = []
+        for item in value:
+            if item not in names and item not in short:
+                where.add(key, f"{item!r} is not in collection {collection}{did_you_mean(item, names)}; "
+                               f"'kpca-bench datasets list --collection {collection}' lists them")
+        lists[key] = tuple(short.get(item, item) for item in value)
+    if lists["include"] and lists["exclude"]:
+        where.add("exclude", "give include or exclude, not both")
+    chosen = [n for n in names if (not lists["include"] or n in lists["include"]) and n not in lists["exclude"]]
+    if not chosen:
+        where.add("", "selects no dataset")
+    return SuiteConfig(collection=collection, **lists), chosen
+
+
+def _parse_datasets(raw: dict, required: tuple[str, ...], problems: Problems
+                    ) -> tuple[tuple[DatasetConfig, ...], SuiteConfig | None]:
+    """A ``datasets:`` list (entries as ``dataset:``) and / or a ``suite:`` (its other keys apply to
+    each of its datasets, e.g. ``scaling``, ``max_rows``, the novelty sizes)."""
+    entries = []
+    if "datasets" in raw:
+        listed = raw["datasets"]
+        if not isinstance(listed, list) or not listed:
+            problems.add("datasets", "must be a non-empty list of dataset entries (each as dataset:)")
+        else:
+            for index, entry in enumerate(listed):
+                if isinstance(entry, str):
+                    entry = {"name": entry}
+                entries.append(_parse_dataset(entry, required, problems, f"datasets[{index}]"))
+    suite = None
+    if "suite" in raw:
+        suite_raw = mapping(raw["suite"], "suite", problems)
+        if suite_raw is not None:
+            where = problems.under("suite")
+            shared = {k: v for k, v in suite_raw.items() if k not in SUITE_KEYS}
+            check_keys(suite_raw, (*SUITE_KEYS, *(k for k in DATASET_KEYS if k != "name")), ("collection",), where)
+            suite, names = _suite_names(suite_raw, where)
+            named = {entry.name for entry in entries if entry is not None}
+            entries += [_parse_dataset({"name": name, **shared}, required, problems, "suite")
+                        for name in names if name not in named]
+    return tuple(entries), suite
 
 
 def _check_setting(spec, setting: dict, train_rows: int | None, where: Problems) -> None:
@@ -340,7 +457,7 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
                            max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None)
 
 
-TOP_LEVEL = ("name", "description", "dataset", "protocol", "methods", "threshold", "trials", "seed", "output",
+TOP_LEVEL = ("name", "description", "dataset", "datasets", "suite", "protocol", "methods", "threshold", "trials", "seed", "output",
              "reference", "execution", "profiles")
 PROFILES = ("full", "quick")
 
@@ -415,7 +532,10 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     if profile not in PROFILES:
         raise ConfigError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}")
     raw = _apply_profile(raw, profile, problems)
-    check_keys(raw, TOP_LEVEL, ("name", "dataset", "methods"), problems)
+    several = "datasets" in raw or "suite" in raw
+    check_keys(raw, TOP_LEVEL, ("name", "methods") if several else ("name", "dataset", "methods"), problems)
+    if several and "dataset" in raw:
+        problems.add("dataset", "give dataset (one) or datasets / suite (several), not both")
     name = raw.get("name")
     if name is not None and (not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum()):
         problems.add("name", f"must be a word of letters, digits, '-' and '_' (it names the results folder), "
@@ -425,12 +545,14 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     threshold = _parse_threshold(raw.get("threshold"), problems)
     options = protocol.parse_options(protocol_options, threshold, problems.under("protocol"))
     dataset = _parse_dataset(raw.get("dataset"), protocol.dataset_keys, problems) if "dataset" in raw else None
+    datasets, suite = _parse_datasets(raw, protocol.dataset_keys, problems) if several else ((), None)
     methods_raw = raw.get("methods")
     methods = []
     if "methods" in raw and (not isinstance(methods_raw, list) or not methods_raw):
         problems.add("methods", "must be a non-empty list of methods (each with at least a name)")
     elif methods_raw:
-        train_rows = protocol.train_rows(dataset, options) if dataset else None
+        known = [protocol.train_rows(d, options) for d in ((dataset,) if dataset else datasets) if d is not None]
+        train_rows = min((rows for rows in known if rows is not None), default=None)
         methods = [_parse_method(m, i, train_rows, problems) for i, m in enumerate(methods_raw)]
     labels = [m.label for m in methods if m is not None]
     for label in {label for label in labels if labels.count(label) > 1}:
@@ -447,7 +569,7 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     return Config(name=name, description=str(description), dataset=dataset, protocol=protocol_name,
                   protocol_options=protocol_options, options=options, methods=tuple(methods), threshold=threshold,
                   trials=trials, seed=seed, output=output, reference=reference, execution=execution,
-                  profile=profile, source=source)
+                  profile=profile, source=source, datasets=tuple(datasets), suite=suite)
 
 
 def load_config(path, profile: str = "full") -> Config:

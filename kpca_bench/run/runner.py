@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -24,7 +25,9 @@ import sklearn
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.datasets import DATASETS, Dataset, Provenance, load_dataset
+from kpca_bench.datasets.files import present
 from kpca_bench.datasets.labels import check_binary
+from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import DataError, KpcaBenchError
 from kpca_bench.methods.registry import METHODS
@@ -34,7 +37,7 @@ from kpca_bench.run.execution import open_backend
 from kpca_bench.run.memory import peak_memory
 from kpca_bench.run.lock import folder_lock, prepare_folder
 from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
-from kpca_bench.run.store import ResultStore, failed_record
+from kpca_bench.run.store import ResultStore, failed_record, write_atomic
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).
 WORKER_LOG = "dask-workers.log"
@@ -55,13 +58,15 @@ class Cell:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What a run did: cells planned, reused and run; ``failures`` are the failed cells' records."""
+    """What a run did: cells planned, reused and run; ``failures`` are the failed cells' records;
+    ``skipped``: a suite's datasets whose files are not here, each with the reason."""
 
     directory: Path
     n_cells: int
     n_reused: int
     n_run: int
     failures: list[dict]
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
 class CellsFailed(KpcaBenchError):
@@ -178,7 +183,7 @@ def build_method(entry: MethodConfig, setting: dict, random_state: int) -> Metho
     """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score."""
     spec = METHODS[entry.name]
     return Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
-                  estimator=spec.build(setting, random_state=random_state))
+                  estimator=spec.build(setting, random_state=random_state), kernel_method=spec.kernel_method)
 
 
 def cell_fields(cell: Cell, config: Config) -> dict:
@@ -248,6 +253,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     directory = experiment_directory(config, out_dir)
     prepare_folder(directory)
     with folder_lock(directory, wait=wait, notify=notify):
+        write_run_file(config, directory)
         store = ResultStore(directory)
         for message in store.set_aside_damaged():
             notify(message)
@@ -259,35 +265,194 @@ def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, 
                write_tables: WriteTables | None, retry_failed: bool, fail_fast: bool) -> RunOutcome:
     cells = plan_cells(config)
     todo = cells_to_run(cells, store.load(), retry_failed)
-    by_key = {cell.key: cell for cell in todo}
     # With nothing to run, no cluster to start or reach.
     execution = config.execution if todo else ExecutionConfig()
     with open_backend(execution, jobs, store.directory / WORKER_LOG) as backend:
         dataset = load_checked_dataset(config, offline)
-        common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
-                  "data_fingerprint": data_fingerprint(dataset), "data_files": data_files(dataset),
-                  "n_rows": int(dataset.X.shape[0]), "versions": package_versions()}
-
-        @lru_cache(maxsize=2 * max(jobs, 1) + 1)
-        def split_of(seed: int):
-            return PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, seed)
-
         progress.start(len(cells), len(cells) - len(todo))
         try:
-            for record in backend.run(partial(run_cell, config=config), todo, split_of):
-                record = {**cell_fields(by_key[record["key"]], config), **record, **common}
-                store.append(record)
-                progress.advance(f"{record['method']} trial {record['trial']}"
-                                 + ("" if is_finished(record) else f" {record['status']}"))
-                if fail_fast and not is_finished(record):
-                    break
+            _execute(config, dataset, store, backend, todo, progress, fail_fast=fail_fast, jobs=jobs)
         finally:
             progress.close()
-            stored = store.load()
-            records = [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
-            if write_tables is not None:
-                write_tables(records, store.directory, dataset.provenance)
+            _write_member_tables(config, store, cells, dataset, write_tables)
+    return _outcome(config, store, cells, todo)
+
+
+def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo: list[Cell],
+             progress: PlainProgress, *, fail_fast: bool, jobs: int) -> bool:
+    """Run ``todo`` on ``backend``, storing each record as it arrives; True if ``fail_fast`` stopped it."""
+    by_key = {cell.key: cell for cell in todo}
+    common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
+              "data_fingerprint": data_fingerprint(dataset), "data_files": data_files(dataset),
+              "n_rows": int(dataset.X.shape[0]), "versions": package_versions()}
+
+    @lru_cache(maxsize=2 * max(jobs, 1) + 1)
+    def split_of(seed: int):
+        return PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, seed)
+
+    for record in backend.run(partial(run_cell, config=config), todo, split_of):
+        record = {**cell_fields(by_key[record["key"]], config), **record, **common}
+        store.append(record)
+        progress.advance(f"{record['method']} trial {record['trial']}"
+                         + ("" if is_finished(record) else f" {record['status']}"))
+        if fail_fast and not is_finished(record):
+            return True
+    return False
+
+
+def _stored_records(config: Config, store: ResultStore, cells: list[Cell]) -> list[dict]:
+    stored = store.load()
+    return [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
+
+
+def _write_member_tables(config: Config, store: ResultStore, cells: list[Cell], dataset: Dataset,
+                         write_tables: WriteTables | None) -> list[dict]:
+    write_provenance(dataset, store.directory)
+    records = _stored_records(config, store, cells)
+    if write_tables is not None:
+        write_tables(records, store.directory, dataset.provenance)
+    return records
+
+
+def _outcome(config: Config, store: ResultStore, cells: list[Cell], todo: list[Cell]) -> RunOutcome:
+    stored = store.load()
     failures = [labelled(stored[key], cell, config) for key, cell in {c.key: c for c in cells}.items()
                 if key in stored and not is_finished(stored[key])]
     return RunOutcome(directory=store.directory, n_cells=len(cells), n_reused=len(cells) - len(todo),
                       n_run=len(todo), failures=failures)
+
+
+WriteMemberTables = Callable[[Config, list[dict], Path, Provenance], None]
+"""``write_member_tables(member_config, records, directory, provenance)``: one dataset's tables of a suite."""
+WriteSuiteTables = Callable[[dict[str, list[dict]], list[tuple[str, str]], Path], None]
+"""``write_suite_tables(records_by_member, skipped, directory)``: a suite's own tables across its datasets."""
+
+REQUIRE_DATA = "KPCA_BENCH_REQUIRE_DATA"
+
+
+def missing_files(config: Config) -> str | None:
+    """Why the config's dataset cannot load from the files here (they are not there), or None if they are."""
+    spec = DATASETS[config.dataset.name]
+    if spec.files and not present(spec.name, spec.files):
+        return (f"its files are not in {searched(spec.files[0].folder_of(spec.name))}; "
+                f"'kpca-bench datasets fetch {spec.name}' downloads them")
+    path = config.dataset.options.get("path") if config.dataset.name == "file" else None
+    if path is not None:
+        resolved = Path(path) if Path(path).is_absolute() or config.folder is None else config.folder / path
+        if not resolved.exists():
+            return f"its file {resolved} does not exist"
+    return None
+
+
+def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
+              progress: PlainProgress | None = None, write_member_tables: WriteMemberTables | None = None,
+              write_suite_tables: WriteSuiteTables | None = None, retry_failed: bool = True,
+              fail_fast: bool = False, wait: bool = True,
+              notify: Callable[[str], None] = print_notice) -> RunOutcome:
+    """Run every dataset of a suite config, each into ``<results>/<name>/<dataset>/``, then the suite's tables.
+
+    The datasets run one after another through one backend (one pool of workers or one Dask
+    cluster), each dataset's cells in parallel; every sub-folder is a complete single-dataset
+    run (records, tables, figures), so resume and a later ``kpca-bench report`` work per dataset.
+    A dataset whose files are not here is skipped with a line naming it (and listed in the
+    outcome and the suite's summary), unless ``KPCA_BENCH_REQUIRE_DATA=1``, where it is an error.
+    The suite's own tables are written from every dataset's records at the end, also when the
+    run is interrupted.
+    """
+    progress = progress or NoProgress()
+    directory = experiment_directory(config, out_dir)
+    prepare_folder(directory)
+    with folder_lock(directory, wait=wait, notify=notify):
+        write_run_file(config, directory)
+        members = config.members()
+        stores = {label: ResultStore(directory / label) for label, _ in members}
+        plans = {label: plan_cells(member) for label, member in members}
+        todos = {}
+        for label, member in members:
+            if stores[label].path.exists():
+                for message in stores[label].set_aside_damaged():
+                    notify(message)
+            todos[label] = cells_to_run(plans[label], stores[label].load(), retry_failed)
+        skipped: list[tuple[str, str]] = []
+        records: dict[str, list[dict]] = {}
+        outcomes: list[RunOutcome] = []
+        missing = {label: missing_files(member) for label, member in members}
+        present_labels = [label for label, _ in members if missing[label] is None]
+        n_cells = sum(len(plans[label]) for label in present_labels)
+        execution = config.execution if any(todos[label] for label in present_labels) else ExecutionConfig()
+        try:
+            with open_backend(execution, jobs, directory / WORKER_LOG) as backend:
+                progress.start(n_cells, n_cells - sum(len(todos[label]) for label in present_labels))
+                try:
+                    for label, member in members:
+                        reason = missing[label]
+                        if reason is not None:
+                            if os.environ.get(REQUIRE_DATA) == "1":
+                                raise DataError(f"dataset {label} of suite {config.name}: {reason} "
+                                                f"({REQUIRE_DATA}=1 makes a missing dataset an error)")
+                            notify(f"skipped dataset {label}: {reason}")
+                            skipped.append((label, reason))
+                            continue
+                        store = stores[label]
+                        prepare_folder(store.directory)
+                        dataset = load_checked_dataset(member, offline)
+                        stop = False
+                        try:
+                            stop = _execute(member, dataset, store, backend, todos[label], progress,
+                                            fail_fast=fail_fast, jobs=jobs)
+                        finally:
+                            write = (None if write_member_tables is None
+                                     else partial(write_member_tables, member))
+                            records[label] = _write_member_tables(member, store, plans[label], dataset, write)
+                        outcomes.append(_outcome(member, store, plans[label], todos[label]))
+                        if stop:
+                            break
+                finally:
+                    progress.close()
+        finally:
+            for label, _ in members:
+                if label not in records and label not in dict(skipped) and stores[label].path.exists():
+                    records[label] = _stored_records(dict(members)[label], stores[label], plans[label])
+            if write_suite_tables is not None and records:
+                write_suite_tables(records, skipped, directory)
+    return RunOutcome(directory=directory, n_cells=n_cells, n_reused=sum(o.n_reused for o in outcomes),
+                      n_run=sum(o.n_run for o in outcomes),
+                      failures=[failure for o in outcomes for failure in o.failures], skipped=skipped)
+
+
+RUN_FILE = "run.json"
+PROVENANCE_FILE = "provenance.json"
+
+
+def write_provenance(dataset: Dataset, directory: Path) -> None:
+    """``provenance.json``: where the run's data came from (source, notes), for rebuilding its tables later."""
+    write_atomic(Path(directory) / PROVENANCE_FILE, json.dumps({"source": dataset.provenance.source,
+                                                               "notes": dataset.provenance.notes}) + "\n")
+
+
+def read_provenance(config: Config, directory: Path, offline: bool = True) -> Provenance:
+    """The provenance a run wrote, or that of its dataset loaded again (runs from before provenance.json)."""
+    path = Path(directory) / PROVENANCE_FILE
+    if path.exists():
+        data = json.loads(path.read_text())
+        return Provenance(source=data["source"], notes=data.get("notes", ""))
+    return load_checked_dataset(config, offline).provenance
+
+
+def stored_records(config: Config, directory: Path) -> list[dict]:
+    """The records of a run's folder for the cells ``config`` plans, under the labels it gives them now."""
+    return _stored_records(config, ResultStore(directory), plan_cells(config))
+
+
+def write_run_file(config: Config, directory: Path) -> None:
+    """``run.json``: the config as written (its text and where it was read), the profile and the
+    command line's trials and seed, so that ``kpca-bench report RESULTS_DIR`` can rebuild the tables."""
+    if not config.source or config.source.startswith("<"):
+        return
+    try:
+        text = Path(config.source).read_text()
+    except OSError:
+        return
+    run = {"source": config.source, "profile": config.profile, "trials": config.trials, "seed": config.seed,
+           "config": text}
+    write_atomic(directory / RUN_FILE, json.dumps(run, indent=1) + "\n")

@@ -1,0 +1,350 @@
+"""A suite's own tables and figures, from its datasets' records (one sub-folder each).
+
+Written to the suite's folder, beside the per-dataset sub-folders:
+
+* ``datasets.csv``: per dataset and method, trials done / planned / failed, mean and sd of
+  AUROC, AUPRC and F1 over the trials;
+* ``ranks.csv``: per method, its average rank over the datasets (AUROC and AUPRC) and its mean
+  score; ``wilcoxon_holm.csv``: every pair of methods (AUROC); ``win_tie_loss.csv``: each
+  kernel-PCA variant against each other detector;
+* ``summary.csv``: one row per dataset / method (the numbers ``kpca-bench bless`` records);
+* ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams), ``auroc_box.png``;
+* ``summary.md``: what was run and skipped, the statistics, the per-dataset tables, the figures.
+
+The statistics (:mod:`.statistics`) use the datasets on which every method has finished at
+least one trial; the others are named. Each dataset's score is its mean over the trials.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.report import adbench_reference, statistics
+from kpca_bench.report.tables import mean_std
+from kpca_bench.run.config import Config
+from kpca_bench.run.runner import planned_trials
+from kpca_bench.run.store import write_atomic
+
+METRICS = {"auroc": "AUROC", "auprc": "AUPRC"}
+TIE = 0.005
+ALPHA = 0.05
+FIGURES = {"cd_auroc.png": "critical-difference diagram, AUROC", "cd_auprc.png": "critical-difference diagram, AUPRC",
+           "auroc_box.png": "AUROC per method across datasets"}
+
+
+def method_order(config: Config) -> list[str]:
+    return [m.setting_label(s) for m in config.methods for s in m.settings()]
+
+
+def dataset_table(config: Config, records: dict[str, list[dict]]) -> pd.DataFrame:
+    """Per dataset and method: trials done / planned / failed, mean and sd of each metric (long format)."""
+    planned = planned_trials(config)
+    rows = []
+    for dataset, mine in records.items():
+        frame = pd.DataFrame(mine) if mine else pd.DataFrame(columns=["method", "status"])
+        for method in method_order(config):
+            of_method = frame[frame["method"] == method]
+            ok = of_method[of_method["status"] == "ok"]
+            row = {"dataset": dataset, "method": method, "trials": len(ok), "planned": planned[method],
+                   "failed": int((of_method["status"] != "ok").sum())}
+            for metric in (*METRICS, "f1"):
+                values = ok[metric].astype(float) if metric in ok else pd.Series(dtype=float)
+                row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
+                row[f"{metric}_std"] = values.std() if len(values) > 1 else np.nan
+            if "train_capped" in ok and len(ok):
+                row["n_train_mean"] = ok["n_train"].mean()
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def score_table(table: pd.DataFrame, metric: str, order: list[str]) -> pd.DataFrame:
+    """Datasets x methods of mean ``metric``, with only the datasets where every method has a number
+    and only the methods with a number somewhere."""
+    wide = table.pivot(index="dataset", columns="method", values=f"{metric}_mean")
+    wide = wide[[m for m in order if m in wide and wide[m].notna().any()]]
+    return wide.dropna()
+
+
+def kernel_variants(config: Config) -> tuple[list[str], list[str]]:
+    """Labels of the kernel-PCA variants and of the other detectors."""
+    variants, detectors = [], []
+    for method in config.methods:
+        labels = [method.setting_label(s) for s in method.settings()]
+        (variants if METHODS[method.name].subspace else detectors).extend(labels)
+    return variants, detectors
+
+
+def cd_diagram(ranks: pd.Series, cd: float, *, title: str, path: Path) -> None:
+    """Demšar's diagram, drawn by scikit-posthocs, methods joined when their ranks differ by less than ``cd``."""
+    import matplotlib.pyplot as plt
+    import scikit_posthocs
+
+    from kpca_bench.report.plots import save_figure
+
+    fig, ax = plt.subplots(figsize=(9, 0.35 * len(ranks) + 1.6))
+    # The sig matrix is required by the call; with cd given, the bars come from the critical difference.
+    sig = pd.DataFrame(1.0, index=ranks.index, columns=ranks.index)
+    scikit_posthocs.critical_difference_diagram(ranks, sig, cd=cd, ax=ax)
+    ax.set_title(title, fontsize=10)
+    save_figure(fig, path)
+
+
+def box_plot(scores: pd.DataFrame, ranks: pd.Series, *, title: str, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    from kpca_bench.report.plots import save_figure
+
+    order = list(ranks.index)
+    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(order) + 2), 4.6))
+    ax.boxplot([scores[m].to_numpy() for m in order], tick_labels=order)
+    for position, method in enumerate(order, start=1):
+        ax.plot(np.full(len(scores), position) + np.linspace(-0.15, 0.15, len(scores)), scores[method], ".",
+                ms=3, alpha=0.5, color="tab:blue")
+    ax.set_ylabel("AUROC (mean over trials, one point per dataset)")
+    ax.set_title(title, fontsize=10)
+    ax.tick_params(axis="x", labelrotation=35)
+    ax.grid(axis="y", alpha=0.3)
+    save_figure(fig, path)
+
+
+def _markdown(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:
+    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    lines = [header, "|" + "---|" * len(frame.columns)]
+    for _, row in frame.iterrows():
+        cells = [format(v, floatfmt) if isinstance(v, (float, np.floating)) else str(v) for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def per_dataset_markdown(table: pd.DataFrame, metric: str, order: list[str]) -> str:
+    """Datasets x methods of mean ± sd, the best mean per dataset in bold, incomplete cells marked."""
+    lines = ["| dataset | " + " | ".join(order) + " |", "|" + "---|" * (len(order) + 1)]
+    for dataset, rows in table.groupby("dataset", sort=False):
+        rows = rows.set_index("method").reindex(order)
+        best = rows[f"{metric}_mean"].max()
+        cells = []
+        for method, row in rows.iterrows():
+            text = mean_std(row[f"{metric}_mean"], row[f"{metric}_std"], 3)
+            if row[f"{metric}_mean"] == best:
+                text = f"**{text}**"
+            if row["trials"] < row["planned"]:
+                text += f" ({row['trials']}/{row['planned']})"
+            cells.append(text)
+        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def suite_statistics(config: Config, table: pd.DataFrame) -> dict:
+    """Ranks, Friedman, CD, Wilcoxon-Holm and win / tie / loss from the per-dataset table."""
+    order = method_order(config)
+    result = {}
+    for metric in METRICS:
+        scores = score_table(table, metric, order)
+        entry = {"scores": scores, "n_datasets": len(scores)}
+        if len(scores) >= 2 and scores.shape[1] >= 2:
+            entry["ranks"] = statistics.average_ranks(scores)
+            entry["cd"] = statistics.critical_difference(scores.shape[1], len(scores), ALPHA)
+            entry["wilcoxon"] = statistics.wilcoxon_holm(scores, ALPHA)
+            if scores.shape[1] >= 3:
+                entry["friedman"] = statistics.friedman(scores)
+        result[metric] = entry
+    variants, detectors = kernel_variants(config)
+    scores = result["auroc"]["scores"]
+    variants, detectors = [m for m in variants if m in scores], [m for m in detectors if m in scores]
+    if variants and detectors and len(scores):
+        result["win_tie_loss"] = statistics.win_tie_loss(scores, variants, detectors, TIE)
+    return result
+
+
+def rank_frame(stats: dict) -> pd.DataFrame:
+    """Per method: average rank and mean score per metric, best AUROC rank first."""
+    columns = {}
+    for metric, label in METRICS.items():
+        entry = stats[metric]
+        if "ranks" in entry:
+            columns[f"rank_{metric}"] = entry["ranks"]
+            columns[f"{metric}_mean"] = entry["scores"].mean()
+    frame = pd.DataFrame(columns)
+    if frame.empty:
+        return frame
+    return frame.sort_values(frame.columns[0]).rename_axis("method").reset_index()
+
+
+def rank_table_text(ranks: pd.DataFrame) -> str:
+    """The rank table as the terminal shows it."""
+    if ranks.empty:
+        return "no dataset has every method finished yet: no ranks"
+    return ranks.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+
+
+def headline(config: Config, stats: dict) -> str:
+    """Where the kernel-PCA variants stand, in numbers (for summary.md, REPORT.md and the terminal)."""
+    entry = stats["auroc"]
+    if "ranks" not in entry:
+        return ""
+    ranks, scores = entry["ranks"], entry["scores"]
+    variants, detectors = kernel_variants(config)
+    variants = [m for m in ranks.index if m in variants]
+    detectors = [m for m in ranks.index if m in detectors]
+    if not variants:
+        return ""
+    position = {m: i + 1 for i, m in enumerate(ranks.index)}
+    parts = [f"On {entry['n_datasets']} datasets ({len(ranks)} methods), the best kernel-PCA variant by average "
+             f"AUROC rank is {variants[0]} (rank {ranks[variants[0]]:.2f}, {position[variants[0]]} of {len(ranks)}; "
+             f"mean AUROC {scores[variants[0]].mean():.3f})"]
+    if detectors:
+        best = detectors[0]
+        parts.append(f"the best other detector is {best} (rank {ranks[best]:.2f}, mean AUROC {scores[best].mean():.3f})")
+    if "cd" in entry:
+        top = ranks[variants[0]]
+        within = [m for m in ranks.index if abs(ranks[m] - top) < entry["cd"] and m != variants[0]]
+        parts.append(f"the Nemenyi critical difference (alpha {ALPHA}) is {entry['cd']:.2f} ranks, so "
+                     f"{len(within)} of the other {len(ranks) - 1} methods are not significantly apart from "
+                     f"{variants[0]} by it")
+    if "friedman" in entry:
+        f = entry["friedman"]
+        parts.append(f"Friedman chi2 = {f.statistic:.1f}, p = {f.p_value:.2g}")
+    wilcoxon = entry.get("wilcoxon")
+    if wilcoxon is not None and variants and detectors:
+        pair = wilcoxon[((wilcoxon["method_a"] == variants[0]) & (wilcoxon["method_b"] == detectors[0]))
+                        | ((wilcoxon["method_a"] == detectors[0]) & (wilcoxon["method_b"] == variants[0]))]
+        if len(pair):
+            row = pair.iloc[0]
+            parts.append(f"Wilcoxon-Holm {variants[0]} vs {detectors[0]}: p = {row['p_holm']:.2g}"
+                         + (" (significant)" if row["significant"] else " (not significant)"))
+    return "; ".join(p for p in parts if p) + "."
+
+
+def suite_facts(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
+                stats: dict) -> list[str]:
+    first = next((r for mine in records.values() for r in mine if "versions" in r), None)
+    protocol = PROTOCOLS[config.protocol]
+    member = config.members()[0][1]
+    facts = [f"datasets: {len(records)} run" + (f", {len(skipped)} skipped (files not here: "
+                                                  f"{', '.join(name for name, _ in skipped)})" if skipped else ""),
+             f"protocol: {config.protocol}: {protocol.describe(member.dataset, config.options)}; "
+             f"{config.trials} trials (seeds) per dataset (seed {config.seed}); scaling: {member.dataset.scaling}",
+             "methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" + (f" scored by {m.score}" if m.score else "")
+                                     for m in config.methods),
+             "no number is chosen on test labels (no grid search, no oracle threshold)"
+             if all(len(m.settings()) == 1 for m in config.methods)
+             else "each grid setting is its own row; none is chosen on test labels",
+             f"statistics over the {stats['auroc']['n_datasets']} datasets where every method finished a trial; "
+             f"a dataset's score is the mean over its trials; ties in win / tie / loss: |difference| <= {TIE}",
+             f"config hash `{config.config_hash()}`"
+             + (("; versions: " + ", ".join(f"{k} {v}" for k, v in first["versions"].items())) if first else "")]
+    return facts
+
+
+def incomplete_datasets(table: pd.DataFrame) -> list[str]:
+    marks = []
+    for dataset, rows in table.groupby("dataset", sort=False):
+        short = rows[rows["trials"] < rows["planned"]]
+        if len(short):
+            marks.append(f"{dataset} ({', '.join(f'{r.method} {r.trials}/{r.planned}' for r in short.itertuples())})")
+    return marks
+
+
+def adbench_comparison(config: Config, records: dict[str, list[dict]], table: pd.DataFrame,
+                       directory: Path) -> pd.DataFrame | None:
+    """Our detectors beside ADBench's stored results, for a run of ADBench's protocol, when the reference
+    extract is in the results root (this folder's parent, or its grandparent for a reduced profile)."""
+    if config.protocol != "adbench":
+        return None
+    for root in (directory.parent, directory.parent.parent):
+        if (root / adbench_reference.REFERENCE_FILE).exists():
+            rows = {name: mine[0].get("n_rows") for name, mine in records.items() if mine}
+            return adbench_reference.comparison(adbench_reference.load_reference(root), table, rows)
+    return None
+
+
+def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
+                       directory: Path) -> list[str]:
+    """Write the suite's tables, figures and summary.md to ``directory``; return the figure names."""
+    directory = Path(directory)
+    table = dataset_table(config, records)
+    if table.empty:
+        return []
+    order = method_order(config)
+    stats = suite_statistics(config, table)
+    figures = []
+    for metric, label in METRICS.items():
+        entry = stats[metric]
+        if "ranks" in entry:
+            name = f"cd_{metric}.png"
+            cd_diagram(entry["ranks"], entry["cd"], path=directory / name,
+                       title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets "
+                             f"(CD = {entry['cd']:.2f}, Nemenyi, alpha {ALPHA})")
+            figures.append(name)
+    if "ranks" in stats["auroc"]:
+        box_plot(stats["auroc"]["scores"], stats["auroc"]["ranks"], path=directory / "auroc_box.png",
+                 title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets")
+        figures.append("auroc_box.png")
+    ranks = rank_frame(stats)
+    write_atomic(directory / "datasets.csv", table.to_csv(index=False))
+    write_atomic(directory / "ranks.csv", ranks.to_csv(index=False))
+    if "wilcoxon" in stats["auroc"]:
+        write_atomic(directory / "wilcoxon_holm.csv", stats["auroc"]["wilcoxon"].to_csv(index=False))
+    if "win_tie_loss" in stats:
+        write_atomic(directory / "win_tie_loss.csv", stats["win_tie_loss"].rename_axis("method").to_csv())
+    summary = table.assign(method=table["dataset"] + " / " + table["method"])
+    write_atomic(directory / "summary.csv", summary.drop(columns=["dataset", "n_train_mean"], errors="ignore")
+                 .to_csv(index=False))
+    text = summary_markdown(config, records, skipped, table, stats, ranks, figures)
+    compared = adbench_comparison(config, records, table, directory)
+    if compared is not None:
+        write_atomic(directory / "adbench_comparison.csv", compared.to_csv(index=False))
+        text += ("\n## Against ADBench's own results\n\n" + adbench_reference.comparison_markdown(compared)
+                 + "\nLikely causes per dataset and detector: `adbench_comparison.csv`.\n")
+    write_atomic(directory / "summary.md", text)
+    write_atomic(directory / "headline.md", headline(config, stats) + "\n")
+    return figures
+
+
+def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> str:
+    order = method_order(config)
+    incomplete = incomplete_datasets(table)
+    lines = [f"# {config.name}: {len(records)} datasets", "", *[f"- {fact}" for fact in suite_facts(
+        config, records, skipped, stats)], ""]
+    if incomplete:
+        lines += [f"**INCOMPLETE, not final: {'; '.join(incomplete)}.** Run the same command again to finish it.", ""]
+    if skipped:
+        lines += ["Skipped datasets: " + "; ".join(f"{name}: {reason}" for name, reason in skipped), ""]
+    if text := headline(config, stats):
+        lines += ["## Where kernel PCA stands", "", text, ""]
+    lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better).", ""]
+    if not ranks.empty:
+        lines += [_markdown(ranks, ".3f"), ""]
+    for metric, label in METRICS.items():
+        entry = stats[metric]
+        if "friedman" in entry:
+            f = entry["friedman"]
+            lines.append(f"- {label}: Friedman chi2 = {f.statistic:.2f} (Iman-Davenport F = {f.iman_davenport:.2f}), "
+                         f"p = {f.p_value:.3g}, {f.n_methods} methods, {f.n_datasets} datasets; Nemenyi critical "
+                         f"difference {entry['cd']:.3f} (alpha {ALPHA})")
+    lines += [""] + [f"![{FIGURES[name]}]({name})" for name in figures] + [""]
+    if "wilcoxon" in stats["auroc"]:
+        wilcoxon = stats["auroc"]["wilcoxon"]
+        shown = wilcoxon.assign(**{"wins / losses of a": wilcoxon["wins_a"].astype(str) + " / "
+                                   + wilcoxon["losses_a"].astype(str)})
+        shown = shown[["method_a", "method_b", "wins / losses of a", "median_difference", "p_value", "p_holm",
+                       "significant"]]
+        lines += ["## Pairwise Wilcoxon signed-rank tests, Holm-adjusted (AUROC)", "",
+                  f"{int(wilcoxon['significant'].sum())} of {len(wilcoxon)} pairs differ at alpha {ALPHA} after "
+                  "Holm's correction (all pairs in `wilcoxon_holm.csv`). Significant pairs:", ""]
+        significant = shown[shown["significant"]]
+        lines += [_markdown(significant, ".3g") if len(significant) else "none", ""]
+    if "win_tie_loss" in stats:
+        wtl = stats["win_tie_loss"].rename_axis("kernel-PCA variant").reset_index()
+        lines += ["## Win / tie / loss of each kernel-PCA variant against each detector (AUROC)", "",
+                  f"Wins / ties / losses over the datasets; a tie is a difference of at most {TIE}.", "",
+                  _markdown(wtl), ""]
+    for metric, label in METRICS.items():
+        lines += [f"## {label} per dataset", "", f"Mean ± sd over the trials; the best per dataset in bold; "
+                  "(done/planned) where trials are missing.", "", per_dataset_markdown(table, metric, order), ""]
+    return "\n".join(lines)

@@ -1,0 +1,84 @@
+"""ADBench's unsupervised protocol: the split, the training-row cap of kernel methods, the records."""
+
+import numpy as np
+import pytest
+
+from kpca_bench.datasets import Dataset, Provenance
+from kpca_bench.datasets.base import NUMERIC
+from kpca_bench.errors import DataError
+from kpca_bench.methods.registry import METHODS
+from kpca_bench.protocols import PROTOCOLS, Method
+from kpca_bench.protocols.adbench import Options, adbench_split, check_adbench, evaluate_adbench, parse_options
+from kpca_bench.protocols.base import DatasetConfig, ThresholdConfig
+from kpca_bench.validation import Problems
+
+DATA = DatasetConfig(name="toy", inliers=(0,), outliers=(1,), scaling="minmax")
+
+
+def toy(n_in=900, n_out=100, seed=0) -> Dataset:
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(size=(n_in, 3)), rng.normal(4, 1, size=(n_out, 3))]
+    y = np.r_[np.zeros(n_in, int), np.ones(n_out, int)]
+    return Dataset(name="toy", X=X, y=y, feature_kinds=(NUMERIC,) * 3, provenance=Provenance(source="test"))
+
+
+def method(name: str, **params) -> Method:
+    spec = METHODS[name]
+    return Method(label=name, name=name, estimator=spec.build(params, random_state=0), subspace=spec.subspace,
+                  score="reconstruction_error" if spec.subspace else None, kernel_method=spec.kernel_method)
+
+
+def test_stratified_70_30_split_scaled_on_the_training_part():
+    split = adbench_split(toy(), DATA, Options(max_train=None), seed=1)
+    assert len(split.X_train) == 700 and len(split.X_test) == 300
+    assert split.train_is_outlier.sum() == 70 and split.is_outlier.sum() == 30
+    assert split.X_train.min() == 0 and split.X_train.max() == 1
+    assert split.capped is None
+
+
+def test_subsample_cap_and_seeds():
+    options = Options(subsample=500, max_train=None)
+    a, b = adbench_split(toy(), DATA, options, 3), adbench_split(toy(), DATA, options, 3)
+    assert len(a.X_train) + len(a.X_test) == 500
+    np.testing.assert_array_equal(a.X_test, b.X_test)
+    assert not np.array_equal(a.X_test, adbench_split(toy(), DATA, options, 4).X_test)
+
+
+def test_kernel_methods_fit_on_a_stratified_capped_sample_others_on_all():
+    split = adbench_split(toy(), DATA, Options(max_train=200), seed=0)
+    assert len(split.capped) == 200 and split.train_is_outlier[split.capped].sum() == 20
+    options = Options(max_train=200)
+    kernel = evaluate_adbench(method("kpca", n_components=5, gamma="mean_pairwise"), split, options)
+    forest = evaluate_adbench(method("isolation_forest", n_estimators=20), split, options)
+    assert (kernel["n_train"], kernel["n_train_rows"], kernel["train_capped"]) == (200, 700, True)
+    assert kernel["n_train_outliers"] == 20
+    assert (forest["n_train"], forest["train_capped"]) == (700, False)
+    for record in (kernel, forest):
+        assert record["status"] == "ok" and record["auroc"] > 0.9 and 0.3 < record["auprc"] <= 1
+        assert (record["n_test_inliers"], record["n_test_outliers"]) == (270, 30)
+
+
+def test_clean_variant_fits_on_inliers_only():
+    split = adbench_split(toy(), DATA, Options(train_on="inliers", max_train=None), seed=0)
+    assert len(split.X_train) == 630 and not split.train_is_outlier.any()
+    assert split.is_outlier.sum() == 30
+
+
+@pytest.mark.parametrize("raw, key", [({"test_size": 1.5}, "test_size"), ({"max_train": 3}, "max_train"),
+                                      ({"subsample": "all"}, "subsample"), ({"train_on": "clean"}, "train_on")])
+def test_bad_options_are_reported(raw, key):
+    problems = Problems()
+    parse_options(raw, ThresholdConfig(), problems)
+    assert [k for k, _ in problems.items] == [key]
+
+
+def test_null_caps_are_accepted_and_described():
+    options = parse_options({"subsample": None, "max_train": None}, ThresholdConfig(), Problems())
+    assert (options.subsample, options.max_train) == (None, None)
+    text = PROTOCOLS["adbench"].describe(DATA, Options())
+    assert "70 / 30" in text and "at most 2,000 training rows" in text and "at most 10,000 rows" in text
+
+
+def test_too_few_outliers_is_a_data_error():
+    with pytest.raises(DataError, match="at least 2 of each"):
+        check_adbench(toy(n_out=1), DATA, Options())

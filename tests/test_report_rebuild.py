@@ -1,0 +1,55 @@
+"""``kpca-bench report RESULTS_DIR``: any run's tables rebuilt from its records; a suite's rank table printed."""
+
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from typer.testing import CliRunner
+
+from kpca_bench.cli import app
+
+QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
+DATA = Path(__file__).parent / "data"
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_a_single_run_gets_its_tables_back(tmp_path):
+    assert invoke("run", QUICKSTART, "--out", tmp_path, "--trials", "1", "--quiet").exit_code == 0
+    folder = tmp_path / "quickstart"
+    before, trials = (folder / "summary.csv").read_text(), (folder / "trials.csv").read_text()
+    for name in ("summary.csv", "summary.md", "trials.csv", "roc.png"):
+        (folder / name).unlink()
+    result = invoke("report", folder)
+    assert result.exit_code == 0, result.output
+    assert (folder / "summary.csv").read_text() == before and (folder / "roc.png").exists()
+    assert "# quickstart: digits" in result.output
+    # Without run.json (runs from before it), the config is found by name and hash; the command line's
+    # --trials is not known then, so the summary counts the config's 10 trials as planned.
+    (folder / "run.json").unlink()
+    result = invoke("report", folder, "--configs", QUICKSTART.parent)
+    assert result.exit_code == 0 and (folder / "trials.csv").read_text() == trials
+    assert "1 / 10" in (folder / "summary.md").read_text()
+
+
+def test_a_suite_prints_its_rank_table(tmp_path):
+    config = {"name": "pair", "protocol": "adbench", "trials": 1,
+              "datasets": [{"name": "file", "options": {"path": str(DATA / "example.npz")}},
+                           {"name": "file", "options": {"path": str(DATA / "example.mat")}}],
+              "methods": [{"name": "knn", "label": "kNN"}, {"name": "pca", "label": "PCA"},
+                          {"name": "lof", "label": "LOF"}]}
+    path = tmp_path / "pair.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert invoke("run", path, "--out", tmp_path, "--quiet").exit_code == 0
+    (tmp_path / "pair" / "ranks.csv").unlink()
+    result = invoke("report", tmp_path / "pair")
+    assert result.exit_code == 0, result.output
+    assert "rank_auroc" in result.output and "kNN" in result.output
+    assert set(pd.read_csv(tmp_path / "pair" / "ranks.csv")["method"]) == {"kNN", "PCA", "LOF"}
+
+
+def test_a_folder_without_a_run_is_an_error(tmp_path):
+    result = invoke("report", tmp_path)
+    assert result.exit_code == 2 and "holds no run" in result.stderr

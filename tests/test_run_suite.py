@@ -1,0 +1,174 @@
+"""Suites: several datasets in one config, end to end through the CLI, each with resume after an interruption.
+
+No real data: the datasets are the small example files in tests/data and, for the ADBench
+collection, stand-in files written into a temporary data folder under the names of the four
+ADBench files that have no checksum (backdoor, census, fraud, speech).
+"""
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from kpca_bench.cli import app
+from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.run.config import load_config, parse_config
+from kpca_bench.run.runner import plan_cells
+
+DATA = Path(__file__).parent / "data"
+METHODS = [{"name": "kpca", "label": "KPCA RE", "params": {"n_components": 3, "gamma": "mean_pairwise"},
+            "score": "reconstruction_error"},
+           {"name": "knn", "label": "kNN"},
+           {"name": "isolation_forest", "label": "IForest", "params": {"n_estimators": 10}}]
+NPZ = {"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"}
+CSV = {"name": "file", "options": {"path": str(DATA / "example.csv"), "label": "status"}, "inliers": ["ok"],
+       "outliers": ["faulty"], "scaling": "minmax"}
+
+
+def write_config(path: Path, **entries) -> Path:
+    config = {"name": "suite", "protocol": {"name": "adbench", "max_train": 50}, "trials": 2, "seed": 0,
+              "methods": METHODS, **entries}
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def run(config: Path, out: Path, *args):
+    return CliRunner().invoke(app, ["run", str(config), "--out", str(out), "--quiet", *args])
+
+
+def trials_of(folder: Path) -> pd.DataFrame:
+    frame = pd.read_csv(folder / "trials.csv")
+    return frame.drop(columns=[c for c in frame if "time" in c or "memory" in c]).reset_index(drop=True)
+
+
+def interrupted_then_resumed(monkeypatch, config: Path, out: Path, stop_at: int) -> int:
+    """Run ``config`` with Ctrl-C at evaluation ``stop_at``, then again; return how many cells the second run ran."""
+    real = PROTOCOLS["adbench"].evaluate
+    calls = []
+
+    def evaluate(*args):
+        calls.append(args)
+        if len(calls) == stop_at:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setitem(PROTOCOLS, "adbench", replace(PROTOCOLS["adbench"], evaluate=evaluate))
+    first = run(config, out)
+    assert first.exit_code == 130, first.output
+    calls.clear()
+    monkeypatch.setitem(PROTOCOLS, "adbench", replace(PROTOCOLS["adbench"], evaluate=lambda *a: calls.append(a)
+                                                      or real(*a)))
+    second = run(config, out)
+    assert second.exit_code == 0, second.output
+    return len(calls)
+
+
+def assert_same_results(a: Path, b: Path, members: list[str]) -> None:
+    for member in members:
+        pd.testing.assert_frame_equal(trials_of(a / member), trials_of(b / member))
+    pd.testing.assert_frame_equal(pd.read_csv(a / "ranks.csv"), pd.read_csv(b / "ranks.csv"))
+
+
+def test_two_datasets_run_into_sub_folders_and_resume(tmp_path, monkeypatch):
+    config = write_config(tmp_path / "two.yaml", datasets=[NPZ, CSV])
+    whole = run(config, tmp_path / "whole")
+    assert whole.exit_code == 0, whole.output
+    suite = tmp_path / "whole" / "suite"
+    members = ["example", "example_2"]
+    for member in members:
+        trials = pd.read_csv(suite / member / "trials.csv")
+        assert len(trials) == 6 and set(trials["status"]) == {"ok"}
+        assert trials["auprc"].between(0, 1).all()
+        assert (suite / member / "summary.md").exists()
+    for name in ("summary.md", "summary.csv", "datasets.csv", "ranks.csv", "wilcoxon_holm.csv", "win_tie_loss.csv",
+                 "cd_auroc.png", "cd_auprc.png", "auroc_box.png", "run.json"):
+        assert (suite / name).exists(), name
+    summary = (suite / "summary.md").read_text()
+    assert "# suite: 2 datasets" in summary and "Average ranks" in summary and "Where kernel PCA stands" in summary
+    assert set(pd.read_csv(suite / "ranks.csv")["method"]) == {"KPCA RE", "kNN", "IForest"}
+    # Ctrl-C in the second dataset; the resumed run computes only what is missing, to the same tables.
+    ran = interrupted_then_resumed(monkeypatch, config, tmp_path / "resumed", stop_at=9)
+    assert ran == 12 - 8
+    assert_same_results(suite, tmp_path / "resumed" / "suite", members)
+
+
+@pytest.fixture
+def adbench_stand_ins(tmp_path, monkeypatch):
+    """A data folder with small stand-ins for ADBench's backdoor, census, fraud and speech (no checksums)."""
+    folder = tmp_path / "data" / "adbench_classical"
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    for index, file in enumerate(["3_backdoor.npz", "9_census.npz", "13_fraud.npz", "36_speech.npz"]):
+        X = np.r_[rng.normal(size=(90, 4)), rng.normal(3 + index, 1, size=(10, 4))]
+        np.savez(folder / file, X=X, y=np.r_[np.zeros(90), np.ones(10)])
+    monkeypatch.setenv("KPCA_BENCH_DATA", str(tmp_path / "data"))
+    monkeypatch.delenv("KPCA_BENCH_REQUIRE_DATA", raising=False)
+    return tmp_path
+
+
+def test_a_collection_with_an_exclusion_skips_and_counts_missing_datasets(adbench_stand_ins, monkeypatch):
+    tmp_path = adbench_stand_ins
+    config = write_config(tmp_path / "collection.yaml", suite={"collection": "adbench", "exclude": ["speech"],
+                                                               "scaling": "minmax"})
+    loaded = load_config(config)
+    assert len(loaded.datasets) == 46 and "adbench_speech" not in [d.name for d in loaded.datasets]
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "whole")])
+    assert result.exit_code == 0, result.output
+    assert "skipped dataset adbench_aloi: its files are not in" in result.output
+    suite = tmp_path / "whole" / "suite"
+    members = ["adbench_backdoor", "adbench_census", "adbench_fraud"]
+    assert sorted(p.name for p in suite.iterdir() if p.is_dir()) == members
+    summary = (suite / "summary.md").read_text()
+    assert "datasets: 3 run, 43 skipped (files not here: adbench_aloi, adbench_annthyroid" in summary
+    ran = interrupted_then_resumed(monkeypatch, config, tmp_path / "resumed", stop_at=4)
+    assert ran == 18 - 3
+    assert_same_results(suite, tmp_path / "resumed" / "suite", members)
+
+
+def test_a_missing_dataset_is_an_error_when_data_are_required(adbench_stand_ins, monkeypatch):
+    config = write_config(adbench_stand_ins / "c.yaml", suite={"collection": "adbench", "include": ["fraud", "wine"]})
+    monkeypatch.setenv("KPCA_BENCH_REQUIRE_DATA", "1")
+    result = run(config, adbench_stand_ins / "out")
+    assert result.exit_code == 2
+    assert "dataset adbench_wine of suite suite: its files are not in" in result.stderr
+
+
+def test_a_config_naming_one_missing_dataset_runs_the_others_and_resumes(tmp_path, monkeypatch):
+    monkeypatch.delenv("KPCA_BENCH_REQUIRE_DATA", raising=False)
+    missing = {"name": "file", "options": {"path": str(tmp_path / "nowhere.npz")}}
+    config = write_config(tmp_path / "missing.yaml", datasets=[NPZ, missing, CSV])
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "whole")])
+    assert result.exit_code == 0, result.output
+    assert f"skipped dataset nowhere: its file {tmp_path / 'nowhere.npz'} does not exist" in result.output
+    suite = tmp_path / "whole" / "suite"
+    assert "datasets: 2 run, 1 skipped (files not here: nowhere)" in (suite / "summary.md").read_text()
+    ran = interrupted_then_resumed(monkeypatch, config, tmp_path / "resumed", stop_at=3)
+    assert ran == 12 - 2
+    assert_same_results(suite, tmp_path / "resumed" / "suite", ["example", "example_2"])
+
+
+def test_a_member_has_the_cells_of_its_single_dataset_config(tmp_path):
+    suite = parse_config({"name": "s", "datasets": [NPZ, CSV], "protocol": "adbench", "methods": METHODS})
+    alone = parse_config({"name": "s", "dataset": CSV, "protocol": "adbench", "methods": METHODS})
+    (_, member), = [m for m in suite.members() if m[0] == "example_2"]
+    assert [c.key for c in plan_cells(member)] == [c.key for c in plan_cells(alone)]
+    assert [c.split_seed for c in plan_cells(member)] == [c.split_seed for c in plan_cells(alone)]
+    assert member.config_hash() == alone.config_hash() != suite.config_hash()
+    keys = [c.key for _, m in suite.members() for c in plan_cells(m)]
+    assert len(set(keys)) == len(keys)
+
+
+@pytest.mark.parametrize("entries, message", [
+    ({"dataset": NPZ, "datasets": [NPZ]}, "dataset: give dataset (one) or datasets / suite (several), not both"),
+    ({"suite": {"collection": "odds"}}, "suite.collection: unknown collection 'odds'"),
+    ({"suite": {"collection": "adbench", "exclude": ["wien"]}}, "suite.exclude: 'wien' is not in collection adbench"),
+    ({"datasets": []}, "datasets: must be a non-empty list"),
+    ({"datasets": [{"name": "nope"}]}, "datasets[0].name: unknown dataset 'nope'"),
+])
+def test_bad_suite_entries_are_config_errors(tmp_path, entries, message):
+    result = run(write_config(tmp_path / "bad.yaml", **entries), tmp_path)
+    assert result.exit_code == 2 and message in result.stderr, result.stderr
