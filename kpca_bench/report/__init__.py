@@ -9,7 +9,6 @@ import numpy as np
 
 from kpca_bench.datasets import DATASETS, Provenance
 from kpca_bench.datasets.registry import PAPERS
-from kpca_bench.methods.registry import METHODS
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
 from kpca_bench.report.tables import incomplete_note, run_facts, summary_frame, summary_markdown, trials_frame
@@ -35,7 +34,7 @@ def _sparsity_sweeps(config: Config) -> dict[str, list[str]]:
     """Entries that sweep their method's sparsity parameter, with their setting labels."""
     sweeps = {}
     for method in config.methods:
-        knob = METHODS[method.name].sparsity_param
+        knob = method.spec().sparsity_param
         if knob is not None and len(method.grid.get(knob, [])) > 1:
             sweeps[method.label] = [method.setting_label(s) for s in method.settings()]
     return sweeps

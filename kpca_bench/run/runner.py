@@ -27,7 +27,6 @@ from kpca_bench.datasets import DATASETS, Dataset, Provenance, load_dataset
 from kpca_bench.datasets.labels import check_binary
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import DataError, KpcaBenchError
-from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.run.execution import open_backend
@@ -97,6 +96,8 @@ def plan_cells(config: Config) -> list[Cell]:
                 continue
             for setting in method.settings():
                 identity = {"method": method.name, "setting": setting, "score": method.score}
+                if method.higher_is is not None:  # a declared sign (issue 17), only when given: older keys stay
+                    identity["higher_is"] = method.higher_is
                 cells.append(Cell(
                     key=stable_hash({**data_part, **identity, "trial": trial}),
                     trial=trial, method_index=index, setting=setting, split_seed=split_seed,
@@ -176,7 +177,7 @@ def failure_reason(record: dict) -> str:
 
 def build_method(entry: MethodConfig, setting: dict, random_state: int) -> Method:
     """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score."""
-    spec = METHODS[entry.name]
+    spec = entry.spec()
     return Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
                   estimator=spec.build(setting, random_state=random_state))
 
@@ -186,7 +187,8 @@ def cell_fields(cell: Cell, config: Config) -> dict:
     entry = config.methods[cell.method_index]
     return {"key": cell.key, "experiment": config.name, "trial": cell.trial, "split_seed": cell.split_seed,
             "method": entry.setting_label(cell.setting), "method_name": entry.name, "entry": entry.label,
-            "params": cell.setting, "score": entry.score, "random_state": cell.random_state}
+            "params": cell.setting, "score": entry.score, "random_state": cell.random_state,
+            **entry.spec().provenance()}
 
 
 def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
