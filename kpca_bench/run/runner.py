@@ -14,6 +14,8 @@ import hashlib
 import json
 import platform
 import time
+import warnings
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -33,6 +35,7 @@ from kpca_bench.run.execution import open_backend
 from kpca_bench.run.memory import peak_memory
 from kpca_bench.run.lock import folder_lock, prepare_folder
 from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
+from kpca_bench.run.environment import write_environment
 from kpca_bench.run.store import ResultStore, failed_record
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).
@@ -204,7 +207,11 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     entry = config.methods[cell.method_index]
     start = time.perf_counter()
     budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
-    with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak:
+    with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak, \
+            warnings.catch_warnings(record=True) as caught:
+        # Every warning of the cell is counted in its record rather than printed among the progress lines
+        # (kpca_bench.run.runner.warning_summary reports them once, at the end of the run).
+        warnings.simplefilter("always")
         max_memory_mb = sklearn.get_config()["working_memory"]
         try:
             method = build_method(entry, cell.setting, cell.random_state)
@@ -212,7 +219,30 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
         except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
             result = failed_record(cell.key, error)
     return {**cell_fields(cell, config), "wall_time": time.perf_counter() - start, "max_memory_mb": max_memory_mb,
-            "peak_memory_mb": peak.mib, **result}
+            "peak_memory_mb": peak.mib, **warning_fields(caught), **result}
+
+
+def warning_fields(caught: list) -> dict:
+    """``warnings``: count per warning category, ``warning_messages``: the first message of each (none: no fields)."""
+    if not caught:
+        return {}
+    counts = Counter(w.category.__name__ for w in caught)
+    first = {}
+    for w in caught:
+        first.setdefault(w.category.__name__, " ".join(str(w.message).split())[:200])
+    return {"warnings": dict(counts), "warning_messages": first}
+
+
+def warning_summary(records: list[dict]) -> list[str]:
+    """One line per warning category over the cells of a run: how often, in how many cells, and an example."""
+    counts, cells, example = Counter(), Counter(), {}
+    for record in records:
+        for category, count in (record.get("warnings") or {}).items():
+            counts[category] += count
+            cells[category] += 1
+            example.setdefault(category, ((record.get("warning_messages") or {}).get(category, ""), record["method"]))
+    return [f"warning: {category} x {counts[category]} in {cells[category]} of {len(records)} cells, "
+            f"e.g. {example[category][1]}: {example[category][0]}" for category in sorted(counts)]
 
 
 def labelled(record: dict, cell: Cell, config: Config) -> dict:
@@ -253,12 +283,14 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
         store = ResultStore(directory)
         for message in store.set_aside_damaged():
             notify(message)
+        write_environment(store.directory)
         return _run_cells(config, store, jobs=jobs, offline=offline, progress=progress or NoProgress(),
-                          write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast)
+                          write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast, notify=notify)
 
 
 def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, progress: PlainProgress,
-               write_tables: WriteTables | None, retry_failed: bool, fail_fast: bool) -> RunOutcome:
+               write_tables: WriteTables | None, retry_failed: bool, fail_fast: bool,
+               notify: Callable[[str], None] = print_notice) -> RunOutcome:
     cells = plan_cells(config)
     todo = cells_to_run(cells, store.load(), retry_failed)
     by_key = {cell.key: cell for cell in todo}
@@ -275,10 +307,12 @@ def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, 
             return PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, seed)
 
         progress.start(len(cells), len(cells) - len(todo))
+        ran = []
         try:
             for record in backend.run(partial(run_cell, config=config), todo, split_of):
                 record = {**cell_fields(by_key[record["key"]], config), **record, **common}
                 store.append(record)
+                ran.append(record)
                 progress.advance(f"{record['method']} trial {record['trial']}"
                                  + ("" if is_finished(record) else f" {record['status']}"))
                 if fail_fast and not is_finished(record):
@@ -289,6 +323,8 @@ def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, 
             records = [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
             if write_tables is not None:
                 write_tables(records, store.directory, dataset.provenance)
+            for line in warning_summary(ran):
+                notify(line)
     failures = [labelled(stored[key], cell, config) for key, cell in {c.key: c for c in cells}.items()
                 if key in stored and not is_finished(stored[key])]
     return RunOutcome(directory=store.directory, n_cells=len(cells), n_reused=len(cells) - len(todo),
