@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 JOBS ?= 1
 
-.PHONY: demo test check all-figures analyses install clean
+.PHONY: demo test check all-figures variants analyses install clean
 
 $(BIN)/kpca-bench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ all-figures: install
 	for config in $$configs; do $(BIN)/kpca-bench run $$config --jobs $(JOBS) --quiet || exit $$?; done
 	$(MAKE) analyses
 	$(BIN)/kpca-bench report
+
+# The variant runs (configs/variants/: one reading of a paper each), whose numbers REPORT.md sets beside the headline's.
+variants: install
+	for config in configs/variants/*.yaml; do $(BIN)/kpca-bench run $$config --jobs $(JOBS) --quiet || exit $$?; done
 
 # The papers' tables, figures and write-ups drawn from the finished runs (Li's Fig. 3 draws its own sample).
 analyses: install

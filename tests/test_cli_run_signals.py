@@ -69,6 +69,13 @@ def wait_for_records(folder: Path, at_least: int, process: subprocess.Popen, tim
         time.sleep(0.05)
 
 
+def wait_for_file(path: Path, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert process.poll() is None and time.monotonic() < deadline, f"the run ended before {path.name} appeared"
+        time.sleep(0.02)
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("uninterrupted")
@@ -123,8 +130,8 @@ def test_ctrl_c_on_a_dask_local_cluster_is_one_line(tmp_path, when):
     run = start(tmp_path, "--scheduler", "local", "--jobs", "2")
     if when == "running":
         wait_for_records(tmp_path, 2, run)
-    else:
-        time.sleep(2.0)  # the CLI has started and the cluster is starting
+    else:  # the cluster is starting: its workers' log is opened just before it starts
+        wait_for_file(tmp_path / "quickstart" / "dask-workers.log", run)
     os.killpg(run.pid, signal.SIGINT)  # as a terminal's Ctrl-C: every process of the group
     _, stderr = run.communicate(timeout=60)
     wait_for_group_to_end(run.pid, timeout=20)

@@ -189,3 +189,13 @@ def test_exact_kpca_lets_eigh_overwrite_its_only_kernel_matrix(letters_like, mon
     K = make_kernel(train, "rbf", sigma=SIGMA)(train)
     K = KernelCentering.fit(K).center_train(K)
     assert_allclose(model.projection_variances_, np.var(K @ model.dual_coef_, axis=0), rtol=1e-8)
+
+
+@pytest.mark.filterwarnings("ignore:.*zero eigenvalue")
+def test_rank_cutoff_positive_keeps_the_rounding_tail():
+    X = np.random.default_rng(0).normal(size=(25, 2))
+    numerical = KernelPCA(24, kernel="rbf", sigma=30.0).fit(X)
+    positive = KernelPCA(24, kernel="rbf", sigma=30.0, rank_cutoff="positive").fit(X)
+    live = [int(np.count_nonzero(m.projection_variances_ > 0)) for m in (numerical, positive)]
+    assert live[0] < live[1]
+    assert_allclose(positive.dual_coef_[:, :live[0]], numerical.dual_coef_[:, :live[0]])

@@ -104,3 +104,25 @@ def test_figure3_goes_into_the_results_root(tmp_path):
     (path,) = figure3.analyse(tmp_path / "results", [])
     assert path == tmp_path / "results" / "li_artificial" / "figure3_contours.png"
     assert path.read_bytes().startswith(b"\x89PNG")
+
+
+def test_consistency_check_flags_a_best_below_every_splits_bound():
+    import numpy as np
+    import pandas as pd
+
+    from kpca_bench.papers.li.consistency import at_setting, check_rows
+
+    # two splits x two kernel parameters; column 0 is the checked setting (RE's p = 1)
+    frame = pd.DataFrame({"trial": [0, 0, 1, 1], "kernel_param": [0.1, 0.2, 0.1, 0.2],
+                          "aurocs": [np.array([0.70, 0.9]), np.array([0.80, 0.2]),
+                                     np.array([0.75, 0.5]), np.array([0.65, 0.6])]})
+    splits = at_setting(frame, 0)
+    assert splits["bound"].tolist() == [0.80, 0.75] and splits["floor"].tolist() == [0.70, 0.65]
+    refs = {("RE", "auroc_best"): {"value": 0.60, "tolerance": 0.1}, ("RE", "auroc_median"): {"value": 0.3,
+                                                                                             "tolerance": 0.1}}
+    rows = {r["metric"]: r for r in check_rows("li_x", "RE", splits, refs, "p = 1")}
+    assert rows["auroc_best"]["inconsistent"] and rows["auroc_best"]["beyond_tolerance"]
+    assert rows["auroc_best"]["basis"] == "direct" and rows["auroc_median"]["basis"] == "row"
+    assert rows["auroc_median"]["inconsistent"]
+    refs[("RE", "auroc_best")] = {"value": 0.78, "tolerance": 0.1}  # above split 1's bound: could be split 1
+    assert not check_rows("li_x", "RE", splits, refs, "p = 1")[0]["inconsistent"]

@@ -167,3 +167,46 @@ def test_sweep_rejects_a_model_parameter_in_the_config(tmp_path):
                                    "params: {kernel: rbf, n_components: 5}, grid: {sigma: [20, 40]}}\n  - {name: kpca, label: RE"))
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 2 and "n_components is swept by the protocol" in result.output
+
+
+def _sweep_options(**protocol):
+    return parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                  "train_inliers": 12, "test_inliers": 3, "test_outliers": 3},
+                         "protocol": {"name": "novelty_sweep", **protocol}, "methods": [{"name": "kpca"}]}).options
+
+
+@pytest.mark.filterwarnings("ignore:.*zero eigenvalue")
+def test_p_range_all_keeps_the_components_beyond_the_numerical_rank(split):
+    # sigma = 50 on 3 features: the centered kernel's spectrum decays below max * n * eps after a few terms.
+    method = Method("KPCA", "kpca", KernelPCA(kernel="rbf", sigma=50.0), subspace=True, score="mahalanobis")
+    by_rank = evaluate_sweep(method, split, _sweep_options())
+    literal = evaluate_sweep(method, split, _sweep_options(p_range="all"))
+    assert by_rank["n_model_params"] < literal["n_model_params"] <= 29
+    n = by_rank["n_model_params"]
+    assert literal["auroc_by_model_param"][:n] == pytest.approx(by_rank["auroc_by_model_param"], abs=1e-6)
+
+
+def test_re_norm_uncentred_drops_eq10s_centring_terms(split):
+    method = Method("RE", "kpca", KernelPCA(kernel="rbf", sigma=1.0), subspace=True, score="reconstruction_error")
+    record = evaluate_sweep(method, split, _sweep_options(re_norm="uncentred"))
+    model = KernelPCA(3, kernel="rbf", sigma=1.0).fit(split.X_train)
+    scores = model.project(split.X_test).scores
+    # k(x, x) = 1 for the RBF kernel: RE = 1 - sum_j y_j^2 instead of ||phi~(x)||^2 - sum_j y_j^2.
+    expected = roc_auc_score(split.is_outlier, 1.0 - np.sum(scores**2, axis=1))
+    assert record["auroc_by_model_param"][2] == pytest.approx(expected, abs=1e-6)
+    centred = evaluate_sweep(method, split, _sweep_options())
+    assert record["auroc_by_model_param"] != centred["auroc_by_model_param"]
+
+
+def test_ocsvm_auroc_from_predictions_ranks_by_predict(split):
+    options = _sweep_options(nu=[0.1, 0.5], ocsvm_auroc="predictions")
+    record = evaluate_sweep(Method("OCSVM", "ocsvm_kernel", KernelOneClassSVM(sigma=1.0), subspace=False), split,
+                            options)
+    for nu, auroc in zip([0.1, 0.5], record["auroc_by_model_param"]):
+        predicted = KernelOneClassSVM(sigma=1.0, nu=nu).fit(split.X_train).predict(split.X_test)
+        assert auroc == pytest.approx(roc_auc_score(split.is_outlier, predicted == -1), abs=1e-6)
+
+
+def test_sweep_rejects_an_unknown_reading():
+    with pytest.raises(Exception, match="p_range"):
+        _sweep_options(p_range="everything")

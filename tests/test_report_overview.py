@@ -82,7 +82,8 @@ def test_report_puts_paper_numbers_beside_ours_and_embeds_figures(tree):
     text = report(tree)
 
     assert "## Someone et al." in text
-    assert "1 of 2 compared numbers within tolerance; 1 not run here." in text
+    assert ("1 of 2 compared numbers within tolerance; of the others 0 explained, 1 not explained; 1 not run here."
+            in text)
     assert "| `tiny` | KPCA | auroc_mean | 0.900 | 0.910 | +0.010 | 0.020 | yes |" in text
     assert "| `tiny` | KPCA | f1_mean | 0.800 | 0.910 | +0.110 | 0.020 | **no** |" in text
     assert "| `tiny` | OCSVM | auroc_mean | 0.800 | not run |" in text
@@ -100,7 +101,8 @@ def test_deviations_give_the_reason_for_the_numbers_they_match_and_flag_the_rest
 
     assert ("- **KPCA's F1 too high** (1 number): the threshold rule differs. Table 2 uses an oracle cut. "
             "[someone_report.md](someone_report.md#findings)") in deviations
-    assert "- **`tiny`: OCSVM auroc_mean (not run)** (1 number): not explained yet." in deviations
+    assert "- **`tiny`: OCSVM auroc_mean (not run)** (1 number): not explained yet; no hypothesis tested yet." \
+        in deviations
     assert "LOF" not in deviations and "auroc_mean | 0.900" not in deviations
 
 
@@ -132,10 +134,78 @@ def test_at_a_glance_table_counts_numbers_and_claims_and_names_the_main_deviatio
     write_findings(tree, deviations=[small, large], claims=[claim("partly", ["robust_tiny"])])
     glance = report(tree).split("\n## ")[0]
 
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | – | KPCA's F1: the threshold rule differs |" in glance
-    assert "| [Kim & Klabjan](#kim--klabjan) | – | – | – | 0 of 1 (1 partly) | L1 is more robust: partly, " \
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | 0 | 1 | – | KPCA's F1: the threshold rule differs |" \
+        in glance
+    assert "| all papers | 2 | 1 | 1 | 0 | 1 | | |" in glance
+    assert "| [Kim & Klabjan](#kim--klabjan) | – | – | – | – | – | 0 of 1 (1 partly) | L1 is more robust: partly, " \
            "for wide kernels |" in glance
     assert "Analyses: [someone_report.md](someone_report.md), [kim_report.md](kim_report.md)." in glance
+
+
+VARIANT_CONFIG = CONFIG.replace("name: tiny", "name: tiny_literal").replace(
+    "reference: {paper: Someone et al., dataset: Digits}",
+    "reference: {paper: Someone et al., dataset: Digits, variant_of: tiny, variant: the literal reading}")
+
+
+def test_a_variant_that_holds_a_number_explains_it_and_every_variant_is_listed(tree):
+    (tree / "configs" / "variants").mkdir()
+    (tree / "configs" / "variants" / "tiny_literal.yaml").write_text(VARIANT_CONFIG)
+    (tree / "results" / "tiny_literal").mkdir()
+    (tree / "results" / "tiny_literal" / "summary.csv").write_text(
+        "method,trials,auroc_mean,auroc_std,f1_mean,f1_std\nKPCA,10,0.90,0.01,0.81,0.01\n")
+    tested = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "metrics": ["f1_mean"]},
+              "numbers": "KPCA's F1", "cause": "the reading of the threshold", "analysis": "someone_report.md",
+              "variants": ["tiny_literal", "tiny_missing"], "tried": ["an oracle cut: F1 0.95"]}
+    write_findings(tree, deviations=[tested])
+    text = report(tree)
+    deviations = section(text, "### Deviations")
+
+    assert "- **KPCA's F1** (1 number, 1 explained): the reading of the threshold." in deviations
+    assert ("  - variant `tiny_literal` (the literal reading): 1 of 1 within tolerance: KPCA f1_mean 0.910 → 0.810 "
+            "(within)") in deviations
+    assert "  - variant `tiny_missing`: not run" in deviations
+    assert "  - tried: an oracle cut: F1 0.95" in deviations
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | 0 | 1 |" in text
+    # the variant's numbers never join the headline table
+    assert "tiny_literal` |" not in section(text, "## Someone et al.").split("### Deviations")[0]
+
+
+def test_a_variant_outside_tolerance_leaves_the_number_not_explained(tree):
+    (tree / "configs" / "variants").mkdir()
+    (tree / "configs" / "variants" / "tiny_literal.yaml").write_text(VARIANT_CONFIG)
+    (tree / "results" / "tiny_literal").mkdir()
+    (tree / "results" / "tiny_literal" / "summary.csv").write_text(
+        "method,trials,auroc_mean,auroc_std,f1_mean,f1_std\nKPCA,10,0.90,0.01,0.88,0.01\n")
+    tested = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "metrics": ["f1_mean"]},
+              "numbers": "KPCA's F1", "cause": "a guess", "analysis": "someone_report.md", "variants": ["tiny_literal"]}
+    write_findings(tree, deviations=[tested])
+    text = report(tree)
+
+    assert "- **KPCA's F1** (1 number, 0 explained): a guess." in text
+    assert "KPCA f1_mean 0.910 → 0.880 (outside)" in text
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 1 | 1 |" in text
+
+
+def test_a_consistency_check_explains_the_numbers_it_flags(tree):
+    (tree / "results" / "someone_check.csv").write_text(
+        "config,method,metric,inconsistent\ntiny,KPCA,f1_mean,True\ntiny,KPCA,auroc_mean,False\n")
+    checked = {"paper": "Someone et al.", "match": {"configs": ["tiny"]}, "numbers": "KPCA",
+               "cause": "the paper's F1 cannot come from its protocol", "analysis": "someone_check.md",
+               "checks": ["someone_check.csv"]}
+    write_findings(tree, deviations=[checked])
+    text = report(tree)
+
+    assert "  - check [someone_check.md](someone_check.md): the paper's value inconsistent with its protocol for 1 of " \
+           "1 number" in text
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | 0 | 1 |" in text
+
+
+def test_an_entry_marked_not_explained_does_not_count_its_cause(tree):
+    partly = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "metrics": ["f1_mean"]},
+              "numbers": "KPCA's F1", "cause": "partly the scaling", "analysis": "someone_report.md",
+              "explained": False}
+    write_findings(tree, deviations=[partly])
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 1 | 1 |" in report(tree)
 
 
 def test_findings_files_are_checked(tree):

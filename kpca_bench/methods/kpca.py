@@ -77,14 +77,21 @@ def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "eigh", rando
     return values, vectors
 
 
-def dual_coefficients(eigenvalues: np.ndarray, eigenvectors: np.ndarray) -> np.ndarray:
+RANK_CUTOFFS = ("numerical", "positive")
+
+
+def dual_coefficients(eigenvalues: np.ndarray, eigenvectors: np.ndarray, rank_cutoff: str = "numerical") -> np.ndarray:
     """Scale eigenvectors ``u_j`` of the centered kernel to ``alpha_j = u_j / sqrt(lambda_j)``.
 
     Then ``alpha_j^T K~ alpha_j = 1``: each component has unit norm in feature
     space (Schölkopf et al. 1998, eq. 16). Components whose eigenvalue is
     numerically zero carry no direction; their coefficients are set to zero.
+    ``rank_cutoff="numerical"`` calls an eigenvalue zero at or below
+    ``max * n * eps``; ``"positive"`` only at or below 0, keeping the tail that
+    rounding leaves above 0 (see :class:`KernelPCA`).
     """
-    tol = eigenvalues.max(initial=0.0) * eigenvectors.shape[0] * np.finfo(float).eps
+    tol = eigenvalues.max(initial=0.0) * eigenvectors.shape[0] * np.finfo(float).eps if rank_cutoff == "numerical" \
+        else 0.0
     null = eigenvalues <= tol
     if null.any():
         warnings.warn(
@@ -230,6 +237,14 @@ class KernelPCA(BaseKernelPCA):
         ``eigh``: LAPACK, top eigenpairs only. ``arpack``: Lanczos, for large n.
     random_state : int >= 0 or None
         Start vector of ``arpack``; unused by ``eigh``.
+    rank_cutoff : {"numerical", "positive"}, default="numerical"
+        Which eigenvalues count as zero (their components get zero coefficients
+        and zero variance). ``"numerical"`` (our choice): at or below
+        ``max * n * eps``, so only directions the kernel really has are kept.
+        ``"positive"``: only those at or below 0, so components on eigenvalues
+        that are rounding noise are kept too; that is Li et al.'s "p is searched
+        from 1 to N_tr" (section IV.B) read literally. Their values then depend on
+        the eigensolver.
 
     Attributes
     ----------
@@ -251,13 +266,15 @@ class KernelPCA(BaseKernelPCA):
         **BaseKernelPCA._parameter_constraints,
         "eigen_solver": [StrOptions(set(EIGEN_SOLVERS))],
         "random_state": [NumberInterval(Integral, 0, None, closed="left"), None],
+        "rank_cutoff": [StrOptions(set(RANK_CUTOFFS))],
     }
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 eigen_solver="eigh", random_state=None):
+                 eigen_solver="eigh", random_state=None, rank_cutoff="numerical"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+        self.rank_cutoff = rank_cutoff
 
     def _fit_components(self, K_centered):
         self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
@@ -266,7 +283,7 @@ class KernelPCA(BaseKernelPCA):
         values, vectors = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state,
                                          overwrite=True)
         self.eigenvalues_ = values
-        self.dual_coef_ = dual_coefficients(values, vectors)
+        self.dual_coef_ = dual_coefficients(values, vectors, self.rank_cutoff)
 
     def _projection_variances(self, K_centered):
         """``lambda_j / n``, without K (which eigh may have overwritten).

@@ -13,8 +13,21 @@ Hamming ``gamma``). The *model* parameter is swept inside the cell:
 * the one-class SVM (``ocsvm_kernel``): kernels built once, one fit per ``nu`` of the protocol option ``nu``
   (default 0.01 .. 0.99 step 0.01, the grid of Li et al.).
 
-Option (``protocol: {name: novelty_sweep, nu: ...}``): ``nu``, a list or
-``{start, stop, step}``.
+Options (``protocol: {name: novelty_sweep, nu: ..., p_range: all, ...}``), each
+default today's behaviour; the others are readings of the paper that its text
+leaves open, run as variants (``configs/variants/``):
+
+* ``nu``: a list or ``{start, stop, step}``.
+* ``p_range``: ``rank`` (default, our choice) stops ``p`` at the numerical rank of
+  the centered kernel; ``all`` takes every component with a positive computed
+  eigenvalue, i.e. ``p = 1 .. N_tr`` as section IV.B writes it, read literally.
+* ``re_norm``: ``centred`` (default, eq. 10) uses ``||phi~(x)||^2`` in the
+  reconstruction error; ``uncentred`` uses ``k(x, x)``, eq. 10 with its centring
+  terms dropped (a diagnostic: a reading that fits some of the paper's numbers,
+  not one its text gives).
+* ``ocsvm_auroc``: ``scores`` (default) ranks test points by the one-class SVM's
+  decision value; ``predictions`` by its hard +1 / -1 prediction (a diagnostic
+  likewise: AUROC from a two-level score, as a ROC of ``predict`` would give).
 """
 
 from __future__ import annotations
@@ -40,19 +53,35 @@ AUROC_DECIMALS = 6
 RECORDS = ("auroc", "best_model_param", "n_model_params", "auroc_by_model_param", "model_param")
 
 
+P_RANGES = ("rank", "all")
+RE_NORMS = ("centred", "uncentred")
+OCSVM_AUROCS = ("scores", "predictions")
+CHOICES = {"p_range": P_RANGES, "re_norm": RE_NORMS, "ocsvm_auroc": OCSVM_AUROCS}
+
+
 @dataclass(frozen=True)
 class Options:
-    """``nu``: the one-class SVM's values swept inside a cell."""
+    """``nu``: the one-class SVM's values swept inside a cell; the readings of the module docstring."""
 
     nu: tuple[float, ...] = DEFAULT_NU
+    p_range: str = "rank"
+    re_norm: str = "centred"
+    ocsvm_auroc: str = "scores"
 
 
 def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
+    choices = {}
+    for key, accepted in CHOICES.items():
+        value = raw.get(key, accepted[0])
+        if value not in accepted:
+            problems.add(key, f"must be one of {', '.join(accepted)}, got {value!r}")
+            value = accepted[0]
+        choices[key] = value
     nus = raw.get("nu", DEFAULT_NU)
     if not isinstance(nus, (list, tuple)) or not nus or not all(is_number(v) and 0 < v <= 1 for v in nus):
         problems.add("nu", f"must be a list of numbers in (0, 1] or a range {{start, stop, step}}, got {nus!r}")
-        return Options()
-    return Options(nu=tuple(nus))
+        return Options(**choices)
+    return Options(nu=tuple(nus), **choices)
 
 
 def reconstruction_errors_by_p(scores: np.ndarray, sq_norms: np.ndarray, variances: np.ndarray) -> np.ndarray:
@@ -98,10 +127,12 @@ def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems:
             problems.add(f"methods[{index}]", f"{swept} is swept by the protocol novelty_sweep; remove it from params/grid")
 
 
-def _component_sweep(method: Method, split: Split) -> tuple[dict, np.ndarray]:
+def _component_sweep(method: Method, split: Split, options: Options) -> tuple[dict, np.ndarray]:
     """Fit kernel PCA once with every component; outlier scores of the test points for ``p = 1 .. P``."""
     start = time.perf_counter()
     model = clone(method.estimator).set_params(n_components=split.X_train.shape[0] - 1)
+    if options.p_range == "all":
+        model.set_params(rank_cutoff="positive")
     with warnings.catch_warnings():
         # Components with a zero eigenvalue are expected here (rank < N - 1, e.g. duplicated
         # categorical rows); they are dropped below, which the record states as n_model_params.
@@ -110,15 +141,20 @@ def _component_sweep(method: Method, split: Split) -> tuple[dict, np.ndarray]:
     fitted = time.perf_counter()
     rank = int(np.count_nonzero(model.projection_variances_ > 0))
     projection = model.project(split.X_test)
-    by_p = SCORES_BY_P[method.score or "reconstruction_error"](projection.scores[:, :rank], projection.sq_norms,
+    sq_norms = model.kernel_.diag(split.X_test) if options.re_norm == "uncentred" else projection.sq_norms
+    by_p = SCORES_BY_P[method.score or "reconstruction_error"](projection.scores[:, :rank], sq_norms,
                                                                model.projection_variances_[:rank])
     info = {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted, "model_param": "n_components",
             **fitted_attributes(model)}
     return info, by_p
 
 
-def _nu_sweep(method: Method, split: Split, nus: tuple[float, ...]) -> tuple[dict, np.ndarray]:
-    """One fit per ``nu`` on kernels built once; outlier scores (minus ``score_samples``), one column per ``nu``."""
+def _nu_sweep(method: Method, split: Split, nus: tuple[float, ...], auroc_from: str = "scores") -> tuple[dict, np.ndarray]:
+    """One fit per ``nu`` on kernels built once; outlier scores, one column per ``nu``.
+
+    ``auroc_from="scores"``: minus ``score_samples``; ``"predictions"``: 1 where the
+    SVM predicts an outlier (decision value at or below 0, as libsvm's ``predict``), else 0.
+    """
     start = time.perf_counter()
     model = clone(method.estimator).fit(split.X_train)
     K_train, K_test = model.kernel_(split.X_train), model.kernel_(split.X_test, split.X_train)
@@ -135,7 +171,9 @@ def _nu_sweep(method: Method, split: Split, nus: tuple[float, ...]) -> tuple[dic
             fitted = time.perf_counter()
             # score_samples = sum_i dual_coef_i k(x, sv_i); computed from the public fitted attributes
             # because the estimator's own method re-validates K_test on each of the ~100 calls.
-            columns.append(-(K_test[:, svm.support_] @ svm.dual_coef_[0]))
+            similarity = K_test[:, svm.support_] @ svm.dual_coef_[0]
+            columns.append((similarity + svm.intercept_[0] <= 0).astype(float) if auroc_from == "predictions"
+                           else -similarity)
             fit_time += fitted - start
             score_time += time.perf_counter() - fitted
     info = {"fit_time": fit_time, "score_time": score_time, "model_param": "nu", **fitted_attributes(model)}
@@ -150,9 +188,9 @@ def evaluate_sweep(method: Method, split: Split, options: Options) -> dict:
     them all, in the order of ``p = 1 .. n_model_params`` or of the ``nu`` option.
     """
     if method.subspace:
-        info, scores = _component_sweep(method, split)
+        info, scores = _component_sweep(method, split, options)
     else:
-        info, scores = _nu_sweep(method, split, options.nu)
+        info, scores = _nu_sweep(method, split, options.nu, options.ocsvm_auroc)
     info.update(split_sizes(split))
     if not np.all(np.isfinite(scores)):
         return {**info, "status": "error: the method produced NaN or infinite scores"}

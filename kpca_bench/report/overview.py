@@ -10,9 +10,18 @@ Built from what is on disk alone, so it never re-runs anything:
 * the figures of every run of a paper.
 
 The report opens with one row per paper (numbers compared, within tolerance,
-not run, claims that hold, the main deviation); then per paper its table, its
-deviations (a number outside tolerance that no entry explains is listed as not
-explained yet), its claims and its figures.
+explained, not explained, not run, claims that hold, the main deviation); then
+per paper its table, its deviations (a number outside tolerance that no entry
+explains is listed as not explained yet), its claims and its figures.
+
+A number outside tolerance is *explained* when a deviation entry that matches it
+was tested and the test accounts for it: one of the entry's ``variants``
+(``configs/variants/``, runs of one reading of the paper) holds it within
+tolerance, or one of its ``checks`` (a consistency check's CSV) finds the
+paper's value inconsistent with its own protocol; an entry with neither counts
+when its cause is an explanation (:attr:`Deviation.explains_by_cause`). Every
+other number is *not explained*, and its deviation lists what was tried: each
+variant's value for it, and the entry's ``tried``.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from kpca_bench.run.runner import experiment_directory
 from kpca_bench.run.store import write_atomic
 
 Runs = list[tuple[Path, Config]]
+VARIANTS_DIR = "variants"
 
 
 def paper_configs(config_dir: Path, claims: Sequence[Claim] = ()) -> dict[str, Runs]:
@@ -148,6 +158,81 @@ def explained_mask(deviation: Deviation, rows: pd.DataFrame) -> pd.Series:
                      index=rows.index, dtype=bool)
 
 
+def variant_comparisons(results_root: Path, config_dir: Path) -> dict[str, pd.DataFrame]:
+    """Variant stem -> its numbers beside the paper's (``config``: the headline stem it is a variant of); runs found only."""
+    tables = {}
+    for path in sorted((Path(config_dir) / VARIANTS_DIR).glob("*.yaml")):
+        config = load_config(path)
+        if config.reference is None or not config.reference.variant_of:
+            continue
+        try:
+            table = compare_with_papers(results_root, path.as_posix(), config, experiment_directory(config, results_root))
+        except KpcaBenchError:
+            continue
+        tables[path.stem] = table.assign(config=config.reference.variant_of, variant=config.reference.variant)
+    return tables
+
+
+def check_results(results_root: Path, deviations: Sequence[Deviation]) -> dict[str, pd.DataFrame]:
+    """Check file -> its rows (config, method, metric, inconsistent), for the files the deviations name that exist."""
+    files = dict.fromkeys(name for d in deviations for name in d.checks)
+    return {name: pd.read_csv(Path(results_root) / name) for name in files if (Path(results_root) / name).exists()}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The variant runs and consistency checks the deviations point at."""
+
+    variants: dict[str, pd.DataFrame]
+    checks: dict[str, pd.DataFrame]
+
+
+NO_EVIDENCE = Evidence({}, {})
+
+
+def _variant_row(table: pd.DataFrame | None, row) -> pd.Series | None:
+    if table is None:
+        return None
+    hit = table[(table["config"] == Path(row.config).stem) & (table["method"] == row.method)
+                & (table["metric"] == row.metric)].dropna(subset=["ours"])
+    return hit.iloc[0] if len(hit) else None
+
+
+def _inconsistent(table: pd.DataFrame | None, row) -> bool:
+    if table is None:
+        return False
+    hit = table[(table["config"] == Path(row.config).stem) & (table["method"] == row.method)
+                & (table["metric"] == row.metric)]
+    return bool(len(hit)) and bool(hit["inconsistent"].astype(bool).all())
+
+
+def explanation(row, deviation: Deviation, evidence: Evidence) -> str | None:
+    """How ``deviation`` explains the comparison ``row``: ``variant <stem>``, ``check <file>``, ``cause``; None if not."""
+    for stem in deviation.variants:
+        hit = _variant_row(evidence.variants.get(stem), row)
+        if hit is not None and bool(hit["ok"]):
+            return f"variant {stem}"
+    for name in deviation.checks:
+        if _inconsistent(evidence.checks.get(name), row):
+            return f"check {name}"
+    return "cause" if deviation.explains_by_cause else None
+
+
+def classify(comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence: Evidence = NO_EVIDENCE) -> pd.Series:
+    """Per comparison row: ``within``, ``not run``, ``explained`` or ``not explained`` (see the module docstring)."""
+    outcome = []
+    for row in comparison.itertuples():
+        if pd.isna(row.ours):
+            outcome.append("not run")
+        elif row.ok:
+            outcome.append("within")
+        else:
+            found = [explanation(row, d, evidence) for d in deviations
+                     if d.explains(Path(row.config).stem, row.method, row.metric)]
+            outcome.append("explained" if any(found) else "not explained")
+    return pd.Series(outcome, index=comparison.index, dtype=object)
+
+
 def _count(n: int) -> str:
     return f"{n} number" if n == 1 else f"{n} numbers"
 
@@ -156,33 +241,75 @@ def _link(analysis: str) -> str:
     return f" [{analysis.split('#')[0]}]({analysis})" if analysis else ""
 
 
-def deviation_bullet(deviation: Deviation, count: int) -> str:
-    """``- **numbers** (n numbers): cause. evidence [analysis]``."""
+def deviation_bullet(deviation: Deviation, count: int, explained: int | None = None) -> str:
+    """``- **numbers** (n numbers[, k explained]): cause. evidence [analysis]``."""
     evidence = f" {deviation.evidence}" if deviation.evidence else ""
-    return f"- **{deviation.numbers}** ({_count(count)}): {deviation.cause}.{evidence}{_link(deviation.analysis)}"
+    tally = _count(count) if explained is None else f"{_count(count)}, {explained} explained"
+    return f"- **{deviation.numbers}** ({tally}): {deviation.cause}.{evidence}{_link(deviation.analysis)}"
+
+
+def tested_lines(deviation: Deviation, rows: pd.DataFrame, evidence: Evidence) -> list[str]:
+    """Sub-bullets: what each variant and check gave for ``rows``, then the entry's other hypotheses tried."""
+    lines = []
+    for stem in deviation.variants:
+        table = evidence.variants.get(stem)
+        if table is None:
+            lines.append(f"  - variant `{stem}`: not run")
+            continue
+        values = []
+        for row in rows.itertuples():
+            hit = _variant_row(table, row)
+            if hit is not None:
+                mark = "within" if bool(hit["ok"]) else "outside"
+                values.append(f"{row.method} {row.metric} {row.ours:.3f} → {hit['ours']:.3f} ({mark})")
+        reading = table["variant"].iloc[0] if len(table) else ""
+        held = sum(v.endswith("(within)") for v in values)
+        lines.append(f"  - variant `{stem}` ({reading}): {held} of {len(values)} within tolerance"
+                     + (f": {'; '.join(values)}" if values else ""))
+    for name in deviation.checks:
+        table = evidence.checks.get(name)
+        if table is None:
+            lines.append(f"  - check `{name}`: not run")
+            continue
+        flagged = sum(_inconsistent(table, row) for row in rows.itertuples())
+        lines.append(f"  - check [{name.replace('.csv', '.md')}]({name.replace('.csv', '.md')}): the paper's value "
+                     f"inconsistent with its protocol for {flagged} of {_count(len(rows))}")
+    lines += [f"  - tried: {text}" for text in deviation.tried]
+    return lines
 
 
 def unexplained_bullets(rows: pd.DataFrame) -> list[str]:
-    """One bullet per config for the numbers no deviation entry explains."""
+    """One bullet per config for the numbers no deviation entry names."""
     bullets = []
     for config, group in rows.groupby(rows["config"].map(lambda c: Path(c).stem), sort=False):
         numbers = ", ".join(f"{row.method} {row.metric}" + (" (not run)" if pd.isna(row.ours) else "")
                             for row in group.itertuples())
-        bullets.append(f"- **`{config}`: {numbers}** ({_count(len(group))}): {NOT_EXPLAINED}.")
+        bullets.append(f"- **`{config}`: {numbers}** ({_count(len(group))}): {NOT_EXPLAINED}; no hypothesis "
+                       "tested yet.")
     return bullets
 
 
-def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation]) -> list[str]:
-    """The deviations list of a paper: entries that explain some of its numbers, then the numbers none explains."""
+def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation], evidence: Evidence = NO_EVIDENCE) -> list[str]:
+    """The deviations list of a paper: entries that name some of its numbers, then the numbers none names.
+
+    Each entry tested by variants or checks says how many of its numbers they explain, and
+    lists what every variant and check gave for them.
+    """
     rows = not_holding(comparison)
-    explained = pd.Series(False, index=rows.index, dtype=bool)
+    outcome = classify(rows, deviations, evidence)
+    named = pd.Series(False, index=rows.index, dtype=bool)
     bullets = []
     for deviation in deviations:
-        mask = explained_mask(deviation, rows)
+        mask = explained_mask(deviation, rows) & ~named
         if mask.any():
-            bullets.append(deviation_bullet(deviation, int(mask.sum())))
-            explained |= mask
-    return bullets + unexplained_bullets(rows[~explained])
+            mine = rows[mask]
+            tested = bool(deviation.variants or deviation.checks or deviation.tried)
+            explained = int((outcome[mask] == "explained").sum()) if tested else None
+            bullets.append(deviation_bullet(deviation, int(mask.sum()), explained))
+            if tested:
+                bullets += tested_lines(deviation, mine.dropna(subset=["ours"]), evidence)
+            named |= mask
+    return bullets + unexplained_bullets(rows[~named])
 
 
 def main_deviation(comparison: pd.DataFrame, deviations: list[Deviation], claims: list[Claim]) -> str:
@@ -218,10 +345,12 @@ def claims_table(claims: list[Claim]) -> str:
     return "\n".join(lines)
 
 
-def numbers_summary(comparison: pd.DataFrame) -> str:
+def numbers_summary(comparison: pd.DataFrame, outcome: pd.Series | None = None) -> str:
     ran = comparison.dropna(subset=["ours"])
     not_run = len(comparison) - len(ran)
-    return (f"{int(ran['ok'].sum())} of {len(ran)} compared numbers within tolerance"
+    explained = "" if outcome is None else (f"; of the others {int((outcome == 'explained').sum())} explained, "
+                                            f"{int((outcome == 'not explained').sum())} not explained")
+    return (f"{int(ran['ok'].sum())} of {len(ran)} compared numbers within tolerance{explained}"
             + (f"; {not_run} not run here" if not_run else "") + ".")
 
 
@@ -249,13 +378,20 @@ class PaperFindings:
     comparison: pd.DataFrame
     deviations: list[Deviation]
     claims: list[Claim]
+    evidence: Evidence = NO_EVIDENCE
+
+    @property
+    def outcome(self) -> pd.Series:
+        """Per comparison row: within, explained, not explained or not run (:func:`classify`)."""
+        return classify(self.comparison, self.deviations, self.evidence)
 
 
 def paper_findings(results_root: Path, groups: dict[str, Runs], deviations: list[Deviation],
-                   claims: list[Claim]) -> list[PaperFindings]:
+                   claims: list[Claim], evidence: Evidence = NO_EVIDENCE) -> list[PaperFindings]:
     """Per paper, in the order of ``groups``: its runs, its numbers beside ours, its deviations and claims."""
     return [PaperFindings(paper, runs, paper_comparison(results_root, runs),
-                          [d for d in deviations if d.paper == paper], [c for c in claims if c.paper == paper])
+                          [d for d in deviations if d.paper == paper], [c for c in claims if c.paper == paper],
+                          evidence)
             for paper, runs in groups.items()]
 
 
@@ -264,11 +400,11 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
     lines = [f"## {found.paper}", ""]
     if len(found.comparison):
         stand_in = stand_ins(found.runs)
-        lines += [numbers_summary(found.comparison), "", _table(found.comparison, stand_in), ""]
+        lines += [numbers_summary(found.comparison, found.outcome), "", _table(found.comparison, stand_in), ""]
         if stand_in:
             lines += [*stand_in_lines(stand_in), ""]
         lines += ["### Deviations", ""]
-        lines += deviation_lines(found.comparison, found.deviations) or ["None: every number holds."]
+        lines += deviation_lines(found.comparison, found.deviations, found.evidence) or ["None: every number holds."]
         lines.append("")
     else:
         lines += [f"No published numbers to compare; claims that hold: {claims_tally(found.claims)}.", ""]
@@ -284,10 +420,12 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
 
 
 def glance_row(found: PaperFindings) -> str:
-    """Numbers compared, within tolerance, not run, claims that hold, the main deviation."""
+    """Numbers compared, within tolerance, explained, not explained, not run, claims that hold, the main deviation."""
     ran = found.comparison.dropna(subset=["ours"])
-    numbers = [len(ran), int(ran["ok"].sum()), len(found.comparison) - len(ran)] if len(found.comparison) \
-        else ["–", "–", "–"]
+    outcome = found.outcome
+    numbers = [len(ran), int(ran["ok"].sum()), int((outcome == "explained").sum()),
+               int((outcome == "not explained").sum()), len(found.comparison) - len(ran)] if len(found.comparison) \
+        else ["–"] * 5
     cells = [f"[{found.paper}](#{heading_anchor(found.paper)})", *map(str, numbers), claims_tally(found.claims),
              main_deviation(found.comparison, found.deviations, found.claims)]
     return "| " + " | ".join(cells) + " |"
@@ -295,9 +433,13 @@ def glance_row(found: PaperFindings) -> str:
 
 def glance_table(findings: list[PaperFindings]) -> str:
     """One row per paper, the report's opening table."""
-    lines = ["| paper | numbers compared | within tolerance | not run | claims that hold | main deviation |",
-             "|---|---|---|---|---|---|"]
-    return "\n".join(lines + [glance_row(found) for found in findings])
+    lines = ["| paper | numbers compared | within tolerance | explained | not explained | not run | claims that hold "
+             "| main deviation |", "|---|---|---|---|---|---|---|---|"]
+    totals = [sum(int((f.outcome == key).sum()) for f in findings) for key in ("within", "explained", "not explained")]
+    compared = sum(len(f.comparison.dropna(subset=["ours"])) for f in findings)
+    total = (f"| all papers | {compared} | {totals[0]} | {totals[1]} | {totals[2]} | "
+             f"{sum(int((f.outcome == 'not run').sum()) for f in findings)} | | |")
+    return "\n".join(lines + [glance_row(found) for found in findings] + [total])
 
 
 def write_overview(results_root, config_dir="configs") -> Path:
@@ -308,14 +450,19 @@ def write_overview(results_root, config_dir="configs") -> Path:
     if not groups:
         raise KpcaBenchError(f"no config in {config_dir} names paper numbers (reference: {{paper, dataset}}) "
                              f"and no claim in {results_root / 'reference' / 'claims.yaml'} names a config")
-    findings = paper_findings(results_root, groups, deviations, claims)
+    evidence = Evidence(variant_comparisons(results_root, Path(config_dir)), check_results(results_root, deviations))
+    findings = paper_findings(results_root, groups, deviations, claims, evidence)
     header = [
         "# kpca-bench reproduction report",
         "",
         "Generated by `kpca-bench report` from the full-profile runs in this folder, the papers' numbers in "
         "`reference/papers.yaml` (each with its source and the tolerance we hold ourselves to), and the findings of "
         "the analyses: why numbers deviate (`reference/deviations.yaml`) and the claims without numbers "
-        "(`reference/claims.yaml`). Rebuild everything with `make all-figures`.",
+        "(`reference/claims.yaml`). *Explained*: a number outside tolerance that a tested reading of the paper "
+        "(a variant run, `configs/variants/`) brings within tolerance, or that a consistency check shows the paper "
+        "could not have obtained by its own protocol, or whose deviation entry gives a cause; every number not "
+        "explained lists the hypotheses tried. The readings each headline config takes are in "
+        "`reference/choices.yaml`. Rebuild everything with `make all-figures` (variants: `make variants`).",
         "",
         glance_table(findings),
         "",

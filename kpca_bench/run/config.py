@@ -91,11 +91,17 @@ class ReferenceConfig:
 
     ``stand_in``: when the run uses other data than the paper's (a stand-in for a file
     that is not to be had), how it differs; the report marks its numbers with it.
+    ``variant_of`` / ``variant``: a variant run (``configs/variants/``) tests one reading
+    of the paper against the headline config ``variant_of`` (a config file stem);
+    ``variant`` says which reading, in a phrase. The report sets its numbers beside
+    the headline ones.
     """
 
     paper: str
     dataset: str
     stand_in: str = ""
+    variant_of: str = ""
+    variant: str = ""
 
 
 @dataclass(frozen=True)
@@ -401,9 +407,11 @@ def _parse_reference(raw, problems: Problems) -> ReferenceConfig | None:
     raw = mapping(raw, "reference", problems)
     if not raw:
         return None
-    if not check_keys(raw, ("paper", "dataset", "stand_in"), ("paper", "dataset"), problems.under("reference")):
+    if not check_keys(raw, ("paper", "dataset", "stand_in", "variant_of", "variant"), ("paper", "dataset"),
+                      problems.under("reference")):
         return None
-    return ReferenceConfig(paper=str(raw["paper"]), dataset=str(raw["dataset"]), stand_in=str(raw.get("stand_in", "")))
+    return ReferenceConfig(paper=str(raw["paper"]), dataset=str(raw["dataset"]), stand_in=str(raw.get("stand_in", "")),
+                           variant_of=str(raw.get("variant_of", "")), variant=str(raw.get("variant", "")))
 
 
 def _raise_if_any(problems: Problems, source: str) -> None:
