@@ -292,7 +292,8 @@ class SparseKernelPCA(BaseKernelPCA):
     """
 
     _parameter_constraints: dict = {
-        **KernelPCA._parameter_constraints,
+        # Not rank_cutoff: exact KPCA's option, which these classes do not take.
+        **{k: v for k, v in KernelPCA._parameter_constraints.items() if k != "rank_cutoff"},
         "l1_ratio": [NumberInterval(Real, 0, 1, closed="both")],
         "alpha": [NumberInterval(Real, 0, None, closed="neither")],
         "max_iter": [NumberInterval(Integral, 1, None, closed="left")],
@@ -408,7 +409,8 @@ class NaiveThresholdKPCA(BaseKernelPCA):
     """
 
     _parameter_constraints: dict = {
-        **KernelPCA._parameter_constraints,
+        # Not rank_cutoff: exact KPCA's option, which these classes do not take.
+        **{k: v for k, v in KernelPCA._parameter_constraints.items() if k != "rank_cutoff"},
         "n_nonzero": [NumberInterval(Integral, 1, None, closed="left"), None],
         # The match_* parameters are those of the SparseKernelPCA fit; None turns matching off.
         **{f"match_{name}": SparseKernelPCA._parameter_constraints[name]
