@@ -86,7 +86,7 @@ def ours(eigen_solver: str, gamma: float):
 
     def fit_score(train, test):
         model = KernelPCA(N_COMPONENTS, gamma=gamma, eigen_solver=eigen_solver, random_state=0)
-        return -KernelSubspaceDetector(model, score="reconstruction_error").fit(train).score_samples(test)
+        return -KernelSubspaceDetector(model, outlier_score="reconstruction_error").fit(train).score_samples(test)
     return fit_score
 
 

@@ -1,24 +1,27 @@
-"""The ``kpca-bench`` command line: thin typed wrappers over the library's functions."""
+"""The ``kpca-bench`` command line: thin typed wrappers over the library's functions.
+
+Importing this module imports typer and rich only: every command imports what it
+needs (scikit-learn, pandas, matplotlib, the registries) when it runs, so that
+``kpca-bench --help`` answers at once (tests/test_cli.py checks it).
+"""
 
 from __future__ import annotations
 
 import os
 import time
 from pathlib import Path
+from typing import List, Optional
 
-import pandas as pd
 import typer
 
-from kpca_bench.datasets.cli import app as datasets_app
+from kpca_bench import __version__
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.papers import PAPERS
-from kpca_bench.report import run_and_report
-from kpca_bench.report.compare import blessed_rows, compare_run, format_comparison, load_blessed, write_blessed
-from kpca_bench.report.overview import runnable_paper_configs, write_overview
-from kpca_bench.run.config import DEFAULT_CONFIG_DIR, PROFILES, load_config
-from kpca_bench.run.interrupts import Stopped, stop_signals_interrupt
-from kpca_bench.run.progress import make_progress
-from kpca_bench.run.runner import CellsFailed, RunOutcome
+
+# Mirrors of names defined in heavier modules (tests/test_cli.py checks that they agree).
+PROFILE_NAMES = ("full", "quick")  # kpca_bench.run.config.PROFILES
+PAPER_KEYS = ("das", "wang", "li", "sas", "kim")  # kpca_bench.papers.PAPERS
+DEFAULT_CONFIG_DIR = Path("configs")  # kpca_bench.run.config.DEFAULT_CONFIG_DIR
+EXPORT_FORMATS = ("parquet", "json", "csv")  # kpca_bench.run.export.FORMATS
 
 app = typer.Typer(
     help="Reproduce kernel-PCA outlier-detection benchmarks from YAML configs.\n\n"
@@ -29,11 +32,19 @@ app = typer.Typer(
 )
 
 
+datasets_app = typer.Typer(help="List, verify and fetch the benchmark datasets.", no_args_is_help=True)
 app.add_typer(datasets_app, name="datasets", help="List, verify and fetch the datasets configs can name.")
 
 
+def show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"kpca-bench {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def main() -> None:
+def main(version: bool = typer.Option(False, "--version", callback=show_version, is_eager=True,
+                                      help="Print the version and exit.")) -> None:
     """Reproduce kernel-PCA outlier-detection benchmarks from YAML configs."""
 
 
@@ -45,7 +56,8 @@ def fail(error: KpcaBenchError) -> None:
 
 
 OUT = typer.Option(Path("results"), "--out", help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
-JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel (-1: one per CPU core); with --scheduler local, "
+JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel; negative as in joblib: -1 one per CPU core, "
+                                             "-2 all cores but one, ...; 0 is an error. With --scheduler local, "
                                              "the LocalCluster's workers.")
 # "\[" keeps rich from reading [dask] as markup.
 SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
@@ -65,15 +77,33 @@ CONFIGS = typer.Option(DEFAULT_CONFIG_DIR, "--configs", help="Folder of the expe
 
 
 def profile_option(default: str):
-    return typer.Option(default, "--profile", help=f"Config profile: {' | '.join(PROFILES)} (quick: small sizes for CI).")
+    return typer.Option(default, "--profile", help=f"Config profile: {' | '.join(PROFILE_NAMES)} (quick: small sizes "
+                                                   "for CI).")
+
+
+def worker_count(jobs: int) -> int:
+    """``--jobs`` as a number of workers: joblib's meaning for negative values (-1 = every core); 0 is an error."""
+    if jobs == 0:
+        raise KpcaBenchError("--jobs: 0 runs nothing; give a number of workers (1, 2, ...) or a negative value "
+                             "as in joblib (-1: one per CPU core, -2: all but one)")
+    if jobs > 0:
+        return jobs
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(jobs)
 
 
 def run_config(path: Path, *, profile: str, out: Path, jobs: int, offline: bool, quiet: bool, trials=None, seed=None,
                scheduler=None, max_memory=None, **run_options):
     """Load, run and return (config, outcome); Ctrl-C, SIGTERM or SIGHUP say how to resume, in one line."""
+    from kpca_bench.report import run_and_report
+    from kpca_bench.run.config import load_config
+    from kpca_bench.run.interrupts import Stopped, stop_signals_interrupt
+    from kpca_bench.run.progress import make_progress
+
+    n_jobs = worker_count(jobs)
     config = load_config(path, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
                                                        max_memory_mb=max_memory)
-    n_jobs = os.cpu_count() if jobs == -1 else max(jobs, 1)
     try:
         with stop_signals_interrupt():
             return config, run_and_report(config, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet),
@@ -85,8 +115,10 @@ def run_config(path: Path, *, profile: str, out: Path, jobs: int, offline: bool,
         raise typer.Exit(getattr(interrupt, "exit_code", 130)) from None
 
 
-def require_no_failures(outcome: RunOutcome) -> None:
+def require_no_failures(outcome) -> None:
     """Raise :class:`CellsFailed` (exit code 1) if any cell of the run failed; its tables are written by then."""
+    from kpca_bench.run.runner import CellsFailed
+
     if outcome.failures:
         raise CellsFailed.of(outcome)
 
@@ -121,11 +153,7 @@ def run(
                                 trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
                                 retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait)
         if not quiet:
-            typer.echo(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {time.perf_counter() - start:.1f} s; "
-                       f"results in {outcome.directory}")
-            summary = outcome.directory / "summary.md"
-            if summary.exists():
-                typer.echo(summary.read_text())
+            print_run_summary(outcome, time.perf_counter() - start)
         require_no_failures(outcome)
     except KpcaBenchError as error:
         fail(error)
@@ -150,6 +178,8 @@ def bless(
             _, outcome = run_config(path, profile="quick", out=out, jobs=jobs, offline=offline, quiet=quiet,
                                     scheduler=scheduler, max_memory=max_memory)
             require_no_failures(outcome)
+            from kpca_bench.report.compare import blessed_rows, write_blessed
+
             written = write_blessed(out, blessed_rows(path.as_posix(), outcome.directory))
             typer.echo(f"blessed {path} in {written}")
     except KpcaBenchError as error:
@@ -174,6 +204,10 @@ def check(
     the papers' numbers (OUT/reference/papers.yaml). Prints config, method,
     metric, reference, ours, delta, tolerance, ok; exit code 1 on any miss.
     """
+    import pandas as pd
+
+    from kpca_bench.report.compare import compare_run, format_comparison
+
     try:
         paths = configs or default_check_configs(profile, out)
         tables = []
@@ -220,6 +254,8 @@ def report(
         if list_configs:
             print_paper_configs(configs, out)
             return
+        from kpca_bench.report.overview import write_overview
+
         typer.echo(f"wrote {write_overview(out, configs)}")
     except KpcaBenchError as error:
         fail(error)
@@ -227,7 +263,7 @@ def report(
 
 @app.command()
 def analyse(
-    papers: list[str] = typer.Argument(None, metavar="[PAPER]...", help=f"Papers to analyse: {', '.join(PAPERS)}."),
+    papers: list[str] = typer.Argument(None, metavar="[PAPER]...", help=f"Papers to analyse: {', '.join(PAPER_KEYS)}."),
     all_papers: bool = typer.Option(False, "--all", help="Every paper."),
     out: Path = OUT,
     configs: Path = CONFIGS,
@@ -236,6 +272,8 @@ def analyse(
 
     Reads only what runs left on disk (run 'make all-figures' or the papers' configs first).
     """
+    from kpca_bench.papers import PAPERS
+
     keys = list(PAPERS) if all_papers else papers or []
     unknown = [key for key in keys if key not in PAPERS]
     if not keys or unknown:
@@ -252,6 +290,8 @@ def analyse(
 
 
 def print_paper_configs(config_dir: Path, out: Path) -> None:
+    from kpca_bench.report.overview import runnable_paper_configs
+
     runnable, skipped = runnable_paper_configs(config_dir, out)
     for path, reason in skipped:
         typer.echo(f"skipped {path}: {reason}", err=True)
@@ -260,6 +300,9 @@ def print_paper_configs(config_dir: Path, out: Path) -> None:
 
 
 def default_check_configs(profile: str, out: Path) -> list[Path]:
+    from kpca_bench.report.compare import load_blessed
+    from kpca_bench.run.config import load_config
+
     if profile == "quick":
         paths = sorted(set(load_blessed(out)["config"]))
     else:
@@ -267,3 +310,255 @@ def default_check_configs(profile: str, out: Path) -> list[Path]:
     if not paths:
         raise KpcaBenchError(f"no configs to check at the {profile} profile; name them, or bless some first")
     return [Path(p) for p in paths]
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, soft_wrap=True)
+
+
+def print_run_summary(outcome, seconds: float) -> None:
+    """After a run: the summary as a table (summary.csv) and the paths of the files written."""
+    import pandas as pd
+    from rich.table import Table
+
+    out = console()
+    out.print(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {seconds:.1f} s", highlight=False)
+    summary_path = outcome.directory / "summary.csv"
+    if summary_path.exists():
+        summary = pd.read_csv(summary_path)
+        table = Table(title=f"{outcome.directory.name}: mean ± std over the finished trials", title_justify="left")
+        table.add_column("method", no_wrap=True)
+        shown = [c for c in summary.columns if c.endswith("_mean")]
+        extra = [c for c in ("done", "planned", "failed") if c in summary.columns]
+        for column in extra:
+            table.add_column(column, justify="right")
+        for column in shown:
+            table.add_column(column.removesuffix("_mean"), justify="right")
+        for _, row in summary.iterrows():
+            cells = [str(row["method"])] + [str(row[c]) if pd.notna(row[c]) else "–" for c in extra]
+            for column in shown:
+                std = row.get(column.removesuffix("_mean") + "_std")
+                value = row[column]
+                cells.append("–" if pd.isna(value) else f"{value:.3f}" + (f" ± {std:.3f}" if pd.notna(std) else ""))
+            table.add_row(*cells)
+        out.print(table)
+    written = sorted(p for p in outcome.directory.iterdir() if p.is_file() and not p.name.startswith("."))
+    out.print("written:", highlight=False)
+    for path in written:
+        out.print(f"  {path}", highlight=False, markup=False)
+
+
+@app.command()
+def plan(
+    config: Path = typer.Argument(..., help="Experiment config (YAML)."),
+    out: Path = OUT,
+    jobs: int = JOBS,
+    trials: int = typer.Option(None, "--trials", min=1, help="Override the config's number of random splits."),
+    profile: str = profile_option("full"),
+):
+    """Show what 'run' would do, without loading data or running anything.
+
+    Dataset, protocol, and per method entry: settings, cells, cells already
+    stored in OUT, and the time left estimated from the stored cells' wall times.
+    """
+    from rich.table import Table
+
+    from kpca_bench.run.config import load_config
+    from kpca_bench.run.plan import plan_run
+
+    try:
+        n_jobs = worker_count(jobs)
+        loaded = load_config(config, profile).with_overrides(trials=trials)
+        result = plan_run(loaded, out)
+    except KpcaBenchError as error:
+        fail(error)
+    out_console = console()
+    out_console.print(f"{config}: dataset {result.dataset}, protocol {result.protocol}, {result.trials} trials; "
+                      f"results in {result.directory}", highlight=False, markup=False)
+    table = Table("method", "name", "settings", "cells", "stored", "left", "mean cell time (s)")
+    for entry in result.entries:
+        table.add_row(entry.label, entry.method, str(entry.settings), f"{entry.cells:,}", f"{entry.stored:,}",
+                      f"{entry.left:,}", "–" if entry.mean_wall_time is None else f"{entry.mean_wall_time:.2f}")
+    table.add_row("total", "", "", f"{result.cells:,}", f"{result.stored:,}", f"{result.cells - result.stored:,}", "")
+    out_console.print(table)
+    seconds = result.seconds_left(n_jobs)
+    left = ("unknown (no stored cell to time)" if seconds is None
+            else f"{seconds / 60:.1f} min with {n_jobs} worker{'s' if n_jobs > 1 else ''} (from stored cell times)")
+    out_console.print(f"{result.cells:,} cells, {result.stored:,} stored; estimated time left: {left}",
+                      highlight=False)
+
+
+@app.command()
+def compare(
+    run_a: Path = typer.Argument(..., help="Results folder of the first run (with records.jsonl)."),
+    run_b: Path = typer.Argument(..., help="Results folder of the second run."),
+):
+    """Compare two runs: per method and metric, both means, the difference B - A, and a paired test.
+
+    The Wilcoxon signed-rank test pairs the trials of the two runs when they
+    drew the same splits (same trials, same split seeds).
+    """
+    from rich.table import Table
+
+    from kpca_bench.report.compare_runs import compare_runs, same_run_note
+
+    try:
+        rows = compare_runs(run_a, run_b)
+    except KpcaBenchError as error:
+        fail(error)
+    table = Table("method", "metric", f"A ({run_a.name})", f"B ({run_b.name})", "B - A", "paired trials", "p (Wilcoxon)")
+    for row in rows:
+        table.add_row(row["method"], row["metric"], f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}",
+                      f"{row['difference']:+.4f}", str(row["n_paired"]),
+                      "–" if row["p_value"] is None else f"{row['p_value']:.3g}")
+    out = console()
+    out.print(table)
+    out.print(same_run_note(run_a, run_b, rows), highlight=False)
+
+
+@app.command()
+def export(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="Results folder of a run (with records.jsonl)."),
+    fmt: str = typer.Option("parquet", "--format", "-f", help=f"{' | '.join(EXPORT_FORMATS)}."),
+    output: Path = typer.Option(None, "--output", "-o", help="File to write (default RUN/records.FORMAT)."),
+):
+    """Write a run's records as one Parquet, JSON or CSV file: one row per cell, every field.
+
+    Mappings and lists (parameters, versions, ROC points) are JSON text in CSV and Parquet.
+    """
+    from kpca_bench.run.export import export_run
+
+    try:
+        typer.echo(f"wrote {export_run(run_dir, fmt, output)}")
+    except KpcaBenchError as error:
+        fail(error)
+
+
+def _parameter_meanings(klass) -> dict[str, str]:
+    """First line of each parameter's description in a numpydoc docstring."""
+    import inspect
+    import re
+
+    doc = inspect.getdoc(klass) or ""
+    section = doc.split("Parameters\n----------\n", 1)[1] if "Parameters\n----------\n" in doc else ""
+    section = re.split(r"\n\w[\w ]*\n-{3,}\n", section)[0]
+    meanings, names = {}, []
+    for line in section.splitlines():
+        match = re.match(r"^([\w, ]+?) : (.*)$", line)
+        if match:
+            names = [n.strip() for n in match.group(1).split(",")]
+            for name in names:
+                meanings[name] = match.group(2).strip()
+        elif line.startswith("    ") and names:
+            for name in names:
+                if " — " not in meanings[name]:
+                    meanings[name] += " — " + line.strip()
+            names = []
+    return meanings
+
+
+@app.command()
+def methods(
+    name: str = typer.Argument(None, help="One method: every parameter with its default and meaning."),
+):
+    """List the registered methods: name, what, paper, parameters with their defaults.
+
+    A config may also name any detector class as "package.module:Class"
+    (e.g. sklearn.ensemble:IsolationForest, pyod.models.ecod:ECOD).
+    """
+    import inspect
+
+    from rich.table import Table
+
+    from kpca_bench.methods.registry import METHODS
+
+    out = console()
+    if name is None:
+        table = Table("name", "what", "paper", "parameters (default)")
+        for spec in METHODS.values():
+            defaults = {p: v.default for p, v in inspect.signature(spec.estimator).parameters.items()}
+            shown = ", ".join(f"{p}={spec.defaults.get(p, defaults.get(p))!r}" for p in spec.param_names()
+                              if p != "random_state")
+            table.add_row(spec.name, spec.summary, spec.reference, shown)
+        out.print(table)
+        out.print("details: kpca-bench methods NAME; any detector class: name: \"package.module:Class\"",
+                  highlight=False, markup=False)
+        return
+    if name not in METHODS:
+        fail(KpcaBenchError(f"unknown method {name!r}; accepted: {', '.join(METHODS)}"))
+    spec = METHODS[name]
+    out.print(f"{spec.name}: {spec.summary}\n{spec.reference}", highlight=False, markup=False)
+    meanings = _parameter_meanings(spec.estimator)
+    defaults = {p: v.default for p, v in inspect.signature(spec.estimator).parameters.items()}
+    table = Table("parameter", "default", "meaning")
+    for parameter in spec.param_names():
+        table.add_row(parameter, repr(spec.defaults.get(parameter, defaults.get(parameter))),
+                      meanings.get(parameter, ""))
+    out.print(table)
+
+
+def short_repr(value, limit: int = 40) -> str:
+    """``repr(value)``, a long sequence shortened to its ends and length."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, (list, tuple)) and len(value) > 2:
+        return f"[{value[0]!r}, ..., {value[-1]!r}] ({len(value)} values)"
+    return text[: limit - 3] + "..."
+
+
+@app.command()
+def protocols():
+    """List the protocols: name, what a trial does, and their options with defaults."""
+    import dataclasses
+
+    from rich.table import Table
+
+    from kpca_bench.protocols import PROTOCOLS
+
+    table = Table("protocol", "a trial", "options (default)")
+    for protocol in PROTOCOLS.values():
+        fields = {f.name: f for f in dataclasses.fields(protocol.options)}
+        options = []
+        for option in protocol.option_names():
+            field = fields[option]
+            default = (field.default if field.default is not dataclasses.MISSING
+                       else field.default_factory() if field.default_factory is not dataclasses.MISSING else "required")
+            options.append(f"{option}={short_repr(default)}")
+        table.add_row(protocol.name, protocol.description, ", ".join(options) or "none")
+    console().print(table)
+
+
+@datasets_app.command("list")
+def datasets_list(
+    collection: Optional[str] = typer.Option(None, "--collection", help="Only this collection: papers, adbench or "
+                                                                         "user."),
+) -> None:
+    """Every registered dataset: shape, classes, collection, the papers using it, whether its files are here and
+    their size."""
+    from kpca_bench.datasets import cli as datasets_cli
+
+    datasets_cli.list_datasets(collection)
+
+
+@datasets_app.command("verify")
+def datasets_verify(names: Optional[List[str]] = typer.Argument(None, help="Datasets to check (default: all with "
+                                                                            "files).")) -> None:
+    """Check the checksums of the files present (every listed image for ETH-80).
+
+    Exit code 2 if a file is corrupted, or if a dataset named on the command line is missing.
+    """
+    from kpca_bench.datasets import cli as datasets_cli
+
+    datasets_cli.verify(names)
+
+
+@datasets_app.command("fetch")
+def datasets_fetch(names: List[str] = typer.Argument(..., help="Datasets to download into the cache; "
+                                                               "openml:<data id> for an OpenML dataset.")) -> None:
+    """Download the named datasets' missing files into the per-user cache, verifying their checksums."""
+    from kpca_bench.datasets import cli as datasets_cli
+
+    datasets_cli.fetch(names)

@@ -11,7 +11,7 @@ def X():
     return np.random.default_rng(0).normal(size=(20, 3))
 
 
-@pytest.mark.parametrize("params", [{"score": "euclidean"}, {"contamination": 0.0}, {"contamination": 0.6},
+@pytest.mark.parametrize("params", [{"outlier_score": "euclidean"}, {"contamination": 0.0}, {"contamination": 0.6},
                                     {"estimator": PCA(2)}])
 def test_invalid_parameters_are_rejected_by_the_declaration(X, params):
     (name,) = params

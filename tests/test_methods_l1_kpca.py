@@ -160,7 +160,7 @@ def test_works_in_subspace_detector_on_planted_outliers():
     outliers = rng.uniform(-1.5, 1.5, size=(40, 2))
     test, y = np.vstack([inliers, outliers]), np.r_[np.zeros(100), np.ones(40)]
     for score in ("reconstruction_error", "mahalanobis"):
-        detector = KernelSubspaceDetector(L1KernelPCA(6, sigma=1.0, random_state=0), score=score).fit(train)
+        detector = KernelSubspaceDetector(L1KernelPCA(6, sigma=1.0, random_state=0), outlier_score=score).fit(train)
         s = detector.score_samples(test)
         assert np.all(np.isfinite(s))
         assert set(np.unique(detector.predict(test))) <= {-1, 1}

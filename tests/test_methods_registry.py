@@ -6,9 +6,9 @@ from kpca_bench.methods.registry import METHODS
 
 
 @pytest.mark.parametrize("method, params, name, message", [
-    ("kpca", {"n_components": "ten"}, "n_components", "must be an int in the range [1, inf), got 'ten'"),
-    ("kpca", {"n_components": 0}, "n_components", "must be an int in the range [1, inf), got 0"),
-    ("kpca", {"n_components": True}, "n_components", "must be an int in the range [1, inf), got True"),
+    ("kpca", {"n_components": "ten"}, "n_components", "must be an int in the range [1, inf) or None, got 'ten'"),
+    ("kpca", {"n_components": 0}, "n_components", "must be an int in the range [1, inf) or None, got 0"),
+    ("kpca", {"n_components": True}, "n_components", "must be an int in the range [1, inf) or None, got True"),
     ("kpca", {"sigma": -1.0}, "sigma", "must be a float in the range (0.0, inf) or None, got -1.0"),
     ("ocsvm", {"nu": 1.5}, "nu", "must be a float in the range (0.0, 1.0], got 1.5"),
     ("ocsvm_kernel", {"nu": 0}, "nu", "must be a float in the range (0.0, 1.0], got 0"),
@@ -92,7 +92,7 @@ def fit_and_score(name: str, X: np.ndarray) -> np.ndarray:
 
     spec = METHODS[name]
     estimator = spec.build(SMALL_PARAMS.get(name, {}), random_state=0)
-    detector = KernelSubspaceDetector(estimator, score="reconstruction_error") if spec.subspace else estimator
+    detector = KernelSubspaceDetector(estimator, outlier_score="reconstruction_error") if spec.subspace else estimator
     return detector.fit(X).score_samples(_BASE)
 
 

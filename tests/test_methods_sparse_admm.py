@@ -146,7 +146,7 @@ def test_plugs_into_the_detector_and_clones(blobs, cls):
     assert np.mean(detector.predict(outliers) == -1) > 0.9
     # Far RBF outliers project to ~0 on every component, so the Mahalanobis score
     # cannot flag them (as for exact KPCA); here it only has to run.
-    mahalanobis = KernelSubspaceDetector(estimator, score="mahalanobis").fit(blobs)
+    mahalanobis = KernelSubspaceDetector(estimator, outlier_score="mahalanobis").fit(blobs)
     assert np.all(np.isfinite(mahalanobis.score_samples(np.r_[inliers, outliers])))
     twin = clone(estimator)
     assert twin.get_params() == estimator.get_params()

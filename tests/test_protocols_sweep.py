@@ -59,7 +59,7 @@ def test_sweep_aurocs_equal_per_p_detectors(split):
         record = evaluate_sweep(method, split, config.options)
         assert record["status"] == "ok" and record["n_model_params"] == 29
         for p in (1, 4, 29):
-            refit = KernelSubspaceDetector(KernelPCA(p, kernel="rbf", sigma=1.0), score=score).fit(split.X_train)
+            refit = KernelSubspaceDetector(KernelPCA(p, kernel="rbf", sigma=1.0), outlier_score=score).fit(split.X_train)
             expected = roc_auc_score(split.is_outlier, -refit.score_samples(split.X_test))
             assert record["auroc_by_model_param"][p - 1] == pytest.approx(expected, abs=1e-6)
         assert record["auroc"] == max(record["auroc_by_model_param"])

@@ -44,6 +44,9 @@ def list_datasets(
     if collection is not None and collection not in collections:
         raise _fail(DataError(f"--collection: unknown collection {collection!r}; accepted: {', '.join(collections)}"))
     table = Table("name", "shape", "classes", "collection", "papers", "local", "size")
+    # Names whole on any terminal width: they are what a config names.
+    table.columns[0].no_wrap = True
+    table.columns[0].min_width = max(len(spec.name) for spec in DATASETS.values())
     for spec in DATASETS.values():
         if collection is not None and spec.collection != collection:
             continue

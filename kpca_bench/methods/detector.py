@@ -7,8 +7,9 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, _fit_context, clone
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.param_validation import NumberInterval
 
@@ -19,38 +20,52 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
     Follows scikit-learn's outlier-detector sign: ``score_samples`` is higher
     for more normal points (it is minus the outlier score), ``decision_function
     = score_samples - offset_`` and ``predict`` returns +1 (inlier) / -1 (outlier).
+    For PyOD's sign (higher = more anomalous, ``labels_`` in {0, 1}) wrap it in
+    :class:`kpca_bench.methods.interop.PyODAdapter`.
 
     Parameters
     ----------
-    estimator : BaseKernelPCA
+    estimator : BaseKernelPCA, default=None
         Any kernel-PCA variant (exact, sparse, L1-norm, Nystrom). Cloned in fit.
-    score : {"reconstruction_error", "mahalanobis"}, default="reconstruction_error"
+        None: ``KernelPCA()`` (10 components, RBF kernel, Das et al.'s width).
+    outlier_score : {"reconstruction_error", "mahalanobis"}, default="reconstruction_error"
+        The subspace distance (a config's ``score:`` key). Named so as not to hide
+        scikit-learn's ``score`` method.
     contamination : float in (0, 0.5], default=0.05
         Share of training points that ``predict`` flags; sets ``offset_``.
+
+    Attributes
+    ----------
+    estimator_ : the fitted kernel-PCA variant.
+    offset_ : float
+        The ``contamination`` quantile of the training points' ``score_samples``.
+    n_features_in_ : int
     """
 
     _parameter_constraints: dict = {
-        "estimator": [HasMethods(["fit", "project"])],
-        "score": [StrOptions(set(OUTLIER_SCORES))],
+        "estimator": [HasMethods(["fit", "project"]), None],
+        "outlier_score": [StrOptions(set(OUTLIER_SCORES))],
         "contamination": [NumberInterval(Real, 0, 0.5, closed="right")],
     }
 
-    def __init__(self, estimator, *, score="reconstruction_error", contamination=0.05):
+    def __init__(self, estimator=None, *, outlier_score="reconstruction_error", contamination=0.05):
         self.estimator = estimator
-        self.score = score
+        self.outlier_score = outlier_score
         self.contamination = contamination
 
     # False: the wrapped estimator's own parameters are validated when it is fitted.
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
-        self.estimator_ = clone(self.estimator).fit(X)
+        X = validate_data(self, X, dtype=np.float64)
+        self.estimator_ = clone(KernelPCA() if self.estimator is None else self.estimator).fit(X)
         self.offset_ = float(np.quantile(self.score_samples(X), self.contamination))
         return self
 
     def score_samples(self, X):
         """Minus the outlier score: higher means more normal."""
         check_is_fitted(self, "estimator_")
-        return -OUTLIER_SCORES[self.score](self.estimator_, X)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return -OUTLIER_SCORES[self.outlier_score](self.estimator_, X)
 
     def decision_function(self, X):
         return self.score_samples(X) - self.offset_

@@ -27,6 +27,8 @@ from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, ma
 from kpca_bench.param_validation import NumberInterval
 
 EIGEN_SOLVERS = ("eigh", "arpack")
+# Components kept when n_components is None (fewer when the training samples allow fewer).
+DEFAULT_COMPONENTS = 10
 
 
 @dataclass(frozen=True)
@@ -123,11 +125,11 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [NumberInterval(Integral, 1, None, closed="left")],
+        "n_components": [NumberInterval(Integral, 1, None, closed="left"), None],
         **KERNEL_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0):
+    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -168,7 +170,12 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False)
 
     def _check_n_components(self, n_samples: int) -> None:
+        """Set ``n_components_``: ``n_components``, or for None :data:`DEFAULT_COMPONENTS` or fewer on few samples."""
         k = self.n_components
+        if k is None:
+            self.n_components_ = min(DEFAULT_COMPONENTS, n_samples - 1)
+            return
+        self.n_components_ = k
         if k > n_samples - 1:
             raise ValueError(
                 f"n_components={k} is more than the {n_samples - 1} components that {n_samples} "
@@ -214,8 +221,9 @@ class KernelPCA(BaseKernelPCA):
 
     Parameters
     ----------
-    n_components : int, default=10
-        Number of kernel principal components; at most ``n_samples - 1``.
+    n_components : int, default=None
+        Number of kernel principal components; at most ``n_samples - 1``. None:
+        10, or ``n_samples - 1`` when there are fewer samples (``n_components_``).
     kernel : {"rbf", "poly", "linear", "hamming", "hamming_normalized"}, default="rbf"
         See :func:`kpca_bench.kernels.make_kernel`.
     gamma : float or "mean_pairwise", default=None
@@ -261,7 +269,7 @@ class KernelPCA(BaseKernelPCA):
         "rank_cutoff": [StrOptions(set(RANK_CUTOFFS))],
     }
 
-    def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
+    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  eigen_solver="eigh", random_state=None, rank_cutoff="numerical"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.eigen_solver = eigen_solver
@@ -269,9 +277,10 @@ class KernelPCA(BaseKernelPCA):
         self.rank_cutoff = rank_cutoff
 
     def _fit_components(self, K_centered):
+        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
         # K_centered is this fit's own temporary: letting eigh overwrite it keeps
         # one n x n matrix in memory instead of two (the SAS paper's n = 16,000).
-        values, vectors = top_eigenpairs(K_centered, self.n_components, self.eigen_solver, self.random_state,
+        values, vectors = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state,
                                          overwrite=True)
         self.eigenvalues_ = values
         self.dual_coef_ = dual_coefficients(values, vectors, self.rank_cutoff)

@@ -141,8 +141,8 @@ class L1KernelPCA(BaseKernelPCA):
 
     Parameters
     ----------
-    n_components : int, default=10
-        Number of components; at most ``n_samples - 1``.
+    n_components : int, default=None
+        Number of components; at most ``n_samples - 1``. None: 10, or fewer on fewer samples.
     kernel, gamma, sigma, degree, coef0
         See :class:`~kpca_bench.methods.kpca.KernelPCA`.
     n_restarts : int, default=5
@@ -188,7 +188,7 @@ class L1KernelPCA(BaseKernelPCA):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
+    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  n_restarts=5, max_iter=100, random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_restarts = n_restarts
@@ -196,8 +196,9 @@ class L1KernelPCA(BaseKernelPCA):
         self.random_state = random_state
 
     def _fit_components(self, K_centered):
+        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
         rng = check_random_state(self.random_state)
-        n, k = K_centered.shape[0], self.n_components
+        n, k = K_centered.shape[0], self.n_components_
         solver = "arpack" if n > _ARPACK_MIN_SAMPLES else "eigh"
         values, U = top_eigenpairs(K_centered, k, solver, rng.randint(np.iinfo(np.int32).max))
         # Same cut-off as kpca.dual_coefficients: rounding level of the top eigenvalue.

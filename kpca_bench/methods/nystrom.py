@@ -83,8 +83,8 @@ class NystromKernelPCA(BaseKernelPCA):
 
     Parameters
     ----------
-    n_components : int, default=10
-        Number of components; at most ``min(n_samples - 1, n_landmarks)``.
+    n_components : int, default=None
+        Number of components; at most ``min(n_samples - 1, n_landmarks)``. None: 10, or that many if fewer.
     n_landmarks : int, default=200
         Number of landmarks c (the SAS paper uses 200 centroids on letter
         recognition). More than ``n_samples`` is reduced to ``n_samples`` with
@@ -146,7 +146,7 @@ class NystromKernelPCA(BaseKernelPCA):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_components=10, *, n_landmarks=200, landmarks="kmeans", kernel="rbf", gamma=None,
+    def __init__(self, n_components=None, *, n_landmarks=200, landmarks="kmeans", kernel="rbf", gamma=None,
                  sigma=None, degree=3, coef0=1.0, random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_landmarks = n_landmarks
@@ -159,9 +159,11 @@ class NystromKernelPCA(BaseKernelPCA):
         X = self._validate_training_data(X)
         Z = self._select_landmarks(X)
         self.landmarks_, self.n_landmarks_ = Z, Z.shape[0]
-        if self.n_components > self.n_landmarks_:
+        if self.n_components is None:
+            self.n_components_ = min(self.n_components_, self.n_landmarks_)
+        if self.n_components_ > self.n_landmarks_:
             raise ValueError(
-                f"n_components={self.n_components} is more than the {self.n_landmarks_} components "
+                f"n_components={self.n_components_} is more than the {self.n_landmarks_} components "
                 f"that {self.n_landmarks_} landmarks can give; use n_components <= n_landmarks"
             )
 
@@ -171,7 +173,7 @@ class NystromKernelPCA(BaseKernelPCA):
         G = E @ W_isqrt  # step 5
         g_mean = G.mean(axis=0)
         G -= g_mean
-        values, V = top_eigenpairs(G.T @ G, self.n_components, "eigh")  # step 6
+        values, V = top_eigenpairs(G.T @ G, self.n_components_, "eigh")  # step 6
         train_scores = G @ V  # = U L^{1/2}, step 7
         # Exact KPCA fixes signs on the eigenvectors U of K~; U is proportional
         # to train_scores, so fixing the same way makes c = n runs identical.

@@ -6,19 +6,27 @@ A *subspace* method is a kernel-PCA variant (it exposes ``dual_coef_`` and
 :class:`~kpca_bench.methods.detector.KernelSubspaceDetector`. Any other method is
 already an outlier detector with scikit-learn's ``score_samples`` (higher = more
 normal).
+
+A config may also name any importable detector class, ``"package.module:Class"``
+(:func:`method_spec`): its spec is built from the import path, so the runner and
+the protocols treat it as any other method that is not a kernel-PCA variant.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from sklearn.ensemble import IsolationForest
 from sklearn.neighbors import LocalOutlierFactor
 from sklearn.svm import OneClassSVM
 from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
+from kpca_bench.errors import ConfigError
 from kpca_bench.methods.baselines import KernelOneClassSVM, KNNDetector, PCADetector
+from kpca_bench.methods.interop import HIGHER_IS, SignedDetector, import_class, known_sign, package_version
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
@@ -41,6 +49,8 @@ class MethodSpec:
     defaults : keyword arguments applied before the config's ``params``.
     kernel_method : it builds a kernel over its training rows (memory and time grow with their
         square or more), so protocols may cap those rows (the ADBench protocol's ``max_train``).
+    class_path : ``"package.module:Class"`` for a detector named by import path, else None.
+    higher_is : what that class's scores mean, ``normal`` (scikit-learn) or ``outlier`` (PyOD).
     """
 
     name: str
@@ -51,16 +61,35 @@ class MethodSpec:
     sparsity_param: str | None = None
     defaults: dict = field(default_factory=dict)
     kernel_method: bool = False
+    class_path: str | None = None
+    higher_is: str = "normal"
 
     def param_names(self) -> list[str]:
-        return sorted(self.estimator._get_param_names())
+        if self.class_path is None:
+            return sorted(self.estimator._get_param_names())
+        # Any class: its constructor's named arguments (PyOD's _get_param_names is not a classmethod).
+        return sorted(name for name, p in inspect.signature(self.estimator).parameters.items()
+                      if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
 
     def build(self, params: dict, *, random_state: int | None = None):
-        """The unfitted estimator of one parameter setting (``random_state`` where it takes one)."""
+        """The unfitted estimator of one parameter setting (``random_state`` where it takes one).
+
+        A class named by import path whose scores are not scikit-learn's ``score_samples``
+        (higher = more normal) comes wrapped in :class:`~kpca_bench.methods.interop.SignedDetector`.
+        """
         kwargs = {**self.defaults, **params}
         if "random_state" in self.param_names():
             kwargs["random_state"] = random_state
-        return self.estimator(**kwargs)
+        estimator = self.estimator(**kwargs)
+        if self.class_path is not None and (self.higher_is != "normal" or not hasattr(estimator, "score_samples")):
+            return SignedDetector(estimator, higher_is=self.higher_is)
+        return estimator
+
+    def provenance(self) -> dict:
+        """What a record says of a class named by import path: the path and its package's version."""
+        if self.class_path is None:
+            return {}
+        return {"method_class": self.class_path, "method_package": package_version(self.estimator)}
 
     def parameter_problems(self, params: dict) -> list[tuple[str, str]]:
         """``(name, message)`` for every value in a setting that the estimator's declaration rejects.
@@ -147,3 +176,46 @@ METHODS: dict[str, MethodSpec] = {
 METHODS = {name: spec if not spec.subspace else replace(spec, kernel_method=True) for name, spec in METHODS.items()}
 
 
+
+
+IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def is_import_path(name) -> bool:
+    """Whether a method name is ``"package.module:Class"`` rather than a registry key."""
+    return isinstance(name, str) and IMPORT_PATH.fullmatch(name) is not None
+
+
+def method_spec(name: str, higher_is: str | None = None) -> MethodSpec:
+    """The spec of a registered method, or of a detector class named by import path.
+
+    For an import path, raises :class:`ConfigError` in one line if the class cannot
+    be imported, lacks ``fit`` and ``score_samples`` / ``decision_function``, or
+    belongs to a package whose sign is unknown and ``higher_is`` is not given.
+    """
+    if not is_import_path(name):
+        return METHODS[name]
+    return _import_path_spec(name, higher_is)
+
+
+@lru_cache(maxsize=None)
+def _import_path_spec(path: str, higher_is: str | None) -> MethodSpec:
+    try:
+        klass = import_class(path)
+    except (ImportError, AttributeError) as error:
+        raise ConfigError(f"cannot import {path} ({type(error).__name__}: {error})") from None
+    if not inspect.isclass(klass):
+        raise ConfigError(f"{path} is not a class")
+    missing = [] if hasattr(klass, "fit") else ["fit"]
+    if not (hasattr(klass, "score_samples") or hasattr(klass, "decision_function")):
+        missing.append("score_samples or decision_function")
+    if missing:
+        raise ConfigError(f"{path} is not an outlier detector: it has no {' and no '.join(missing)}")
+    if higher_is is not None and higher_is not in HIGHER_IS:
+        raise ConfigError(f"higher_is must be one of {', '.join(HIGHER_IS)}, got {higher_is!r}")
+    sign = higher_is or known_sign(klass)
+    if sign is None:
+        raise ConfigError(f"the sign of {path}'s scores is not known: add higher_is: outlier (higher = more "
+                          "anomalous, as PyOD) or higher_is: normal (as scikit-learn's score_samples)")
+    summary = (inspect.getdoc(klass) or klass.__name__).splitlines()[0]
+    return MethodSpec(path, klass, False, summary, path, class_path=path, higher_is=sign)

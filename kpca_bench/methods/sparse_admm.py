@@ -256,8 +256,8 @@ class L1SparseKernelPCA(_SparseADMMBase):
 
     Parameters
     ----------
-    n_components : int, default=10
-        Number of sparse components M.
+    n_components : int, default=None
+        Number of sparse components M. None: 10, or ``n_samples - 1`` if fewer.
     kernel, gamma, sigma, degree, coef0
         Kernel, as in :class:`~kpca_bench.methods.kpca.KernelPCA`. The paper
         uses the RBF kernel ``exp(-gamma ||x - y||^2)``.
@@ -341,7 +341,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
         "eps_rel": _POSITIVE,
     }
 
-    def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
+    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.1, lam1=0.01, rho=0.01, eps_abs=1e-4, eps_rel=1e-4, eps_outer=1e-2,
                  max_iter=300, max_outer_iter=300, admm_init="warm"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
@@ -358,19 +358,20 @@ class L1SparseKernelPCA(_SparseADMMBase):
     def _resolve_lam1(self) -> np.ndarray:
         lam1 = np.asarray(self.lam1, dtype=float)
         if lam1.ndim == 0:
-            lam1 = np.full(self.n_components, float(lam1))
-        if lam1.shape != (self.n_components,):
-            raise ValueError(f"lam1 must be one number or one per component ({self.n_components}), "
+            lam1 = np.full(self.n_components_, float(lam1))
+        if lam1.shape != (self.n_components_,):
+            raise ValueError(f"lam1 must be one number or one per component ({self.n_components_}), "
                              f"got {len(lam1)} values")
         if not np.all(np.isfinite(lam1)) or np.any(lam1 < 0):
             raise ValueError(f"every lam1 must be a number >= 0, got {self.lam1!r}")
         return lam1
 
     def _fit_components(self, K_centered):
+        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
         self.lam1_ = self._resolve_lam1()
 
         spec = _Spectrum.of(K_centered)
-        n, M = K_centered.shape[0], self.n_components
+        n, M = K_centered.shape[0], self.n_components_
         A = np.zeros((n, M))
         P_hat = np.zeros((n, M))
         self.n_outer_iter_ = np.zeros(M, dtype=int)
@@ -460,8 +461,8 @@ class L21SparseKernelPCA(_SparseADMMBase):
 
     Parameters
     ----------
-    n_components : int, default=10
-        Number of components M.
+    n_components : int, default=None
+        Number of components M. None: 10, or ``n_samples - 1`` if fewer.
     kernel, gamma, sigma, degree, coef0
         Kernel, as in :class:`~kpca_bench.methods.kpca.KernelPCA`.
     lam : float, default=0.01
@@ -537,7 +538,7 @@ class L21SparseKernelPCA(_SparseADMMBase):
         **{name: [NumberInterval(Real, 1, None, closed="neither")] for name in ("eta", "tau_incr", "tau_decr")},
     }
 
-    def __init__(self, n_components=10, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
+    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.01, mu21=0.01, rho21=0.01, delta=None, eps_outer=1e-2, max_iter=300,
                  max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
@@ -554,7 +555,8 @@ class L21SparseKernelPCA(_SparseADMMBase):
         self.admm_init = admm_init
 
     def _fit_components(self, K_centered):
-        n, M = K_centered.shape[0], self.n_components
+        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
+        n, M = K_centered.shape[0], self.n_components_
         self.delta_ = n * 1e-4 if self.delta is None else float(self.delta)
 
         spec = _Spectrum.of(K_centered)

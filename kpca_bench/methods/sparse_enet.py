@@ -221,8 +221,8 @@ class SparseKernelPCA(BaseKernelPCA):
 
     Parameters
     ----------
-    n_components : int, default=10
-        Number of sparse components ``m``.
+    n_components : int, default=None
+        Number of sparse components ``m``. None: 10, or ``n_samples - 1`` if fewer.
     l1_ratio : float in [0, 1], default=0.5
         The paper's "L1-ratio", read as scikit-learn's ``l1_ratio`` as in the
         authors' code: ``l1_ratio = lam_j / (lam_j + 2 lam)`` (see the module
@@ -292,14 +292,15 @@ class SparseKernelPCA(BaseKernelPCA):
     """
 
     _parameter_constraints: dict = {
-        **KernelPCA._parameter_constraints,
+        # Not rank_cutoff: exact KPCA's option, which these classes do not take.
+        **{k: v for k, v in KernelPCA._parameter_constraints.items() if k != "rank_cutoff"},
         "l1_ratio": [NumberInterval(Real, 0, 1, closed="both")],
         "alpha": [NumberInterval(Real, 0, None, closed="neither")],
         "max_iter": [NumberInterval(Integral, 1, None, closed="left")],
         "tol": [NumberInterval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, n_components=10, *, l1_ratio=0.5, alpha=1.0, max_iter=6, tol=1e-3,
+    def __init__(self, n_components=None, *, l1_ratio=0.5, alpha=1.0, max_iter=6, tol=1e-3,
                  kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  eigen_solver="eigh", random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
@@ -311,8 +312,9 @@ class SparseKernelPCA(BaseKernelPCA):
         self.random_state = random_state
 
     def _fit_components(self, K_centered):
+        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
         K = K_centered
-        values, vectors = top_eigenpairs(K, self.n_components, self.eigen_solver, self.random_state)
+        values, vectors = top_eigenpairs(K, self.n_components_, self.eigen_solver, self.random_state)
         self.init_eigenvalues_ = values
         alpha = dual_coefficients(values, vectors)
         lam, lam_j = enet_penalties(float(self.alpha), float(self.l1_ratio))
@@ -379,7 +381,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
 
     Parameters
     ----------
-    n_components : int, default=10
+    n_components : int, default=None
     n_nonzero : int or None, default=None
         Coefficients kept per component, 1 <= n_nonzero <= n_train. None keeps
         all of them (exact KPCA), unless ``match_l1_ratio`` is given.
@@ -407,7 +409,8 @@ class NaiveThresholdKPCA(BaseKernelPCA):
     """
 
     _parameter_constraints: dict = {
-        **KernelPCA._parameter_constraints,
+        # Not rank_cutoff: exact KPCA's option, which these classes do not take.
+        **{k: v for k, v in KernelPCA._parameter_constraints.items() if k != "rank_cutoff"},
         "n_nonzero": [NumberInterval(Integral, 1, None, closed="left"), None],
         # The match_* parameters are those of the SparseKernelPCA fit; None turns matching off.
         **{f"match_{name}": SparseKernelPCA._parameter_constraints[name]
@@ -415,7 +418,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         "match_l1_ratio": [*SparseKernelPCA._parameter_constraints["l1_ratio"], None],
     }
 
-    def __init__(self, n_components=10, *, n_nonzero=None, match_l1_ratio=None, match_alpha=1.0,
+    def __init__(self, n_components=None, *, n_nonzero=None, match_l1_ratio=None, match_alpha=1.0,
                  match_max_iter=6, match_tol=1e-3, kernel="rbf", gamma=None, sigma=None,
                  degree=3, coef0=1.0, eigen_solver="eigh", random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
@@ -431,13 +434,14 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         """SKPCA's average non-zeros per component on the same centered kernel (Das et al., section V)."""
         if self.n_nonzero is not None:
             raise ValueError("give n_nonzero or match_l1_ratio, not both")
-        skpca = SparseKernelPCA(self.n_components, l1_ratio=self.match_l1_ratio, alpha=self.match_alpha,
+        skpca = SparseKernelPCA(self.n_components_, l1_ratio=self.match_l1_ratio, alpha=self.match_alpha,
                                 max_iter=self.match_max_iter, tol=self.match_tol,
                                 eigen_solver=self.eigen_solver, random_state=self.random_state)
         skpca._fit_components(K_centered)
         return average_nonzero(skpca.dual_coef_)
 
     def _fit_components(self, K_centered):
+        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
         n = K_centered.shape[0]
         keep = self.n_nonzero
         if self.match_l1_ratio is not None:
@@ -446,7 +450,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
             keep = n
         elif keep > n:
             raise ValueError(f"n_nonzero={keep} is more than the {n} training samples; use n_nonzero <= {n}")
-        values, vectors = top_eigenpairs(K_centered, self.n_components, self.eigen_solver, self.random_state)
+        values, vectors = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state)
         self.eigenvalues_ = values
         coef = dual_coefficients(values, vectors)
         order = np.argsort(-np.abs(coef), axis=0, kind="stable")

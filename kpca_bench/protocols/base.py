@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
-from kpca_bench.methods.registry import METHODS
+from kpca_bench.methods.registry import method_spec
 from kpca_bench.validation import Problems
 
 THRESHOLD_RULES = ("train_quantile", "fixed", "test_prior", "test_oracle")
@@ -92,10 +92,11 @@ class ThresholdConfig:
 
 @dataclass(frozen=True)
 class MethodConfig:
-    """One entry of ``methods``: a registered method, a label and its parameter grid.
+    """One entry of ``methods``: a registered method (or a class's import path), a label and its parameter grid.
 
     ``params`` holds fixed values and ``grid`` lists values to sweep; every
-    combination of the grid is one *setting*, run on every trial.
+    combination of the grid is one *setting*, run on every trial. ``higher_is``:
+    the declared sign of a class named by import path (None: known or not needed).
     """
 
     name: str
@@ -104,6 +105,11 @@ class MethodConfig:
     grid: dict = field(default_factory=dict)
     score: str | None = None
     trials: int | None = None
+    higher_is: str | None = None
+
+    def spec(self):
+        """The method's :class:`~kpca_bench.methods.registry.MethodSpec` (built from the import path for a class)."""
+        return method_spec(self.name, self.higher_is)
 
     def settings(self) -> list[dict]:
         """Every parameter setting of this entry: ``params`` updated by one grid point."""
@@ -139,7 +145,7 @@ class Method:
     def detector(self):
         """An unfitted outlier detector: the estimator itself, or a kernel-PCA variant scored in its subspace."""
         if self.subspace:
-            return KernelSubspaceDetector(self.estimator, score=self.score or "reconstruction_error")
+            return KernelSubspaceDetector(self.estimator, outlier_score=self.score or "reconstruction_error")
         return self.estimator
 
 
@@ -192,7 +198,7 @@ def no_method_checks(options, methods: tuple[MethodConfig, ...], problems: Probl
 def kernel_pca_only(methods: tuple[MethodConfig, ...], problems: Problems, why: str) -> None:
     """A problem for every entry whose method is not a kernel-PCA variant; ``why`` says what the protocol needs."""
     for index, method in enumerate(methods):
-        if not METHODS[method.name].subspace:
+        if not method.spec().subspace:
             problems.add(f"methods[{index}].name", f"{method.name} is not a kernel-PCA variant: {why}")
 
 

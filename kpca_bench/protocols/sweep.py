@@ -43,7 +43,6 @@ from sklearn.base import clone
 
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
-from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols.base import Method, MethodConfig, ThresholdConfig
 from kpca_bench.protocols.novelty import Split, fitted_attributes, split_sizes
 from kpca_bench.validation import Problems, is_number
@@ -113,7 +112,7 @@ def auroc_columns(is_outlier: np.ndarray, scores: np.ndarray) -> np.ndarray:
 def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
     """Every entry has a model parameter this protocol sweeps, and sets no value for it."""
     for index, method in enumerate(methods):
-        spec = METHODS[method.name]
+        spec = method.spec()
         swept = "n_components" if spec.subspace else "nu"
         if spec.subspace and not issubclass(spec.estimator, KernelPCA):
             problems.add(f"methods[{index}].name", f"{method.name} has no nested components; the sweep over p needs "

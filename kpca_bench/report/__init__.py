@@ -9,10 +9,10 @@ import numpy as np
 
 from kpca_bench.datasets import DATASETS, Provenance
 from kpca_bench.datasets.registry import PAPERS
-from kpca_bench.methods.registry import METHODS
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
-from kpca_bench.report.tables import incomplete_note, run_facts, summary_frame, summary_markdown, trials_frame
+from kpca_bench.report.tables import (csv_text, incomplete_note, run_facts, summary_frame, summary_markdown,
+                                      trials_frame)
 from kpca_bench.run.config import Config
 from kpca_bench.run.runner import RunOutcome, planned_trials, run_experiment, run_suite
 from kpca_bench.run.store import write_atomic
@@ -35,7 +35,7 @@ def _sparsity_sweeps(config: Config) -> dict[str, list[str]]:
     """Entries that sweep their method's sparsity parameter, with their setting labels."""
     sweeps = {}
     for method in config.methods:
-        knob = METHODS[method.name].sparsity_param
+        knob = method.spec().sparsity_param
         if knob is not None and len(method.grid.get(knob, [])) > 1:
             sweeps[method.label] = [method.setting_label(s) for s in method.settings()]
     return sweeps
@@ -74,7 +74,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
                       if m in stats.index and stats.loc[m].get("sparsity_mean") == 100.0}
         sparsity_plot(curves, references, title=figure_title, threshold=threshold, path=directory / "f1_vs_sparsity.png")
         figures.append("f1_vs_sparsity.png")
-    write_atomic(directory / "trials.csv", trials.to_csv(index=False))
+    write_atomic(directory / "trials.csv", csv_text(trials))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "summary.md", summary_markdown(summary, title=title,
                                                             facts=_facts(config, provenance, trials), figures=figures))

@@ -15,7 +15,8 @@ import pandas as pd
 
 from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.reference import load_references, reference_values
-from kpca_bench.report.tables import incomplete_note, mean_std, method_cell, run_facts, summary_frame, trials_frame
+from kpca_bench.report.tables import (csv_text, incomplete_note, mean_std, method_cell, run_facts, summary_frame,
+                                      trials_frame)
 from kpca_bench.run.config import Config
 from kpca_bench.run.runner import planned_trials
 from kpca_bench.run.store import write_atomic
@@ -80,7 +81,7 @@ def _write(config: Config, records: list[dict], directory, metrics: dict, figure
     title = f"{config.name}: {config.dataset.name}" + (f"\n{note}" if note else "")
     metric_box_plot(trials, list(summary.loc[summary["trials"] > 0, "method"].astype(str)), title,
                     directory / figure, column=column, ylabel=ylabel)
-    write_atomic(directory / "trials.csv", trials.to_csv(index=False))
+    write_atomic(directory / "trials.csv", csv_text(trials))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "summary.md", _markdown(config, summary, metrics, references, facts, figure))
 

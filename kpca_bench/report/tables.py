@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from kpca_bench.datasets.labels import CONVENTION
@@ -16,6 +18,10 @@ TRIAL_COLUMNS = [
     "gamma", "n_iter", "fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb", "split_seed",
     "random_state", "dataset", "data_fingerprint", "config_hash", "key", "versions", "error_type", "error",
 ]
+# Issue 17: the class of a method named by import path and its package, the warnings a cell raised (JSON).
+TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
+# Structured fields kept in trials.csv, written as JSON.
+JSON_COLUMNS = ("versions", "warnings")
 SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "auprc": ("AUPRC", 3), "sparsity": ("sparsity (% non-zero)", 2),
                    "fit_time": ("fit time (s)", 2)}
 
@@ -29,8 +35,8 @@ def trials_frame(records: list[dict], method_order: list[str], columns: list[str
     rows = []
     for record in records:
         # Per-trial curves (ROC points, sweeps) and mappings stay in records.jsonl; the table holds scalars.
-        row = {k: v for k, v in record.items() if k not in ("params", "versions") and not isinstance(v, (list, dict))}
-        row["versions"] = record.get("versions")
+        row = {k: v for k, v in record.items() if k not in ("params", *JSON_COLUMNS) and not isinstance(v, (list, dict))}
+        row.update({k: record[k] for k in JSON_COLUMNS if k in record})
         row.update({f"param_{k}": v for k, v in record["params"].items()})
         rows.append(row)
     frame = pd.DataFrame(rows)
@@ -38,6 +44,16 @@ def trials_frame(records: list[dict], method_order: list[str], columns: list[str
         frame = frame[[c for c in columns if c in frame] + sorted(c for c in frame if c.startswith("param_"))]
     frame["method"] = pd.Categorical(frame["method"], categories=method_order, ordered=True)
     return frame.sort_values(["method", "trial"]).reset_index(drop=True)
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """The frame as CSV, with mappings and lists (``versions``, ``warnings``) as JSON rather than Python reprs."""
+    encoded = frame.copy()
+    for column in encoded.columns[encoded.dtypes == object]:
+        if encoded[column].map(lambda v: isinstance(v, (dict, list))).any():
+            encoded[column] = encoded[column].map(
+                lambda v: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v)
+    return encoded.to_csv(index=False)
 
 
 def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY_METRICS) -> pd.DataFrame:

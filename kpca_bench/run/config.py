@@ -20,7 +20,7 @@ import yaml
 from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.labels import INLIER, OUTLIER
 from kpca_bench.errors import ConfigError
-from kpca_bench.methods.registry import METHODS
+from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import THRESHOLD_RULES, DatasetConfig, MethodConfig, ThresholdConfig
@@ -188,6 +188,10 @@ class Config:
             data["suite"] = asdict(self.suite) if self.suite else None
         else:
             data["dataset"] = self.dataset.identity()
+        # Added later (issue 17): only when set, so that the hash of every existing config stays as it was.
+        for method in data["methods"]:
+            if method["higher_is"] is None:
+                del method["higher_is"]
         return data
 
     @property
@@ -347,12 +351,23 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
     if raw is None:
         return None
     where = problems.under(path)
-    check_keys(raw, ("name", "label", "params", "grid", "score", "trials"), ("name",), where)
+    check_keys(raw, ("name", "label", "params", "grid", "score", "trials", "higher_is"), ("name",), where)
     name = raw.get("name")
-    spec = METHODS.get(name)
-    if spec is None:
-        where.add("name", f"unknown method {name!r}{did_you_mean(name, METHODS)}; accepted: {', '.join(METHODS)}")
-        return None
+    higher_is = raw.get("higher_is")
+    if is_import_path(name):
+        try:
+            spec = method_spec(name, higher_is)
+        except ConfigError as error:
+            where.add("name", str(error))
+            return None
+    else:
+        spec = METHODS.get(name)
+        if spec is None:
+            where.add("name", f"unknown method {name!r}{did_you_mean(name, METHODS)}; accepted: {', '.join(METHODS)}, "
+                              "or a detector class as 'package.module:Class'")
+            return None
+        if higher_is is not None:
+            where.add("higher_is", f"only for a class named by import path; {name} is registered with its sign")
     params = mapping(raw.get("params"), "params", where)
     grid = mapping(raw.get("grid"), "grid", where)
     if params is None or grid is None:
@@ -373,8 +388,10 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
         accepted_scores = ", ".join(OUTLIER_SCORES) if spec.subspace else "none (it scores by itself)"
         where.add("score", f"unknown score {score!r} for {name}; accepted: {accepted_scores}")
     trials = integer(raw["trials"], "trials", where, 1) if "trials" in raw else None
-    method = MethodConfig(name=name, label=str(raw.get("label", name)), params=params, grid=grid,
-                          score=score if spec.subspace else None, trials=trials)
+    default_label = spec.estimator.__name__ if spec.class_path else name
+    method = MethodConfig(name=name, label=str(raw.get("label", default_label)), params=params, grid=grid,
+                          score=score if spec.subspace else None, trials=trials,
+                          higher_is=higher_is if spec.class_path else None)
     if not any(key not in accepted for key in [*params, *grid]):
         for setting in method.settings():
             _check_setting(spec, setting, train_rows, where.under("params"))

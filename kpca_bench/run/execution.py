@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -70,8 +71,12 @@ class LocalBackend:
         """Records of ``cells`` in the order they finish; ``split_of(seed)`` is a trial's data."""
         blas_threads = max(1, (os.cpu_count() or 1) // self.jobs)
         tasks = (delayed(run_cell)(cell, split=split_of(cell.split_seed), blas_threads=blas_threads) for cell in cells)
-        yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered", initializer=exit_with_parent,
-                            initargs=(os.getpid(),))(tasks)
+        with warnings.catch_warnings():
+            # A stopped run (Ctrl-C, SIGTERM, --fail-fast) cancels the cells in flight on purpose; joblib's
+            # warning about it would only break the one line that says how to resume.
+            warnings.filterwarnings("ignore", message=".*tasks which were still being processed", category=UserWarning)
+            yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered", initializer=exit_with_parent,
+                                initargs=(os.getpid(),))(tasks)
 
 
 class DaskBackend:

@@ -15,6 +15,8 @@ import json
 import os
 import platform
 import time
+import warnings
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -30,13 +32,13 @@ from kpca_bench.datasets.labels import check_binary
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import DataError, KpcaBenchError
-from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.run.execution import open_backend
 from kpca_bench.run.memory import peak_memory
 from kpca_bench.run.lock import folder_lock, prepare_folder
 from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
+from kpca_bench.run.environment import write_environment
 from kpca_bench.run.store import ResultStore, failed_record, write_atomic
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).
@@ -102,6 +104,8 @@ def plan_cells(config: Config) -> list[Cell]:
                 continue
             for setting in method.settings():
                 identity = {"method": method.name, "setting": setting, "score": method.score}
+                if method.higher_is is not None:  # a declared sign (issue 17), only when given: older keys stay
+                    identity["higher_is"] = method.higher_is
                 cells.append(Cell(
                     key=stable_hash({**data_part, **identity, "trial": trial}),
                     trial=trial, method_index=index, setting=setting, split_seed=split_seed,
@@ -181,7 +185,7 @@ def failure_reason(record: dict) -> str:
 
 def build_method(entry: MethodConfig, setting: dict, random_state: int) -> Method:
     """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score."""
-    spec = METHODS[entry.name]
+    spec = entry.spec()
     return Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
                   estimator=spec.build(setting, random_state=random_state), kernel_method=spec.kernel_method)
 
@@ -191,7 +195,8 @@ def cell_fields(cell: Cell, config: Config) -> dict:
     entry = config.methods[cell.method_index]
     return {"key": cell.key, "experiment": config.name, "trial": cell.trial, "split_seed": cell.split_seed,
             "method": entry.setting_label(cell.setting), "method_name": entry.name, "entry": entry.label,
-            "params": cell.setting, "score": entry.score, "random_state": cell.random_state}
+            "params": cell.setting, "score": entry.score, "random_state": cell.random_state,
+            **entry.spec().provenance()}
 
 
 def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
@@ -207,7 +212,11 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     entry = config.methods[cell.method_index]
     start = time.perf_counter()
     budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
-    with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak:
+    with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak, \
+            warnings.catch_warnings(record=True) as caught:
+        # Every warning of the cell is counted in its record rather than printed among the progress lines
+        # (kpca_bench.run.runner.warning_summary reports them once, at the end of the run).
+        warnings.simplefilter("always")
         max_memory_mb = sklearn.get_config()["working_memory"]
         try:
             method = build_method(entry, cell.setting, cell.random_state)
@@ -215,7 +224,30 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
         except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
             result = failed_record(cell.key, error)
     return {**cell_fields(cell, config), "wall_time": time.perf_counter() - start, "max_memory_mb": max_memory_mb,
-            "peak_memory_mb": peak.mib, **result}
+            "peak_memory_mb": peak.mib, **warning_fields(caught), **result}
+
+
+def warning_fields(caught: list) -> dict:
+    """``warnings``: count per warning category, ``warning_messages``: the first message of each (none: no fields)."""
+    if not caught:
+        return {}
+    counts = Counter(w.category.__name__ for w in caught)
+    first = {}
+    for w in caught:
+        first.setdefault(w.category.__name__, " ".join(str(w.message).split())[:200])
+    return {"warnings": dict(counts), "warning_messages": first}
+
+
+def warning_summary(records: list[dict]) -> list[str]:
+    """One line per warning category over the cells of a run: how often, in how many cells, and an example."""
+    counts, cells, example = Counter(), Counter(), {}
+    for record in records:
+        for category, count in (record.get("warnings") or {}).items():
+            counts[category] += count
+            cells[category] += 1
+            example.setdefault(category, ((record.get("warning_messages") or {}).get(category, ""), record["method"]))
+    return [f"warning: {category} x {counts[category]} in {cells[category]} of {len(records)} cells, "
+            f"e.g. {example[category][1]}: {example[category][0]}" for category in sorted(counts)]
 
 
 def labelled(record: dict, cell: Cell, config: Config) -> dict:
@@ -257,12 +289,14 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
         store = ResultStore(directory)
         for message in store.set_aside_damaged():
             notify(message)
+        write_environment(store.directory)
         return _run_cells(config, store, jobs=jobs, offline=offline, progress=progress or NoProgress(),
-                          write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast)
+                          write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast, notify=notify)
 
 
 def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, progress: PlainProgress,
-               write_tables: WriteTables | None, retry_failed: bool, fail_fast: bool) -> RunOutcome:
+               write_tables: WriteTables | None, retry_failed: bool, fail_fast: bool,
+               notify: Callable[[str], None] = print_notice) -> RunOutcome:
     cells = plan_cells(config)
     todo = cells_to_run(cells, store.load(), retry_failed)
     # With nothing to run, no cluster to start or reach.
@@ -270,17 +304,21 @@ def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, 
     with open_backend(execution, jobs, store.directory / WORKER_LOG) as backend:
         dataset = load_checked_dataset(config, offline)
         progress.start(len(cells), len(cells) - len(todo))
+        ran = []
         try:
-            _execute(config, dataset, store, backend, todo, progress, fail_fast=fail_fast, jobs=jobs)
+            _execute(config, dataset, store, backend, todo, progress, ran, fail_fast=fail_fast, jobs=jobs)
         finally:
             progress.close()
             _write_member_tables(config, store, cells, dataset, write_tables)
+            for line in warning_summary(ran):
+                notify(line)
     return _outcome(config, store, cells, todo)
 
 
 def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo: list[Cell],
-             progress: PlainProgress, *, fail_fast: bool, jobs: int) -> bool:
-    """Run ``todo`` on ``backend``, storing each record as it arrives; True if ``fail_fast`` stopped it."""
+             progress: PlainProgress, ran: list[dict], *, fail_fast: bool, jobs: int) -> None:
+    """Run ``todo`` on ``backend``, storing each record as it arrives and adding it to ``ran``;
+    with ``fail_fast``, stop at the first cell that did not finish."""
     by_key = {cell.key: cell for cell in todo}
     common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
               "data_fingerprint": data_fingerprint(dataset), "data_files": data_files(dataset),
@@ -293,11 +331,11 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
     for record in backend.run(partial(run_cell, config=config), todo, split_of):
         record = {**cell_fields(by_key[record["key"]], config), **record, **common}
         store.append(record)
+        ran.append(record)
         progress.advance(f"{record['method']} trial {record['trial']}"
                          + ("" if is_finished(record) else f" {record['status']}"))
         if fail_fast and not is_finished(record):
-            return True
-    return False
+            return
 
 
 def _stored_records(config: Config, store: ResultStore, cells: list[Cell]) -> list[dict]:

@@ -1,0 +1,75 @@
+"""``kpca-bench compare RUN_A RUN_B``: two runs' numbers side by side, from their records alone.
+
+Per method setting and metric: the mean over each run's finished trials, the
+difference B - A, and, when both runs drew the same splits (the same trials with
+the same split seeds), a paired Wilcoxon signed-rank test over those trials.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from kpca_bench.run.export import run_records
+
+METRICS = ("auroc", "auprc", "f1", "precision", "recall", "sparsity", "accuracy", "fit_time")
+
+
+def _by_method(records: list[dict]) -> dict[str, dict[int, dict]]:
+    runs: dict[str, dict[int, dict]] = {}
+    for record in records:
+        if record.get("status") == "ok":
+            runs.setdefault(record["method"], {})[record["trial"]] = record
+    return runs
+
+
+def compare_runs(run_a, run_b) -> list[dict]:
+    """One row per (method, metric) present in both runs: mean_a, mean_b, difference, n_paired, p_value."""
+    a, b = _by_method(run_records(run_a)), _by_method(run_records(run_b))
+    rows = []
+    for method in [m for m in a if m in b]:
+        common = sorted(set(a[method]) & set(b[method]))
+        paired = bool(common) and all(a[method][t].get("split_seed") == b[method][t].get("split_seed") for t in common)
+        for metric in METRICS:
+            values_a = [r[metric] for r in a[method].values() if _number(r.get(metric))]
+            values_b = [r[metric] for r in b[method].values() if _number(r.get(metric))]
+            if not values_a or not values_b:
+                continue
+            row = {"method": method, "metric": metric, "mean_a": float(np.mean(values_a)),
+                   "mean_b": float(np.mean(values_b)), "n_a": len(values_a), "n_b": len(values_b)}
+            row["difference"] = row["mean_b"] - row["mean_a"]
+            row["n_paired"], row["p_value"] = 0, None
+            if paired:
+                pairs = [(a[method][t][metric], b[method][t][metric]) for t in common
+                         if _number(a[method][t].get(metric)) and _number(b[method][t].get(metric))]
+                row["n_paired"] = len(pairs)
+                row["p_value"] = paired_p_value(pairs)
+            rows.append(row)
+    return rows
+
+
+def paired_p_value(pairs: list[tuple[float, float]]) -> float | None:
+    """Two-sided Wilcoxon signed-rank p-value over paired values; 1.0 when every pair is equal, None for < 2 pairs."""
+    if len(pairs) < 2:
+        return None
+    diffs = np.array([b - a for a, b in pairs])
+    if np.all(diffs == 0):
+        return 1.0
+    from scipy.stats import wilcoxon
+
+    return float(wilcoxon(diffs).pvalue)
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def same_run_note(run_a: Path, run_b: Path, rows: list[dict]) -> str:
+    """A sentence on whether the test is paired."""
+    if not rows:
+        return f"no method setting has finished trials in both {run_a} and {run_b}"
+    if any(r["n_paired"] for r in rows):
+        return "paired: both runs drew the same splits; p from a two-sided Wilcoxon signed-rank test over the trials"
+    return "not paired: the runs drew different splits (or share no trial), so no test is made"

@@ -1,0 +1,72 @@
+"""What a run would do, before it does anything: ``kpca-bench plan CONFIG``.
+
+Cells per method entry, how many are already stored, and the time left
+estimated from the stored cells' wall times (per entry, else over the run).
+Reads the config and the store only: no data is loaded and nothing runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import mean
+
+from kpca_bench.run.config import Config
+from kpca_bench.run.runner import experiment_directory, is_finished, plan_cells
+from kpca_bench.run.store import ResultStore
+
+
+@dataclass(frozen=True)
+class EntryPlan:
+    label: str
+    method: str
+    settings: int
+    cells: int
+    stored: int
+    mean_wall_time: float | None
+
+    @property
+    def left(self) -> int:
+        return self.cells - self.stored
+
+
+@dataclass(frozen=True)
+class Plan:
+    directory: Path
+    dataset: str
+    protocol: str
+    trials: int
+    entries: list[EntryPlan]
+
+    @property
+    def cells(self) -> int:
+        return sum(e.cells for e in self.entries)
+
+    @property
+    def stored(self) -> int:
+        return sum(e.stored for e in self.entries)
+
+    def seconds_left(self, jobs: int = 1) -> float | None:
+        """The stored mean wall time of each entry (of the whole run for an entry with none) times its cells left,
+        divided among ``jobs`` workers; None when nothing is stored to estimate from."""
+        times = [e.mean_wall_time for e in self.entries if e.mean_wall_time is not None]
+        if not times:
+            return None if self.stored < self.cells else 0.0
+        overall = mean(times)
+        total = sum(e.left * (e.mean_wall_time if e.mean_wall_time is not None else overall) for e in self.entries)
+        return total / max(jobs, 1)
+
+
+def plan_run(config: Config, out_root) -> Plan:
+    directory = experiment_directory(config, out_root)
+    stored = ResultStore(directory).load() if directory.is_dir() else {}
+    cells = plan_cells(config)
+    entries = []
+    for index, method in enumerate(config.methods):
+        mine = [cell for cell in cells if cell.method_index == index]
+        done = [stored[c.key] for c in mine if c.key in stored and is_finished(stored[c.key])]
+        times = [r["wall_time"] for r in done if isinstance(r.get("wall_time"), (int, float))]
+        entries.append(EntryPlan(label=method.label, method=method.name, settings=len(method.settings()),
+                                 cells=len(mine), stored=len(done), mean_wall_time=mean(times) if times else None))
+    return Plan(directory=directory, dataset=config.dataset.name, protocol=config.protocol, trials=config.trials,
+                entries=entries)
