@@ -157,7 +157,7 @@ class KNNDetector(OutlierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < self.n_neighbors:
             raise ValueError(f"n_neighbors={self.n_neighbors} needs at least as many training samples, "
-                             f"got {X.shape[0]}")
+                             f"got n_samples={X.shape[0]}")
         self.neighbors_ = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric).fit(X)
         # The training points' own scores leave each point out of its neighbours (as PyOD does).
         distances, _ = NearestNeighbors(n_neighbors=min(self.n_neighbors + 1, X.shape[0]),

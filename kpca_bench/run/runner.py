@@ -316,9 +316,9 @@ def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, 
 
 
 def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo: list[Cell],
-             progress: PlainProgress, ran: list[dict], *, fail_fast: bool, jobs: int) -> None:
+             progress: PlainProgress, ran: list[dict], *, fail_fast: bool, jobs: int) -> bool:
     """Run ``todo`` on ``backend``, storing each record as it arrives and adding it to ``ran``;
-    with ``fail_fast``, stop at the first cell that did not finish."""
+    True if ``fail_fast`` stopped it at a cell that did not finish."""
     by_key = {cell.key: cell for cell in todo}
     common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
               "data_fingerprint": data_fingerprint(dataset), "data_files": data_files(dataset),
@@ -335,7 +335,8 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
         progress.advance(f"{record['method']} trial {record['trial']}"
                          + ("" if is_finished(record) else f" {record['status']}"))
         if fail_fast and not is_finished(record):
-            return
+            return True
+    return False
 
 
 def _stored_records(config: Config, store: ResultStore, cells: list[Cell]) -> list[dict]:
@@ -421,6 +422,7 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
         try:
             with open_backend(execution, jobs, directory / WORKER_LOG) as backend:
                 progress.start(n_cells, n_cells - sum(len(todos[label]) for label in present_labels))
+                ran: list[dict] = []
                 try:
                     for label, member in members:
                         reason = missing[label]
@@ -436,7 +438,7 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
                         dataset = load_checked_dataset(member, offline)
                         stop = False
                         try:
-                            stop = _execute(member, dataset, store, backend, todos[label], progress,
+                            stop = _execute(member, dataset, store, backend, todos[label], progress, ran,
                                             fail_fast=fail_fast, jobs=jobs)
                         finally:
                             write = (None if write_member_tables is None
@@ -447,6 +449,8 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
                             break
                 finally:
                     progress.close()
+                    for line in warning_summary(ran):
+                        notify(line)
         finally:
             for label, _ in members:
                 if label not in records and label not in dict(skipped) and stores[label].path.exists():
