@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import average_precision_score, roc_auc_score
 from sklearn.svm import OneClassSVM
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from typer.testing import CliRunner
@@ -63,6 +63,10 @@ def test_sweep_aurocs_equal_per_p_detectors(split):
             expected = roc_auc_score(split.is_outlier, -refit.score_samples(split.X_test))
             assert record["auroc_by_model_param"][p - 1] == pytest.approx(expected, abs=1e-6)
         assert record["auroc"] == max(record["auroc_by_model_param"])
+        best = KernelSubspaceDetector(KernelPCA(record["best_model_param"], kernel="rbf", sigma=1.0),
+                                      outlier_score=score).fit(split.X_train)
+        assert record["auprc"] == pytest.approx(
+            average_precision_score(split.is_outlier, -best.score_samples(split.X_test)), abs=1e-9)
 
 
 def test_rank_deficient_kernel_stops_p_at_the_rank():

@@ -40,6 +40,7 @@ import numpy as np
 from scipy.stats import rankdata
 from sklearn import config_context
 from sklearn.base import clone
+from sklearn.metrics import average_precision_score
 
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
@@ -50,7 +51,7 @@ from kpca_bench.validation import Problems, is_number
 DEFAULT_NU = tuple(round(0.01 * i, 2) for i in range(1, 100))
 # Stored AUROCs are rounded: a test set of a few hundred points resolves AUROC to about 1e-5.
 AUROC_DECIMALS = 6
-RECORDS = ("auroc", "best_model_param", "n_model_params", "auroc_by_model_param", "model_param")
+RECORDS = ("auroc", "auprc", "best_model_param", "n_model_params", "auroc_by_model_param", "model_param")
 
 
 P_RANGES = ("rank", "all")
@@ -184,8 +185,9 @@ def evaluate_sweep(method: Method, split: Split, options: Options) -> dict:
     """AUROC on the test mix for every model parameter of one (split, method, kernel parameter) cell.
 
     The record's ``auroc`` is the best over the model parameter (what Li et al.'s
-    Figs. 4-11 plot against the kernel parameter); ``auroc_by_model_param`` holds
-    them all, in the order of ``p = 1 .. n_model_params`` or of the ``nu`` option.
+    Figs. 4-11 plot against the kernel parameter) and ``auprc`` the average precision
+    at that model parameter; ``auroc_by_model_param`` holds every AUROC, in the order
+    of ``p = 1 .. n_model_params`` or of the ``nu`` option.
     """
     if method.subspace:
         info, scores = _component_sweep(method, split, options)
@@ -196,6 +198,7 @@ def evaluate_sweep(method: Method, split: Split, options: Options) -> dict:
         return {**info, "status": "error: the method produced NaN or infinite scores"}
     auroc = auroc_columns(split.is_outlier, scores)
     best = int(np.argmax(auroc))
-    return {**info, "auroc": float(auroc[best]), "best_model_param": best + 1 if info["model_param"] == "n_components"
+    return {**info, "auroc": float(auroc[best]),
+            "auprc": float(average_precision_score(split.is_outlier, scores[:, best])), "best_model_param": best + 1 if info["model_param"] == "n_components"
             else options.nu[best], "n_model_params": len(auroc),
             "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(), "status": "ok"}
