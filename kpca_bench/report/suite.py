@@ -252,14 +252,15 @@ def incomplete_datasets(table: pd.DataFrame) -> list[str]:
 
 def adbench_comparison(config: Config, records: dict[str, list[dict]], table: pd.DataFrame,
                        directory: Path) -> pd.DataFrame | None:
-    """Our detectors beside ADBench's stored results, for a run of ADBench's protocol, when the reference
-    extract is in the results root (this folder's parent, or its grandparent for a reduced profile)."""
+    """Our detectors beside ADBench's stored results (AUROC and AUPRC, one row per metric), for a run of
+    ADBench's protocol, when the reference extracts are in the results root (this folder's parent, or its
+    grandparent for a reduced profile)."""
     if config.protocol != "adbench":
         return None
     for root in (directory.parent, directory.parent.parent):
-        if (root / adbench_reference.REFERENCE_FILE).exists():
+        if any((root / path).exists() for path in adbench_reference.REFERENCE_FILES.values()):
             rows = {name: mine[0].get("n_rows") for name, mine in records.items() if mine}
-            return adbench_reference.comparison(adbench_reference.load_reference(root), table, rows)
+            return adbench_reference.comparison(adbench_reference.load_references(root), table, rows)
     return None
 
 
@@ -300,7 +301,7 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     if compared is not None:
         write_atomic(directory / "adbench_comparison.csv", compared.to_csv(index=False))
         text += ("\n## Against ADBench's own results\n\n" + adbench_reference.comparison_markdown(compared)
-                 + "\nLikely causes per dataset and detector: `adbench_comparison.csv`.\n")
+                 + "\nLikely causes per metric, dataset and detector: `adbench_comparison.csv`.\n")
     write_atomic(directory / "summary.md", text)
     write_atomic(directory / "headline.md", headline(config, stats) + "\n")
     return figures
