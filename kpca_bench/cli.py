@@ -7,7 +7,6 @@ needs (scikit-learn, pandas, matplotlib, the registries) when it runs, so that
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import List, Optional

@@ -20,7 +20,6 @@ the width that was actually used.
 from __future__ import annotations
 
 import warnings
-
 from dataclasses import dataclass
 from numbers import Integral, Real
 

@@ -12,8 +12,14 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from kpca_bench.datasets import load_dataset
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
-from kpca_bench.methods.interop import (PyODAdapter, SignedDetector, adbench_model, outlier_average_precision_scorer,
-                                        outlier_roc_auc_scorer, outlier_scores)
+from kpca_bench.methods.interop import (
+    PyODAdapter,
+    SignedDetector,
+    adbench_model,
+    outlier_average_precision_scorer,
+    outlier_roc_auc_scorer,
+    outlier_scores,
+)
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.run.config import parse_config
 from kpca_bench.run.runner import run_experiment

@@ -11,8 +11,7 @@ from kpca_bench.datasets import DATASETS, Provenance
 from kpca_bench.datasets.registry import PAPERS
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
-from kpca_bench.report.tables import (csv_text, incomplete_note, run_facts, summary_frame, summary_markdown,
-                                      trials_frame)
+from kpca_bench.report.tables import csv_text, incomplete_note, run_facts, summary_frame, summary_markdown, trials_frame
 from kpca_bench.run.config import Config
 from kpca_bench.run.runner import RunOutcome, planned_trials, run_experiment, run_suite
 from kpca_bench.run.store import write_atomic

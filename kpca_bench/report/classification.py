@@ -15,8 +15,15 @@ import pandas as pd
 
 from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.reference import load_references, reference_values
-from kpca_bench.report.tables import (csv_text, incomplete_note, mean_std, method_cell, run_facts, summary_frame,
-                                      trials_frame)
+from kpca_bench.report.tables import (
+    csv_text,
+    incomplete_note,
+    mean_std,
+    method_cell,
+    run_facts,
+    summary_frame,
+    trials_frame,
+)
 from kpca_bench.run.config import Config
 from kpca_bench.run.runner import planned_trials
 from kpca_bench.run.store import write_atomic

@@ -271,7 +271,6 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     table = dataset_table(config, records)
     if table.empty:
         return []
-    order = method_order(config)
     stats = suite_statistics(config, table)
     figures = []
     for metric, label in METRICS.items():
@@ -346,6 +345,6 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
                   f"Wins / ties / losses over the datasets; a tie is a difference of at most {TIE}.", "",
                   _markdown(wtl), ""]
     for metric, label in METRICS.items():
-        lines += [f"## {label} per dataset", "", f"Mean ± sd over the trials; the best per dataset in bold; "
+        lines += [f"## {label} per dataset", "", "Mean ± sd over the trials; the best per dataset in bold; "
                   "(done/planned) where trials are missing.", "", per_dataset_markdown(table, metric, order), ""]
     return "\n".join(lines)

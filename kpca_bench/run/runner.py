@@ -34,11 +34,11 @@ from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import DataError, KpcaBenchError
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
-from kpca_bench.run.execution import open_backend
-from kpca_bench.run.memory import peak_memory
-from kpca_bench.run.lock import folder_lock, prepare_folder
-from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
 from kpca_bench.run.environment import write_environment
+from kpca_bench.run.execution import open_backend
+from kpca_bench.run.lock import folder_lock, prepare_folder
+from kpca_bench.run.memory import peak_memory
+from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
 from kpca_bench.run.store import ResultStore, failed_record, write_atomic
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from kpca_bench.papers.li.tables import li_configs
