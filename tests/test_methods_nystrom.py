@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
-from kpca_bench.methods.nystrom import NystromKernelPCA
+from kpca_bench.methods.nystrom import NystromKernelPCA, pinv_sqrt
 from kpca_bench.methods.scores import mahalanobis_distance, reconstruction_error
 
 KERNELS = [
@@ -66,6 +66,40 @@ def test_low_rank_scores_are_exact_projections(data):
     train_scores = nys.transform(X)
     assert_allclose(train_scores.mean(axis=0), 0, atol=1e-12)
     assert_allclose(np.sum(train_scores**2, axis=0), nys.eigenvalues_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("params, k", KERNELS)
+def test_training_projection_with_all_points_as_landmarks_is_exact_kpca(data, params, k):
+    X, X_test = data
+    exact = KernelPCA(k, **params).fit(X)
+    nys = NystromKernelPCA(k, landmarks=X, projection="training", **params).fit(X)
+    scale = exact.eigenvalues_[0]
+    for Z in (X, X_test):
+        assert_allclose(nys.transform(Z), exact.transform(Z), rtol=0, atol=1e-8 * np.sqrt(scale))
+        assert_allclose(reconstruction_error(nys, Z), reconstruction_error(exact, Z), rtol=0, atol=1e-8 * scale)
+
+
+def test_training_projection_is_the_centred_kernel_against_all_training_points(data):
+    """SAS's scoring step: k~(x, X) U with U = G~ V Lambda^-1, not the landmarks' projection."""
+    X, X_test = data
+    nys = NystromKernelPCA(5, n_landmarks=12, sigma=1.5, random_state=0, projection="training").fit(X)
+    landmarks = NystromKernelPCA(5, n_landmarks=12, sigma=1.5, random_state=0).fit(X)
+    assert_allclose(nys.dual_coef_, landmarks.dual_coef_)
+    G = nys.kernel_(X, nys.landmarks_) @ pinv_sqrt(nys.kernel_(nys.landmarks_))
+    G_centred = G - G.mean(axis=0)
+    values, V = np.linalg.eigh(G_centred.T @ G_centred)
+    values, V = values[::-1][:5], V[:, ::-1][:, :5]
+    U = G_centred @ V / values
+    U *= np.sign(np.sum(U * nys.training_coef_, axis=0))  # eigenvectors up to sign
+    assert_allclose(nys.eigenvalues_, values, rtol=1e-10)
+    assert_allclose(nys.training_coef_, U, atol=1e-10)
+    K = nys.kernel_(X)
+    K_cross = nys.kernel_(X_test, X)
+    K_cross_centred = K_cross - K.mean(axis=0) - K_cross.mean(axis=1, keepdims=True) + K.mean()
+    assert_allclose(nys.transform(X_test), K_cross_centred @ U, atol=1e-10)
+    sq_norms = 1.0 - 2.0 * K_cross.mean(axis=1) + K.mean()
+    assert_allclose(nys.project(X_test).sq_norms, sq_norms, atol=1e-12)
+    assert np.abs(nys.transform(X_test) - landmarks.transform(X_test)).max() > 1e-3
 
 
 def test_reconstruction_error_is_a_distance_that_grows_off_the_landmarks(data):
@@ -146,6 +180,8 @@ def test_parameter_validation(data):
         NystromKernelPCA(2, n_landmarks=0).fit(X)
     with pytest.raises(InvalidParameterError, match="'landmarks' parameter of NystromKernelPCA must be a str among"):
         NystromKernelPCA(2, landmarks="grid").fit(X)
+    with pytest.raises(InvalidParameterError, match="'projection' parameter of NystromKernelPCA must be a str among"):
+        NystromKernelPCA(2, projection="exact").fit(X)
     with pytest.raises(ValueError, match="features"):
         NystromKernelPCA(2, n_landmarks=10).fit(X).transform(X[:, :3])
     with pytest.warns(UserWarning, match="more than the 60 training samples"):

@@ -206,6 +206,17 @@ def test_iteration_cap_and_tolerance(zeros):
     assert loose.converged_ and loose.n_iter_ < 50
 
 
+def test_no_cap_runs_until_converged_and_is_the_capped_fit_that_converged(zeros):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        literal = SparseKernelPCA(4, l1_ratio=0.7, max_iter=None, tol=1e-2).fit(zeros)
+    assert literal.converged_ and literal.n_iter_ > 6
+    capped = fit_quietly(SparseKernelPCA(4, l1_ratio=0.7, max_iter=literal.n_iter_, tol=1e-2), zeros)
+    assert_allclose(literal.dual_coef_, capped.dual_coef_)
+    six = fit_quietly(SparseKernelPCA(4, l1_ratio=0.7, tol=1e-2), zeros)
+    assert literal.n_nonzero_.sum() != six.n_nonzero_.sum()
+
+
 def test_too_strong_penalty_gives_zero_components_with_a_warning(zeros):
     with pytest.warns(UserWarning, match="components are all zero"):
         model = fit_quietly(SparseKernelPCA(3, l1_ratio=0.9, alpha=1e6), zeros)

@@ -193,13 +193,16 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         scikit-learn's ``working_memory`` (``sklearn.config_context(working_memory=MiB)``),
         so scoring many points never holds the full n_test x n_train matrix.
         """
-        X = self._validate_test_data(X)
-        scores = np.empty((X.shape[0], self.dual_coef_.shape[1]))
+        return self._project_on_training(self._validate_test_data(X), self.dual_coef_)
+
+    def _project_on_training(self, X: np.ndarray, coef: np.ndarray) -> Projection:
+        """``Projection`` of validated X on the components ``sum_i coef[i, j] phi~(x_i)`` over ``X_fit_``."""
+        scores = np.empty((X.shape[0], coef.shape[1]))
         sq_norms = np.empty(X.shape[0])
         for rows in gen_batches(X.shape[0], self._block_rows()):
             K, row_means = self.centering_.center_cross(self.kernel_(X[rows], self.X_fit_))
             sq_norms[rows] = self.centering_.sq_norms(self.kernel_.diag(X[rows]), row_means)
-            scores[rows] = K @ self.dual_coef_
+            scores[rows] = K @ coef
         return Projection(scores=scores, sq_norms=sq_norms)
 
     def _block_rows(self) -> int:

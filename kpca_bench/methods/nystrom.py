@@ -14,14 +14,16 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import _fit_context
 from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array
 
+from kpca_bench.kernels import KernelCentering
 from kpca_bench.methods.kpca import BaseKernelPCA, Projection, top_eigenpairs
 from kpca_bench.param_validation import NumberInterval
 
 LANDMARK_METHODS = ("kmeans", "random")
+PROJECTIONS = ("landmarks", "training")
 
 
 def pinv_sqrt(W: np.ndarray) -> np.ndarray:
@@ -102,8 +104,22 @@ class NystromKernelPCA(BaseKernelPCA):
         The SAS paper's Gaussian "kernel parameter" s in ``exp(-||x - y||^2 / (2 s^2))``.
     degree, coef0 : polynomial kernel ``(gamma <x, y> + coef0)^degree``; the
         paper's ``(x . y + c)^d`` is ``gamma=None`` (1), ``coef0=c``, ``degree=d``.
-    random_state : int, RandomState or None
-        Seeds k-means (or the random landmark draw).
+    projection : {"landmarks", "training"}, default="landmarks"
+        How :meth:`project` (and ``transform``) scores a point x.
+        ``"landmarks"`` (our choice): through the c landmarks, as described
+        above, at O(c) kernel evaluations per point. ``"training"`` follows
+        the paper's text ("KPCA in SAS/IML": to score new points, the centred
+        kernel ``K~_{p x n}`` against all n training points times
+        ``U = G~ V Lambda^{-1}``, step 7): scores ``k~(x, X) G~ V Lambda^{-1}``,
+        the paper's ``S`` up to a per-component scale, chosen so that the
+        components ``sum_i U_ij phi~(x_i)`` have unit norm under the Nystrom
+        approximation ``K~ ~= G~ G~^T``; ``||phi~(x)||^2`` is then the exact
+        norm about the training mean. It costs O(n) kernel evaluations per
+        point, keeps the training set (``X_fit_``) and evaluates the training
+        kernel once in fit, in row blocks, for its column means. The paper
+        gives this for new points only and is silent about the training
+        points' scores; every point the caller passes is scored the same way
+        (our choice).
 
     Attributes
     ----------
@@ -118,13 +134,22 @@ class NystromKernelPCA(BaseKernelPCA):
         density of c / n by construction.
     center_coef_ : ndarray of shape (c,)
         ``w`` with ``m_Z = sum_l w_l phi(z_l)``, the centre of feature space.
+    training_coef_ : ndarray of shape (n_train, n_components)
+        ``U = G~ V Lambda^{-1}``, the coefficients over the centred training
+        features that ``projection="training"`` scores with (only then).
+    X_fit_ : ndarray of shape (n_train, n_features)
+        The training data (only with ``projection="training"``).
+    centering_ : KernelCentering
+        The exact training kernel's centring (only with ``projection="training"``).
     eigenvalues_ : ndarray of shape (n_components,)
         Top eigenvalues of ``G~^T G~`` = of ``G~ G~^T``, the Nystrom
         approximation of the centered training kernel; comparable to
         :attr:`KernelPCA.eigenvalues_ <kpca_bench.methods.kpca.KernelPCA>`.
     projection_variances_ : ndarray of shape (n_components,)
         Variance of each component's projection over the training points
-        (``eigenvalues_ / n``), for the Mahalanobis score.
+        (``eigenvalues_ / n``), for the Mahalanobis score; with
+        ``projection="training"`` still those of the Nystrom training scores
+        ``G~ V``, which that projection of the training points approximates.
     kernel_ : Kernel
     gamma_ : float or None
     n_features_in_ : int
@@ -144,14 +169,16 @@ class NystromKernelPCA(BaseKernelPCA):
         "n_landmarks": [NumberInterval(Integral, 1, None, closed="left")],
         "landmarks": [StrOptions(set(LANDMARK_METHODS)), "array-like"],
         "random_state": ["random_state"],
+        "projection": [StrOptions(set(PROJECTIONS))],
     }
 
     def __init__(self, n_components=None, *, n_landmarks=200, landmarks="kmeans", kernel="rbf", gamma=None,
-                 sigma=None, degree=3, coef0=1.0, random_state=None):
+                 sigma=None, degree=3, coef0=1.0, random_state=None, projection="landmarks"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_landmarks = n_landmarks
         self.landmarks = landmarks
         self.random_state = random_state
+        self.projection = projection
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -189,7 +216,18 @@ class NystromKernelPCA(BaseKernelPCA):
         self._score_offsets = g_mean @ V
         self._center_sq_norm = float(g_mean @ g_mean)
         self.projection_variances_ = np.var(train_scores, axis=0)
+        if self.projection == "training":
+            self._fit_training_projection(X, train_scores, values)
         return self
+
+    def _fit_training_projection(self, X: np.ndarray, train_scores: np.ndarray, values: np.ndarray) -> None:
+        """``X_fit_``, the exact centring and ``training_coef_ = G~ V Lambda^{-1}`` (SAS scoring step)."""
+        self.X_fit_ = X
+        column_means = np.empty(X.shape[0])
+        for rows in gen_batches(X.shape[0], self._block_rows()):
+            column_means[rows] = self.kernel_(X[rows], X).mean(axis=1)  # K is symmetric
+        self.centering_ = KernelCentering(column_means=column_means, grand_mean=float(column_means.mean()))
+        self.training_coef_ = np.divide(train_scores, values, out=np.zeros_like(train_scores), where=values > 0)
 
     def _select_landmarks(self, X: np.ndarray) -> np.ndarray:
         if not isinstance(self.landmarks, str):
@@ -207,8 +245,10 @@ class NystromKernelPCA(BaseKernelPCA):
         return KMeans(n_clusters=c, init="k-means++", n_init=1, random_state=rng).fit(X).cluster_centers_
 
     def project(self, X) -> Projection:
-        """Exact projections on the components and ``||phi(x) - m_Z||^2`` (see class docstring)."""
+        """Projections on the components and the squared distance to the centre (see ``projection``)."""
         X = self._validate_test_data(X)
+        if self.projection == "training":
+            return self._project_on_training(X, self.training_coef_)
         E = self.kernel_(X, self.landmarks_)
         sq_norms = self.kernel_.diag(X) - 2.0 * (E @ self.center_coef_) + self._center_sq_norm
         return Projection(scores=E @ self.dual_coef_ - self._score_offsets, sq_norms=sq_norms)
