@@ -12,8 +12,11 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
-from kpca_bench.protocols.classification_cv import LeadingComponents, sparsity_shares
+from kpca_bench.protocols.base import ThresholdConfig
+from kpca_bench.protocols.classification import Classifier
+from kpca_bench.protocols.classification_cv import LeadingComponents, Options, make_search, parse_options, sparsity_shares
 from kpca_bench.run.config import load_config
+from kpca_bench.validation import Problems
 
 SVM = {"classifier__C": [1.0, 10.0], "classifier__gamma": [0.1]}
 CONFIG = {
@@ -72,6 +75,30 @@ def test_sparsity_shares_and_svm_share():
     y = (X[:, 0] > 0).astype(int)
     svm = SVC(C=10).fit(X, y)
     assert 0 < 1 - len(svm.support_) / 40 < 1
+
+
+def test_ties_first_or_last_candidate_in_grid_order(tmp_path):
+    """Well-separated classes: every C reaches CV accuracy 1; first refits the smallest, last the largest."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(-3, 0.5, size=(20, 2)), rng.normal(3, 0.5, size=(20, 2))])
+    y = np.repeat([0, 1], 20)
+    grid = {"classifier__C": [0.1, 1.0, 100.0]}
+    refitted = {}
+    for ties in ("first", "last"):
+        options = Options(classifier=Classifier("svm", {"gamma": 0.1}), cv=4, ties=ties)
+        search = make_search(KernelPCA(2, kernel="linear"), grid, options, memory=None).fit(X, y)
+        assert np.all(search.cv_results_["rank_test_score"] == 1)
+        refitted[ties] = search.best_estimator_["classifier"]
+    assert refitted["first"].C == 0.1 and refitted["last"].C == 100.0
+    assert len(refitted["last"].support_) < len(refitted["first"].support_)
+
+
+def test_ties_option_is_checked():
+    problems = Problems()
+    assert parse_options({"train_size": 10, "ties": "last"}, ThresholdConfig(), problems).ties == "last"
+    assert problems.items == []
+    assert parse_options({"train_size": 10, "ties": "middle"}, ThresholdConfig(), problems).ties == "first"
+    assert problems.items == [("ties", "must be one of first, last, got 'middle'")]
 
 
 @pytest.mark.parametrize("estimator", [KernelPCA(6, gamma=0.5),

@@ -31,7 +31,13 @@ Options (``protocol: {name: classification_cv, ...}``): ``train_size``,
 ``search``: for every method label, ``{<parameter>: [candidates]}`` with
 ``classifier__<p>`` (classifier), ``features__<p>`` (kernel-PCA estimator) and
 ``n_components`` (number of PCs); ``cv`` (default 5, stratified, unshuffled);
-``pos_label`` (default: the first class in sorted order) for precision, recall, F1.
+``pos_label`` (default: the first class in sorted order) for precision, recall, F1;
+``ties``: which of the candidates that tie for the best CV accuracy (rank 1 in
+``cv_results_``) is refitted -- ``first`` (default; scikit-learn's rule, our choice
+where the paper states none) takes the first in grid order, ``last`` the last.
+Grid order is scikit-learn's ``ParameterGrid``: keys sorted, the last key
+varying fastest, each key's candidates in the config's order (so ``first``
+takes the smallest ``C`` of a tie on an ascending list). The paper gives no rule.
 
 **Sparsity.** Each record holds three shares of the training rows, in [0, 1]:
 ``sample_sparsity``, rows of the refitted feature step's dual coefficients
@@ -67,6 +73,7 @@ from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, Thres
 from kpca_bench.protocols.classification import Split, describe_split, parse_classifier, parse_split_options
 from kpca_bench.validation import Problems
 
+TIES = ("first", "last")
 RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_sparsity", "sv_sparsity",
            "n_components", "cv_accuracy", "n_candidates", "n_test_positive")
 
@@ -74,9 +81,11 @@ RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_spa
 @dataclass(frozen=True)
 class Options(classification.Options):
     """The options of ``classification``, but ``search`` maps each method label to its own grid; and
-    ``pos_label`` (None: the first class in sorted order), the class precision, recall and F1 are about."""
+    ``pos_label`` (None: the first class in sorted order), the class precision, recall and F1 are about;
+    ``ties``, the rule among candidates tied for the best CV accuracy (see the module docstring)."""
 
     pos_label: object = None
+    ties: str = "first"
 
 
 def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
@@ -91,9 +100,13 @@ def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> 
             if not known or not isinstance(values, list) or not values:
                 problems.add(f"search.{label}.{key}", "give n_components, features__<p> or classifier__<p> with a "
                                                       "non-empty list of candidates")
+    ties = raw.get("ties", TIES[0])
+    if ties not in TIES:
+        problems.add("ties", f"must be one of {', '.join(TIES)}, got {ties!r}")
+        ties = TIES[0]
     return Options(**parsed, classifier=parse_classifier(raw.get("classifier", "lda"), problems),
                    search={label: dict(search or {}) for label, search in searches.items()},
-                   pos_label=raw.get("pos_label"))
+                   pos_label=raw.get("pos_label"), ties=ties)
 
 
 def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
@@ -133,11 +146,17 @@ def sparsity_shares(dual_coef: np.ndarray) -> dict:
     return {"sample_sparsity": float(np.mean(zero.all(axis=1))), "coef_sparsity": float(np.mean(zero))}
 
 
+def last_best_index(cv_results: dict) -> int:
+    """The last candidate in grid order among those tied for the best mean CV score (``ties: last``)."""
+    return int(np.flatnonzero(cv_results["rank_test_score"] == 1)[-1])
+
+
 def make_search(features, search: dict, options: Options, memory) -> GridSearchCV:
     """The unfitted model of one cell: a cross-validated grid search over feature step, PCs and classifier.
 
     ``n_components`` candidates go to ``leading`` for estimators with nested components (which then
-    compute the largest candidate once) and to the estimator otherwise.
+    compute the largest candidate once) and to the estimator otherwise. ``options.ties`` picks the refitted
+    candidate among tied ones (scikit-learn's own rule for ``first``).
     """
     grid = {key: list(values) for key, values in search.items() if key != "n_components"}
     counts = search.get("n_components")
@@ -148,12 +167,15 @@ def make_search(features, search: dict, options: Options, memory) -> GridSearchC
         grid["features__n_components"] = list(counts)
     pipeline = Pipeline([("features", features), ("leading", LeadingComponents()),
                          ("classifier", options.classifier.build())], memory=memory)
-    return GridSearchCV(pipeline, grid, cv=StratifiedKFold(n_splits=options.cv), refit=True)
+    refit = last_best_index if options.ties == "last" else True
+    return GridSearchCV(pipeline, grid, cv=StratifiedKFold(n_splits=options.cv), refit=refit)
 
 
 def describe(data: DatasetConfig, options: Options) -> str:
+    ties = ", ties to the last candidate in grid order" if options.ties == "last" else ""
     return (f"{describe_split(options)}; {options.classifier.describe()} on each method's leading components, "
-            f"every hyper-parameter chosen by {options.cv}-fold CV accuracy on the training rows (grids in the config)")
+            f"every hyper-parameter chosen by {options.cv}-fold CV accuracy on the training rows (grids in the "
+            f"config{ties})")
 
 
 def evaluate_classification_cv(method: Method, split: Split, options: Options) -> dict:
@@ -178,7 +200,8 @@ def evaluate_classification_cv(method: Method, split: Split, options: Options) -
     gamma = best["features"].gamma_
     return {"accuracy": float(accuracy_score(split.y_test, predicted)), "precision": float(precision),
             "recall": float(recall), "f1": float(f1), **sparsity_shares(best["features"].dual_coef_[:, :k]),
-            "sv_sparsity": float(sv), "n_components": int(k), "cv_accuracy": float(model.best_score_),
+            "sv_sparsity": float(sv), "n_components": int(k),
+            "cv_accuracy": float(model.cv_results_["mean_test_score"][model.best_index_]),
             "n_candidates": len(model.cv_results_["params"]), "fit_time": fit_time, "score_time": score_time,
             **({"gamma": float(gamma)} if gamma is not None else {}), "n_train": len(split.y_train),
             "n_test": len(split.y_test), "n_test_positive": int(np.sum(split.y_test == pos_label)),
