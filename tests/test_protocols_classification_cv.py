@@ -14,7 +14,8 @@ from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.protocols.base import ThresholdConfig
 from kpca_bench.protocols.classification import Classifier
-from kpca_bench.protocols.classification_cv import LeadingComponents, Options, make_search, parse_options, sparsity_shares
+from kpca_bench.protocols.classification_cv import (LeadingComponents, Options, make_search, parse_options,
+                                                   sparsity_shares)
 from kpca_bench.run.config import load_config
 from kpca_bench.validation import Problems
 
