@@ -87,6 +87,12 @@ def test_climate_skips_header_study_and_run(tmp_path):
     assert dataset.X.shape == (2, 18)
     assert dataset.X[0, 0] == 0.1 and dataset.X[0, 17] == 0.18
     assert_array_equal(dataset.y, [0, 1])
+    with_ids = uci.load_climate_model_crashes(files=files, columns="all")  # Wang & Tanaka's 20 features
+    assert with_ids.X.shape == (2, 20)
+    assert_array_equal(with_ids.X[:, :2], [[1, 1], [1, 2]])
+    assert_array_equal(with_ids.X[:, 2:], dataset.X)
+    with pytest.raises(DataError, match="columns='study'"):
+        uci.load_climate_model_crashes(files=files, columns="study")
 
 
 @pytest.mark.parametrize("part, rows", [("all", 3), ("train", 2), ("test", 1)])

@@ -154,7 +154,8 @@ _SPECS = [
         (683, 9), 2),
     DatasetSpec(
         "climate_model_crashes", uci.load_climate_model_crashes,
-        "Climate model simulation crashes, 18 parameters, outcome 0 / 1", (WANG,),
+        "Climate model simulation crashes, 18 parameters (columns: all adds Study and Run), outcome 0 / 1",
+        (WANG,),
         "Lucas et al. 2013, UCI Climate Model Simulation Crashes",
         *_uci("00252", ("pop_failures.dat", "8a892cbb056072e84749aed7409d6f17c7b4a1c899fc98ce52dc2af8b727ff9c")),
         (540, 18), 2),

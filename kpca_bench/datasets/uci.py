@@ -129,13 +129,21 @@ def load_breast_cancer_wisconsin(*, files, missing: str = "drop", noise: float =
                                                                 f"feature standard deviations (seed {noise_seed})"))
 
 
-def load_climate_model_crashes(*, files) -> Dataset:
-    """Climate model simulation crashes: the 18 parameter columns, class = outcome (0 failure, 1 success).
+CLIMATE_COLUMNS = ("parameters", "all")
 
-    Study and Run (columns 0-1) identify the simulation and are not features.
+
+def load_climate_model_crashes(*, files, columns: str = "parameters") -> Dataset:
+    """Climate model simulation crashes: class = outcome (0 failure, 1 success).
+
+    ``columns``: ``"parameters"`` (default, our choice) keeps the 18 parameter
+    columns; Study and Run (columns 0-1) identify the simulation and are not
+    physical parameters. ``"all"`` keeps them too, 20 features, the count of
+    Wang & Tanaka's Table 1 (its text names no columns).
     """
+    check_choice("climate_model_crashes", "columns", columns, CLIMATE_COLUMNS)
     rows, path = read_complete(files, "pop_failures.dat", "climate_model_crashes", header_lines=1)
-    return table_dataset("climate_model_crashes", rows[:, 2:20], rows[:, 20], path)
+    first = 0 if columns == "all" else 2
+    return table_dataset("climate_model_crashes", rows[:, first:20], rows[:, 20], path)
 
 
 def load_spectf(*, files, part: str = "all") -> Dataset:
