@@ -116,7 +116,8 @@ class NystromKernelPCA(BaseKernelPCA):
         approximation ``K~ ~= G~ G~^T``; ``||phi~(x)||^2`` is then the exact
         norm about the training mean. It costs O(n) kernel evaluations per
         point, keeps the training set (``X_fit_``) and evaluates the training
-        kernel once in fit, in row blocks, for its column means. The paper
+        kernel once in fit, in row blocks, for its column means (the paper's
+        ``KPCATrain`` likewise returns them, ``RowMeans``, to ``KPCAScore``). The paper
         gives this for new points only and is silent about the training
         points' scores; every point the caller passes is scored the same way
         (our choice).
