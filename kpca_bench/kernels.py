@@ -112,7 +112,7 @@ def hamming_kernel(X: np.ndarray, Y: np.ndarray, lam: float, domain_sizes, norma
     J. Couto. Kernel k-means for categorical data. LNCS 3646, 2005 (Li et al.'s ref. [7]).
     """
     left, right, offset = _hamming_factors(X, Y, lam, domain_sizes, normalize)
-    return kernel_matrix(left, right, _Exponential(offset=offset)).values
+    return kernel_matrix(left, right, _Exponential(offset=offset), symmetric=Y is X).values
 
 
 def _hamming_factors(X, Y, lam, domain_sizes, normalize):
@@ -174,14 +174,14 @@ class _Gaussian:
     right_sq_norms: np.ndarray
     zero_diagonal: bool
 
-    def __call__(self, block: np.ndarray, rows: slice) -> None:
+    def __call__(self, block: np.ndarray, rows: slice, columns: slice) -> None:
         block *= -2
         block += self.left_sq_norms[rows, np.newaxis]
-        block += self.right_sq_norms
+        block += self.right_sq_norms[columns]
         np.maximum(block, 0, out=block)
         if self.zero_diagonal:
-            diagonal = np.arange(rows.start, min(rows.stop, block.shape[1]))
-            block[diagonal - rows.start, diagonal] = 0
+            diagonal = np.arange(max(rows.start, columns.start), min(rows.stop, columns.stop))
+            block[diagonal - rows.start, diagonal - columns.start] = 0
         block *= -self.gamma
         np.exp(block, out=block)
 
@@ -194,7 +194,7 @@ class _Polynomial:
     coef0: float
     degree: int
 
-    def __call__(self, block: np.ndarray, rows: slice) -> None:
+    def __call__(self, block: np.ndarray, rows: slice, columns: slice) -> None:
         block *= self.gamma
         block += self.coef0
         block **= self.degree
@@ -206,7 +206,7 @@ class _Exponential:
 
     offset: float
 
-    def __call__(self, block: np.ndarray, rows: slice) -> None:
+    def __call__(self, block: np.ndarray, rows: slice, columns: slice) -> None:
         block += self.offset
         np.exp(block, out=block)
 
@@ -220,21 +220,37 @@ class KernelMatrix:
     nonzero: int
 
 
-def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None = None) -> KernelMatrix:
-    """``finish(left @ right.T)`` built in row blocks (:func:`map_row_blocks`) without temporaries.
+def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None = None,
+                  symmetric: bool = False) -> KernelMatrix:
+    """``finish(left @ right.T)`` built in row blocks (:func:`map_row_blocks`) without n x m temporaries.
 
     Each block's inner products are written by BLAS straight into the result,
-    and ``finish(block, rows)`` turns them into kernel values in place, so the
-    only n x m array is the result itself (``pairwise_kernels`` holds two).
+    and ``finish(block, rows, columns)`` turns them into kernel values in place,
+    so the only n x m array is the result itself.
+
+    ``symmetric=True`` (the kernel of a set of points with itself) computes each
+    row block from its first row's column on, i.e. the upper triangle and the
+    diagonal blocks, in a block-sized buffer, and mirrors it below the diagonal:
+    half the inner products and half the element-wise steps (``exp``). The upper
+    triangle then holds exactly the values of the full computation, and the
+    lower one its mirror, which differs from a full computation's only by the
+    rounding of ``||x||^2 + ||y||^2`` taken in the other order.
     """
     K = np.empty((left.shape[0], right.shape[0]))
 
     def fill(rows: slice) -> tuple[bool, int]:
-        block = K[rows]
-        np.dot(left[rows], right.T, out=block)
+        columns = slice(rows.start if symmetric else 0, K.shape[1])
+        block = np.empty((rows.stop - rows.start, K.shape[1] - columns.start)) if symmetric else K[rows]
+        np.dot(left[rows], right[columns].T, out=block)
         if finish is not None:
-            finish(block, rows)
-        return bool(np.isfinite(block).all()), int(np.count_nonzero(block))
+            finish(block, rows, columns)
+        finite, nonzero = bool(np.isfinite(block).all()), int(np.count_nonzero(block))
+        if symmetric:
+            K[rows, columns] = block
+            below_diagonal = block[:, rows.stop - rows.start:]
+            K[rows.stop:, rows] = below_diagonal.T
+            nonzero += int(np.count_nonzero(below_diagonal))
+        return finite, nonzero
 
     checks = map_row_blocks(fill, *K.shape)
     return KernelMatrix(K, finite=all(finite for finite, _ in checks), nonzero=sum(count for _, count in checks))
@@ -314,7 +330,7 @@ class Kernel:
                                   normalize=self.name == "hamming_normalized")
         X = np.asarray(X, dtype=np.float64)
         Y = X if itself else np.asarray(Y, dtype=np.float64)
-        K = kernel_matrix(X, Y, self._finish(X, Y, itself))
+        K = kernel_matrix(X, Y, self._finish(X, Y, itself), symmetric=itself)
         if not K.finite:
             raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
                              f"{np.max(np.abs(X)):.3g} overflow its products; scale the features "
