@@ -15,6 +15,11 @@ For categorical data (integer category codes, as the loaders give them) the
 
 Every fitted estimator records the resolved ``gamma_`` so a result row states
 the width that was actually used.
+
+Kernel matrices are built by :func:`kernel_matrix`: BLAS inner products and the
+element-wise steps of scikit-learn's ``pairwise_kernels`` (in its order, so the
+values are its values), in cache-sized row blocks spread over the BLAS threads
+allowed at the time, with no temporary as large as the result.
 """
 
 from __future__ import annotations
