@@ -21,6 +21,7 @@ from kpca_bench.kernels import (
     make_kernel,
     map_row_blocks,
     mean_pairwise_sq_distance,
+    row_blocks,
     resolve_gamma,
 )
 from kpca_bench.methods import KernelPCA, mahalanobis_distance, reconstruction_error
@@ -178,9 +179,11 @@ def test_an_rbf_kernel_that_underflows_to_the_identity_is_warned():
 
 @pytest.fixture(params=[None, 8 * 40 * 3], ids=["one block", "blocks of 3 rows"])
 def block_bytes(request, monkeypatch):
-    """The default block size (one block for these tiny matrices), or blocks of 3 rows of 40 columns."""
+    """The default block size (one block for these tiny matrices), or blocks of 3 rows of 40 columns
+    mirrored in tiles of 7 rows."""
     if request.param is not None:
         monkeypatch.setattr(kernels, "BLOCK_BYTES", request.param)
+        monkeypatch.setattr(kernels, "MIRROR_ROWS", 7)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -202,6 +205,7 @@ def test_hamming_kernel_in_blocks_equals_one_block(codes, threads, monkeypatch):
     kernel = make_kernel(X, "hamming", gamma=0.4)
     whole, cross = kernel(X), kernel(X[:7], X)
     monkeypatch.setattr(kernels, "BLOCK_BYTES", 8 * 25 * 2)
+    monkeypatch.setattr(kernels, "MIRROR_ROWS", 5)
     with threadpool_limits(threads):
         assert_allclose(kernel(X), whole, rtol=1e-12)
         assert_allclose(kernel(X[:7], X), cross, rtol=1e-12)
@@ -214,18 +218,24 @@ def test_the_rbf_kernel_of_a_set_with_itself_is_symmetric_with_a_unit_diagonal(b
     np.testing.assert_array_equal(np.diag(K), 1.0)
 
 
-def test_row_blocks_share_the_blas_threads_out(monkeypatch):
-    monkeypatch.setattr(kernels, "BLOCK_BYTES", 8 * 10)
+def test_row_blocks_fill_the_budget_within_bands(monkeypatch):
+    monkeypatch.setattr(kernels, "BLOCK_BYTES", 8 * 10 * 3)
+    assert row_blocks(8, 10) == [slice(0, 3), slice(3, 6), slice(6, 8)]
+    assert row_blocks(8, 10, band_rows=4) == [slice(0, 3), slice(3, 4), slice(4, 7), slice(7, 8)]
+    assert row_blocks(2, 10**9) == [slice(0, 1), slice(1, 2)]
 
+
+def test_row_blocks_share_the_blas_threads_out():
     def seen(rows):
         return rows, threading.get_ident(), blas_threads()
 
+    blocks = [slice(i, i + 1) for i in range(25)]
     with threadpool_limits(1):
-        serial = map_row_blocks(seen, 25, 10)
-    assert [rows for rows, _, _ in serial] == [slice(i, min(i + 1, 25)) for i in range(25)]
+        serial = map_row_blocks(seen, blocks)
+    assert [rows for rows, _, _ in serial] == blocks
     assert {(ident, threads) for _, ident, threads in serial} == {(threading.get_ident(), 1)}
     with threadpool_limits(2):
-        parallel = map_row_blocks(seen, 25, 10)
+        parallel = map_row_blocks(seen, blocks)
         assert blas_threads() == 2  # restored after the blocks
     assert [rows for rows, _, _ in parallel] == [rows for rows, _, _ in serial]
     assert {threads for _, _, threads in parallel} == {1}  # each block thread's BLAS is single-threaded
