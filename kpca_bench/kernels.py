@@ -15,23 +15,40 @@ For categorical data (integer category codes, as the loaders give them) the
 
 Every fitted estimator records the resolved ``gamma_`` so a result row states
 the width that was actually used.
+
+Kernel matrices are built by :func:`kernel_matrix`: BLAS inner products and the
+element-wise steps of scikit-learn's ``pairwise_kernels`` (in its order, so the
+values are its values), in cache-sized row blocks spread over the BLAS threads
+allowed at the time, with no temporary as large as the result.
 """
 
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from numbers import Integral, Real
+from typing import Callable
 
 import numpy as np
-from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import StrOptions, validate_params
+from threadpoolctl import ThreadpoolController
 
 from kpca_bench.param_validation import NumberInterval
 
 KERNELS = ("rbf", "poly", "linear", "hamming", "hamming_normalized")
 HAMMING_KERNELS = ("hamming", "hamming_normalized")
 GAMMA_HEURISTICS = ("mean_pairwise",)
+# Bytes of one row block of a kernel matrix (our choice): small enough that a block stays in the
+# cache between its inner products and its element-wise steps, large enough that the blocks'
+# overhead is small (benchmarks/bench_kernels.py measures the build).
+BLOCK_BYTES = 4 * 2**20
+# Rows of the square tiles in which a symmetric kernel's upper triangle is mirrored below the
+# diagonal (our choice: a tile of 2 MiB stays in the cache while it is transposed, and each of
+# its rows fills a 4 KiB page, so the strided writes touch few pages).
+MIRROR_ROWS = 512
 
 # The kernel parameters of every estimator that builds its kernel with make_kernel.
 # Constraints that combine parameters (gamma or sigma; the Hamming lambda in (0, 1])
@@ -103,6 +120,12 @@ def hamming_kernel(X: np.ndarray, Y: np.ndarray, lam: float, domain_sizes, norma
     ----------
     J. Couto. Kernel k-means for categorical data. LNCS 3646, 2005 (Li et al.'s ref. [7]).
     """
+    left, right, offset = _hamming_factors(X, Y, lam, domain_sizes, normalize)
+    return kernel_matrix(left, right, _Exponential(offset=offset), symmetric=Y is X).values
+
+
+def _hamming_factors(X, Y, lam, domain_sizes, normalize):
+    """``log k(X, Y) = left @ right.T + offset`` (see :func:`hamming_kernel`)."""
     X, Y = _category_codes(X), _category_codes(Y)
     sizes = np.asarray(domain_sizes, dtype=np.float64)
     log_match = np.log1p((sizes - 1) * lam**2)
@@ -115,7 +138,147 @@ def hamming_kernel(X: np.ndarray, Y: np.ndarray, lam: float, domain_sizes, norma
     one_hot = np.zeros((Y.shape[0], widths.sum()))
     np.put_along_axis(one_hot, columns + Y, 1.0, axis=1)
     offset = -np.sum(log_match - log_mismatch) if normalize else np.sum(log_mismatch)
-    return np.exp(weighted @ one_hot.T + offset)
+    return weighted, one_hot, float(offset)
+
+
+@lru_cache(maxsize=1)
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController().select(user_api="blas")
+
+
+def blas_threads() -> int:
+    """The BLAS thread limit in force (threadpoolctl's, e.g. the runner's cap per cell), at least 1."""
+    return max(1, min((lib.num_threads for lib in _blas_controller().lib_controllers), default=1))
+
+
+def row_blocks(n_rows: int, n_cols: int, band_rows: int | None = None) -> list[slice]:
+    """Row blocks of about :data:`BLOCK_BYTES` of an ``n_rows x n_cols`` float64 matrix.
+
+    With ``band_rows``, no block crosses a multiple of it.
+    """
+    size = max(1, BLOCK_BYTES // max(1, 8 * n_cols))
+    return [slice(start, min(start + size, band.stop))
+            for band in gen_batches(n_rows, max(1, band_rows or n_rows)) for start in range(band.start, band.stop, size)]
+
+
+def map_row_blocks(func: Callable[[slice], object], blocks: list[slice]) -> list:
+    """``func(rows)`` for every row block, on the BLAS threads; the results in block order.
+
+    Each block is handled whole by one thread, so its element-wise steps run
+    while it is in the cache. With more than one thread allowed
+    (:func:`blas_threads`), the blocks go to that many threads, each with a
+    single-threaded BLAS (the limit is process-wide for the duration), so the
+    cores are shared out once and never oversubscribed.
+    """
+    threads = min(blas_threads(), len(blocks))
+    if threads <= 1:
+        return [func(rows) for rows in blocks]
+    with _blas_controller().limit(limits=1), ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(func, blocks))
+
+
+@dataclass(frozen=True)
+class _Gaussian:
+    """``exp(-gamma ||x - y||^2)`` from the inner products, in place on a row block.
+
+    The steps and their order are scikit-learn's ``euclidean_distances`` and
+    ``rbf_kernel`` for float64 (``-2 <x, y> + ||x||^2 + ||y||^2``, clipped at 0,
+    the diagonal of a kernel of X with itself set to 0), so the values are theirs.
+    """
+
+    gamma: float
+    left_sq_norms: np.ndarray
+    right_sq_norms: np.ndarray
+    zero_diagonal: bool
+
+    def __call__(self, block: np.ndarray, rows: slice, columns: slice) -> None:
+        block *= -2
+        block += self.left_sq_norms[rows, np.newaxis]
+        block += self.right_sq_norms[columns]
+        np.maximum(block, 0, out=block)
+        if self.zero_diagonal:
+            diagonal = np.arange(max(rows.start, columns.start), min(rows.stop, columns.stop))
+            block[diagonal - rows.start, diagonal - columns.start] = 0
+        block *= -self.gamma
+        np.exp(block, out=block)
+
+
+@dataclass(frozen=True)
+class _Polynomial:
+    """``(gamma <x, y> + coef0)^degree`` in place, in scikit-learn's ``polynomial_kernel`` order."""
+
+    gamma: float
+    coef0: float
+    degree: int
+
+    def __call__(self, block: np.ndarray, rows: slice, columns: slice) -> None:
+        block *= self.gamma
+        block += self.coef0
+        block **= self.degree
+
+
+@dataclass(frozen=True)
+class _Exponential:
+    """``exp(<x, y> + offset)`` in place: the Hamming kernel from its log (:func:`hamming_kernel`)."""
+
+    offset: float
+
+    def __call__(self, block: np.ndarray, rows: slice, columns: slice) -> None:
+        block += self.offset
+        np.exp(block, out=block)
+
+
+@dataclass(frozen=True)
+class KernelMatrix:
+    """A kernel matrix and what its blocks showed: whether every value is finite, and how many are not 0."""
+
+    values: np.ndarray
+    finite: bool
+    nonzero: int
+
+
+def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None = None,
+                  symmetric: bool = False) -> KernelMatrix:
+    """``finish(left @ right.T)`` built in row blocks (:func:`map_row_blocks`) without n x m temporaries.
+
+    Each block's inner products are written by BLAS straight into the result,
+    and ``finish(block, rows, columns)`` turns them into kernel values in place,
+    so the only n x m array is the result itself.
+
+    ``symmetric=True`` (the kernel of a set of points with itself) computes, for
+    bands of :data:`MIRROR_ROWS` rows, the columns from the band's first row on
+    (the upper triangle and the square diagonal tiles), each row block in a
+    block-sized buffer, then mirrors the part right of each diagonal tile below
+    it, tile by tile: half the inner products and half the element-wise steps
+    (``exp``). The upper triangle then holds exactly the values of the full
+    computation, and the lower one its mirror, which differs from a full
+    computation's only by the rounding of ``||x||^2 + ||y||^2`` taken in the
+    other order.
+    """
+    K = np.empty((left.shape[0], right.shape[0]))
+    n, m = K.shape
+
+    def fill(rows: slice) -> tuple[bool, int]:
+        columns = slice(rows.start - rows.start % MIRROR_ROWS if symmetric else 0, m)
+        block = np.empty((rows.stop - rows.start, m - columns.start)) if symmetric else K[rows]
+        np.dot(left[rows], right[columns].T, out=block)
+        if finish is not None:
+            finish(block, rows, columns)
+        finite, nonzero = bool(np.isfinite(block).all()), int(np.count_nonzero(block))
+        if symmetric:
+            K[rows, columns] = block
+            nonzero += int(np.count_nonzero(block[:, MIRROR_ROWS:]))  # its mirror image
+        return finite, nonzero
+
+    def mirror(band: slice) -> None:
+        for start in range(band.stop, n, MIRROR_ROWS):
+            tile = slice(start, min(start + MIRROR_ROWS, n))
+            K[tile, band] = K[band, tile].T
+
+    checks = map_row_blocks(fill, row_blocks(n, m, MIRROR_ROWS if symmetric else None))
+    if symmetric:
+        map_row_blocks(mirror, list(gen_batches(n, MIRROR_ROWS)))
+    return KernelMatrix(K, finite=all(finite for finite, _ in checks), nonzero=sum(count for _, count in checks))
 
 
 def gamma_from_sigma(sigma: float) -> float:
@@ -174,34 +337,44 @@ class Kernel:
         if self.name not in KERNELS:
             raise ValueError(f"unknown kernel {self.name!r}; accepted: {', '.join(KERNELS)}")
 
-    def _params(self) -> dict:
-        if self.name == "rbf":
-            return {"gamma": self.gamma}
-        if self.name == "poly":
-            return {"gamma": self.gamma, "degree": self.degree, "coef0": self.coef0}
-        return {}
-
     def __call__(self, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
-        """The kernel matrix ``k(X, Y)`` (``k(X, X)`` when Y is None).
+        """The kernel matrix ``k(X, Y)`` (``k(X, X)`` when Y is None), built by :func:`kernel_matrix`.
+
+        The values are those of scikit-learn's ``pairwise_kernels`` (same steps in
+        the same order) and of :func:`hamming_kernel`, for the training kernel and
+        for test-vs-train blocks alike.
 
         Raises ValueError if it is not finite (features so large that their
         products overflow), and warns when an RBF kernel of X with itself has
         underflowed to the identity: every pair of points is then "infinitely"
         far apart, and scores built on it carry no information.
         """
+        itself = Y is None or Y is X
         if self.name in HAMMING_KERNELS:
-            return hamming_kernel(X, X if Y is None else Y, self.gamma, self.domain_sizes,
+            return hamming_kernel(X, X if itself else Y, self.gamma, self.domain_sizes,
                                   normalize=self.name == "hamming_normalized")
-        K = pairwise_kernels(X, Y, metric=self.name, **self._params())
-        if not np.all(np.isfinite(K)):
+        X = np.asarray(X, dtype=np.float64)
+        Y = X if itself else np.asarray(Y, dtype=np.float64)
+        K = kernel_matrix(X, Y, self._finish(X, Y, itself), symmetric=itself)
+        if not K.finite:
             raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
                              f"{np.max(np.abs(X)):.3g} overflow its products; scale the features "
                              "(dataset.scaling: standard or minmax)")
-        if self.name == "rbf" and Y is None and K.shape[0] > 1 and np.count_nonzero(K) == K.shape[0]:
+        if self.name == "rbf" and itself and X.shape[0] > 1 and K.nonzero == X.shape[0]:
             warnings.warn(f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
-                          f"{K.shape[0]} points (every pair is too far apart): its scores are uninformative; "
+                          f"{X.shape[0]} points (every pair is too far apart): its scores are uninformative; "
                           "use a smaller gamma or scale the features", RuntimeWarning, stacklevel=2)
-        return K
+        return K.values
+
+    def _finish(self, X: np.ndarray, Y: np.ndarray, itself: bool) -> Callable | None:
+        """The in-place step from the inner products of rows of X and Y to this kernel's values."""
+        if self.name == "rbf":
+            x_sq_norms = np.einsum("ij,ij->i", X, X)
+            y_sq_norms = x_sq_norms if itself else np.einsum("ij,ij->i", Y, Y)
+            return _Gaussian(self.gamma, x_sq_norms, y_sq_norms, zero_diagonal=itself)
+        if self.name == "poly":
+            return _Polynomial(self.gamma, self.coef0, self.degree)
+        return None
 
     def diag(self, X: np.ndarray) -> np.ndarray:
         """``k(x, x)`` for every row of X, without building a matrix."""
@@ -259,10 +432,19 @@ class KernelCentering:
         return cls(column_means=column_means, grand_mean=float(column_means.mean()))
 
     def center_train(self, K_train: np.ndarray) -> np.ndarray:
-        """Centered training kernel; modifies ``K_train`` in place to save memory."""
-        K_train -= self.column_means[np.newaxis, :]
-        K_train -= self.column_means[:, np.newaxis]
-        K_train += self.grand_mean
+        """Centered training kernel; modifies ``K_train`` in place to save memory.
+
+        One pass over K in row blocks on the BLAS threads (:func:`map_row_blocks`),
+        each block taking the three steps while it is in the cache.
+        """
+
+        def center(rows: slice) -> None:
+            block = K_train[rows]
+            block -= self.column_means[np.newaxis, :]
+            block -= self.column_means[rows, np.newaxis]
+            block += self.grand_mean
+
+        map_row_blocks(center, row_blocks(*K_train.shape))
         return K_train
 
     def center_cross(self, K_cross: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

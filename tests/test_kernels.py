@@ -1,19 +1,27 @@
 """Couto's Hamming kernel: the closed form against the sum over all strings, PSD, normalisation, codes.
+Kernel matrices in row blocks on the BLAS threads against scikit-learn's ``pairwise_kernels``.
 """
 
 import itertools
+import threading
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import KernelCenterer
 from sklearn.utils._param_validation import InvalidParameterError
+from threadpoolctl import threadpool_limits
 
+from kpca_bench import kernels
 from kpca_bench.kernels import (
     KernelCentering,
+    blas_threads,
     hamming_domain_sizes,
     make_kernel,
+    map_row_blocks,
     mean_pairwise_sq_distance,
+    row_blocks,
     resolve_gamma,
 )
 from kpca_bench.methods import KernelPCA, mahalanobis_distance, reconstruction_error
@@ -167,3 +175,77 @@ def test_an_rbf_kernel_that_underflows_to_the_identity_is_warned():
     with pytest.warns(RuntimeWarning, match="underflows to the identity"):
         K = make_kernel(X, "rbf", gamma=1.0)(X)
     np.testing.assert_array_equal(K, np.eye(10))
+
+
+@pytest.fixture(params=[None, 8 * 40 * 3], ids=["one block", "blocks of 3 rows"])
+def block_bytes(request, monkeypatch):
+    """The default block size (one block for these tiny matrices), or blocks of 3 rows of 40 columns
+    mirrored in tiles of 7 rows."""
+    if request.param is not None:
+        monkeypatch.setattr(kernels, "BLOCK_BYTES", request.param)
+        monkeypatch.setattr(kernels, "MIRROR_ROWS", 7)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name, params", [("rbf", {"gamma": 0.07}), ("poly", {"gamma": 0.3, "degree": 3, "coef0": 0.5}),
+                                          ("linear", {})])
+def test_kernel_matrices_equal_pairwise_kernels(block_bytes, threads, name, params):
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(2.0, 1.5, size=(40, 6)), rng.normal(2.0, 1.5, size=(17, 6))
+    kernel = make_kernel(X, name, **params)
+    with threadpool_limits(threads):
+        for A, B in [(X, None), (Y, X), (X, Y)]:
+            expected = pairwise_kernels(A, B, metric=name, **params)
+            assert_allclose(kernel(A, B), expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_hamming_kernel_in_blocks_equals_one_block(codes, threads, monkeypatch):
+    X, _ = codes
+    kernel = make_kernel(X, "hamming", gamma=0.4)
+    whole, cross = kernel(X), kernel(X[:7], X)
+    monkeypatch.setattr(kernels, "BLOCK_BYTES", 8 * 25 * 2)
+    monkeypatch.setattr(kernels, "MIRROR_ROWS", 5)
+    with threadpool_limits(threads):
+        assert_allclose(kernel(X), whole, rtol=1e-12)
+        assert_allclose(kernel(X[:7], X), cross, rtol=1e-12)
+
+
+def test_the_rbf_kernel_of_a_set_with_itself_is_symmetric_with_a_unit_diagonal(block_bytes):
+    X = np.random.default_rng(4).normal(size=(40, 5))
+    K = make_kernel(X, "rbf", gamma=0.2)(X)
+    assert_allclose(K, K.T, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+
+
+def test_row_blocks_fill_the_budget_within_bands(monkeypatch):
+    monkeypatch.setattr(kernels, "BLOCK_BYTES", 8 * 10 * 3)
+    assert row_blocks(8, 10) == [slice(0, 3), slice(3, 6), slice(6, 8)]
+    assert row_blocks(8, 10, band_rows=4) == [slice(0, 3), slice(3, 4), slice(4, 7), slice(7, 8)]
+    assert row_blocks(2, 10**9) == [slice(0, 1), slice(1, 2)]
+
+
+def test_row_blocks_share_the_blas_threads_out():
+    def seen(rows):
+        return rows, threading.get_ident(), blas_threads()
+
+    blocks = [slice(i, i + 1) for i in range(25)]
+    with threadpool_limits(1):
+        serial = map_row_blocks(seen, blocks)
+    assert [rows for rows, _, _ in serial] == blocks
+    assert {(ident, threads) for _, ident, threads in serial} == {(threading.get_ident(), 1)}
+    with threadpool_limits(2):
+        parallel = map_row_blocks(seen, blocks)
+        assert blas_threads() == 2  # restored after the blocks
+    assert [rows for rows, _, _ in parallel] == [rows for rows, _, _ in serial]
+    assert {threads for _, _, threads in parallel} == {1}  # each block thread's BLAS is single-threaded
+    assert threading.get_ident() not in {ident for _, ident, _ in parallel}
+
+
+def test_centering_in_blocks_equals_the_whole_matrix_steps(X, monkeypatch):
+    K = make_kernel(X, "rbf", gamma=0.3)(X)
+    centering = KernelCentering.fit(K)
+    expected = K - centering.column_means[np.newaxis, :] - centering.column_means[:, np.newaxis] + centering.grand_mean
+    monkeypatch.setattr(kernels, "BLOCK_BYTES", 8 * 30 * 4)
+    with threadpool_limits(2):
+        np.testing.assert_array_equal(centering.center_train(K.copy()), expected)

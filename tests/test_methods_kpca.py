@@ -141,7 +141,7 @@ def test_projection_in_small_memory_blocks_equals_one_block(data, monkeypatch):
             return real_kernel.diag(X)
 
     monkeypatch.setattr(model, "kernel_", RecordingKernel())
-    with sklearn.config_context(working_memory=2 * 8 * len(train) * 4 / 2**20):  # room for 4 rows
+    with sklearn.config_context(working_memory=8 * len(train) * 4 / 2**20):  # room for 4 rows
         blocked = model.project(test)
     assert max(block_shapes) == 4 and sum(block_shapes) == len(test)
     assert_allclose(blocked.scores, whole.scores, atol=1e-12)

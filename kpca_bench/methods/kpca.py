@@ -208,10 +208,10 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
     def _block_rows(self) -> int:
         """Test rows per block within ``working_memory``.
 
-        A block holds its kernel rows plus a temporary of the same size inside
-        ``pairwise_kernels``: 2 x 8 bytes x n_train per row.
+        A block holds its kernel rows, 8 bytes x n_train per row: the kernel
+        builds them in place (:func:`kpca_bench.kernels.kernel_matrix`).
         """
-        row_bytes = 2 * 8 * self.X_fit_.shape[0]
+        row_bytes = 8 * self.X_fit_.shape[0]
         return max(1, int(get_config()["working_memory"] * 2**20 // row_bytes))
 
     def transform(self, X):
