@@ -106,7 +106,7 @@ def test_figure3_goes_into_the_results_root(tmp_path):
     assert path.read_bytes().startswith(b"\x89PNG")
 
 
-def test_consistency_check_flags_a_best_below_every_splits_bound():
+def test_consistency_check_flags_a_best_below_every_splits_bound_and_a_min_above_every_floor():
     import numpy as np
     import pandas as pd
 
@@ -126,3 +126,11 @@ def test_consistency_check_flags_a_best_below_every_splits_bound():
     assert rows["auroc_median"]["inconsistent"]
     refs[("RE", "auroc_best")] = {"value": 0.78, "tolerance": 0.1}  # above split 1's bound: could be split 1
     assert not check_rows("li_x", "RE", splits, refs, "p = 1")[0]["inconsistent"]
+    # from below: the paper's minimum cannot be above the floor (smallest AUROC of the setting) of its split
+    refs[("RE", "auroc_min")] = {"value": 0.72, "tolerance": 0.05}  # above both floors (0.70, 0.65)
+    rows = {r["metric"]: r for r in check_rows("li_x", "RE", splits, refs, "p = 1")}
+    assert rows["auroc_min"]["inconsistent"] and rows["auroc_min"]["basis"] == "floor"
+    assert not rows["auroc_min"]["beyond_tolerance"] and not rows["auroc_median"]["inconsistent"]
+    refs[("RE", "auroc_min")] = {"value": 0.68, "tolerance": 0.05}  # below split 0's floor: could be split 0
+    rows = {r["metric"]: r for r in check_rows("li_x", "RE", splits, refs, "p = 1")}
+    assert not rows["auroc_min"]["inconsistent"]

@@ -214,3 +214,10 @@ def test_ocsvm_auroc_from_predictions_ranks_by_predict(split):
 def test_sweep_rejects_an_unknown_reading():
     with pytest.raises(Exception, match="p_range"):
         _sweep_options(p_range="everything")
+
+
+def test_statistics_option_defaults_to_all_settings_and_accepts_kernel_max():
+    assert _sweep_options().statistics == "settings"
+    assert _sweep_options(statistics="kernel_max").statistics == "kernel_max"
+    with pytest.raises(Exception, match="statistics"):
+        _sweep_options(statistics="quartiles")

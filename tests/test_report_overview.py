@@ -82,8 +82,8 @@ def test_report_puts_paper_numbers_beside_ours_and_embeds_figures(tree):
     text = report(tree)
 
     assert "## Someone et al." in text
-    assert ("1 of 2 compared numbers within tolerance; of the others 0 explained, 1 not explained; 1 not run here."
-            in text)
+    assert ("1 of 2 compared numbers within tolerance; of the others 0 explained (0 by a variant, 0 by a check), "
+            "1 not explained; 1 not run here.") in text
     assert "| `tiny` | KPCA | auroc_mean | 0.900 | 0.910 | +0.010 | 0.020 | yes |" in text
     assert "| `tiny` | KPCA | f1_mean | 0.800 | 0.910 | +0.110 | 0.020 | **no** |" in text
     assert "| `tiny` | OCSVM | auroc_mean | 0.800 | not run |" in text
@@ -99,8 +99,9 @@ def test_deviations_give_the_reason_for_the_numbers_they_match_and_flag_the_rest
     write_findings(tree, deviations=[explains_f1, matches_nothing])
     deviations = section(report(tree), "### Deviations")
 
-    assert ("- **KPCA's F1 too high** (1 number): the threshold rule differs. Table 2 uses an oracle cut. "
-            "[someone_report.md](someone_report.md#findings)") in deviations
+    assert ("- **KPCA's F1 too high** (1 number, 0 explained): the threshold rule differs. Table 2 uses an oracle cut. "
+            "[someone_report.md](someone_report.md#findings)\n  - no variant or check tests this cause yet, so it "
+            "explains none of these numbers") in deviations
     assert "- **`tiny`: OCSVM auroc_mean (not run)** (1 number): not explained yet; no hypothesis tested yet." \
         in deviations
     assert "LOF" not in deviations and "auroc_mean | 0.900" not in deviations
@@ -134,10 +135,11 @@ def test_at_a_glance_table_counts_numbers_and_claims_and_names_the_main_deviatio
     write_findings(tree, deviations=[small, large], claims=[claim("partly", ["robust_tiny"])])
     glance = report(tree).split("\n## ")[0]
 
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | 0 | 1 | – | KPCA's F1: the threshold rule differs |" \
+    # a cause no variant or check tests explains nothing
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 | – | KPCA's F1: the threshold rule differs |" \
         in glance
-    assert "| all papers | 2 | 1 | 1 | 0 | 1 | | |" in glance
-    assert "| [Kim & Klabjan](#kim--klabjan) | – | – | – | – | – | 0 of 1 (1 partly) | L1 is more robust: partly, " \
+    assert "| all papers | 2 | 1 | 0 | 0 | 1 | 1 | | |" in glance
+    assert "| [Kim & Klabjan](#kim--klabjan) | – | – | – | – | – | – | 0 of 1 (1 partly) | L1 is more robust: partly, " \
            "for wide kernels |" in glance
     assert "Analyses: [someone_report.md](someone_report.md), [kim_report.md](kim_report.md)." in glance
 
@@ -165,7 +167,7 @@ def test_a_variant_that_holds_a_number_explains_it_and_every_variant_is_listed(t
             "(within)") in deviations
     assert "  - variant `tiny_missing`: not run" in deviations
     assert "  - tried: an oracle cut: F1 0.95" in deviations
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | 0 | 1 |" in text
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | 0 | 0 | 1 |" in text
     # the variant's numbers never join the headline table
     assert "tiny_literal` |" not in section(text, "## Someone et al.").split("### Deviations")[0]
 
@@ -183,7 +185,7 @@ def test_a_variant_outside_tolerance_leaves_the_number_not_explained(tree):
 
     assert "- **KPCA's F1** (1 number, 0 explained): a guess." in text
     assert "KPCA f1_mean 0.910 → 0.880 (outside)" in text
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 1 | 1 |" in text
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 |" in text
 
 
 def test_a_consistency_check_explains_the_numbers_it_flags(tree):
@@ -197,15 +199,20 @@ def test_a_consistency_check_explains_the_numbers_it_flags(tree):
 
     assert "  - check [someone_check.md](someone_check.md): the paper's value inconsistent with its protocol for 1 of " \
            "1 number" in text
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | 0 | 1 |" in text
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 1 | 0 | 1 |" in text
+    assert "of the others 1 explained (0 by a variant, 1 by a check), 0 not explained" in text
 
 
-def test_an_entry_marked_not_explained_does_not_count_its_cause(tree):
-    partly = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "metrics": ["f1_mean"]},
-              "numbers": "KPCA's F1", "cause": "partly the scaling", "analysis": "someone_report.md",
-              "explained": False}
-    write_findings(tree, deviations=[partly])
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 1 | 1 |" in report(tree)
+def test_a_cause_with_only_words_tried_explains_nothing(tree):
+    untested = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "metrics": ["f1_mean"]},
+                "numbers": "KPCA's F1", "cause": "the scaling", "analysis": "someone_report.md",
+                "tried": ["min-max scaling on one split: F1 0.80"]}
+    write_findings(tree, deviations=[untested])
+    text = report(tree)
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 |" in text
+    assert ("- **KPCA's F1** (1 number, 0 explained): the scaling. [someone_report.md](someone_report.md)\n"
+            "  - tried: min-max scaling on one split: F1 0.80") \
+        in text
 
 
 def test_findings_files_are_checked(tree):

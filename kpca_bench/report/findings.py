@@ -13,9 +13,8 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
   tolerance); ``checks``, CSV files of consistency checks in the results root (rows
   config, method, metric, inconsistent: a number is explained where its row says the
   paper's value is inconsistent with its own protocol); ``tried``, other hypotheses
-  tested and their results, in words; ``explained``, whether the entry's cause counts
-  as an explanation where it has no variant or check (default: its cause is not
-  "not explained yet").
+  tested and their results, in words. A cause no variant or check tests explains
+  nothing (issue 20's rule).
 * ``claims.yaml``: claims a paper makes without a number (Kim & Klabjan's summary page,
   Shen & Asgharzadeh's Figure 2, Wang & Tanaka's toy figures), whether they hold, and
   the configs whose runs are the evidence.
@@ -50,14 +49,6 @@ class Deviation:
     variants: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()
     tried: tuple[str, ...] = ()
-    explained: bool | None = None
-
-    @property
-    def explains_by_cause(self) -> bool:
-        """Whether the cause alone counts as an explanation (an entry with no variant or check)."""
-        if self.explained is not None:
-            return self.explained
-        return not self.variants and not self.checks and NOT_EXPLAINED not in self.cause
 
     def explains(self, config: str, method: str, metric: str) -> bool:
         """Whether this entry names the number ``metric`` of ``method`` in the run of config stem ``config``."""
@@ -124,18 +115,15 @@ def load_deviations(results_root) -> list[Deviation]:
     """Every entry of ``<results_root>/reference/deviations.yaml``, in file order."""
     path = Path(results_root) / DEVIATIONS_FILE
     entries = _entries(path, ("paper", "match", "numbers", "cause", "analysis"),
-                       ("evidence", "variants", "checks", "tried", "explained"))
+                       ("evidence", "variants", "checks", "tried"))
     bad = [f"{path}: entry {i}: {key} must be a list" for i, e in enumerate(entries)
            for key in ("variants", "checks", "tried") if not isinstance(e.get(key, []), list)]
-    bad += [f"{path}: entry {i}: explained must be true or false" for i, e in enumerate(entries)
-            if not isinstance(e.get("explained", False), bool)]
     if bad:
         raise ConfigError("\n".join(bad))
     return [Deviation(paper=e["paper"], selectors=_selectors(e["match"], f"{path}: entry {i}"),
                       numbers=str(e["numbers"]), cause=str(e["cause"]), analysis=str(e["analysis"]),
                       evidence=str(e.get("evidence", "")), variants=tuple(map(str, e.get("variants", []))),
-                      checks=tuple(map(str, e.get("checks", []))), tried=tuple(map(str, e.get("tried", []))),
-                      explained=e.get("explained"))
+                      checks=tuple(map(str, e.get("checks", []))), tried=tuple(map(str, e.get("tried", []))))
             for i, e in enumerate(entries)]
 
 

@@ -10,7 +10,8 @@ Built from what is on disk alone, so it never re-runs anything:
 * the figures of every run of a paper.
 
 The report opens with one row per paper (numbers compared, within tolerance,
-explained, not explained, not run, claims that hold, the main deviation); then
+explained by a variant, explained by a check, not explained, not run, claims
+that hold, the main deviation); then
 per paper its table, its deviations (a number outside tolerance that no entry
 explains is listed as not explained yet), its claims and its figures.
 
@@ -18,10 +19,10 @@ A number outside tolerance is *explained* when a deviation entry that matches it
 was tested and the test accounts for it: one of the entry's ``variants``
 (``configs/variants/``, runs of one reading of the paper) holds it within
 tolerance, or one of its ``checks`` (a consistency check's CSV) finds the
-paper's value inconsistent with its own protocol; an entry with neither counts
-when its cause is an explanation (:attr:`Deviation.explains_by_cause`). Every
-other number is *not explained*, and its deviation lists what was tried: each
-variant's value for it, and the entry's ``tried``.
+paper's value inconsistent with its own protocol (issue 20's rule). A cause that
+no variant or check tests explains nothing. Every other number is *not
+explained*, and its deviation lists what was tried: each variant's value for
+it, each check's verdict, and the entry's ``tried``.
 """
 
 from __future__ import annotations
@@ -206,20 +207,25 @@ def _inconsistent(table: pd.DataFrame | None, row) -> bool:
     return bool(len(hit)) and bool(hit["inconsistent"].astype(bool).all())
 
 
+BY_VARIANT, BY_CHECK = "explained by a variant", "explained by a check"
+EXPLAINED = (BY_VARIANT, BY_CHECK)
+
+
 def explanation(row, deviation: Deviation, evidence: Evidence) -> str | None:
-    """How ``deviation`` explains the comparison ``row``: ``variant <stem>``, ``check <file>``, ``cause``; None if not."""
-    for stem in deviation.variants:
-        hit = _variant_row(evidence.variants.get(stem), row)
-        if hit is not None and bool(hit["ok"]):
-            return f"variant {stem}"
-    for name in deviation.checks:
-        if _inconsistent(evidence.checks.get(name), row):
-            return f"check {name}"
-    return "cause" if deviation.explains_by_cause else None
+    """How ``deviation`` explains the comparison ``row``: :data:`BY_VARIANT`, :data:`BY_CHECK`; None if it does not."""
+    if any((hit := _variant_row(evidence.variants.get(stem), row)) is not None and bool(hit["ok"])
+           for stem in deviation.variants):
+        return BY_VARIANT
+    if any(_inconsistent(evidence.checks.get(name), row) for name in deviation.checks):
+        return BY_CHECK
+    return None
 
 
 def classify(comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence: Evidence = NO_EVIDENCE) -> pd.Series:
-    """Per comparison row: ``within``, ``not run``, ``explained`` or ``not explained`` (see the module docstring)."""
+    """Per comparison row: ``within``, ``not run``, one of :data:`EXPLAINED` or ``not explained`` (module docstring).
+
+    A number both a variant and a check explain counts as explained by the variant.
+    """
     outcome = []
     for row in comparison.itertuples():
         if pd.isna(row.ours):
@@ -227,9 +233,9 @@ def classify(comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence
         elif row.ok:
             outcome.append("within")
         else:
-            found = [explanation(row, d, evidence) for d in deviations
-                     if d.explains(Path(row.config).stem, row.method, row.metric)]
-            outcome.append("explained" if any(found) else "not explained")
+            found = {explanation(row, d, evidence) for d in deviations
+                     if d.explains(Path(row.config).stem, row.method, row.metric)}
+            outcome.append(next((kind for kind in EXPLAINED if kind in found), "not explained"))
     return pd.Series(outcome, index=comparison.index, dtype=object)
 
 
@@ -241,10 +247,10 @@ def _link(analysis: str) -> str:
     return f" [{analysis.split('#')[0]}]({analysis})" if analysis else ""
 
 
-def deviation_bullet(deviation: Deviation, count: int, explained: int | None = None) -> str:
-    """``- **numbers** (n numbers[, k explained]): cause. evidence [analysis]``."""
+def deviation_bullet(deviation: Deviation, count: int, explained: int) -> str:
+    """``- **numbers** (n numbers, k explained): cause. evidence [analysis]``."""
     evidence = f" {deviation.evidence}" if deviation.evidence else ""
-    tally = _count(count) if explained is None else f"{_count(count)}, {explained} explained"
+    tally = f"{_count(count)}, {explained} explained"
     return f"- **{deviation.numbers}** ({tally}): {deviation.cause}.{evidence}{_link(deviation.analysis)}"
 
 
@@ -275,7 +281,7 @@ def tested_lines(deviation: Deviation, rows: pd.DataFrame, evidence: Evidence) -
         lines.append(f"  - check [{name.replace('.csv', '.md')}]({name.replace('.csv', '.md')}): the paper's value "
                      f"inconsistent with its protocol for {flagged} of {_count(len(rows))}")
     lines += [f"  - tried: {text}" for text in deviation.tried]
-    return lines
+    return lines or ["  - no variant or check tests this cause yet, so it explains none of these numbers"]
 
 
 def unexplained_bullets(rows: pd.DataFrame) -> list[str]:
@@ -302,12 +308,9 @@ def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation], evide
     for deviation in deviations:
         mask = explained_mask(deviation, rows) & ~named
         if mask.any():
-            mine = rows[mask]
-            tested = bool(deviation.variants or deviation.checks or deviation.tried)
-            explained = int((outcome[mask] == "explained").sum()) if tested else None
+            explained = int(outcome[mask].isin(EXPLAINED).sum())
             bullets.append(deviation_bullet(deviation, int(mask.sum()), explained))
-            if tested:
-                bullets += tested_lines(deviation, mine.dropna(subset=["ours"]), evidence)
+            bullets += tested_lines(deviation, rows[mask].dropna(subset=["ours"]), evidence)
             named |= mask
     return bullets + unexplained_bullets(rows[~named])
 
@@ -348,8 +351,10 @@ def claims_table(claims: list[Claim]) -> str:
 def numbers_summary(comparison: pd.DataFrame, outcome: pd.Series | None = None) -> str:
     ran = comparison.dropna(subset=["ours"])
     not_run = len(comparison) - len(ran)
-    explained = "" if outcome is None else (f"; of the others {int((outcome == 'explained').sum())} explained, "
-                                            f"{int((outcome == 'not explained').sum())} not explained")
+    explained = "" if outcome is None else (
+        f"; of the others {int(outcome.isin(EXPLAINED).sum())} explained ({int((outcome == BY_VARIANT).sum())} by a "
+        f"variant, {int((outcome == BY_CHECK).sum())} by a check), {int((outcome == 'not explained').sum())} not "
+        "explained")
     return (f"{int(ran['ok'].sum())} of {len(ran)} compared numbers within tolerance{explained}"
             + (f"; {not_run} not run here" if not_run else "") + ".")
 
@@ -419,13 +424,16 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
     return "\n".join(lines)
 
 
+GLANCE_OUTCOMES = ("within", BY_VARIANT, BY_CHECK, "not explained", "not run")
+
+
 def glance_row(found: PaperFindings) -> str:
-    """Numbers compared, within tolerance, explained, not explained, not run, claims that hold, the main deviation."""
+    """Numbers compared, within tolerance, explained by a variant / a check, not explained, not run, claims that
+    hold, the main deviation."""
     ran = found.comparison.dropna(subset=["ours"])
     outcome = found.outcome
-    numbers = [len(ran), int(ran["ok"].sum()), int((outcome == "explained").sum()),
-               int((outcome == "not explained").sum()), len(found.comparison) - len(ran)] if len(found.comparison) \
-        else ["–"] * 5
+    numbers = [len(ran), *(int((outcome == key).sum()) for key in GLANCE_OUTCOMES)] if len(found.comparison) \
+        else ["–"] * 6
     cells = [f"[{found.paper}](#{heading_anchor(found.paper)})", *map(str, numbers), claims_tally(found.claims),
              main_deviation(found.comparison, found.deviations, found.claims)]
     return "| " + " | ".join(cells) + " |"
@@ -433,12 +441,11 @@ def glance_row(found: PaperFindings) -> str:
 
 def glance_table(findings: list[PaperFindings]) -> str:
     """One row per paper, the report's opening table."""
-    lines = ["| paper | numbers compared | within tolerance | explained | not explained | not run | claims that hold "
-             "| main deviation |", "|---|---|---|---|---|---|---|---|"]
-    totals = [sum(int((f.outcome == key).sum()) for f in findings) for key in ("within", "explained", "not explained")]
+    lines = ["| paper | numbers compared | within tolerance | explained by a variant | explained by a check "
+             "| not explained | not run | claims that hold | main deviation |", "|---|---|---|---|---|---|---|---|---|"]
+    totals = [sum(int((f.outcome == key).sum()) for f in findings) for key in GLANCE_OUTCOMES]
     compared = sum(len(f.comparison.dropna(subset=["ours"])) for f in findings)
-    total = (f"| all papers | {compared} | {totals[0]} | {totals[1]} | {totals[2]} | "
-             f"{sum(int((f.outcome == 'not run').sum()) for f in findings)} | | |")
+    total = f"| all papers | {compared} | " + " | ".join(map(str, totals)) + " | | |"
     return "\n".join(lines + [glance_row(found) for found in findings] + [total])
 
 
@@ -482,8 +489,8 @@ def write_overview(results_root, config_dir="configs") -> Path:
         "the analyses: why numbers deviate (`reference/deviations.yaml`) and the claims without numbers "
         "(`reference/claims.yaml`). *Explained*: a number outside tolerance that a tested reading of the paper "
         "(a variant run, `configs/variants/`) brings within tolerance, or that a consistency check shows the paper "
-        "could not have obtained by its own protocol, or whose deviation entry gives a cause; every number not "
-        "explained lists the hypotheses tried. The readings each headline config takes are in "
+        "could not have obtained by its own protocol; a cause that no variant or check tests explains nothing. Every "
+        "number not explained lists the hypotheses tried with their results. The readings each headline config takes are in "
         "`reference/choices.yaml`. Rebuild everything with `make all-figures` (variants: `make variants`).",
         "",
         glance_table(findings),
