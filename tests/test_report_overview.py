@@ -294,3 +294,11 @@ def test_a_stand_in_run_is_marked_in_the_table_with_how_its_data_differ(tree):
     assert "| `tiny` (stand-in) | KPCA | auroc_mean | 0.900 | 0.910 |" in text
     assert "Stand-in: `tiny` runs the paper's protocol on other data than the paper's" in text
     assert "other digits." in text
+
+
+def test_shipped_choices_parse_and_name_a_source_and_existing_variants():
+    choices = yaml.safe_load((REPO / "results" / "reference" / "choices.yaml").read_text())
+    variants = {p.stem for p in (REPO / "configs" / "variants").glob("*.yaml")}
+    for choice in choices:
+        assert choice["source"], choice
+        assert set(choice.get("variants") or []) <= variants, choice
