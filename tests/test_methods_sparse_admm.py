@@ -5,7 +5,7 @@ from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
+from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, sparse_admm
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, L21SparseKernelPCA, row_soft_threshold, soft_threshold
 
 GAMMA = 10.0  # the paper's width for its Gaussian-mixture toy (section 4.1.1)
@@ -168,6 +168,26 @@ def test_warm_and_zero_admm_starts_reach_the_same_components(blobs):
     warm = L1SparseKernelPCA(2, admm_init="warm", **params).fit(blobs)
     cold = L1SparseKernelPCA(2, admm_init="zeros", **params).fit(blobs)
     assert np.all(feature_cosines(warm, cold, blobs) > 1 - 1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
+@pytest.mark.parametrize("cls, params, empty", [
+    (L1SparseKernelPCA, {"lam1": 10.0}, True), (L1SparseKernelPCA, {"lam1": 1e-3}, False),
+    (L21SparseKernelPCA, {"mu21": 100.0, "delta": 1.0}, True), (L21SparseKernelPCA, {"mu21": 1e-3}, False),
+])
+def test_leading_spectrum_first_gives_the_full_spectrums_result(blobs, monkeypatch, cls, params, empty):
+    """Issue 19: empty components from the top eigenpairs alone; otherwise a restart on the full spectrum."""
+    full = cls(3, gamma=GAMMA, **params).fit(blobs)  # 60 samples: below the threshold, full spectrum only
+    leading, calls = sparse_admm._Spectrum.leading, []
+    monkeypatch.setattr(sparse_admm, "LEADING_SPECTRUM_MIN_SAMPLES", 2)
+    monkeypatch.setattr(sparse_admm._Spectrum, "leading",
+                        classmethod(lambda _, K, k: calls.append(k) or leading(K, k)))
+    fast = cls(3, gamma=GAMMA, **params).fit(blobs)
+    assert calls == [3]
+    assert np.all(fast.raw_coef_ == 0) == empty
+    for attr in ("dual_coef_", "raw_coef_", "eigenvalues_", "components_gram_", "projection_variances_"):
+        assert_allclose(getattr(fast, attr), getattr(full, attr), rtol=0, atol=1e-10)
+    assert_array_equal(np.atleast_1d(fast.n_iter_), np.atleast_1d(full.n_iter_))
 
 
 @pytest.mark.parametrize("cls, params, match", [
