@@ -62,6 +62,8 @@ from kpca_bench.methods.kpca import BaseKernelPCA
 from kpca_bench.param_validation import NumberInterval
 
 ADMM_INITS = ("warm", "zeros")
+PROJECTIONS = ("unit", "raw")
+L1_THRESHOLDS = ("lam1", "lam")
 # Below this many training samples the full eigendecomposition takes well under a second, so a
 # Lanczos run for the leading spectrum that a non-zero A would waste is not worth trying (our choice).
 LEADING_SPECTRUM_MIN_SAMPLES = 1000
@@ -213,13 +215,14 @@ _NON_NEGATIVE = [NumberInterval(Real, 0, None, closed="left")]
 _COUNT = [NumberInterval(Integral, 1, None, closed="left")]
 
 
-def _unit_components(A: np.ndarray, K: np.ndarray):
-    """Scale each column of A to unit feature-space norm; fix its sign.
+def _unit_components(A: np.ndarray, K: np.ndarray, unit: bool = True):
+    """Scale each column of A to unit feature-space norm (if ``unit``); fix its sign.
 
-    Returns ``(dual_coef, raw_coef, eigenvalues, gram)``: the unit columns, A
-    with the same sign flips, ``||K a||^2`` of each unit column (the training
-    variance along the component times N, exact KPCA's eigenvalue when the
-    penalty vanishes) and ``dual_coef^T K dual_coef``.
+    Returns ``(dual_coef, raw_coef, eigenvalues, gram)``: the unit columns (A
+    itself, sign-fixed, when not ``unit``), A with the same sign flips, ``||K
+    a||^2`` of each column of dual_coef (for unit columns the training variance
+    along the component times N, exact KPCA's eigenvalue when the penalty
+    vanishes) and ``dual_coef^T K dual_coef``.
     """
     KA = K @ A
     sq_norms = np.einsum("ij,ij->j", A, KA)
@@ -231,8 +234,9 @@ def _unit_components(A: np.ndarray, K: np.ndarray):
             "term is undefined. Lower the sparsity penalty (lam1 / mu21) or raise max_iter.",
             stacklevel=7,
         )
-    scale = np.zeros_like(sq_norms)
-    scale[~empty] = 1.0 / np.sqrt(sq_norms[~empty])
+    scale = np.zeros_like(sq_norms) if unit else np.ones_like(sq_norms)
+    if unit:
+        scale[~empty] = 1.0 / np.sqrt(sq_norms[~empty])
     rows = np.argmax(np.abs(A), axis=0)
     signs = np.sign(A[rows, np.arange(A.shape[1])])
     signs[signs == 0] = 1.0
@@ -253,6 +257,7 @@ class _SparseADMMBase(BaseKernelPCA):
         "max_iter": _COUNT,
         "max_outer_iter": _COUNT,
         "admm_init": [StrOptions(set(ADMM_INITS))],
+        "projection": [StrOptions(set(PROJECTIONS))],
     }
 
     def _fit_components(self, K_centered):
@@ -277,7 +282,8 @@ class _SparseADMMBase(BaseKernelPCA):
         self._solve(_Spectrum.of(K_centered), K_centered)
 
     def _finish(self, A: np.ndarray, K: np.ndarray) -> None:
-        self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_ = _unit_components(A, K)
+        self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_ = _unit_components(
+            A, K, unit=self.projection == "unit")
         self.selected_samples_ = np.flatnonzero(self.dual_coef_.any(axis=1))
 
 
@@ -307,7 +313,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
 
     Algorithm 1 as printed thresholds with ``S_{lambda / rho}`` in step 7; the
     derivation (section 3.1) and section 4.1.2 give ``lambda_{1,k} / rho``,
-    which is what is used.
+    which is the default (``threshold="lam1"``); ``threshold="lam"`` follows the print.
 
     Parameters
     ----------
@@ -334,9 +340,21 @@ class L1SparseKernelPCA(_SparseADMMBase):
         Outer iteration cap per component.
     admm_init : {"warm", "zeros"}, default="warm"
         How step 4 initialises ``a_k, t_k`` at each outer iteration: from the
-        previous outer iteration's values, or from 0. The paper does not say;
-        both reach the same ADMM solution, but with small iteration caps the
-        result depends on this choice. The first outer iteration starts at 0.
+        previous outer iteration's values ("warm", our choice), or from 0
+        ("zeros": Algorithm 1 as printed, "Initialize" inside every outer
+        loop; issue 20 item 5). Both reach the same ADMM solution, but with
+        small iteration caps the result depends on this choice. The first
+        outer iteration starts at 0.
+    threshold : {"lam1", "lam"}, default="lam1"
+        The weight over ``rho`` in step 7's soft threshold: ``lam1_k``, as
+        section 3.1 derives it (and sections 4.1.2 and 5 state), or ``lam``,
+        the ridge weight, as step 7 of Algorithm 1 prints it (issue 20 item
+        4). The two coincide when ``lam1 == lam``.
+    projection : {"unit", "raw"}, default="unit"
+        What ``dual_coef_`` (and so ``transform`` and every score) uses: A
+        with each column scaled to unit feature-space norm ("unit", our
+        choice: the outlier scores assume unit components), or A as the
+        algorithm outputs it, projecting with eq. 5 ("raw"; issue 20 item 6).
 
     Defaults are the paper's Gaussian-mixture settings (section 4.1.1), with one
     ``lam1`` for all components. Das et al. (section V) use, for MNIST, ``rho=0.02,
@@ -347,6 +365,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
     dual_coef_ : ndarray of shape (n_train, n_components)
         ``raw_coef_`` with each column scaled to unit feature-space norm
         (``a^T K~ a = 1``); exact zeros are kept. See the module docstring.
+        With ``projection="raw"``, ``raw_coef_`` itself.
     raw_coef_ : ndarray of shape (n_train, n_components)
         The paper's output ``A`` (same signs as ``dual_coef_``).
     eigenvalues_ : ndarray of shape (n_components,)
@@ -394,11 +413,12 @@ class L1SparseKernelPCA(_SparseADMMBase):
         "rho": _POSITIVE,
         "eps_abs": _POSITIVE,
         "eps_rel": _POSITIVE,
+        "threshold": [StrOptions(set(L1_THRESHOLDS))],
     }
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.1, lam1=0.01, rho=0.01, eps_abs=1e-4, eps_rel=1e-4, eps_outer=1e-2,
-                 max_iter=300, max_outer_iter=300, admm_init="warm"):
+                 max_iter=300, max_outer_iter=300, admm_init="warm", threshold="lam1", projection="unit"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.lam = lam
         self.lam1 = lam1
@@ -409,6 +429,8 @@ class L1SparseKernelPCA(_SparseADMMBase):
         self.max_iter = max_iter
         self.max_outer_iter = max_outer_iter
         self.admm_init = admm_init
+        self.threshold = threshold
+        self.projection = projection
 
     def _resolve_lam1(self) -> np.ndarray:
         lam1 = np.asarray(self.lam1, dtype=float)
@@ -463,7 +485,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
     def _admm(self, spec: _Spectrum, p_hat, lam1, state):
         """Steps 5-9 of Algorithm 1 for one component; returns ``K^{-1/2} q`` (eigen-coords)."""
         a, t, a_hat, t_hat = state
-        rho, tau = self.rho, lam1 / self.rho
+        rho, tau = self.rho, (lam1 if self.threshold == "lam1" else self.lam) / self.rho
         sqrt_n = np.sqrt(len(a))
         rows, converged = [], False
         for _ in range(self.max_iter):
@@ -540,16 +562,22 @@ class L21SparseKernelPCA(_SparseADMMBase):
         Residual-balancing rule for ``rho_21`` (Boyd et al. 2011, eq. 3.13).
     admm_init : {"warm", "zeros"}, default="warm"
         How step 3 initialises ``A, W`` (and ``rho_21``) at each outer
-        iteration: carried over from the previous one, or reset to 0 (and to
-        the initial ``rho21``). The first outer iteration starts at 0.
+        iteration: carried over from the previous one ("warm", our choice),
+        or reset to 0 and to the initial ``rho21`` ("zeros": Algorithm 2 as
+        printed, "Initialize" inside every outer loop; issue 20 item 5). The
+        first outer iteration starts at 0.
+    projection : {"unit", "raw"}, default="unit"
+        As in :class:`L1SparseKernelPCA`: unit columns (our choice) or A as
+        output, eq. 5.
 
     Defaults are the paper's Gaussian-mixture settings (section 4.1.1).
 
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_train, n_components)
-        ``raw_coef_`` with each column scaled to unit feature-space norm;
-        every row is either entirely 0 or (generically) entirely non-zero.
+        ``raw_coef_`` with each column scaled to unit feature-space norm
+        (``raw_coef_`` itself with ``projection="raw"``); every row is either
+        entirely 0 or (generically) entirely non-zero.
     raw_coef_ : ndarray of shape (n_train, n_components)
         The paper's output ``A`` (same signs as ``dual_coef_``).
     selected_samples_ : ndarray of int
@@ -594,7 +622,7 @@ class L21SparseKernelPCA(_SparseADMMBase):
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.01, mu21=0.01, rho21=0.01, delta=None, eps_outer=1e-2, max_iter=300,
-                 max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm"):
+                 max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm", projection="unit"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.lam = lam
         self.mu21 = mu21
@@ -607,6 +635,7 @@ class L21SparseKernelPCA(_SparseADMMBase):
         self.tau_incr = tau_incr
         self.tau_decr = tau_decr
         self.admm_init = admm_init
+        self.projection = projection
 
     def _resolve_parameters(self, n_samples: int) -> None:
         self.delta_ = n_samples * 1e-4 if self.delta is None else float(self.delta)
