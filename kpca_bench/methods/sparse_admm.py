@@ -45,6 +45,8 @@ on ``dual_coef_`` is the sparsity of the paper's ``A`` (kept as
 ``raw_coef_``). The sparse components are unit but only nearly orthogonal
 (see ``components_gram_``); orthonormalising them would mix columns and
 destroy the l1 variant's per-component sparsity, so that is not done.
+``projection="raw"`` keeps ``dual_coef_`` equal to the paper's ``A`` instead
+(eq. 5), as the Wang & Tanaka configs do.
 """
 
 from __future__ import annotations
