@@ -5,8 +5,14 @@ from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
-from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, L21SparseKernelPCA, row_soft_threshold, soft_threshold
+from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, sparse_admm
+from kpca_bench.methods.sparse_admm import (
+    ADMM_INITS,
+    L1SparseKernelPCA,
+    L21SparseKernelPCA,
+    row_soft_threshold,
+    soft_threshold,
+)
 
 GAMMA = 10.0  # the paper's width for its Gaussian-mixture toy (section 4.1.1)
 
@@ -168,6 +174,57 @@ def test_warm_and_zero_admm_starts_reach_the_same_components(blobs):
     warm = L1SparseKernelPCA(2, admm_init="warm", **params).fit(blobs)
     cold = L1SparseKernelPCA(2, admm_init="zeros", **params).fit(blobs)
     assert np.all(feature_cosines(warm, cold, blobs) > 1 - 1e-6)
+
+
+def test_printed_threshold_uses_lam_in_place_of_lam1(blobs):
+    """Issue 20 item 4: Algorithm 1's step 7 as printed, S_{lam / rho}."""
+    params = dict(gamma=GAMMA, lam=0.02, rho=0.01, max_iter=50, max_outer_iter=20)
+    printed = L1SparseKernelPCA(3, lam1=0.005, threshold="lam", **params).fit(blobs)
+    assert_allclose(printed.raw_coef_, L1SparseKernelPCA(3, lam1=0.02, **params).fit(blobs).raw_coef_, atol=1e-12)
+    derived = L1SparseKernelPCA(3, lam1=0.005, **params).fit(blobs)
+    assert np.count_nonzero(printed.raw_coef_) < np.count_nonzero(derived.raw_coef_)
+
+
+@pytest.mark.parametrize("cls, params", [(L1SparseKernelPCA, {"lam1": 0.005}), (L21SparseKernelPCA, {"mu21": 0.01})])
+def test_raw_projection_is_eq5_with_the_algorithms_A(blobs, cls, params):
+    """Issue 20 item 6: projection="raw" projects with A itself; "unit" with A's columns scaled to norm 1."""
+    unit = cls(3, gamma=GAMMA, lam=0.5, **params).fit(blobs)
+    raw = cls(3, gamma=GAMMA, lam=0.5, projection="raw", **params).fit(blobs)
+    assert_array_equal(raw.dual_coef_, raw.raw_coef_)
+    assert_array_equal(raw.raw_coef_, unit.raw_coef_)
+    norms = np.sqrt(np.diag(raw.components_gram_))
+    assert np.all(norms < 0.99)  # the ridge shrinks A's columns
+    assert_allclose(raw.transform(blobs), unit.transform(blobs) * norms, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls, params", [(L1SparseKernelPCA, {"lam1": 1e-4}), (L21SparseKernelPCA, {"mu21": 0.01})])
+def test_zeros_admm_init_restarts_every_outer_loop(blobs, cls, params):
+    """Issue 20 item 5: the printed "Initialize" in each outer loop; the first outer loop starts at 0 either way."""
+    params = dict(gamma=GAMMA, max_iter=3, eps_outer=1e-12, **params)
+    first = [cls(2, max_outer_iter=1, admm_init=init, **params).fit(blobs).raw_coef_ for init in ADMM_INITS]
+    assert_array_equal(*first)
+    later = [cls(2, max_outer_iter=5, admm_init=init, **params).fit(blobs).raw_coef_ for init in ADMM_INITS]
+    assert not np.allclose(*later)
+
+
+@pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
+@pytest.mark.parametrize("cls, params, empty", [
+    (L1SparseKernelPCA, {"lam1": 10.0}, True), (L1SparseKernelPCA, {"lam1": 1e-3}, False),
+    (L21SparseKernelPCA, {"mu21": 100.0, "delta": 1.0}, True), (L21SparseKernelPCA, {"mu21": 1e-3}, False),
+])
+def test_leading_spectrum_first_gives_the_full_spectrums_result(blobs, monkeypatch, cls, params, empty):
+    """Issue 19: empty components from the top eigenpairs alone; otherwise a restart on the full spectrum."""
+    full = cls(3, gamma=GAMMA, **params).fit(blobs)  # 60 samples: below the threshold, full spectrum only
+    leading, calls = sparse_admm._Spectrum.leading, []
+    monkeypatch.setattr(sparse_admm, "LEADING_SPECTRUM_MIN_SAMPLES", 2)
+    monkeypatch.setattr(sparse_admm._Spectrum, "leading",
+                        classmethod(lambda _, K, k: calls.append(k) or leading(K, k)))
+    fast = cls(3, gamma=GAMMA, **params).fit(blobs)
+    assert calls == [3]
+    assert np.all(fast.raw_coef_ == 0) == empty
+    for attr in ("dual_coef_", "raw_coef_", "eigenvalues_", "components_gram_", "projection_variances_"):
+        assert_allclose(getattr(fast, attr), getattr(full, attr), rtol=0, atol=1e-10)
+    assert_array_equal(np.atleast_1d(fast.n_iter_), np.atleast_1d(full.n_iter_))
 
 
 @pytest.mark.parametrize("cls, params, match", [

@@ -24,6 +24,11 @@ rho)`` with ``c = a - t / rho`` -- the paper's step 6 multiplied through by
 overflow. One ADMM iteration then costs two products with ``U`` (``U b^`` and
 ``U^T a``, the latter restricted to the non-zero rows of ``a``); the dual
 residual and ``||K^{-1/2} t||`` are read off the eigen-coordinates for free.
+The full decomposition is most of a fit at large n, and it is needed only once
+some ``A`` is non-zero: from ``n >= LEADING_SPECTRUM_MIN_SAMPLES`` on, a fit
+first runs on the top ``n_components`` eigenpairs (Lanczos) and starts again
+on the full spectrum the first time ``A`` has a non-zero entry, so the result
+is the full decomposition's either way.
 
 **What ``dual_coef_`` holds.** The algorithms output ``A`` (Algorithm 1 step
 15, Algorithm 2 step 12) whose columns are the coefficients ``a_k`` of eq. 3,
@@ -40,6 +45,8 @@ on ``dual_coef_`` is the sparsity of the paper's ``A`` (kept as
 ``raw_coef_``). The sparse components are unit but only nearly orthogonal
 (see ``components_gram_``); orthonormalising them would mix columns and
 destroy the l1 variant's per-component sparsity, so that is not done.
+``projection="raw"`` keeps ``dual_coef_`` equal to the paper's ``A`` instead
+(eq. 5), as the Wang & Tanaka configs do.
 """
 
 from __future__ import annotations
@@ -50,12 +57,18 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
+from scipy.sparse.linalg import eigsh
 from sklearn.utils._param_validation import StrOptions
 
 from kpca_bench.methods.kpca import BaseKernelPCA
 from kpca_bench.param_validation import NumberInterval
 
 ADMM_INITS = ("warm", "zeros")
+PROJECTIONS = ("unit", "raw")
+L1_THRESHOLDS = ("lam1", "lam")
+# Below this many training samples the full eigendecomposition takes well under a second, so a
+# Lanczos run for the leading spectrum that a non-zero A would waste is not worth trying (our choice).
+LEADING_SPECTRUM_MIN_SAMPLES = 1000
 
 
 def soft_threshold(alpha: np.ndarray, tau: float) -> np.ndarray:
@@ -121,13 +134,19 @@ class ADMMTrace:
         return cls(*cols, converged=converged)
 
 
+class _LeftLeadingEigenspace(Exception):
+    """An iterate has a non-zero coefficient, so it may leave the span of a leading spectrum."""
+
+
 @dataclass(frozen=True)
 class _Spectrum:
     """Eigendecomposition of the centered kernel, largest eigenvalue first.
 
     ``sqrt`` and ``inv_sqrt`` hold ``s^{1/2}`` and the pseudo-inverse ``s^{+1/2}``
     (0 on the numerical null space); ``U`` is C-contiguous so that selecting
-    the rows of the non-zero coefficients is a contiguous copy.
+    the rows of the non-zero coefficients is a contiguous copy. A *leading*
+    spectrum (``complete=False``) holds only the top eigenpairs: enough while
+    every ``A`` the ADMM produces is 0 (see :meth:`to_eigen`).
     """
 
     s: np.ndarray
@@ -135,25 +154,44 @@ class _Spectrum:
     in_range: np.ndarray
     sqrt: np.ndarray
     inv_sqrt: np.ndarray
+    complete: bool = True
 
     @classmethod
     def of(cls, K: np.ndarray) -> "_Spectrum":
         # Divide and conquer: several times faster than the default MRRR driver
         # for the full decomposition of a random RBF kernel (9 s vs 28 s at n = 3000, 2 cores).
         s, U = linalg.eigh(K, driver="evd")
-        s, U = s[::-1].copy(), np.ascontiguousarray(U[:, ::-1])
-        in_range = s > s.max(initial=0.0) * K.shape[0] * np.finfo(float).eps
+        return cls._descending(s, U, K.shape[0], complete=True)
+
+    @classmethod
+    def leading(cls, K: np.ndarray, k: int) -> "_Spectrum":
+        """The top k eigenpairs only, by ARPACK (Lanczos) from a fixed start vector."""
+        v0 = np.random.default_rng(0).uniform(-1, 1, K.shape[0])
+        s, U = eigsh(K, k=k, which="LA", v0=v0)
+        return cls._descending(s, U, K.shape[0], complete=False)
+
+    @classmethod
+    def _descending(cls, s: np.ndarray, U: np.ndarray, n: int, complete: bool) -> "_Spectrum":
+        order = np.argsort(s, kind="stable")[::-1]   # LAPACK and ARPACK: ascending
+        s, U = s[order], np.ascontiguousarray(U[:, order])
+        in_range = s > s.max(initial=0.0) * n * np.finfo(float).eps
         s = np.where(in_range, s, 0.0)
         sqrt = np.sqrt(s)
         inv_sqrt = np.divide(1.0, sqrt, out=np.zeros_like(s), where=in_range)
-        return cls(s=s, U=U, in_range=in_range, sqrt=sqrt, inv_sqrt=inv_sqrt)
+        return cls(s=s, U=U, in_range=in_range, sqrt=sqrt, inv_sqrt=inv_sqrt, complete=complete)
 
     def to_eigen(self, A: np.ndarray) -> np.ndarray:
-        """``U^T A``, touching only the rows of U where A has a non-zero entry."""
+        """``U^T A``, touching only the rows of U where A has a non-zero entry.
+
+        Raises :class:`_LeftLeadingEigenspace` for a non-zero A on a leading
+        spectrum: A's eigen-coordinates beyond the top ones are unknown there.
+        """
         nonzero = A.any(axis=1) if A.ndim == 2 else A != 0
         count = int(np.count_nonzero(nonzero))
         if count == 0:
             return np.zeros((self.U.shape[1],) + A.shape[1:])
+        if not self.complete:
+            raise _LeftLeadingEigenspace
         if count > A.shape[0] // 2:
             return self.U.T @ A
         return self.U[nonzero].T @ A[nonzero]
@@ -179,13 +217,14 @@ _NON_NEGATIVE = [NumberInterval(Real, 0, None, closed="left")]
 _COUNT = [NumberInterval(Integral, 1, None, closed="left")]
 
 
-def _unit_components(A: np.ndarray, K: np.ndarray):
-    """Scale each column of A to unit feature-space norm; fix its sign.
+def _unit_components(A: np.ndarray, K: np.ndarray, unit: bool = True):
+    """Scale each column of A to unit feature-space norm (if ``unit``); fix its sign.
 
-    Returns ``(dual_coef, raw_coef, eigenvalues, gram)``: the unit columns, A
-    with the same sign flips, ``||K a||^2`` of each unit column (the training
-    variance along the component times N, exact KPCA's eigenvalue when the
-    penalty vanishes) and ``dual_coef^T K dual_coef``.
+    Returns ``(dual_coef, raw_coef, eigenvalues, gram)``: the unit columns (A
+    itself, sign-fixed, when not ``unit``), A with the same sign flips, ``||K
+    a||^2`` of each column of dual_coef (for unit columns the training variance
+    along the component times N, exact KPCA's eigenvalue when the penalty
+    vanishes) and ``dual_coef^T K dual_coef``.
     """
     KA = K @ A
     sq_norms = np.einsum("ij,ij->j", A, KA)
@@ -195,10 +234,11 @@ def _unit_components(A: np.ndarray, K: np.ndarray):
             f"{int(empty.sum())} of {A.shape[1]} sparse components have no non-zero coefficient "
             "(or a zero feature-space norm); their dual coefficients are all 0 and their Mahalanobis "
             "term is undefined. Lower the sparsity penalty (lam1 / mu21) or raise max_iter.",
-            stacklevel=6,
+            stacklevel=7,
         )
-    scale = np.zeros_like(sq_norms)
-    scale[~empty] = 1.0 / np.sqrt(sq_norms[~empty])
+    scale = np.zeros_like(sq_norms) if unit else np.ones_like(sq_norms)
+    if unit:
+        scale[~empty] = 1.0 / np.sqrt(sq_norms[~empty])
     rows = np.argmax(np.abs(A), axis=0)
     signs = np.sign(A[rows, np.arange(A.shape[1])])
     signs[signs == 0] = 1.0
@@ -219,10 +259,33 @@ class _SparseADMMBase(BaseKernelPCA):
         "max_iter": _COUNT,
         "max_outer_iter": _COUNT,
         "admm_init": [StrOptions(set(ADMM_INITS))],
+        "projection": [StrOptions(set(PROJECTIONS))],
     }
 
+    def _fit_components(self, K_centered):
+        """Solve on the leading spectrum while A stays 0; on the full one from scratch once it does not.
+
+        While every A the ADMM produces is 0, every iterate of both algorithms
+        lies in the span of the top ``n_components`` eigenvectors (the start
+        ``P`` does, and the Q step maps that span into itself), so the top
+        eigenpairs give the same A (0) as the full decomposition, which costs
+        most of the fit at large n. As soon as an A is non-zero the fit starts
+        again on the full spectrum: the result is then today's path exactly.
+        """
+        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
+        n, M = K_centered.shape[0], self.n_components_
+        self._resolve_parameters(n)
+        if n >= LEADING_SPECTRUM_MIN_SAMPLES and M <= n // 10:
+            try:
+                self._solve(_Spectrum.leading(K_centered, M), K_centered)
+                return
+            except _LeftLeadingEigenspace:
+                pass
+        self._solve(_Spectrum.of(K_centered), K_centered)
+
     def _finish(self, A: np.ndarray, K: np.ndarray) -> None:
-        self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_ = _unit_components(A, K)
+        self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_ = _unit_components(
+            A, K, unit=self.projection == "unit")
         self.selected_samples_ = np.flatnonzero(self.dual_coef_.any(axis=1))
 
 
@@ -252,7 +315,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
 
     Algorithm 1 as printed thresholds with ``S_{lambda / rho}`` in step 7; the
     derivation (section 3.1) and section 4.1.2 give ``lambda_{1,k} / rho``,
-    which is what is used.
+    which is the default (``threshold="lam1"``); ``threshold="lam"`` follows the print.
 
     Parameters
     ----------
@@ -279,9 +342,21 @@ class L1SparseKernelPCA(_SparseADMMBase):
         Outer iteration cap per component.
     admm_init : {"warm", "zeros"}, default="warm"
         How step 4 initialises ``a_k, t_k`` at each outer iteration: from the
-        previous outer iteration's values, or from 0. The paper does not say;
-        both reach the same ADMM solution, but with small iteration caps the
-        result depends on this choice. The first outer iteration starts at 0.
+        previous outer iteration's values ("warm", our choice), or from 0
+        ("zeros": Algorithm 1 as printed, "Initialize" inside every outer
+        loop; issue 20 item 5). Both reach the same ADMM solution, but with
+        small iteration caps the result depends on this choice. The first
+        outer iteration starts at 0.
+    threshold : {"lam1", "lam"}, default="lam1"
+        The weight over ``rho`` in step 7's soft threshold: ``lam1_k``, as
+        section 3.1 derives it (and sections 4.1.2 and 5 state), or ``lam``,
+        the ridge weight, as step 7 of Algorithm 1 prints it (issue 20 item
+        4). The two coincide when ``lam1 == lam``.
+    projection : {"unit", "raw"}, default="unit"
+        What ``dual_coef_`` (and so ``transform`` and every score) uses: A
+        with each column scaled to unit feature-space norm ("unit", our
+        choice: the outlier scores assume unit components), or A as the
+        algorithm outputs it, projecting with eq. 5 ("raw"; issue 20 item 6).
 
     Defaults are the paper's Gaussian-mixture settings (section 4.1.1), with one
     ``lam1`` for all components. Das et al. (section V) use, for MNIST, ``rho=0.02,
@@ -292,6 +367,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
     dual_coef_ : ndarray of shape (n_train, n_components)
         ``raw_coef_`` with each column scaled to unit feature-space norm
         (``a^T K~ a = 1``); exact zeros are kept. See the module docstring.
+        With ``projection="raw"``, ``raw_coef_`` itself.
     raw_coef_ : ndarray of shape (n_train, n_components)
         The paper's output ``A`` (same signs as ``dual_coef_``).
     eigenvalues_ : ndarray of shape (n_components,)
@@ -339,11 +415,12 @@ class L1SparseKernelPCA(_SparseADMMBase):
         "rho": _POSITIVE,
         "eps_abs": _POSITIVE,
         "eps_rel": _POSITIVE,
+        "threshold": [StrOptions(set(L1_THRESHOLDS))],
     }
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.1, lam1=0.01, rho=0.01, eps_abs=1e-4, eps_rel=1e-4, eps_outer=1e-2,
-                 max_iter=300, max_outer_iter=300, admm_init="warm"):
+                 max_iter=300, max_outer_iter=300, admm_init="warm", threshold="lam1", projection="unit"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.lam = lam
         self.lam1 = lam1
@@ -354,6 +431,8 @@ class L1SparseKernelPCA(_SparseADMMBase):
         self.max_iter = max_iter
         self.max_outer_iter = max_outer_iter
         self.admm_init = admm_init
+        self.threshold = threshold
+        self.projection = projection
 
     def _resolve_lam1(self) -> np.ndarray:
         lam1 = np.asarray(self.lam1, dtype=float)
@@ -366,26 +445,25 @@ class L1SparseKernelPCA(_SparseADMMBase):
             raise ValueError(f"every lam1 must be a number >= 0, got {self.lam1!r}")
         return lam1
 
-    def _fit_components(self, K_centered):
-        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
+    def _resolve_parameters(self, n_samples: int) -> None:
         self.lam1_ = self._resolve_lam1()
 
-        spec = _Spectrum.of(K_centered)
-        n, M = K_centered.shape[0], self.n_components_
+    def _solve(self, spec: _Spectrum, K_centered: np.ndarray) -> None:
+        n, r, M = K_centered.shape[0], spec.s.size, self.n_components_
         A = np.zeros((n, M))
-        P_hat = np.zeros((n, M))
+        P_hat = np.zeros((r, M))
         self.n_outer_iter_ = np.zeros(M, dtype=int)
         self.n_inner_iter_, self.residuals_ = [], []
         self.converged_ = np.zeros(M, dtype=bool)
         for k in range(M):
-            p_hat = np.zeros(n)
+            p_hat = np.zeros(r)
             p_hat[k] = 1.0
             q_old = p_hat
             state = None
             inner = []
             for outer in range(self.max_outer_iter):
                 if state is None or self.admm_init == "zeros":
-                    state = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))
+                    state = (np.zeros(n), np.zeros(n), np.zeros(r), np.zeros(r))
                 b_hat, state, trace = self._admm(spec, p_hat, self.lam1_[k], state)
                 inner.append(len(trace.primal))
                 q_hat = spec.sqrt * b_hat
@@ -409,7 +487,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
     def _admm(self, spec: _Spectrum, p_hat, lam1, state):
         """Steps 5-9 of Algorithm 1 for one component; returns ``K^{-1/2} q`` (eigen-coords)."""
         a, t, a_hat, t_hat = state
-        rho, tau = self.rho, lam1 / self.rho
+        rho, tau = self.rho, (lam1 if self.threshold == "lam1" else self.lam) / self.rho
         sqrt_n = np.sqrt(len(a))
         rows, converged = [], False
         for _ in range(self.max_iter):
@@ -486,16 +564,22 @@ class L21SparseKernelPCA(_SparseADMMBase):
         Residual-balancing rule for ``rho_21`` (Boyd et al. 2011, eq. 3.13).
     admm_init : {"warm", "zeros"}, default="warm"
         How step 3 initialises ``A, W`` (and ``rho_21``) at each outer
-        iteration: carried over from the previous one, or reset to 0 (and to
-        the initial ``rho21``). The first outer iteration starts at 0.
+        iteration: carried over from the previous one ("warm", our choice),
+        or reset to 0 and to the initial ``rho21`` ("zeros": Algorithm 2 as
+        printed, "Initialize" inside every outer loop; issue 20 item 5). The
+        first outer iteration starts at 0.
+    projection : {"unit", "raw"}, default="unit"
+        As in :class:`L1SparseKernelPCA`: unit columns (our choice) or A as
+        output, eq. 5.
 
     Defaults are the paper's Gaussian-mixture settings (section 4.1.1).
 
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_train, n_components)
-        ``raw_coef_`` with each column scaled to unit feature-space norm;
-        every row is either entirely 0 or (generically) entirely non-zero.
+        ``raw_coef_`` with each column scaled to unit feature-space norm
+        (``raw_coef_`` itself with ``projection="raw"``); every row is either
+        entirely 0 or (generically) entirely non-zero.
     raw_coef_ : ndarray of shape (n_train, n_components)
         The paper's output ``A`` (same signs as ``dual_coef_``).
     selected_samples_ : ndarray of int
@@ -540,7 +624,7 @@ class L21SparseKernelPCA(_SparseADMMBase):
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.01, mu21=0.01, rho21=0.01, delta=None, eps_outer=1e-2, max_iter=300,
-                 max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm"):
+                 max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm", projection="unit"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.lam = lam
         self.mu21 = mu21
@@ -553,21 +637,21 @@ class L21SparseKernelPCA(_SparseADMMBase):
         self.tau_incr = tau_incr
         self.tau_decr = tau_decr
         self.admm_init = admm_init
+        self.projection = projection
 
-    def _fit_components(self, K_centered):
-        self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
-        n, M = K_centered.shape[0], self.n_components_
-        self.delta_ = n * 1e-4 if self.delta is None else float(self.delta)
+    def _resolve_parameters(self, n_samples: int) -> None:
+        self.delta_ = n_samples * 1e-4 if self.delta is None else float(self.delta)
 
-        spec = _Spectrum.of(K_centered)
-        P_hat = np.eye(n, M)
+    def _solve(self, spec: _Spectrum, K_centered: np.ndarray) -> None:
+        n, r, M = K_centered.shape[0], spec.s.size, self.n_components_
+        P_hat = np.eye(r, M)
         Q_old = P_hat
         state = None
         self.residuals_ = []
         self.converged_ = False
         for _ in range(self.max_outer_iter):
             if state is None or self.admm_init == "zeros":
-                state = (np.zeros((n, M)), np.zeros((n, M)), np.zeros((n, M)), np.zeros((n, M)), float(self.rho21))
+                state = (np.zeros((n, M)), np.zeros((n, M)), np.zeros((r, M)), np.zeros((r, M)), float(self.rho21))
             B_hat, state, trace = self._admm(spec, P_hat, state)
             self.residuals_.append(trace)
             Q_hat = spec.sqrt[:, np.newaxis] * B_hat
