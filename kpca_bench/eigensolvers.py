@@ -32,8 +32,8 @@ EIGEN_SOLVERS = ("auto", "eigh", "arpack", "block")
 DEFAULT_TOL = 1e-8
 DEFAULT_MAX_RESTARTS = 100
 # The "auto" rule's thresholds, from benchmarks/bench_eigensolvers.py (results/benchmarks/eigensolvers.md).
-AUTO_BLOCK_MIN_COMPONENTS = 100
-AUTO_MAX_BASIS_SHARE = 0.25
+AUTO_BLOCK_MIN_COMPONENTS = 50
+AUTO_MAX_BASIS_SHARE = 0.12
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,8 @@ def choose_solver(n: int, k: int) -> str:
     ``eigh`` when the block solver's basis (:func:`block_sizes`) would exceed
     :data:`AUTO_MAX_BASIS_SHARE` of n: few samples or many components, where
     the dense reduction is as fast and works in place (the block solver's
-    workspace, two n x basis arrays, is otherwise at most half of K's 8 n^2
-    bytes). Else ``block`` from :data:`AUTO_BLOCK_MIN_COMPONENTS` components
+    workspace, two n x basis arrays, is otherwise at most a quarter of K's
+    8 n^2 bytes). Else ``block`` from :data:`AUTO_BLOCK_MIN_COMPONENTS` components
     on, where products with blocks of vectors beat ARPACK's one vector at a
     time, and ``arpack`` below. Thresholds from ``benchmarks/bench_eigensolvers.py``;
     all three give eigenvalues within 1e-13 relative of each other there.

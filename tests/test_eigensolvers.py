@@ -76,12 +76,12 @@ def test_top_eigenpairs_agree_across_solvers_with_fixed_signs(centered_rbf, solv
     assert_allclose(result.vectors, vectors, atol=1e-7)
 
 
-# (n, k) -> the solver "auto" picks: eigh while the block basis would exceed a quarter of n,
+# (n, k) -> the solver "auto" picks: eigh while the block basis would exceed 12 % of n,
 # then arpack below AUTO_BLOCK_MIN_COMPONENTS components and block from there on.
 AUTO_GRID = [
-    ((100, 5), "eigh"), ((511, 5), "eigh"), ((512, 5), "arpack"), ((3000, 15), "arpack"), ((100000, 1), "arpack"),
-    ((1000, 99), "eigh"), ((4000, 99), "arpack"), ((4000, 100), "block"), ((1000, 200), "eigh"),
-    ((1919, 200), "eigh"), ((1920, 200), "block"), ((16000, 200), "block"), ((16000, 2000), "eigh"),
+    ((100, 5), "eigh"), ((1066, 5), "eigh"), ((1067, 5), "arpack"), ((3000, 15), "arpack"), ((100000, 1), "arpack"),
+    ((1000, 50), "eigh"), ((4000, 49), "arpack"), ((4000, 50), "block"), ((2000, 200), "eigh"),
+    ((3999, 200), "eigh"), ((4000, 200), "block"), ((16000, 200), "block"), ((16000, 2000), "eigh"),
 ]
 
 
