@@ -8,6 +8,7 @@ from numpy.testing import assert_allclose
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
+from kpca_bench import eigensolvers
 from kpca_bench.eigensolvers import block_krylov_eigh, choose_solver, top_eigenpairs
 from kpca_bench.kernels import KernelCentering, make_kernel
 
@@ -93,3 +94,13 @@ def test_auto_rule_on_a_grid_of_sizes(size, expected):
 def test_unknown_solver_is_refused():
     with pytest.raises(ValueError, match="unknown eigen_solver 'lobpcg'"):
         top_eigenpairs(np.eye(3), 1, "lobpcg")
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-10])
+def test_rows_are_orthonormalized_also_when_nearly_dependent(scale):
+    """Cholesky QR for well-conditioned rows, Householder QR when a row nearly repeats another."""
+    P = np.random.default_rng(0).normal(size=(4, 50))
+    P[3] = P[2] + scale * P[3]
+    Q = eigensolvers._normalize_rows(P)
+    assert_allclose(Q @ Q.T, np.eye(4), atol=1e-6 if scale < 1 else 1e-12)
+    assert_allclose(P[:3] @ Q.T @ Q, P[:3], atol=1e-8)  # the span of P's independent rows is kept
