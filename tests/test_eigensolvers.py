@@ -103,4 +103,4 @@ def test_rows_are_orthonormalized_also_when_nearly_dependent(scale):
     P[3] = P[2] + scale * P[3]
     Q = eigensolvers._normalize_rows(P)
     assert_allclose(Q @ Q.T, np.eye(4), atol=1e-6 if scale < 1 else 1e-12)
-    assert_allclose(P[:3] @ Q.T @ Q, P[:3], atol=1e-8)  # the span of P's independent rows is kept
+    assert_allclose(P[:3] @ Q.T @ Q, P[:3], atol=1e-5)  # the span of P's independent rows is kept
