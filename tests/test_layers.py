@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "kpca_bench"
 # Bottom to top; a module may import its own layer and the layers below it.
 LAYERS = [
     ("errors", "validation", "param_validation"),
-    ("kernels", "metrics"),
+    ("kernels", "metrics", "eigensolvers"),
     ("methods", "datasets"),
     ("protocols",),
     ("run",),

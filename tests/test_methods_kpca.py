@@ -19,9 +19,11 @@ from sklearn.decomposition import PCA
 from sklearn.decomposition import KernelPCA as SklearnKernelPCA
 from sklearn.utils._param_validation import InvalidParameterError
 
+from kpca_bench import eigensolvers
+from kpca_bench.eigensolvers import choose_solver
 from kpca_bench.kernels import KernelCentering, make_kernel
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, mahalanobis_distance, reconstruction_error
-from kpca_bench.methods import kpca as kpca_module
+from kpca_bench.protocols.novelty import fitted_attributes
 
 
 def degree2_features(X):
@@ -169,17 +171,38 @@ def test_arpack_matches_eigh_on_the_top_200(letters_like):
     assert_allclose(np.abs(arpack.transform(test)), np.abs(eigh.transform(test)), atol=1e-7)
 
 
+def test_block_solver_meets_the_contract_and_reports_it(letters_like):
+    """Eigenvalues and scores within 1e-8 relative of eigh; residuals stored and within tolerance."""
+    train, test = letters_like
+    eigh = KernelPCA(20, sigma=SIGMA, eigen_solver="eigh").fit(train)
+    block = KernelPCA(20, sigma=SIGMA, eigen_solver="block", random_state=0).fit(train)
+    assert (block.eigen_solver_, eigh.eigen_solver_, eigh.eigen_residuals_) == ("block", "eigh", None)
+    assert_allclose(block.eigenvalues_, eigh.eigenvalues_, rtol=1e-8)
+    assert np.all(block.eigen_residuals_ <= 1e-8 * block.eigenvalues_[0])
+    assert_allclose(reconstruction_error(block, test), reconstruction_error(eigh, test), rtol=1e-8)
+    record = fitted_attributes(block)
+    assert record["eigen_solver"] == "block"
+    assert record["eigen_residual"] == pytest.approx(block.eigen_residuals_.max() / block.eigenvalues_[0])
+
+
+def test_auto_is_the_default_and_records_its_choice(letters_like):
+    train, _ = letters_like
+    model = KernelPCA(5, sigma=SIGMA).fit(train)
+    assert model.eigen_solver == "auto" and model.eigen_solver_ == choose_solver(len(train), 5) == "eigh"
+    assert fitted_attributes(model)["eigen_solver"] == "eigh"
+
+
 def test_exact_kpca_lets_eigh_overwrite_its_only_kernel_matrix(letters_like, monkeypatch):
     train, _ = letters_like
     seen = {}
-    original = kpca_module.linalg.eigh
+    original = eigensolvers.linalg.eigh
 
     def spy(a, **kwargs):
         seen.update(kwargs, fortran=a.flags.f_contiguous, owner=a.base if a.base is not None else a,
                     before=a.copy())
         return original(a, **kwargs)
 
-    monkeypatch.setattr(kpca_module.linalg, "eigh", spy)
+    monkeypatch.setattr(eigensolvers.linalg, "eigh", spy)
     model = KernelPCA(K_COMPONENTS, sigma=SIGMA, eigen_solver="eigh").fit(train)
     # In place: LAPACK gets a Fortran-ordered view (no copy is needed) and may destroy it.
     assert seen["overwrite_a"] is True and seen["fortran"]

@@ -15,18 +15,16 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from scipy import linalg
-from scipy.sparse.linalg import eigsh
 from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from kpca_bench.eigensolvers import EIGEN_SOLVERS, top_eigenpairs
 from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel
 from kpca_bench.param_validation import NumberInterval
 
-EIGEN_SOLVERS = ("eigh", "arpack")
 # Components kept when n_components is None (fewer when the training samples allow fewer).
 DEFAULT_COMPONENTS = 10
 
@@ -45,36 +43,6 @@ class Projection:
 
     scores: np.ndarray
     sq_norms: np.ndarray
-
-
-def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "eigh", random_state=None, *,
-                   overwrite: bool = False):
-    """The ``n_components`` largest eigenpairs of a symmetric matrix, largest first.
-
-    ``eigh`` asks LAPACK for that index range only (no full decomposition);
-    ``arpack`` uses Lanczos iterations, faster when ``n_components << n`` for
-    large n. Eigenvector signs are fixed so that each vector's largest-magnitude
-    entry is positive, which makes results reproducible across solvers.
-
-    ``overwrite=True`` lets ``eigh`` destroy K instead of copying it, so at most
-    one n x n matrix exists (2 GB instead of 4 GB at n = 16,000). LAPACK works in
-    place only on Fortran-ordered arrays; for a C-ordered symmetric K its
-    transpose is the same matrix in Fortran order. ``arpack`` never modifies K.
-    """
-    n = K.shape[0]
-    if solver == "eigh":
-        A = K.T if overwrite and K.flags.c_contiguous else K
-        values, vectors = linalg.eigh(A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite)
-    elif solver == "arpack":
-        v0 = np.random.default_rng(random_state).uniform(-1, 1, n)
-        values, vectors = eigsh(K, k=n_components, which="LA", v0=v0)
-    else:
-        raise ValueError(f"unknown eigen_solver {solver!r}; accepted: {', '.join(EIGEN_SOLVERS)}")
-    order = np.argsort(values)[::-1]
-    values, vectors = values[order], vectors[:, order]
-    rows = np.argmax(np.abs(vectors), axis=0)
-    vectors *= np.sign(vectors[rows, np.arange(vectors.shape[1])])
-    return values, vectors
 
 
 RANK_CUTOFFS = ("numerical", "positive")
@@ -236,10 +204,14 @@ class KernelPCA(BaseKernelPCA):
     sigma : float, default=None
         RBF width in ``exp(-||x - y||^2 / (2 sigma^2))``; exclusive with gamma.
     degree, coef0 : polynomial kernel ``(gamma <x, y> + coef0)^degree``.
-    eigen_solver : {"eigh", "arpack"}, default="eigh"
+    eigen_solver : {"auto", "eigh", "arpack", "block"}, default="auto"
         ``eigh``: LAPACK, top eigenpairs only. ``arpack``: Lanczos, for large n.
+        ``block``: block Lanczos with a certified residual (see
+        :func:`kpca_bench.eigensolvers.block_krylov_eigh`). ``auto`` (our
+        choice, issue 19): the fastest of them for n and n_components that
+        meets the accuracy contract (:func:`kpca_bench.eigensolvers.choose_solver`).
     random_state : int >= 0 or None
-        Start vector of ``arpack``; unused by ``eigh``.
+        Start vector of ``arpack`` and ``block``; unused by ``eigh``.
     rank_cutoff : {"numerical", "positive"}, default="numerical"
         Which eigenvalues count as zero (their components get zero coefficients
         and zero variance). ``"numerical"`` (our choice): at or below
@@ -253,6 +225,10 @@ class KernelPCA(BaseKernelPCA):
     ----------
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of the centered training kernel, largest first.
+    eigen_solver_ : str
+        The solver that ran (``auto`` resolved).
+    eigen_residuals_ : ndarray of shape (n_components,) or None
+        ``||K~ u_j - lambda_j u_j||`` of each eigenpair, from the ``block`` solver; None otherwise.
     dual_coef_ : ndarray of shape (n_train, n_components)
         ``alpha_j = u_j / sqrt(lambda_j)``, so every component has unit norm.
 
@@ -273,7 +249,7 @@ class KernelPCA(BaseKernelPCA):
     }
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 eigen_solver="eigh", random_state=None, rank_cutoff="numerical"):
+                 eigen_solver="auto", random_state=None, rank_cutoff="numerical"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.eigen_solver = eigen_solver
         self.random_state = random_state
@@ -283,10 +259,9 @@ class KernelPCA(BaseKernelPCA):
         self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
         # K_centered is this fit's own temporary: letting eigh overwrite it keeps
         # one n x n matrix in memory instead of two (the SAS paper's n = 16,000).
-        values, vectors = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state,
-                                         overwrite=True)
-        self.eigenvalues_ = values
-        self.dual_coef_ = dual_coefficients(values, vectors, self.rank_cutoff)
+        eig = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state, overwrite=True)
+        self.eigenvalues_, self.eigen_solver_, self.eigen_residuals_ = eig.values, eig.solver, eig.residuals
+        self.dual_coef_ = dual_coefficients(eig.values, eig.vectors, self.rank_cutoff)
 
     def _projection_variances(self, K_centered):
         """``lambda_j / n``, without K (which eigh may have overwritten).

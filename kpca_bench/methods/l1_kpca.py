@@ -15,7 +15,8 @@ from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from kpca_bench.methods.kpca import BaseKernelPCA, top_eigenpairs
+from kpca_bench.eigensolvers import top_eigenpairs
+from kpca_bench.methods.kpca import BaseKernelPCA
 from kpca_bench.param_validation import NumberInterval
 
 # Above this many training points the KPCA start uses Lanczos instead of
@@ -200,7 +201,8 @@ class L1KernelPCA(BaseKernelPCA):
         rng = check_random_state(self.random_state)
         n, k = K_centered.shape[0], self.n_components_
         solver = "arpack" if n > _ARPACK_MIN_SAMPLES else "eigh"
-        values, U = top_eigenpairs(K_centered, k, solver, rng.randint(np.iinfo(np.int32).max))
+        eig = top_eigenpairs(K_centered, k, solver, rng.randint(np.iinfo(np.int32).max))
+        values, U = eig.values, eig.vectors
         # Same cut-off as kpca.dual_coefficients: rounding level of the top eigenvalue.
         zero_tol = values[0] * n * np.finfo(float).eps
         K = K_centered.copy()

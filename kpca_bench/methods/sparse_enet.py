@@ -39,7 +39,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
 
-from kpca_bench.methods.kpca import BaseKernelPCA, KernelPCA, dual_coefficients, top_eigenpairs
+from kpca_bench.eigensolvers import top_eigenpairs
+from kpca_bench.methods.kpca import BaseKernelPCA, KernelPCA, dual_coefficients
 from kpca_bench.param_validation import NumberInterval
 
 _EPS = np.finfo(float).eps
@@ -249,7 +250,7 @@ class SparseKernelPCA(BaseKernelPCA):
     kernel, gamma, sigma, degree, coef0 :
         As in :class:`~kpca_bench.methods.kpca.KernelPCA`; for RBF, gamma None is
         the paper's sigma^2 = mean squared pairwise distance.
-    eigen_solver : {"eigh", "arpack"}, default="eigh"
+    eigen_solver : {"auto", "eigh", "arpack", "block"}, default="auto"
         Solver for the initial top ``n_components`` eigenpairs (only those are
         computed; Corollary 1 needs no eigendecomposition, see
         :func:`corollary1_update`). ``arpack`` is about 10x faster at n=3000.
@@ -306,7 +307,7 @@ class SparseKernelPCA(BaseKernelPCA):
 
     def __init__(self, n_components=None, *, l1_ratio=0.5, alpha=1.0, max_iter=6, tol=1e-3,
                  kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 eigen_solver="eigh", random_state=None):
+                 eigen_solver="auto", random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.l1_ratio = l1_ratio
         self.alpha = alpha
@@ -318,7 +319,8 @@ class SparseKernelPCA(BaseKernelPCA):
     def _fit_components(self, K_centered):
         self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
         K = K_centered
-        values, vectors = top_eigenpairs(K, self.n_components_, self.eigen_solver, self.random_state)
+        eig = top_eigenpairs(K, self.n_components_, self.eigen_solver, self.random_state)
+        values, vectors, self.eigen_solver_ = eig.values, eig.vectors, eig.solver
         self.init_eigenvalues_ = values
         alpha = dual_coefficients(values, vectors)
         lam, lam_j = enet_penalties(float(self.alpha), float(self.l1_ratio))
@@ -425,7 +427,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
 
     def __init__(self, n_components=None, *, n_nonzero=None, match_l1_ratio=None, match_alpha=1.0,
                  match_max_iter=6, match_tol=1e-3, kernel="rbf", gamma=None, sigma=None,
-                 degree=3, coef0=1.0, eigen_solver="eigh", random_state=None):
+                 degree=3, coef0=1.0, eigen_solver="auto", random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_nonzero = n_nonzero
         self.match_l1_ratio = match_l1_ratio
@@ -455,7 +457,8 @@ class NaiveThresholdKPCA(BaseKernelPCA):
             keep = n
         elif keep > n:
             raise ValueError(f"n_nonzero={keep} is more than the {n} training samples; use n_nonzero <= {n}")
-        values, vectors = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state)
+        eig = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state)
+        values, vectors, self.eigen_solver_ = eig.values, eig.vectors, eig.solver
         self.eigenvalues_ = values
         coef = dual_coefficients(values, vectors)
         order = np.argsort(-np.abs(coef), axis=0, kind="stable")

@@ -100,6 +100,11 @@ def fitted_attributes(model) -> dict:
         value = getattr(model, name, None)
         if isinstance(value, (int, float, np.integer, np.floating)):
             info[name.rstrip("_")] = float(value)
+    if hasattr(model, "eigen_solver_"):
+        info["eigen_solver"] = model.eigen_solver_
+    if getattr(model, "eigen_residuals_", None) is not None:
+        # The worst residual relative to lambda_1, the block solver's stopping rule.
+        info["eigen_residual"] = float(np.max(model.eigen_residuals_) / model.eigenvalues_[0])
     return info
 
 

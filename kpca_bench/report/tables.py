@@ -15,7 +15,7 @@ TRIAL_COLUMNS = [
     "experiment", "profile", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
     "auroc", "auprc", "sparsity", "threshold_rule", "threshold", "n_train", "n_train_rows", "train_capped",
     "n_train_outliers", "n_test_inliers", "n_test_outliers",
-    "gamma", "n_iter", "fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb", "split_seed",
+    "gamma", "n_iter", "eigen_solver", "eigen_residual", "fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb", "split_seed",
     "random_state", "dataset", "data_fingerprint", "config_hash", "key", "versions", "error_type", "error",
 ]
 # Issue 17: the class of a method named by import path and its package, the warnings a cell raised (JSON).

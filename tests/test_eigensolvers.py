@@ -1,0 +1,106 @@
+"""The block Krylov solver against LAPACK's eigh, and the "auto" rule on a grid of sizes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy import linalg
+from sklearn.exceptions import ConvergenceWarning
+
+from kpca_bench import eigensolvers
+from kpca_bench.eigensolvers import block_krylov_eigh, choose_solver, top_eigenpairs
+from kpca_bench.kernels import KernelCentering, make_kernel
+
+
+@pytest.fixture(scope="module")
+def centered_rbf():
+    """A centered RBF kernel of 400 letters-like points: a real kernel spectrum, slowly decaying."""
+    X = np.random.default_rng(0).integers(0, 16, size=(400, 16)).astype(float)
+    K = make_kernel(X, "rbf", sigma=7.071)(X)
+    return KernelCentering.fit(K).center_train(K)
+
+
+def dense_top(K, k):
+    values, vectors = linalg.eigh(K, subset_by_index=[len(K) - k, len(K) - 1])
+    return values[::-1], vectors[:, ::-1]
+
+
+@pytest.mark.parametrize("k", [1, 15, 40])
+def test_block_solver_matches_eigh(centered_rbf, k):
+    values, vectors = dense_top(centered_rbf, k)
+    result = block_krylov_eigh(centered_rbf, k, random_state=0)
+    assert_allclose(result.values, values, rtol=1e-8)
+    # Up to sign, the same vectors.
+    assert_allclose(np.abs(np.sum(result.vectors * vectors, axis=0)), 1.0, atol=1e-8)
+    assert_allclose(result.vectors.T @ result.vectors, np.eye(k), atol=1e-12)
+
+
+def test_reported_residuals_are_the_true_ones_and_meet_the_tolerance(centered_rbf):
+    result = block_krylov_eigh(centered_rbf, 15, random_state=0)
+    true = np.linalg.norm(centered_rbf @ result.vectors - result.vectors * result.values, axis=0)
+    assert_allclose(result.residuals, true, atol=1e-12 * result.values[0])
+    assert np.all(result.residuals <= 1e-8 * result.values[0])
+
+
+def test_deterministic_given_random_state(centered_rbf):
+    a, b = (block_krylov_eigh(centered_rbf, 10, random_state=3) for _ in range(2))
+    assert np.array_equal(a.values, b.values) and np.array_equal(a.vectors, b.vectors)
+
+
+def test_low_rank_matrix_keeps_growing_its_basis():
+    """A rank-3 matrix: the Krylov space is invariant after one block, random rows take over."""
+    X = np.random.default_rng(1).normal(size=(300, 3))
+    K = X @ X.T
+    result = block_krylov_eigh(K, 5, random_state=0)
+    assert_allclose(result.values[:3], dense_top(K, 3)[0], rtol=1e-10)
+    assert_allclose(result.values[3:], 0.0, atol=1e-10 * result.values[0])
+
+
+def test_stopping_short_warns_with_the_worst_residual(centered_rbf):
+    with pytest.warns(ConvergenceWarning, match=r"residual .* \* lambda_1 on eigenpair \d+ .*eigen_solver='eigh'"):
+        block_krylov_eigh(centered_rbf, 40, tol=1e-14, max_restarts=1, random_state=0)
+
+
+def test_block_solver_refuses_a_basis_as_large_as_the_matrix():
+    with pytest.raises(ValueError, match="must be smaller than n"):
+        block_krylov_eigh(np.eye(50), 20)
+
+
+@pytest.mark.parametrize("solver", ["eigh", "arpack", "block", "auto"])
+def test_top_eigenpairs_agree_across_solvers_with_fixed_signs(centered_rbf, solver):
+    values, vectors = dense_top(centered_rbf, 10)
+    vectors = vectors * np.sign(vectors[np.argmax(np.abs(vectors), axis=0), np.arange(10)])
+    result = top_eigenpairs(centered_rbf.copy(), 10, solver, random_state=0)
+    assert result.solver == ("eigh" if solver == "auto" else solver)  # 400 samples: the dense solver
+    assert_allclose(result.values, values, rtol=1e-8)
+    assert_allclose(result.vectors, vectors, atol=1e-7)
+
+
+# (n, k) -> the solver "auto" picks: eigh while the block basis would exceed 12 % of n,
+# then arpack below AUTO_BLOCK_MIN_COMPONENTS components and block from there on.
+AUTO_GRID = [
+    ((100, 5), "eigh"), ((1066, 5), "eigh"), ((1067, 5), "arpack"), ((3000, 15), "arpack"), ((100000, 1), "arpack"),
+    ((1000, 50), "eigh"), ((4000, 49), "arpack"), ((4000, 50), "block"), ((2000, 200), "eigh"),
+    ((3999, 200), "eigh"), ((4000, 200), "block"), ((16000, 200), "block"), ((16000, 2000), "eigh"),
+]
+
+
+@pytest.mark.parametrize(("size", "expected"), AUTO_GRID)
+def test_auto_rule_on_a_grid_of_sizes(size, expected):
+    assert choose_solver(*size) == expected
+
+
+def test_unknown_solver_is_refused():
+    with pytest.raises(ValueError, match="unknown eigen_solver 'lobpcg'"):
+        top_eigenpairs(np.eye(3), 1, "lobpcg")
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-10])
+def test_rows_are_orthonormalized_also_when_nearly_dependent(scale):
+    """Cholesky QR for well-conditioned rows, Householder QR when a row nearly repeats another."""
+    P = np.random.default_rng(0).normal(size=(4, 50))
+    P[3] = P[2] + scale * P[3]
+    Q = eigensolvers._normalize_rows(P)
+    assert_allclose(Q @ Q.T, np.eye(4), atol=1e-6 if scale < 1 else 1e-12)
+    assert_allclose(P[:3] @ Q.T @ Q, P[:3], atol=1e-5)  # the span of P's independent rows is kept
