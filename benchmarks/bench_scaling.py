@@ -21,7 +21,7 @@ skipped and shown as such. The table goes to ``--out`` as CSV and markdown,
 and a log-log figure of time and memory against n with the least-squares slope
 of each line over n >= 2k.
 
-    .venv/bin/python benchmarks/bench_scaling.py --out benchmarks/results
+    .venv/bin/python benchmarks/bench_scaling.py          # writes results/benchmarks/scaling.{csv,md,png}
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import textwrap
 import time
 from pathlib import Path
 
@@ -178,7 +179,7 @@ def plot(rows: list[dict], out: Path, title: str) -> None:
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(textwrap.fill(title, 150), fontsize=9)
     fig.tight_layout()
     fig.savefig(out / "scaling.png", dpi=120)
 
@@ -191,8 +192,15 @@ def main() -> None:
     parser.add_argument("--components", type=int, default=15)
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="BLAS threads per case")
     parser.add_argument("--max-gb", type=float, default=18.0, help="skip cases whose dense kernels exceed this")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    parser.add_argument("--out", type=Path, default=Path("results/benchmarks"))
+    parser.add_argument("--plot-only", action="store_true", help="redraw the figure from OUT/scaling.csv")
     args = parser.parse_args()
+    if args.plot_only:
+        import pandas as pd
+
+        plot(pd.read_csv(args.out / "scaling.csv").to_dict("records"), args.out,
+             (args.out / "scaling.md").read_text().splitlines()[0])
+        return
     common = ["--components", str(args.components), "--threads", str(args.threads)]
     if args.case:
         print(json.dumps(run_case(args.case, args.n, args.components, args.threads)))
