@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import ThreadpoolController
+
+from kpca_bench.kernels import single_threaded_blas
 
 EIGEN_SOLVERS = ("auto", "eigh", "arpack", "block")
 # Residual tolerance relative to the largest eigenvalue (issue 19's contract).
@@ -114,12 +114,11 @@ def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", rando
 
 
 def block_sizes(k: int, block_size: int | None = None, n_blocks: int | None = None) -> tuple[int, int]:
-    """Block size ``b`` and basis size ``m`` (a multiple of ``b``); our choice, measured on the letter kernel.
+    """Block size ``b`` and basis size ``m`` (a multiple of ``b``); our choice, from ``bench_eigensolvers.py``.
 
     32 columns keep each product a dgemm near peak speed, and smaller blocks
     need fewer products in all; a restart keeps ``m - 2b`` (about ``2k``) Ritz
-    vectors, which at n = 4,000 and k = 200 took 608 products where keeping
-    ``1.3k`` took 768 and blocks of 128 took 1,152 or more.
+    vectors, which needed fewer products than keeping fewer or using larger blocks.
     """
     b = block_size or 32
     return b, b * (n_blocks or max(4, -(-2 * k // b) + 2))
@@ -166,24 +165,23 @@ def block_krylov_eigh(K: np.ndarray, k: int, *, tol: float = DEFAULT_TOL, block_
     filled, cycles = 0, 0
     block = rng.standard_normal((b, n))
     # Only the products with K run on every BLAS thread: the many small calls
-    # around them wait for all threads at each call, which on shared cores
-    # cost 20x (n = 3,000, k = 15: 26 s with 2 threads, 1.1 s with 1, load 16).
-    blas = _blas_controller()
+    # around them would wait for all threads at each call, which on shared
+    # cores costs far more than the calls themselves.
     while True:
         while filled < m:
             new = slice(filled, filled + b)
-            with blas.limit(limits=1, user_api="blas"):
+            with single_threaded_blas():
                 Qt[new] = _orthonormal_rows(Qt[:filled], block, rng)
             np.matmul(Qt[new], K, out=Wt[new])
             block = Wt[new].copy()
             filled += b
-        with blas.limit(limits=1, user_api="blas"):
+        with single_threaded_blas():
             theta, S = _rayleigh_ritz(Qt, Wt)
             residuals = _residual_norms(Qt, Wt, theta[:k], S[:, :k])
         cycles += 1
         if np.all(residuals <= tol * theta[0]) or cycles > max_restarts:
             break
-        with blas.limit(limits=1, user_api="blas"):
+        with single_threaded_blas():
             block = _orthonormal_rows(Qt, block, rng)  # the next Lanczos block, orthogonal to all of Q
             Qt[:keep] = S[:, :keep].T @ Qt
             Wt[:keep] = S[:, :keep].T @ Wt
@@ -198,11 +196,6 @@ def block_krylov_eigh(K: np.ndarray, k: int, *, tol: float = DEFAULT_TOL, block_
             ConvergenceWarning, stacklevel=2)
     return EigenResult(values=theta[:k], vectors=vectors, solver="block", residuals=residuals)
 
-
-@cache
-def _blas_controller() -> ThreadpoolController:
-    """Built once per process: it inspects every loaded library."""
-    return ThreadpoolController()
 
 
 def _orthonormal_rows(Qt: np.ndarray, P: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -146,6 +146,11 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController().select(user_api="blas")
 
 
+def single_threaded_blas():
+    """Context manager: BLAS on one thread for the duration (process-wide)."""
+    return _blas_controller().limit(limits=1)
+
+
 def blas_threads() -> int:
     """The BLAS thread limit in force (threadpoolctl's, e.g. the runner's cap per cell), at least 1."""
     return max(1, min((lib.num_threads for lib in _blas_controller().lib_controllers), default=1))
@@ -173,7 +178,7 @@ def map_row_blocks(func: Callable[[slice], object], blocks: list[slice]) -> list
     threads = min(blas_threads(), len(blocks))
     if threads <= 1:
         return [func(rows) for rows in blocks]
-    with _blas_controller().limit(limits=1), ThreadPoolExecutor(threads) as pool:
+    with single_threaded_blas(), ThreadPoolExecutor(threads) as pool:
         return list(pool.map(func, blocks))
 
 
