@@ -69,7 +69,7 @@ def choose_solver(n: int, k: int) -> str:
     8 n^2 bytes). Else ``block`` from :data:`AUTO_BLOCK_MIN_COMPONENTS` components
     on, where products with blocks of vectors beat ARPACK's one vector at a
     time, and ``arpack`` below. Thresholds from ``benchmarks/bench_eigensolvers.py``;
-    all three give eigenvalues within 1e-11 relative of each other there.
+    all three meet the accuracy contract there.
     """
     if block_sizes(k)[1] > AUTO_MAX_BASIS_SHARE * n:
         return "eigh"

@@ -57,9 +57,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
-from scipy.sparse.linalg import eigsh
 from sklearn.utils._param_validation import StrOptions
 
+from kpca_bench.eigensolvers import top_eigenpairs
 from kpca_bench.methods.kpca import BaseKernelPCA
 from kpca_bench.param_validation import NumberInterval
 
@@ -166,9 +166,8 @@ class _Spectrum:
     @classmethod
     def leading(cls, K: np.ndarray, k: int) -> "_Spectrum":
         """The top k eigenpairs only, by ARPACK (Lanczos) from a fixed start vector."""
-        v0 = np.random.default_rng(0).uniform(-1, 1, K.shape[0])
-        s, U = eigsh(K, k=k, which="LA", v0=v0)
-        return cls._descending(s, U, K.shape[0], complete=False)
+        eig = top_eigenpairs(K, k, "arpack", random_state=0)
+        return cls._descending(eig.values, eig.vectors, K.shape[0], complete=False)
 
     @classmethod
     def _descending(cls, s: np.ndarray, U: np.ndarray, n: int, complete: bool) -> "_Spectrum":
