@@ -235,11 +235,25 @@ class _Exponential:
 
 @dataclass(frozen=True)
 class KernelMatrix:
-    """A kernel matrix and what its blocks showed: whether every value is finite, and how many are not 0."""
+    """A kernel matrix and the sum of its values, taken block by block while each block was in the cache.
+
+    The sum answers the two questions asked of a new kernel without another pass
+    over it: a non-finite value makes it non-finite (:meth:`finite`), and an RBF
+    kernel of n points sums to n exactly when it is the identity
+    (:meth:`is_identity`). Either answer is confirmed on the values themselves
+    before it is given, since a sum can also overflow or round.
+    """
 
     values: np.ndarray
-    finite: bool
-    nonzero: int
+    total: float
+
+    def finite(self) -> bool:
+        return bool(np.isfinite(self.total)) or bool(np.isfinite(self.values).all())
+
+    def is_identity(self) -> bool:
+        """Whether every value off the diagonal is 0 (for a kernel whose diagonal is 1)."""
+        n = self.values.shape[0]
+        return self.total == n and np.count_nonzero(self.values) == n
 
 
 def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None = None,
@@ -263,27 +277,27 @@ def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None =
     K = np.empty((left.shape[0], right.shape[0]))
     n, m = K.shape
 
-    def fill(rows: slice) -> tuple[bool, int]:
+    def fill(rows: slice) -> float:
         columns = slice(rows.start - rows.start % MIRROR_ROWS if symmetric else 0, m)
         block = np.empty((rows.stop - rows.start, m - columns.start)) if symmetric else K[rows]
         np.dot(left[rows], right[columns].T, out=block)
         if finish is not None:
             finish(block, rows, columns)
-        finite, nonzero = bool(np.isfinite(block).all()), int(np.count_nonzero(block))
+        total = float(block.sum())
         if symmetric:
             K[rows, columns] = block
-            nonzero += int(np.count_nonzero(block[:, MIRROR_ROWS:]))  # its mirror image
-        return finite, nonzero
+            total += float(block[:, MIRROR_ROWS:].sum())  # its mirror image
+        return total
 
     def mirror(band: slice) -> None:
         for start in range(band.stop, n, MIRROR_ROWS):
             tile = slice(start, min(start + MIRROR_ROWS, n))
             K[tile, band] = K[band, tile].T
 
-    checks = map_row_blocks(fill, row_blocks(n, m, MIRROR_ROWS if symmetric else None))
+    totals = map_row_blocks(fill, row_blocks(n, m, MIRROR_ROWS if symmetric else None))
     if symmetric:
         map_row_blocks(mirror, list(gen_batches(n, MIRROR_ROWS)))
-    return KernelMatrix(K, finite=all(finite for finite, _ in checks), nonzero=sum(count for _, count in checks))
+    return KernelMatrix(K, total=sum(totals))
 
 
 def gamma_from_sigma(sigma: float) -> float:
@@ -361,11 +375,11 @@ class Kernel:
         X = np.asarray(X, dtype=np.float64)
         Y = X if itself else np.asarray(Y, dtype=np.float64)
         K = kernel_matrix(X, Y, self._finish(X, Y, itself), symmetric=itself)
-        if not K.finite:
+        if not K.finite():
             raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
                              f"{np.max(np.abs(X)):.3g} overflow its products; scale the features "
                              "(dataset.scaling: standard or minmax)")
-        if self.name == "rbf" and itself and X.shape[0] > 1 and K.nonzero == X.shape[0]:
+        if self.name == "rbf" and itself and X.shape[0] > 1 and K.is_identity():
             warnings.warn(f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
                           f"{X.shape[0]} points (every pair is too far apart): its scores are uninformative; "
                           "use a smaller gamma or scale the features", RuntimeWarning, stacklevel=2)

@@ -177,6 +177,17 @@ def test_an_rbf_kernel_that_underflows_to_the_identity_is_warned():
     np.testing.assert_array_equal(K, np.eye(10))
 
 
+def test_finite_values_whose_sum_overflows_are_no_error():
+    X = np.full((4, 1), 1e154)  # every linear kernel value 1e308: finite, their sum is not
+    assert np.isfinite(make_kernel(X, "linear")(X)).all()
+
+
+def test_an_rbf_kernel_with_tiny_off_diagonal_values_is_not_the_identity(recwarn):
+    X = np.array([[0.0], [1.0]])
+    K = make_kernel(X, "rbf", gamma=744.0)(X)  # exp(-744) is subnormal: 1 + it rounds to 1
+    assert K[0, 1] > 0 and not [w for w in recwarn if "identity" in str(w.message)]
+
+
 @pytest.fixture(params=[None, 8 * 40 * 3], ids=["one block", "blocks of 3 rows"])
 def block_bytes(request, monkeypatch):
     """The default block size (one block for these tiny matrices), or blocks of 3 rows of 40 columns
