@@ -14,6 +14,7 @@ import sklearn
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
+from kpca_bench.kernels import BLOCK_BYTES, blas_threads
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
 from kpca_bench.methods.kpca import BaseKernelPCA
 from kpca_bench.run import execution
@@ -154,20 +155,23 @@ def test_scoring_builds_the_kernel_in_blocks_within_the_budget():
     full_kernel_mib = X_test.shape[0] * X_train.shape[0] * 8 / 2**20  # 22.9 MiB
     detector = KernelSubspaceDetector(KernelPCA(n_components=10, gamma=0.1)).fit(X_train)
 
-    def scores_and_peak_mib(budget_mib):
+    def result_and_peak_mib(func, budget_mib=1024):
         tracemalloc.start()
         try:
             with sklearn.config_context(working_memory=budget_mib):
-                scores = detector.score_samples(X_test)
-            return scores, tracemalloc.get_traced_memory()[1] / 2**20
+                result = func()
+            return result, tracemalloc.get_traced_memory()[1] / 2**20
         finally:
             tracemalloc.stop()
 
-    blocked, blocked_peak = scores_and_peak_mib(2)
-    whole, whole_peak = scores_and_peak_mib(1024)
-    assert whole_peak > full_kernel_mib  # the measurement sees a full matrix when one is built
-    assert blocked_peak < full_kernel_mib / 4
-    np.testing.assert_allclose(blocked, whole, rtol=1e-12)
+    _, full_peak = result_and_peak_mib(lambda: detector.estimator_.kernel_(X_test, X_train))
+    blocked, blocked_peak = result_and_peak_mib(lambda: detector.score_samples(X_test), budget_mib=0.5)
+    cached, cached_peak = result_and_peak_mib(lambda: detector.score_samples(X_test))
+    assert full_peak > full_kernel_mib  # the measurement sees a full matrix when one is built
+    assert blocked_peak < 2
+    # A large budget still gets cache-sized blocks, one per BLAS thread at a time.
+    assert cached_peak < (blas_threads() * BLOCK_BYTES + 2**20) / 2**20 < full_kernel_mib
+    np.testing.assert_allclose(blocked, cached, rtol=1e-12)
 
 
 def test_max_memory_reaches_the_scoring_and_the_record(serial, tmp_path, monkeypatch):

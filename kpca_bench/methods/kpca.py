@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.eigensolvers import EIGEN_SOLVERS, top_eigenpairs
-from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel
+from kpca_bench.kernels import BLOCK_BYTES, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel, map_row_blocks
 from kpca_bench.param_validation import NumberInterval
 
 # Components kept when n_components is None (fewer when the training samples allow fewer).
@@ -157,9 +157,11 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
     def project(self, X) -> Projection:
         """Components' projections of X and ``||phi~(x)||^2`` (see :class:`Projection`).
 
-        The test-vs-train kernel is built in row blocks no larger than
-        scikit-learn's ``working_memory`` (``sklearn.config_context(working_memory=MiB)``),
-        so scoring many points never holds the full n_test x n_train matrix.
+        The test-vs-train kernel is built, centred and projected in cache-sized row
+        blocks spread over the BLAS threads (:func:`kpca_bench.kernels.map_row_blocks`),
+        each block no larger than scikit-learn's ``working_memory``
+        (``sklearn.config_context(working_memory=MiB)``), so scoring many points
+        never holds the full n_test x n_train matrix.
         """
         return self._project_on_training(self._validate_test_data(X), self.dual_coef_)
 
@@ -167,20 +169,23 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         """``Projection`` of validated X on the components ``sum_i coef[i, j] phi~(x_i)`` over ``X_fit_``."""
         scores = np.empty((X.shape[0], coef.shape[1]))
         sq_norms = np.empty(X.shape[0])
-        for rows in gen_batches(X.shape[0], self._block_rows()):
+
+        def project_rows(rows: slice) -> None:
             K, row_means = self.centering_.center_cross(self.kernel_(X[rows], self.X_fit_))
             sq_norms[rows] = self.centering_.sq_norms(self.kernel_.diag(X[rows]), row_means)
             scores[rows] = K @ coef
+
+        map_row_blocks(project_rows, list(gen_batches(X.shape[0], self._block_rows())))
         return Projection(scores=scores, sq_norms=sq_norms)
 
     def _block_rows(self) -> int:
-        """Test rows per block within ``working_memory``.
+        """Test rows per block: :data:`kpca_bench.kernels.BLOCK_BYTES`, or fewer within ``working_memory``.
 
         A block holds its kernel rows, 8 bytes x n_train per row: the kernel
         builds them in place (:func:`kpca_bench.kernels.kernel_matrix`).
         """
-        row_bytes = 8 * self.X_fit_.shape[0]
-        return max(1, int(get_config()["working_memory"] * 2**20 // row_bytes))
+        block_bytes = min(BLOCK_BYTES, get_config()["working_memory"] * 2**20)
+        return max(1, int(block_bytes // (8 * self.X_fit_.shape[0])))
 
     def transform(self, X):
         """Projections of X on the kernel principal components, shape (n_samples, n_components)."""
