@@ -20,8 +20,9 @@ demo: install
 	rm -rf results/demo
 	$(BIN)/kpca-bench run configs/quickstart.yaml --jobs $(JOBS) --out results/demo
 
+# One worker per core; a test file's tests stay on one worker, so its module fixtures are built once.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile --durations=15
 
 check: install
 	$(BIN)/kpca-bench check --profile quick --jobs $(JOBS) --quiet
