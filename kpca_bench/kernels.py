@@ -45,10 +45,12 @@ GAMMA_HEURISTICS = ("mean_pairwise",)
 # cache between its inner products and its element-wise steps, large enough that the blocks'
 # overhead is small (benchmarks/bench_kernels.py measures the build).
 BLOCK_BYTES = 4 * 2**20
-# Rows of the square tiles in which a symmetric kernel's upper triangle is mirrored below the
-# diagonal (our choice: a tile of 2 MiB stays in the cache while it is transposed, and each of
-# its rows fills a 4 KiB page, so the strided writes touch few pages).
+# Rows of the bands in which a symmetric kernel's upper triangle is computed and then mirrored
+# below the diagonal (our choice: a band's diagonal tile of 2 MiB stays in the cache).
 MIRROR_ROWS = 512
+# Side of the square tiles copied one at a time when mirroring (our choice: a 128 KiB tile and its
+# transpose stay in the L2 cache while it is read by columns; benchmarks/bench_kernels.py).
+TRANSPOSE_TILE = 128
 
 # The kernel parameters of every estimator that builds its kernel with make_kernel.
 # Constraints that combine parameters (gamma or sigma; the Hamming lambda in (0, 1])
@@ -290,9 +292,11 @@ def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None =
         return total
 
     def mirror(band: slice) -> None:
-        for start in range(band.stop, n, MIRROR_ROWS):
-            tile = slice(start, min(start + MIRROR_ROWS, n))
-            K[tile, band] = K[band, tile].T
+        for start in range(band.stop, n, TRANSPOSE_TILE):
+            below = slice(start, min(start + TRANSPOSE_TILE, n))
+            for column in range(band.start, band.stop, TRANSPOSE_TILE):
+                within = slice(column, min(column + TRANSPOSE_TILE, band.stop))
+                K[below, within] = K[within, below].T
 
     totals = map_row_blocks(fill, row_blocks(n, m, MIRROR_ROWS if symmetric else None))
     if symmetric:

@@ -191,10 +191,11 @@ def test_an_rbf_kernel_with_tiny_off_diagonal_values_is_not_the_identity(recwarn
 @pytest.fixture(params=[None, 8 * 40 * 3], ids=["one block", "blocks of 3 rows"])
 def block_bytes(request, monkeypatch):
     """The default block size (one block for these tiny matrices), or blocks of 3 rows of 40 columns
-    mirrored in tiles of 7 rows."""
+    mirrored in bands of 7 rows, tiles of 3."""
     if request.param is not None:
         monkeypatch.setattr(kernels, "BLOCK_BYTES", request.param)
         monkeypatch.setattr(kernels, "MIRROR_ROWS", 7)
+        monkeypatch.setattr(kernels, "TRANSPOSE_TILE", 3)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
