@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 from kpca_bench.eigensolvers import top_eigenpairs
 from kpca_bench.kernels import KernelCentering, make_kernel
 
-SIZES = (500, 1000, 2000, 4000, 8000, 16000)
+SIZES = (500, 1000, 2000, 4000, 6000, 8000, 12000)
 COMPONENTS = (5, 15, 50, 200)
 SOLVERS = ("eigh", "arpack", "block")
 EIGH_MAX_N = 4000

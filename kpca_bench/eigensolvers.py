@@ -35,6 +35,7 @@ DEFAULT_TOL = 1e-8
 DEFAULT_MAX_RESTARTS = 100
 # The "auto" rule's thresholds, from benchmarks/bench_eigensolvers.py (results/benchmarks/eigensolvers.md).
 AUTO_BLOCK_MIN_COMPONENTS = 50
+AUTO_BLOCK_MIN_SAMPLES = 5000
 AUTO_MAX_BASIS_SHARE = 0.12
 
 
@@ -67,13 +68,14 @@ def choose_solver(n: int, k: int) -> str:
     the dense reduction is as fast and works in place (the block solver's
     workspace, two n x basis arrays, is otherwise at most a quarter of K's
     8 n^2 bytes). Else ``block`` from :data:`AUTO_BLOCK_MIN_COMPONENTS` components
-    on, where products with blocks of vectors beat ARPACK's one vector at a
-    time, and ``arpack`` below. Thresholds from ``benchmarks/bench_eigensolvers.py``;
-    all three meet the accuracy contract there.
+    or :data:`AUTO_BLOCK_MIN_SAMPLES` samples on (a K of 200 MB and more, read
+    from memory for every product), where products with blocks of vectors beat
+    ARPACK's one vector at a time, and ``arpack`` below. Thresholds from
+    ``benchmarks/bench_eigensolvers.py``; all three meet the accuracy contract there.
     """
     if block_sizes(k)[1] > AUTO_MAX_BASIS_SHARE * n:
         return "eigh"
-    return "block" if k >= AUTO_BLOCK_MIN_COMPONENTS else "arpack"
+    return "block" if k >= AUTO_BLOCK_MIN_COMPONENTS or n >= AUTO_BLOCK_MIN_SAMPLES else "arpack"
 
 
 def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", random_state=None, *,

@@ -77,10 +77,11 @@ def test_top_eigenpairs_agree_across_solvers_with_fixed_signs(centered_rbf, solv
     assert_allclose(result.vectors, vectors, atol=1e-7)
 
 
-# (n, k) -> the solver "auto" picks: eigh while the block basis would exceed 12 % of n,
-# then arpack below AUTO_BLOCK_MIN_COMPONENTS components and block from there on.
+# (n, k) -> the solver "auto" picks: eigh while the block basis would exceed 12 % of n, then
+# block from AUTO_BLOCK_MIN_COMPONENTS components or AUTO_BLOCK_MIN_SAMPLES samples on, arpack below.
 AUTO_GRID = [
-    ((100, 5), "eigh"), ((1066, 5), "eigh"), ((1067, 5), "arpack"), ((3000, 15), "arpack"), ((100000, 1), "arpack"),
+    ((100, 5), "eigh"), ((1066, 5), "eigh"), ((1067, 5), "arpack"), ((3000, 15), "arpack"), ((4999, 15), "arpack"),
+    ((5000, 15), "block"), ((100000, 1), "block"),
     ((1000, 50), "eigh"), ((4000, 49), "arpack"), ((4000, 50), "block"), ((2000, 200), "eigh"),
     ((3999, 200), "eigh"), ((4000, 200), "block"), ((16000, 200), "block"), ((16000, 2000), "eigh"),
 ]
