@@ -268,9 +268,8 @@ def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None =
 
     ``symmetric=True`` (the kernel of a set of points with itself) computes, for
     bands of :data:`MIRROR_ROWS` rows, the columns from the band's first row on
-    (the upper triangle and the square diagonal tiles), each row block in a
-    block-sized buffer, then mirrors the part right of each diagonal tile below
-    it, tile by tile: half the inner products and half the element-wise steps
+    (the upper triangle and the square diagonal tiles), then mirrors the part
+    right of each diagonal tile below it, tile by tile: half the inner products and half the element-wise steps
     (``exp``). The upper triangle then holds exactly the values of the full
     computation, and the lower one its mirror, which differs from a full
     computation's only by the rounding of ``||x||^2 + ||y||^2`` taken in the
@@ -281,13 +280,12 @@ def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None =
 
     def fill(rows: slice) -> float:
         columns = slice(rows.start - rows.start % MIRROR_ROWS if symmetric else 0, m)
-        block = np.empty((rows.stop - rows.start, m - columns.start)) if symmetric else K[rows]
-        np.dot(left[rows], right[columns].T, out=block)
+        block = K[rows, columns]
+        np.matmul(left[rows], right[columns].T, out=block)  # BLAS writes into the strided view (np.dot would not)
         if finish is not None:
             finish(block, rows, columns)
         total = float(block.sum())
         if symmetric:
-            K[rows, columns] = block
             total += float(block[:, MIRROR_ROWS:].sum())  # its mirror image
         return total
 
