@@ -7,7 +7,8 @@ import pytest
 import scipy.io
 from numpy.testing import assert_array_equal
 
-from kpca_bench.datasets.formats import read_delimited, read_idx, read_image_folder, read_mat, to_codes, to_float
+from kpca_bench.datasets.formats import (read_delimited, read_idx, read_image_folder, read_mask_box, read_mat, to_codes,
+                                         to_float)
 from kpca_bench.errors import DataError
 
 
@@ -65,6 +66,18 @@ def test_read_image_folder_resizes_greys_and_skips_deeper_folders(tmp_path, writ
     assert np.allclose(X[0], round(255 * 0.299)) and np.allclose(X[1], 100)  # ITU-R 601 luma of pure red
     X_rgb, _, _ = read_image_folder(tmp_path, ["apple"], pattern="*/*.png", size=None, grayscale=False)
     assert X_rgb.shape == (1, 8 * 8 * 3)
+
+
+def test_read_image_folder_crops_each_image_to_its_box(tmp_path, write_png):
+    image = np.arange(8 * 8 * 3).reshape(8, 8, 3) % 256
+    mask = np.zeros((8, 8, 3))
+    mask[1:3, 2:7] = 128  # any non-zero pixel is the object's
+    write_png(tmp_path / "apple" / "apple1" / "apple1-000-000.png", image)
+    write_png(tmp_path / "mask.png", mask)
+    assert read_mask_box(tmp_path / "mask.png") == (2, 1, 7, 3)
+    X, _, _ = read_image_folder(tmp_path, ["apple"], pattern="*/*.png", size=None, grayscale=False,
+                                box=lambda path: read_mask_box(tmp_path / "mask.png"))
+    assert_array_equal(X[0], image[1:3, 2:7].ravel())
 
 
 def test_read_image_folder_reports_an_empty_class(tmp_path):

@@ -245,6 +245,39 @@ def test_eth80_options(tmp_path, write_png):
         images.load_eth80(files=files, size=0)
 
 
+def test_eth80_close_crop_keeps_the_segmentation_maps_box(tmp_path, write_png):
+    # a 16x16 view: a 4x8 object (rows 2-5, columns 4-11) of value 200 on a background of 20
+    view = np.full((16, 16, 3), 20)
+    view[2:6, 4:12] = 200
+    view[2:6, 4:8, 0] = 250  # the object's left half redder, so the colour reading differs from grey
+    mask = np.zeros((16, 16, 3))
+    mask[2:6, 4:12] = 255
+    for category in ("apple", "tomato"):
+        write_png(tmp_path / category / f"{category}1" / f"{category}1-000-000.png", view)
+        write_png(tmp_path / category / f"{category}1" / "maps" / f"{category}1-000-000-map.png", mask)
+    (tmp_path / "SHA256SUMS").write_text("")
+    files = {"SHA256SUMS": tmp_path / "SHA256SUMS"}
+    whole = images.load_eth80(files=files, size=None, grayscale=False)
+    close = images.load_eth80(files=files, size=None, grayscale=False, crop="close")
+    assert close.X.shape == (2, 4 * 8 * 3)
+    assert_array_equal(close.X[0].reshape(4, 8, 3), view[2:6, 4:12])
+    assert whole.X.shape == (2, 16 * 16 * 3)
+    resized = images.load_eth80(files=files, size=4, grayscale=True, crop="close").X[0].reshape(4, 4)
+    assert np.all(resized > 20)  # the box is stretched to the square: no background is left
+    assert "cropped close" in close.provenance.notes
+    with pytest.raises(DataError, match="crop='tight'"):
+        images.load_eth80(files=files, crop="tight")
+
+
+def test_eth80_close_crop_reports_a_missing_or_empty_map(tmp_path, write_png):
+    files = write_eth80(tmp_path, write_png)  # its maps are all zero
+    with pytest.raises(DataError, match="mask is empty"):
+        images.load_eth80(files=files, crop="close")
+    (tmp_path / "apple" / "apple1" / "maps" / "apple1-000-000-map.png").unlink()
+    with pytest.raises(DataError, match="mask not found"):
+        images.load_eth80(files=files, crop="close")
+
+
 ROWS = "\n".join(f"{1000 + i},{i % 10 + 1},{(3 * i) % 10 + 1},1,{i % 3 + 1},2,{i % 7 + 1},3,1,1,{2 if i % 3 else 4}"
                  for i in range(40)) + "\n1057013,8,4,5,1,2,?,7,3,1,4\n"
 

@@ -71,3 +71,4 @@ def test_real_defaults_that_differ_from_the_raw_files(real_data_dir, monkeypatch
     assert load_dataset("spect", offline=True, part="test").X.shape == (187, 22)
     assert load_dataset("fashion_mnist", offline=True, split="train").X.shape == (60000, 784)
     assert load_dataset("eth80", offline=True, size=16, grayscale=False).X.shape == (820, 16 * 16 * 3)
+    assert load_dataset("eth80", offline=True, size=16, crop="close").X.shape == (820, 16 * 16)  # every view has its map

@@ -108,25 +108,42 @@ def read_npz(path: Path, *keys: str) -> list[np.ndarray]:
         return [content[key] for key in keys]
 
 
-def read_image(path: Path, *, size: int | None, grayscale: bool) -> np.ndarray:
+def read_image(path: Path, *, size: int | None, grayscale: bool, box=None) -> np.ndarray:
     """One image as a flat float64 vector of pixel values in 0..255.
 
-    ``size`` resizes to ``size`` x ``size`` (area averaging, which does not
-    alias when shrinking); None keeps the stored size.
+    ``box`` (left, upper, right, lower) crops it first; None keeps the whole
+    image. ``size`` then resizes to ``size`` x ``size`` (area averaging, which
+    does not alias when shrinking); None keeps the (cropped) size.
     """
     from PIL import Image  # PIL comes with matplotlib; imported here so it costs nothing elsewhere
 
     with Image.open(path) as image:
         image = image.convert("L" if grayscale else "RGB")
+        if box is not None:
+            image = image.crop(box)
         if size is not None:
             image = image.resize((size, size), Image.Resampling.BOX)
         return np.asarray(image, dtype=np.float64).ravel()
 
 
-def read_image_folder(root: Path, classes, *, pattern: str, size: int | None, grayscale: bool):
+def read_mask_box(path: Path) -> tuple[int, int, int, int]:
+    """The bounding box (left, upper, right, lower) of a mask image's non-zero pixels."""
+    from PIL import Image
+
+    if not path.is_file():
+        raise DataError(f"{path}: mask not found")
+    with Image.open(path) as mask:
+        box = mask.convert("L").getbbox()
+    if box is None:
+        raise DataError(f"{path}: the mask is empty, there is no object to crop to")
+    return box
+
+
+def read_image_folder(root: Path, classes, *, pattern: str, size: int | None, grayscale: bool, box=None):
     """Images under ``root/<class>/`` matching ``pattern``, in sorted path order.
 
-    Returns ``(X, y, paths)``: one flattened image per row, its class folder name,
+    ``box``: None, or a function from an image's path to the box
+    :func:`read_image` crops it to. Returns ``(X, y, paths)``: one flattened image per row, its class folder name,
     and its path relative to ``root``.
     """
     rows, labels, paths = [], [], []
@@ -135,7 +152,7 @@ def read_image_folder(root: Path, classes, *, pattern: str, size: int | None, gr
         if not found:
             raise DataError(f"{root / label}: no images matching {pattern}")
         for path in found:
-            rows.append(read_image(path, size=size, grayscale=grayscale))
+            rows.append(read_image(path, size=size, grayscale=grayscale, box=None if box is None else box(path)))
             labels.append(label)
             paths.append(path.relative_to(root).as_posix())
     shapes = {row.shape for row in rows}
