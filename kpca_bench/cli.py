@@ -515,7 +515,8 @@ def short_repr(value, limit: int = 40) -> str:
 
 @app.command()
 def protocols():
-    """List the protocols: name, what a trial does, and their options with defaults."""
+    """List the protocols: name, what a trial does, and their options with defaults; "(report only)" marks an
+    option that changes the tables only, not the cells (a config differing in it reuses their records)."""
     import dataclasses
 
     from rich.table import Table
@@ -530,7 +531,8 @@ def protocols():
             field = fields[option]
             default = (field.default if field.default is not dataclasses.MISSING
                        else field.default_factory() if field.default_factory is not dataclasses.MISSING else "required")
-            options.append(f"{option}={short_repr(default)}")
+            report_only = " (report only)" if option in protocol.report_only_options else ""
+            options.append(f"{option}={short_repr(default)}{report_only}")
         table.add_row(protocol.name, protocol.description, ", ".join(options) or "none")
     console().print(table)
 
