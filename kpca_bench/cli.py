@@ -137,6 +137,10 @@ def run(
     retry_failed: bool = RETRY,
     fail_fast: bool = FAIL_FAST,
     no_wait: bool = NO_WAIT,
+    reuse_from: Path = typer.Option(None, "--reuse-from", metavar="RESULTS_DIR",
+                                    help="First copy in the finished records of another run's folder whose cells "
+                                         "this config plans (same data only), e.g. a variant that changes only "
+                                         "the report; only the cells it lacks run."),
 ):
     """Run an experiment: every trial x method x setting, resuming what is already done.
 
@@ -150,7 +154,8 @@ def run(
     try:
         _, outcome = run_config(config, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
                                 trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
-                                retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait)
+                                retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait,
+                                reuse_from=reuse_from)
         if not quiet:
             print_run_summary(outcome, time.perf_counter() - start)
         require_no_failures(outcome)
@@ -510,7 +515,8 @@ def short_repr(value, limit: int = 40) -> str:
 
 @app.command()
 def protocols():
-    """List the protocols: name, what a trial does, and their options with defaults."""
+    """List the protocols: name, what a trial does, and their options with defaults; "(report only)" marks an
+    option that changes the tables only, not the cells (a config differing in it reuses their records)."""
     import dataclasses
 
     from rich.table import Table
@@ -525,7 +531,8 @@ def protocols():
             field = fields[option]
             default = (field.default if field.default is not dataclasses.MISSING
                        else field.default_factory() if field.default_factory is not dataclasses.MISSING else "required")
-            options.append(f"{option}={short_repr(default)}")
+            report_only = " (report only)" if option in protocol.report_only_options else ""
+            options.append(f"{option}={short_repr(default)}{report_only}")
         table.add_row(protocol.name, protocol.description, ", ".join(options) or "none")
     console().print(table)
 

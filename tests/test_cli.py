@@ -75,6 +75,8 @@ def test_methods_and_protocols_list_the_registries():
     assert invoke("methods", "nope").exit_code == 2
     protocols = invoke("protocols")
     assert protocols.exit_code == 0 and all(name in protocols.output for name in PROTOCOLS)
+    wide = CliRunner().invoke(app, ["protocols"], env={"COLUMNS": "300"})
+    assert "statistics='settings' (report only)" in wide.output and wide.output.count("(report only)") == 1
 
 
 def test_plan_counts_li_balance_before_anything_runs(tmp_path):

@@ -1,10 +1,13 @@
-"""End to end: the quickstart through the CLI, determinism across runs and --jobs, and resume."""
+"""End to end: the quickstart through the CLI, determinism across runs and --jobs, resume and --reuse-from."""
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
+from numpy.testing import assert_allclose
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
@@ -121,3 +124,45 @@ def test_entries_that_differ_only_in_label_are_both_reported(tmp_path):
     kpca, twin = trials[trials["method"] == "KPCA"], trials[trials["method"] == "Twin"]
     assert len(kpca) == len(twin) == 2
     assert list(kpca["auroc"]) == list(twin["auroc"]) and list(kpca["key"]) == list(twin["key"])
+
+
+def kpca_only(tmp_path):
+    """The quickstart with its first method entry alone."""
+    config = yaml.safe_load(QUICKSTART.read_text())
+    config["methods"] = config["methods"][:1]
+    path = tmp_path / "kpca_only.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_reuse_from_copies_the_planned_finished_cells_and_runs_the_rest(quickstart, tmp_path, monkeypatch):
+    source, complete = quickstart
+    real = PROTOCOLS["novelty"].evaluate
+    calls = []
+    patch_evaluate(monkeypatch, lambda *a: calls.append(a) or real(*a))
+    result = CliRunner().invoke(app, ["run", str(kpca_only(tmp_path)), "--out", str(tmp_path / "out"), "--quiet",
+                                      "--trials", "11", "--reuse-from", str(source / "quickstart")])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert f"reused 10 finished cells of {source / 'quickstart'}" in result.stderr
+    assert len(calls) == 1  # trial 10 alone is not in the source
+    records = [json.loads(line) for line in (tmp_path / "out" / "quickstart" / "records.jsonl").open()]
+    assert len(records) == 11 and sum("reused_from" in r for r in records) == 10
+    trials = pd.read_csv(tmp_path / "out" / "quickstart" / "trials.csv").set_index("trial")
+    expected = complete[complete["method"] == "KPCA"].set_index("trial")
+    assert_allclose(trials.loc[range(10), "auroc"], expected["auroc"])
+
+
+def test_reuse_from_refuses_other_data_and_an_empty_folder(quickstart, tmp_path):
+    source, _ = quickstart
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "records.jsonl").write_text("".join(
+        json.dumps({**json.loads(line), "data_fingerprint": "0123456789abcdef"}) + "\n"
+        for line in (source / "quickstart" / "records.jsonl").open()))
+    for folder, message in [(other, "computed on other data (data fingerprint 0123456789abcdef"),
+                            (tmp_path / "empty", "no finished records there")]:
+        result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(tmp_path / "out"), "--quiet",
+                                          "--trials", "1", "--reuse-from", str(folder)])
+        assert result.exit_code == 2, result.output + result.stderr
+        assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "quickstart" / "records.jsonl").exists()

@@ -122,7 +122,7 @@ def test_a_bad_value_in_a_grid_is_reported_once_with_every_other_problem(tmp_pat
     assert sum("trials: must be >= 1" in line for line in lines) == 1
 
 
-COMMITTED = ["quickstart", "mnist", "li_balance", "kim_robustness", "wang_australian", "sas_letter"]
+COMMITTED = ["quickstart", "mnist", "li_balance", "li_thyroid", "kim_robustness", "wang_australian", "sas_letter"]
 
 
 @pytest.mark.parametrize("name", COMMITTED)
@@ -132,6 +132,30 @@ def test_the_committed_results_keep_their_cell_keys(name):
     config = load_config(root / "configs" / f"{name}.yaml")
     stored = {json.loads(line)["key"] for line in (root / "results" / config.name / "records.jsonl").open()}
     assert {cell.key for cell in plan_cells(config)} <= stored
+
+
+def keys_by_setting(config):
+    return {(config.methods[c.method_index].label, json.dumps(c.setting, sort_keys=True), c.trial): c.key
+            for c in plan_cells(config)}
+
+
+@pytest.mark.parametrize("name", ["li_thyroid", "li_chess", "li_wine", "li_balance", "li_ttt"])
+def test_a_report_only_option_leaves_the_cells_of_the_headline(name):
+    """statistics: kernel_max changes the report only: the variant plans its headline's cells, key for key."""
+    root = Path(__file__).parents[1]
+    headline = keys_by_setting(load_config(root / "configs" / f"{name}.yaml"))
+    variant = keys_by_setting(load_config(root / "configs" / "variants" / f"{name}_kernel_max.yaml"))
+    assert variant and {cell: headline[cell] for cell in variant} == variant
+
+
+def test_an_option_that_changes_the_numbers_keys_the_cells(tmp_path):
+    raw = yaml.safe_load((Path(__file__).parents[1] / "configs" / "li_balance.yaml").read_text())
+    keys = {}
+    for option in [{}, {"statistics": "kernel_max"}, {"p_range": "all"}]:
+        raw["protocol"] = {"name": "novelty_sweep", "nu": [0.1, 0.5], **option}
+        keys[json.dumps(option)] = {c.key for c in plan_cells(load_config(write(tmp_path, yaml.safe_dump(raw))))}
+    assert keys["{}"] == keys['{"statistics": "kernel_max"}']
+    assert keys["{}"].isdisjoint(keys['{"p_range": "all"}'])
 
 
 def test_max_rows_and_the_binary_label_default_are_parsed(tmp_path):

@@ -38,7 +38,7 @@ PROTOCOLS: dict[str, Protocol] = {
         Protocol("novelty_sweep", "novelty splits; AUROC for every model parameter (p or nu) of each kernel parameter",
                  sweep.Options, sweep.parse_options, sweep.check_methods, novelty.check_novelty_sizes,
                  novelty.novelty_split, sweep.evaluate_sweep, novelty.describe, train_rows_of,
-                 dataset_keys=novelty.DATASET_KEYS, records=sweep.RECORDS),
+                 dataset_keys=novelty.DATASET_KEYS, records=sweep.RECORDS, report_only_options=sweep.REPORT_ONLY),
         Protocol("unsupervised", "fit on a contaminated sample without labels, score the same points",
                  unsupervised.Options, unsupervised.parse_options, no_method_checks, unsupervised.check_unsupervised,
                  unsupervised.unsupervised_split, unsupervised.evaluate_unsupervised, unsupervised.describe,

@@ -171,6 +171,9 @@ class Protocol:
         data load (bounds ``n_components``).
     dataset_keys : the keys of the ``dataset:`` entry the protocol needs.
     records : the measured fields of its records.
+    report_only_options : options that change only how the report summarises the records, never a
+        cell's numbers: left out of the cell keys, so a config that differs from another only in them
+        reuses its cells (:func:`~kpca_bench.run.runner.plan_cells`).
     """
 
     name: str
@@ -185,6 +188,7 @@ class Protocol:
     train_rows: Callable[[DatasetConfig, Any], int | None]
     dataset_keys: tuple[str, ...] = ()
     records: tuple[str, ...] = ()
+    report_only_options: tuple[str, ...] = ()
 
     def option_names(self) -> tuple[str, ...]:
         """The keys a config may give under ``protocol:`` (the top-level ``threshold`` is not one)."""

@@ -118,7 +118,7 @@ class Config:
     """A validated experiment config, with one profile's overrides applied.
 
     ``protocol_options`` is the ``protocol:`` mapping as written (ranges expanded), which keys the
-    cells; ``options`` is the protocol's typed options parsed from it (:mod:`kpca_bench.protocols`).
+    cells (less the protocol's report-only options); ``options`` is the protocol's typed options parsed from it (:mod:`kpca_bench.protocols`).
     A config names one ``dataset``, or several (``datasets``, from a ``datasets:`` list and / or a
     ``suite:`` collection; ``dataset`` is then None): each is run as the single-dataset config
     :meth:`members` gives, into its own sub-folder, with the same methods, protocol, trials and seed.

@@ -31,7 +31,7 @@ from kpca_bench.datasets.files import present
 from kpca_bench.datasets.labels import check_binary
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
-from kpca_bench.errors import DataError, KpcaBenchError
+from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.run.environment import write_environment
@@ -39,7 +39,7 @@ from kpca_bench.run.execution import open_backend
 from kpca_bench.run.lock import folder_lock, prepare_folder
 from kpca_bench.run.memory import peak_memory
 from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
-from kpca_bench.run.store import ResultStore, failed_record, write_atomic
+from kpca_bench.run.store import RECORDS_FILE, ResultStore, failed_record, write_atomic
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).
 WORKER_LOG = "dask-workers.log"
@@ -94,8 +94,9 @@ def plan_cells(config: Config) -> list[Cell]:
     """Every cell of the experiment, trial by trial."""
     data_part = {"dataset": config.dataset, "protocol": config.protocol, "threshold": config.threshold,
                  "seed": config.seed}
-    if config.protocol_options:
-        data_part["protocol_options"] = config.protocol_options
+    keyed_options = cell_key_options(config)
+    if keyed_options:
+        data_part["protocol_options"] = keyed_options
     cells = []
     for trial in range(config.trials):
         split_seed = derive_seed(config.seed, DATASETS[config.dataset.name].split_seed_name, trial)
@@ -112,6 +113,12 @@ def plan_cells(config: Config) -> list[Cell]:
                     random_state=derive_seed(config.seed, trial, identity),
                 ))
     return cells
+
+
+def cell_key_options(config: Config) -> dict:
+    """The protocol options as written, less the report-only ones (:attr:`Protocol.report_only_options`)."""
+    report_only = PROTOCOLS[config.protocol].report_only_options
+    return {key: value for key, value in config.protocol_options.items() if key not in report_only}
 
 
 def data_fingerprint(dataset: Dataset) -> str:
@@ -265,10 +272,33 @@ def cells_to_run(cells: list[Cell], stored: dict[str, dict], retry_failed: bool)
     return list({cell.key: cell for cell in cells if wanted(cell)}.values())
 
 
+def reuse_records(store: ResultStore, source: Path, cells: list[Cell], fingerprint: str) -> int:
+    """Copy into ``store`` the finished records of the run folder ``source`` whose keys ``cells`` plans and
+    ``store`` has not finished; the number copied. Each copy names its folder in ``reused_from``.
+
+    A key names everything that determines a cell's numbers except the data's content, so the
+    records must come from the same data: refused (:class:`DataError`) if any finished record of
+    ``source`` has another ``data_fingerprint`` than ``fingerprint``, or if ``source`` has none.
+    """
+    found = {key: r for key, r in ResultStore(source).load().items() if is_finished(r)}
+    if not found:
+        raise ConfigError(f"--reuse-from {source}: no finished records there (no {RECORDS_FILE} or none with "
+                          "status ok); give the results folder of a finished run, e.g. results/<name>")
+    other = sorted({str(r.get("data_fingerprint")) for r in found.values()} - {fingerprint})
+    if other:
+        raise DataError(f"--reuse-from {source}: its records were computed on other data (data fingerprint "
+                        f"{other[0]}, this run's {fingerprint}); run without --reuse-from")
+    stored = store.load()
+    copies = [{**found[key], "reused_from": str(source)} for key in dict.fromkeys(c.key for c in cells)
+              if key in found and not (key in stored and is_finished(stored[key]))]
+    store.extend(copies)
+    return len(copies)
+
+
 def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
                    progress: PlainProgress | None = None, write_tables: WriteTables | None = None,
                    retry_failed: bool = True, fail_fast: bool = False, wait: bool = True,
-                   notify: Callable[[str], None] = print_notice) -> RunOutcome:
+                   notify: Callable[[str], None] = print_notice, reuse_from: Path | None = None) -> RunOutcome:
     """Run every unfinished cell of ``config``, then hand the stored records to ``write_tables``.
 
     Results go to :func:`experiment_directory`, which is created, checked for
@@ -281,6 +311,8 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     On an interrupt ``write_tables`` still gets what finished (the report layer
     passes its table writer: :func:`kpca_bench.report.run_and_report`), and the
     exception propagates. ``notify`` receives messages that are not progress.
+    ``reuse_from``: another run's folder whose finished records of planned cells are
+    copied in first (:func:`reuse_records`), so only the cells it lacks run.
     """
     directory = experiment_directory(config, out_dir)
     prepare_folder(directory)
@@ -291,18 +323,22 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
             notify(message)
         write_environment(store.directory)
         return _run_cells(config, store, jobs=jobs, offline=offline, progress=progress or NoProgress(),
-                          write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast, notify=notify)
+                          write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast, notify=notify,
+                          reuse_from=reuse_from)
 
 
 def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, progress: PlainProgress,
                write_tables: WriteTables | None, retry_failed: bool, fail_fast: bool,
-               notify: Callable[[str], None] = print_notice) -> RunOutcome:
+               notify: Callable[[str], None] = print_notice, reuse_from: Path | None = None) -> RunOutcome:
     cells = plan_cells(config)
+    dataset = load_checked_dataset(config, offline)
+    if reuse_from is not None:
+        copied = reuse_records(store, Path(reuse_from), cells, data_fingerprint(dataset))
+        notify(f"reused {copied} finished cells of {reuse_from}")
     todo = cells_to_run(cells, store.load(), retry_failed)
     # With nothing to run, no cluster to start or reach.
     execution = config.execution if todo else ExecutionConfig()
     with open_backend(execution, jobs, store.directory / WORKER_LOG) as backend:
-        dataset = load_checked_dataset(config, offline)
         progress.start(len(cells), len(cells) - len(todo))
         ran = []
         try:
@@ -387,7 +423,7 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
               progress: PlainProgress | None = None, write_member_tables: WriteMemberTables | None = None,
               write_suite_tables: WriteSuiteTables | None = None, retry_failed: bool = True,
               fail_fast: bool = False, wait: bool = True,
-              notify: Callable[[str], None] = print_notice) -> RunOutcome:
+              notify: Callable[[str], None] = print_notice, reuse_from: Path | None = None) -> RunOutcome:
     """Run every dataset of a suite config, each into ``<results>/<name>/<dataset>/``, then the suite's tables.
 
     The datasets run one after another through one backend (one pool of workers or one Dask
@@ -396,8 +432,11 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
     A dataset whose files are not here is skipped with a line naming it (and listed in the
     outcome and the suite's summary), unless ``KPCA_BENCH_REQUIRE_DATA=1``, where it is an error.
     The suite's own tables are written from every dataset's records at the end, also when the
-    run is interrupted.
+    run is interrupted. ``reuse_from`` is refused: it seeds one dataset's run.
     """
+    if reuse_from is not None:
+        raise ConfigError(f"--reuse-from: {config.name} is a suite of datasets; reuse works for a "
+                          "single-dataset config")
     progress = progress or NoProgress()
     directory = experiment_directory(config, out_dir)
     prepare_folder(directory)

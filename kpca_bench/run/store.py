@@ -70,17 +70,21 @@ class ResultStore:
                 "its cell runs again" for line in damaged]
 
     def append(self, record: dict) -> None:
-        line = (json.dumps(record, sort_keys=True, allow_nan=True) + "\n").encode()
+        self.extend([record])
+
+    def extend(self, records: list[dict]) -> None:
+        """Append ``records`` in one write; if it fails none of them is stored."""
+        lines = "".join(json.dumps(record, sort_keys=True, allow_nan=True) + "\n" for record in records).encode()
         with writing(self.path):
             self.directory.mkdir(parents=True, exist_ok=True)
         with writing(self.path), self.path.open("ab") as handle:
             end = handle.tell()
             try:
-                handle.write(line)
+                handle.write(lines)
                 handle.flush()
                 os.fsync(handle.fileno())
             except OSError:
-                # Leave no partial line behind: the records before this one stay readable.
+                # Leave no partial line behind: the records before these stay readable.
                 handle.truncate(end)
                 raise
 
