@@ -284,9 +284,10 @@ def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None =
         np.matmul(left[rows], right[columns].T, out=block)  # BLAS writes into the strided view (np.dot would not)
         if finish is not None:
             finish(block, rows, columns)
-        total = float(block.sum())
-        if symmetric:
-            total += float(block[:, MIRROR_ROWS:].sum())  # its mirror image
+        with np.errstate(over="ignore"):  # a sum that overflows is checked on the values (KernelMatrix.finite)
+            total = float(block.sum())
+            if symmetric:
+                total += float(block[:, MIRROR_ROWS:].sum())  # its mirror image
         return total
 
     def mirror(band: slice) -> None:
