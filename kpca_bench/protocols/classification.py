@@ -58,7 +58,7 @@ from sklearn.svm import SVC
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
-from kpca_bench.protocols.novelty import scale
+from kpca_bench.protocols.novelty import scale_split
 from kpca_bench.validation import Problems, integer
 
 CLASSIFIERS = {"lda": LinearDiscriminantAnalysis, "svm": SVC}
@@ -208,12 +208,12 @@ def describe(data: DatasetConfig, options: Options) -> str:
 
 
 def classification_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> Split:
-    """A stratified random split of the chosen classes; scaling fitted on the training rows."""
+    """A stratified random split of the chosen classes, scaled by :func:`~kpca_bench.protocols.novelty.scale_split`."""
     rows = _row_indices(dataset, options.classes)
     train_size, test_size = _sizes(options, len(rows))
     train, test = train_test_split(rows, train_size=train_size, test_size=test_size, stratify=dataset.y[rows],
                                    random_state=seed)
-    X_train, X_test = scale(data.scaling, dataset.X[train], dataset.X[test])
+    X_train, X_test = scale_split(data, dataset.X[train], dataset.X[test])
     return Split(X_train=X_train, y_train=dataset.y[train], X_test=X_test, y_test=dataset.y[test])
 
 
