@@ -18,7 +18,13 @@ from kpca_bench.datasets import load_dataset
 from kpca_bench.errors import ConfigError, DataError
 from kpca_bench.methods import KernelPCA
 from kpca_bench.protocols import PROTOCOLS, Method
-from kpca_bench.protocols.classification import Options, Split, classification_split, evaluate_classification
+from kpca_bench.protocols.classification import (
+    Options,
+    Split,
+    classification_split,
+    describe_split,
+    evaluate_classification,
+)
 from kpca_bench.run.config import parse_config
 
 CONFIG = {
@@ -84,10 +90,29 @@ def test_split_is_stratified_and_scaled_on_training_rows():
     assert len(split.y_test) == 90
 
 
+def test_stratify_false_draws_rows_without_regard_to_class():
+    dataset = load_dataset("digits")
+    shares = []
+    for stratify in (True, False):
+        config = parse_config({**CONFIG, "protocol": {**CONFIG["protocol"], "stratify": stratify}})
+        assert ("stratified random" in describe_split(config.options)) == stratify
+        splits = [classification_split(dataset, config.dataset, config.options, seed=seed) for seed in range(5)]
+        shares.append({np.mean(split.y_train == 0) for split in splits})
+    assert len(shares[0]) == 1 and len(shares[1]) > 1
+
+
+def test_all_scaling_rows_fit_the_scaling_on_training_and_test_rows():
+    config = parse_config({**CONFIG, "dataset": {**CONFIG["dataset"], "scaling_rows": "all"}})
+    split = classification_split(load_dataset("digits"), config.dataset, config.options, seed=5)
+    both = np.vstack([split.X_train, split.X_test])
+    assert both.min() == 0 and both.max() == 1 and split.X_train.max() <= 1
+
+
 @pytest.mark.parametrize("change, message", [
     ({"protocol": {"name": "classification"}}, "protocol.train_size: missing"),
     ({"protocol": {"name": "classification", "train_size": 150, "classifier": "forest"}}, "unknown classifier"),
     ({"protocol": {"name": "classification", "train_size": 150, "search": {"C": [1]}}}, "protocol.search"),
+    ({"protocol": {"name": "classification", "train_size": 150, "stratify": "no"}}, "protocol.stratify: must be"),
     ({"methods": [{"name": "ocsvm", "label": "OCSVM"}]}, "methods.0..name: ocsvm is not a kernel-PCA variant"),
     ({"methods": [{"name": "kpca", "label": "K", "params": {"n_components": 200}}]}, "use at most 149"),
 ])

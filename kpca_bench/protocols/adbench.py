@@ -33,7 +33,7 @@ from sklearn.model_selection import train_test_split
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.protocols.base import DatasetConfig, Method, ThresholdConfig
-from kpca_bench.protocols.novelty import class_indices, detection_record, fitted_attributes, scale
+from kpca_bench.protocols.novelty import class_indices, detection_record, fitted_attributes, scale_split
 from kpca_bench.validation import Problems, is_integer
 
 DATASET_KEYS = ("inliers", "outliers")
@@ -115,7 +115,7 @@ def adbench_split(dataset: Dataset, data: DatasetConfig, options: Options, seed:
                                    random_state=int(rng.integers(2**31 - 1)))
     if options.train_on == "inliers":
         train = train[~is_outlier[train]]
-    X_train, X_test = scale(data.scaling, dataset.X[rows[train]], dataset.X[rows[test]])
+    X_train, X_test = scale_split(data, dataset.X[rows[train]], dataset.X[rows[test]])
     capped = None
     if options.max_train is not None and len(train) > options.max_train:
         labels = is_outlier[train]

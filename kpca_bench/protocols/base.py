@@ -28,6 +28,10 @@ class DatasetConfig:
     Which of the class and size keys a config must give depends on its protocol
     (:attr:`Protocol.dataset_keys`); the novelty protocol needs all five.
     ``max_rows``: a stratified, seeded subsample of the rows first (None: all).
+    ``scaling_rows``: the rows ``scaling`` is fitted on. ``training`` (default, our
+    choice): the trial's training rows, as a deployed detector's must be; ``all``:
+    the trial's training and test rows together, as Shen & Asgharzadeh's SAS code
+    does (``std(wdbc_train//wdbc_test)``, novelty detection example).
     ``default_classes``: the config named neither inliers nor outliers, so they are
     0 and 1 (:mod:`kpca_bench.datasets.labels`) and the labels must be 0 / 1.
     """
@@ -42,6 +46,7 @@ class DatasetConfig:
     test_outliers: int | None = None
     max_rows: int | None = None
     default_classes: bool = False
+    scaling_rows: str = "training"
 
     def __repr__(self) -> str:
         # Cells are keyed by this repr: a field added later appears only when set, so the
@@ -55,8 +60,8 @@ class DatasetConfig:
                 if f.name not in LATER_FIELDS or getattr(self, f.name) != f.default}
 
 
-# Fields added after results were committed (issue 15).
-LATER_FIELDS = ("max_rows", "default_classes")
+# Fields added after results were committed (issues 15 and 20).
+LATER_FIELDS = ("max_rows", "default_classes", "scaling_rows")
 
 
 @dataclass(frozen=True)

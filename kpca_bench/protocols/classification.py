@@ -16,6 +16,9 @@ Options (``protocol: {name: classification, ...}``):
 
 ``train_size`` (required), ``test_size`` (default: every other row)
     Rows per trial, drawn without replacement and stratified by class.
+``stratify`` (default true, our choice)
+    false draws the rows without regard to class: Wang & Tanaka's "half of the
+    entire data" (section 4.2) names no stratification.
 ``classes`` (default: all)
     The class labels to keep.
 ``classifier`` (default ``lda``)
@@ -58,7 +61,7 @@ from sklearn.svm import SVC
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
-from kpca_bench.protocols.novelty import scale
+from kpca_bench.protocols.novelty import scale_split
 from kpca_bench.validation import Problems, integer
 
 CLASSIFIERS = {"lda": LinearDiscriminantAnalysis, "svm": SVC}
@@ -83,8 +86,9 @@ class Classifier:
 @dataclass(frozen=True)
 class Options:
     """Rows per trial (``test_size`` None: every other row), the classes kept (None: all), the classifier,
-    an optional grid ``search`` over pipeline parameters with ``cv``-fold stratified CV, and how many
-    component ``scores`` of every row each record keeps (0: none)."""
+    an optional grid ``search`` over pipeline parameters with ``cv``-fold stratified CV, how many
+    component ``scores`` of every row each record keeps (0: none), and whether the split is ``stratify``-ed
+    by class."""
 
     train_size: int | None = None
     test_size: int | None = None
@@ -93,10 +97,12 @@ class Options:
     search: dict = field(default_factory=dict)
     cv: int = 5
     scores: int = 0
+    stratify: bool = True
 
 
 def parse_split_options(raw: dict, problems: Problems) -> dict:
-    """``train_size`` (required), ``test_size``, ``classes`` and ``cv``, checked; the keyword arguments of Options."""
+    """``train_size`` (required), ``test_size``, ``classes``, ``cv`` and ``stratify``, checked; the keyword
+    arguments of Options."""
     parsed = {}
     if "train_size" not in raw:
         problems.add("train_size", "missing (required): the training rows per trial")
@@ -106,6 +112,11 @@ def parse_split_options(raw: dict, problems: Problems) -> dict:
         parsed["test_size"] = test
     if "cv" in raw and (folds := integer(raw["cv"], "cv", problems, 2)) is not None:
         parsed["cv"] = folds
+    if "stratify" in raw:
+        if isinstance(raw["stratify"], bool):
+            parsed["stratify"] = raw["stratify"]
+        else:
+            problems.add("stratify", f"must be true or false, got {raw['stratify']!r}")
     classes = raw.get("classes")
     if classes is not None:
         if isinstance(classes, list) and classes and all(isinstance(c, (str, int)) for c in classes):
@@ -198,7 +209,8 @@ def check_classification(dataset: Dataset, data: DatasetConfig, options) -> None
 def describe_split(options) -> str:
     test = options.test_size if options.test_size is not None else "all other"
     classes = f" of classes {list(options.classes)}" if options.classes else ""
-    return f"stratified random split into {options.train_size} training and {test} test rows{classes}"
+    kind = "stratified random" if options.stratify else "random (not stratified)"
+    return f"{kind} split into {options.train_size} training and {test} test rows{classes}"
 
 
 def describe(data: DatasetConfig, options: Options) -> str:
@@ -208,12 +220,13 @@ def describe(data: DatasetConfig, options: Options) -> str:
 
 
 def classification_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> Split:
-    """A stratified random split of the chosen classes; scaling fitted on the training rows."""
+    """A random split of the chosen classes (stratified unless ``options.stratify`` is false), scaled by
+    :func:`~kpca_bench.protocols.novelty.scale_split`."""
     rows = _row_indices(dataset, options.classes)
     train_size, test_size = _sizes(options, len(rows))
-    train, test = train_test_split(rows, train_size=train_size, test_size=test_size, stratify=dataset.y[rows],
-                                   random_state=seed)
-    X_train, X_test = scale(data.scaling, dataset.X[train], dataset.X[test])
+    train, test = train_test_split(rows, train_size=train_size, test_size=test_size,
+                                   stratify=dataset.y[rows] if options.stratify else None, random_state=seed)
+    X_train, X_test = scale_split(data, dataset.X[train], dataset.X[test])
     return Split(X_train=X_train, y_train=dataset.y[train], X_test=X_test, y_test=dataset.y[test])
 
 

@@ -60,6 +60,13 @@ def scale(scaling: str, X_train: np.ndarray, *others: np.ndarray) -> tuple[np.nd
     return tuple(scaler.transform(X) for X in (X_train, *others))
 
 
+def scale_split(data: DatasetConfig, X_train: np.ndarray, X_test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A trial's training and test rows scaled by ``data.scaling``, fitted on ``data.scaling_rows``
+    (``training``: the training rows; ``all``: training and test rows together)."""
+    fit_rows = X_train if data.scaling_rows == "training" else np.vstack([X_train, X_test])
+    return scale(data.scaling, fit_rows, X_train, X_test)[1:]
+
+
 def describe(data: DatasetConfig, options: Options) -> str:
     return f"train on {data.train_inliers} inliers, test on {data.test_inliers} inliers + {data.test_outliers} outliers"
 
@@ -78,14 +85,14 @@ def check_novelty_sizes(dataset: Dataset, data: DatasetConfig, options=None) -> 
 
 
 def novelty_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> Split:
-    """Draw train inliers, test inliers and test outliers without replacement; scale on train only."""
+    """Draw train inliers, test inliers and test outliers without replacement; scale (:func:`scale_split`)."""
     rng = np.random.default_rng(seed)
     inliers = rng.permutation(class_indices(dataset, data.inliers, "inliers"))
     outliers = rng.permutation(class_indices(dataset, data.outliers, "outliers"))
     train = inliers[: data.train_inliers]
     test = np.concatenate([inliers[data.train_inliers: data.train_inliers + data.test_inliers],
                            outliers[: data.test_outliers]])
-    X_train, X_test = scale(data.scaling, dataset.X[train], dataset.X[test])
+    X_train, X_test = scale_split(data, dataset.X[train], dataset.X[test])
     is_outlier = np.r_[np.zeros(data.test_inliers, bool), np.ones(data.test_outliers, bool)]
     return Split(X_train=X_train, X_test=X_test, is_outlier=is_outlier)
 

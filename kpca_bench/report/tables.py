@@ -152,7 +152,8 @@ def run_facts(config, versions: dict, *, source: str | None = None) -> list[str]
         data += f"; inlier classes {list(d.inliers)}, outlier classes {list(d.outliers)}"
     if d.default_classes:
         data += f" ({CONVENTION})"
-    scaling = f"; scaling: {d.scaling}" + (" (fitted on the training rows)" if d.scaling != "none" else "")
+    fitted_on = "training" if d.scaling_rows == "training" else "training and test"
+    scaling = f"; scaling: {d.scaling}" + (f" (fitted on the {fitted_on} rows)" if d.scaling != "none" else "")
     protocol = PROTOCOLS[config.protocol]
     facts = [data + scaling,
              f"protocol: {config.protocol}: {protocol.describe(d, config.options)}, drawn anew in each of "

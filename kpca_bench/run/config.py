@@ -29,6 +29,7 @@ from kpca_bench.validation import Problems, check_keys, did_you_mean, expand_ran
 DEFAULT_CONFIG_DIR = Path("configs")
 FIGURES = ("box", "roc", "sparsity")
 SCALINGS = ("none", "standard", "minmax")
+SCALING_ROWS = ("training", "all")
 BACKENDS = ("local", "dask")
 # Parameters the runner sets itself, so a config may not.
 RUNNER_PARAMS = ("random_state",)
@@ -218,7 +219,7 @@ def _labels(value, key: str, problems: Problems) -> tuple:
     return ()
 
 
-DATASET_KEYS = ("name", "options", "scaling", "inliers", "outliers", "train_inliers", "test_inliers",
+DATASET_KEYS = ("name", "options", "scaling", "scaling_rows", "inliers", "outliers", "train_inliers", "test_inliers",
                 "test_outliers", "max_rows")
 CLASS_KEYS = ("inliers", "outliers")
 
@@ -256,10 +257,13 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
     scaling = raw.get("scaling", "none")
     if scaling not in SCALINGS:
         where.add("scaling", f"unknown scaling {scaling!r}; accepted: {', '.join(SCALINGS)}")
+    scaling_rows = raw.get("scaling_rows", SCALING_ROWS[0])
+    if scaling_rows not in SCALING_ROWS:
+        where.add("scaling_rows", f"unknown scaling_rows {scaling_rows!r}; accepted: {', '.join(SCALING_ROWS)}")
     if None in sizes.values() or any(key not in raw for key in required) or not isinstance(name, str):
         return None
     return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling,
-                         default_classes=defaulted, **sizes)
+                         scaling_rows=scaling_rows, default_classes=defaulted, **sizes)
 
 
 def member_label(dataset: DatasetConfig) -> str:
