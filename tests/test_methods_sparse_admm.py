@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -205,6 +206,14 @@ def test_zeros_admm_init_restarts_every_outer_loop(blobs, cls, params):
     assert_array_equal(*first)
     later = [cls(2, max_outer_iter=5, admm_init=init, **params).fit(blobs).raw_coef_ for init in ADMM_INITS]
     assert not np.allclose(*later)
+
+
+@pytest.mark.parametrize("cls, params", [(L1SparseKernelPCA, {"lam1": 1e-4}), (L21SparseKernelPCA, {"mu21": 0.01})])
+def test_outer_loops_stopped_at_max_outer_iter_are_warned(blobs, cls, params):
+    params = dict(gamma=GAMMA, max_iter=3, eps_outer=1e-30, **params)
+    with pytest.warns(ConvergenceWarning, match="stopped at max_outer_iter=2"):
+        model = cls(2, max_outer_iter=2, **params).fit(blobs)
+    assert not np.all(model.converged_)
 
 
 @pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")

@@ -57,6 +57,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 
 from kpca_bench.eigensolvers import top_eigenpairs
@@ -69,6 +70,14 @@ L1_THRESHOLDS = ("lam1", "lam")
 # Below this many training samples the full eigendecomposition takes well under a second, so a
 # Lanczos run for the leading spectrum that a non-zero A would waste is not worth trying (our choice).
 LEADING_SPECTRUM_MIN_SAMPLES = 1000
+
+
+def _warn_if_stopped_short(n_stopped: int, n_components: int, max_outer_iter: int) -> None:
+    """A ``ConvergenceWarning`` when outer iterations ended at ``max_outer_iter`` before ``eps_outer`` was met."""
+    if n_stopped:
+        warnings.warn(f"{n_stopped} of {n_components} sparse components stopped at max_outer_iter={max_outer_iter} "
+                      "before the outer loop converged (eps_outer); raise max_outer_iter", ConvergenceWarning,
+                      stacklevel=4)
 
 
 def soft_threshold(alpha: np.ndarray, tau: float) -> np.ndarray:
@@ -481,6 +490,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
             self.n_inner_iter_.append(np.array(inner))
             self.residuals_.append(trace)
         self.n_iter_ = int(self.n_outer_iter_.max())
+        _warn_if_stopped_short(int((~self.converged_).sum()), M, self.max_outer_iter)
         self._finish(A, K_centered)
 
     def _admm(self, spec: _Spectrum, p_hat, lam1, state):
@@ -663,6 +673,7 @@ class L21SparseKernelPCA(_SparseADMMBase):
                 break
         self.rho_ = state[4]
         self.n_iter_ = len(self.residuals_)
+        _warn_if_stopped_short(0 if self.converged_ else M, M, self.max_outer_iter)
         self.n_inner_iter_ = np.array([len(trace.primal) for trace in self.residuals_])
         self._finish(state[0], K_centered)
 
