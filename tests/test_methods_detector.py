@@ -1,9 +1,15 @@
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.decomposition import PCA
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError
 
+from kpca_bench.kernels import Kernel
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
+from kpca_bench.methods.nystrom import NystromKernelPCA
+from kpca_bench.methods.sparse_enet import SparseKernelPCA
 
 
 @pytest.fixture
@@ -23,3 +29,24 @@ def test_invalid_parameters_are_rejected_by_the_declaration(X, params):
 def test_the_wrapped_estimator_validates_its_own_parameters(X):
     with pytest.raises(InvalidParameterError, match="'n_components' parameter of KernelPCA must be"):
         KernelSubspaceDetector(KernelPCA("ten")).fit(X)
+
+
+@pytest.mark.parametrize("estimator", [KernelPCA(3, sigma=1.5), KernelPCA(3, sigma=1.5, eigen_solver="arpack"),
+                                       SparseKernelPCA(3, sigma=1.5), NystromKernelPCA(3, n_landmarks=15, sigma=1.5)],
+                         ids=["exact eigh", "exact arpack", "sparse", "nystrom"])
+@pytest.mark.parametrize("outlier_score", ["reconstruction_error", "mahalanobis"])
+def test_the_offset_is_the_contamination_quantile_of_the_training_scores(X, estimator, outlier_score):
+    detector = KernelSubspaceDetector(estimator, outlier_score=outlier_score, contamination=0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        detector.fit(X)
+    expected = np.quantile(detector.score_samples(X), 0.2)
+    assert detector.offset_ == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_fitting_builds_the_training_kernel_once(X, monkeypatch):
+    calls = []
+    build = Kernel.__call__
+    monkeypatch.setattr(Kernel, "__call__", lambda self, *args: calls.append(len(args)) or build(self, *args))
+    KernelSubspaceDetector(KernelPCA(3, sigma=1.5)).fit(X)
+    assert calls == [1]

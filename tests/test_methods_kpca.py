@@ -83,6 +83,17 @@ def test_arpack_agrees_with_eigh(data):
     assert_allclose(lanczos.transform(test), exact.transform(test), atol=1e-8)
 
 
+@pytest.mark.parametrize("eigen_solver", ["eigh", "arpack", "block"])
+def test_the_training_projection_kept_at_fit_is_the_projection_of_the_training_points(eigen_solver):
+    X = np.random.default_rng(2).normal(size=(300, 4))
+    model = KernelPCA(5, sigma=2.0, eigen_solver=eigen_solver, random_state=0).fit(X)
+    projected = model.project(X)
+    # lambda_j alpha_j = K~ alpha_j up to the residual, ||K~ u - lambda u|| <= 1e-8 lambda_1 (the solvers' contract).
+    residual_bound = 1e-8 * model.eigenvalues_[0] / np.sqrt(model.eigenvalues_[-1])
+    assert_allclose(model.training_projection_.scores, projected.scores, rtol=0, atol=residual_bound)
+    assert_allclose(model.training_projection_.sq_norms, projected.sq_norms, rtol=0, atol=1e-12)
+
+
 def test_components_are_orthonormal_in_feature_space(data):
     train = data[0]
     model = KernelPCA(6).fit(train)

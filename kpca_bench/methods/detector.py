@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.methods.kpca import KernelPCA
-from kpca_bench.methods.scores import OUTLIER_SCORES
+from kpca_bench.methods.scores import OUTLIER_SCORES, training_outlier_scores
 from kpca_bench.param_validation import NumberInterval
 
 
@@ -58,7 +58,8 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
     def fit(self, X, y=None):
         X = validate_data(self, X, dtype=np.float64)
         self.estimator_ = clone(KernelPCA() if self.estimator is None else self.estimator).fit(X)
-        self.offset_ = float(np.quantile(self.score_samples(X), self.contamination))
+        training_scores = -training_outlier_scores(self.estimator_, self.outlier_score, X)
+        self.offset_ = float(np.quantile(training_scores, self.contamination))
         return self
 
     def score_samples(self, X):

@@ -77,12 +77,14 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     Subclasses implement ``_fit_components(K_centered)`` and set ``dual_coef_``
     (and ``eigenvalues_`` when the method has them). They must not modify
-    ``K_centered`` in place unless they also override ``_projection_variances``,
+    ``K_centered`` in place unless they also override ``_training_scores``,
     the one later use of it.
 
     Fitted attributes set here: ``n_features_in_``, ``X_fit_``, ``kernel_``,
     ``gamma_`` (the resolved RBF or polynomial gamma, None for linear),
-    ``centering_``, ``projection_variances_`` (variance of each component's
+    ``centering_``, ``training_projection_`` (the :class:`Projection` of the
+    training points, from the training kernel: scoring them needs no second
+    kernel), ``projection_variances_`` (variance of each component's
     projection over the training points, used by the Mahalanobis score).
 
     ``_parameter_constraints`` declares the parameters' types and ranges, as
@@ -113,13 +115,20 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         self.centering_ = KernelCentering.fit(K)
         K = self.centering_.center_train(K)
         self.X_fit_ = X
+        sq_norms = np.diagonal(K).copy()  # ||phi~(x_i)||^2, before a solver may overwrite K
         self._fit_components(K)
-        self.projection_variances_ = self._projection_variances(K)
+        scores = self._training_scores(K)
+        self.training_projection_ = Projection(scores=scores, sq_norms=sq_norms)
+        self.projection_variances_ = self._projection_variances(scores)
         return self
 
-    def _projection_variances(self, K_centered: np.ndarray) -> np.ndarray:
+    def _training_scores(self, K_centered: np.ndarray) -> np.ndarray:
+        """Projections of the training points on the components, ``K~ A``."""
+        return K_centered @ self.dual_coef_
+
+    def _projection_variances(self, training_scores: np.ndarray) -> np.ndarray:
         """Variance of each component's projection over the training points."""
-        return np.var(K_centered @ self.dual_coef_, axis=0)
+        return np.var(training_scores, axis=0)
 
     def _validate_training_data(self, X) -> np.ndarray:
         """Check X and n_components against it; set ``n_features_in_``, ``kernel_`` and ``gamma_``."""
@@ -268,10 +277,12 @@ class KernelPCA(BaseKernelPCA):
         self.eigenvalues_, self.eigen_solver_, self.eigen_residuals_ = eig.values, eig.solver, eig.residuals
         self.dual_coef_ = dual_coefficients(eig.values, eig.vectors, self.rank_cutoff)
 
-    def _projection_variances(self, K_centered):
-        """``lambda_j / n``, without K (which eigh may have overwritten).
+    def _training_scores(self, K_centered):
+        """``K~ alpha_j = sqrt(lambda_j) u_j = lambda_j alpha_j``, without K (which eigh may have overwritten)."""
+        return self.dual_coef_ * self.eigenvalues_
 
-        ``K~ alpha_j = sqrt(lambda_j) u_j`` has mean 0 (``1^T K~ = 0``) and squared
+    def _projection_variances(self, training_scores):
+        """``lambda_j / n``: ``K~ alpha_j = sqrt(lambda_j) u_j`` has mean 0 (``1^T K~ = 0``) and squared
         norm ``lambda_j``; a component set to zero by :func:`dual_coefficients` has variance 0.
         """
         live = np.any(self.dual_coef_ != 0, axis=0)

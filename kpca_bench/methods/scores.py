@@ -19,7 +19,10 @@ def reconstruction_error(model, X) -> np.ndarray:
     components, for orthonormal components (Hoffmann 2007, eq. 9; Das et al.,
     section II; Li et al., eqs. 9-11).
     """
-    projection = model.project(X)
+    return _reconstruction_error(model, model.project(X))
+
+
+def _reconstruction_error(model, projection) -> np.ndarray:
     return projection.sq_norms - np.sum(projection.scores**2, axis=1)
 
 
@@ -36,7 +39,10 @@ def mahalanobis_distance(model, X) -> np.ndarray:
     sparse KPCA on a small dataset), whose scores are then all zero, and 0 / 0 is
     no distance.
     """
-    projection = model.project(X)
+    return _mahalanobis_distance(model, model.project(X))
+
+
+def _mahalanobis_distance(model, projection) -> np.ndarray:
     used = np.asarray(model.projection_variances_) > 0
     return np.sum(projection.scores[:, used] ** 2 / model.projection_variances_[used], axis=1)
 
@@ -45,3 +51,18 @@ OUTLIER_SCORES = {
     "reconstruction_error": reconstruction_error,
     "mahalanobis": mahalanobis_distance,
 }
+_OF_PROJECTION = {
+    "reconstruction_error": _reconstruction_error,
+    "mahalanobis": _mahalanobis_distance,
+}
+
+
+def training_outlier_scores(model, score: str, X) -> np.ndarray:
+    """The outlier score named ``score`` of the points ``X`` that ``model`` was fitted on.
+
+    From the projection the model kept at fit (``training_projection_``), so the
+    training kernel is not built a second time; a model that keeps none
+    projects ``X`` anew.
+    """
+    projection = getattr(model, "training_projection_", None)
+    return _OF_PROJECTION[score](model, model.project(X) if projection is None else projection)
