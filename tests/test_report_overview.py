@@ -136,10 +136,10 @@ def test_at_a_glance_table_counts_numbers_and_claims_and_names_the_main_deviatio
     glance = report(tree).split("\n## ")[0]
 
     # a cause no variant or check tests explains nothing
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 | – | KPCA's F1: the threshold rule differs |" \
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 | 0 | – | KPCA's F1: the threshold rule differs |" \
         in glance
-    assert "| all papers | 2 | 1 | 0 | 0 | 1 | 1 | | |" in glance
-    assert "| [Kim & Klabjan](#kim--klabjan) | – | – | – | – | – | – | 0 of 1 (1 partly) | L1 is more robust: partly, " \
+    assert "| all papers | 2 | 1 | 0 | 0 | 1 | 1 | 0 | | |" in glance
+    assert "| [Kim & Klabjan](#kim--klabjan) | – | – | – | – | – | – | – | 0 of 1 (1 partly) | L1 is more robust: partly, " \
            "for wide kernels |" in glance
     assert "Analyses: [someone_report.md](someone_report.md), [kim_report.md](kim_report.md)." in glance
 
@@ -294,6 +294,23 @@ def test_a_stand_in_run_is_marked_in_the_table_with_how_its_data_differ(tree):
     assert "| `tiny` (stand-in) | KPCA | auroc_mean | 0.900 | 0.910 |" in text
     assert "Stand-in: `tiny` runs the paper's protocol on other data than the paper's" in text
     assert "other digits." in text
+
+
+def test_numbers_of_a_stand_in_run_are_shown_but_counted_nowhere(tree):
+    """Its F1 misses the paper's by 0.11 and no deviation names it: on other data that is no finding."""
+    (tree / "configs" / "tiny_other.yaml").write_text(CONFIG.replace("name: tiny", "name: tiny_other").replace(
+        "dataset: Digits}", "dataset: Digits, stand_in: other digits}"))
+    (tree / "results" / "tiny_other").mkdir()
+    (tree / "results" / "tiny_other" / "summary.csv").write_text(
+        "method,trials,auroc_mean,auroc_std,f1_mean,f1_std\nKPCA,10,0.90,0.01,0.69,0.01\n")
+    write_findings(tree)
+    text = report(tree)
+    glance = text.split("\n## ")[0]
+    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 | 2 |" in glance
+    paper = section(text, "## Someone et al.")
+    assert "| `tiny_other` (stand-in) | KPCA | f1_mean | 0.800 | 0.690 |" in paper
+    assert "2 numbers of runs on stand-in data shown, not counted" in paper
+    assert "tiny_other" not in section(paper, "### Deviations")
 
 
 def test_shipped_choices_parse_and_name_a_source_and_existing_variants():

@@ -10,8 +10,9 @@ Built from what is on disk alone, so it never re-runs anything:
 * the figures of every run of a paper.
 
 The report opens with one row per paper (numbers compared, within tolerance,
-explained by a variant, explained by a check, not explained, not run, claims
-that hold, the main deviation); then
+explained by a variant, explained by a check, not explained, not run, numbers
+of runs on stand-in data, which are shown but not counted, claims that hold,
+the main deviation); then
 per paper its table, its deviations (a number outside tolerance that no entry
 explains is listed as not explained yet), its claims and its figures.
 
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -348,7 +349,7 @@ def claims_table(claims: list[Claim]) -> str:
     return "\n".join(lines)
 
 
-def numbers_summary(comparison: pd.DataFrame, outcome: pd.Series | None = None) -> str:
+def numbers_summary(comparison: pd.DataFrame, outcome: pd.Series | None = None, on_stand_in: int = 0) -> str:
     ran = comparison.dropna(subset=["ours"])
     not_run = len(comparison) - len(ran)
     explained = "" if outcome is None else (
@@ -356,7 +357,8 @@ def numbers_summary(comparison: pd.DataFrame, outcome: pd.Series | None = None) 
         f"variant, {int((outcome == BY_CHECK).sum())} by a check), {int((outcome == 'not explained').sum())} not "
         "explained")
     return (f"{int(ran['ok'].sum())} of {len(ran)} compared numbers within tolerance{explained}"
-            + (f"; {not_run} not run here" if not_run else "") + ".")
+            + (f"; {not_run} not run here" if not_run else "")
+            + (f"; {_count(on_stand_in)} of runs on stand-in data shown, not counted" if on_stand_in else "") + ".")
 
 
 def _figures(results_root: Path, runs: Runs) -> list[str]:
@@ -376,7 +378,13 @@ def _analyses(deviations: list[Deviation], claims: list[Claim]) -> list[str]:
 
 @dataclass(frozen=True)
 class PaperFindings:
-    """Everything the report shows for one paper."""
+    """Everything the report shows for one paper.
+
+    ``comparison`` holds the numbers of the runs on the paper's own data, the
+    ones counted; ``stand_in_comparison`` those of runs on stand-in data
+    (``reference.stand_in``), shown beside them but counted nowhere: other data
+    are not the paper's experiment, so their numbers neither hold nor miss it.
+    """
 
     paper: str
     runs: Runs
@@ -384,6 +392,7 @@ class PaperFindings:
     deviations: list[Deviation]
     claims: list[Claim]
     evidence: Evidence = NO_EVIDENCE
+    stand_in_comparison: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COMPARISON_COLUMNS))
 
     @property
     def outcome(self) -> pd.Series:
@@ -394,18 +403,24 @@ class PaperFindings:
 def paper_findings(results_root: Path, groups: dict[str, Runs], deviations: list[Deviation],
                    claims: list[Claim], evidence: Evidence = NO_EVIDENCE) -> list[PaperFindings]:
     """Per paper, in the order of ``groups``: its runs, its numbers beside ours, its deviations and claims."""
-    return [PaperFindings(paper, runs, paper_comparison(results_root, runs),
-                          [d for d in deviations if d.paper == paper], [c for c in claims if c.paper == paper],
-                          evidence)
-            for paper, runs in groups.items()]
+    findings = []
+    for paper, runs in groups.items():
+        comparison = paper_comparison(results_root, runs)
+        on_stand_in = comparison["config"].map(lambda config: Path(config).stem in stand_ins(runs)).astype(bool)
+        findings.append(PaperFindings(paper, runs, comparison[~on_stand_in], [d for d in deviations if d.paper == paper],
+                                      [c for c in claims if c.paper == paper], evidence, comparison[on_stand_in]))
+    return findings
 
 
 def paper_section(results_root: Path, found: PaperFindings) -> str:
     """One paper: its numbers beside ours, why some do not hold, its claims, its figures."""
     lines = [f"## {found.paper}", ""]
-    if len(found.comparison):
+    if len(found.comparison) or len(found.stand_in_comparison):
         stand_in = stand_ins(found.runs)
-        lines += [numbers_summary(found.comparison, found.outcome), "", _table(found.comparison, stand_in), ""]
+        shown = pd.concat([found.comparison, found.stand_in_comparison]).sort_index()
+        lines += [numbers_summary(found.comparison, found.outcome,
+                                  len(found.stand_in_comparison.dropna(subset=["ours"]))), "",
+                  _table(shown, stand_in), ""]
         if stand_in:
             lines += [*stand_in_lines(stand_in), ""]
         lines += ["### Deviations", ""]
@@ -432,8 +447,9 @@ def glance_row(found: PaperFindings) -> str:
     hold, the main deviation."""
     ran = found.comparison.dropna(subset=["ours"])
     outcome = found.outcome
-    numbers = [len(ran), *(int((outcome == key).sum()) for key in GLANCE_OUTCOMES)] if len(found.comparison) \
-        else ["–"] * 6
+    on_stand_in = len(found.stand_in_comparison.dropna(subset=["ours"]))
+    numbers = [len(ran), *(int((outcome == key).sum()) for key in GLANCE_OUTCOMES), on_stand_in] \
+        if len(found.comparison) or on_stand_in else ["–"] * 7
     cells = [f"[{found.paper}](#{heading_anchor(found.paper)})", *map(str, numbers), claims_tally(found.claims),
              main_deviation(found.comparison, found.deviations, found.claims)]
     return "| " + " | ".join(cells) + " |"
@@ -442,8 +458,10 @@ def glance_row(found: PaperFindings) -> str:
 def glance_table(findings: list[PaperFindings]) -> str:
     """One row per paper, the report's opening table."""
     lines = ["| paper | numbers compared | within tolerance | explained by a variant | explained by a check "
-             "| not explained | not run | claims that hold | main deviation |", "|---|---|---|---|---|---|---|---|---|"]
-    totals = [sum(int((f.outcome == key).sum()) for f in findings) for key in GLANCE_OUTCOMES]
+             "| not explained | not run | on stand-in data (not counted) | claims that hold | main deviation |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    totals = [sum(int((f.outcome == key).sum()) for f in findings) for key in GLANCE_OUTCOMES] \
+        + [sum(len(f.stand_in_comparison.dropna(subset=["ours"])) for f in findings)]
     compared = sum(len(f.comparison.dropna(subset=["ours"])) for f in findings)
     total = f"| all papers | {compared} | " + " | ".join(map(str, totals)) + " | | |"
     return "\n".join(lines + [glance_row(found) for found in findings] + [total])
@@ -490,7 +508,9 @@ def write_overview(results_root, config_dir="configs") -> Path:
         "(`reference/claims.yaml`). *Explained*: a number outside tolerance that a tested reading of the paper "
         "(a variant run, `configs/variants/`) brings within tolerance, or that a consistency check shows the paper "
         "could not have obtained by its own protocol; a cause that no variant or check tests explains nothing. Every "
-        "number not explained lists the hypotheses tried with their results. The readings each headline config takes are in "
+        "number not explained lists the hypotheses tried with their results. A run on stand-in data (other data than "
+        "the paper's, where its own are not to be had) is shown beside the paper's numbers and counted nowhere: it "
+        "is not the paper's experiment. The readings each headline config takes are in "
         "`reference/choices.yaml`. Rebuild everything with `make all-figures` (variants: `make variants`).",
         "",
         glance_table(findings),
