@@ -38,7 +38,9 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
     ----------
     estimator_ : the fitted kernel-PCA variant.
     offset_ : float
-        The ``contamination`` quantile of the training points' ``score_samples``.
+        The ``contamination`` quantile of the training points' ``score_samples``,
+        taken from the projection the estimator kept at fit (``training_projection_``)
+        when it has one, so fitting builds the training kernel once.
     n_features_in_ : int
     """
 
