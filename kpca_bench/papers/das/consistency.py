@@ -96,8 +96,9 @@ def consistency_markdown(frame: pd.DataFrame) -> str:
              "(`kpca_bench/papers/das/consistency.py` says how). *low / median / high*: over every split of the "
              "headline run and of every variant that ran the method (*readings*). *inconsistent*: the paper's value "
              "lies below every one of them, or above every one, by more than its tolerance (*margin*: by how much "
-             "it clears the tolerance), so no split under any reading we ran comes within tolerance of it. This shows the value cannot come from the stated "
-             "protocol only where the readings cover every choice the text leaves open; "
+             "it clears the tolerance), so no split under any reading we ran comes within tolerance of it. This "
+             "shows the value cannot come from the stated protocol only where the readings cover every choice the "
+             "text leaves open; "
              "`results/reference/deviations.yaml` names the check only under those deviations.", "",
              "| config | method | paper | tolerance | ours: low / median / high | inconsistent | margin | splits "
              "| readings |",
