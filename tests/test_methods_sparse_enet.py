@@ -281,6 +281,19 @@ def test_naive_threshold_keeps_the_m_largest_kpca_coefficients(zeros):
     assert_allclose(np.diag(naive.dual_coef_.T @ K @ naive.dual_coef_), 1.0, rtol=1e-10)
 
 
+def test_naive_threshold_raw_projection_keeps_kpcas_values_of_the_kept_coefficients(zeros):
+    kpca = KernelPCA(5).fit(zeros)
+    raw = NaiveThresholdKPCA(5, n_nonzero=7, projection="raw").fit(zeros)
+    unit = NaiveThresholdKPCA(5, n_nonzero=7).fit(zeros)
+    kept = raw.dual_coef_ != 0
+    assert_array_equal(kept, unit.dual_coef_ != 0)
+    assert_allclose(raw.dual_coef_[kept], kpca.dual_coef_[kept])   # not rescaled
+    K = centered_rbf(zeros, raw.gamma_)
+    assert np.all(np.diag(raw.dual_coef_.T @ K @ raw.dual_coef_) < 1.0)   # shorter than unit: part of each dropped
+    with pytest.raises(ValueError, match="projection"):
+        NaiveThresholdKPCA(5, n_nonzero=7, projection="none").fit(zeros)
+
+
 def test_naive_threshold_keeping_all_is_kpca_and_validates(zeros):
     kpca = KernelPCA(3).fit(zeros)
     assert_allclose(NaiveThresholdKPCA(3).fit(zeros).dual_coef_, kpca.dual_coef_, rtol=1e-10)

@@ -225,3 +225,33 @@ def test_das_style_run_end_to_end(tmp_path):
     # What `kpca-bench analyse das` reads for its threshold-rule table (tests/test_papers_das.py).
     records = ResultStore(directory).load().values()
     assert all(set(r["f1_by_rule"]) == {"train_quantile", "test_prior", "test_oracle"} for r in records)
+
+
+def test_consistency_check_flags_a_paper_auroc_beyond_every_split_of_the_headline_and_its_variants(tmp_path):
+    from kpca_bench.papers.das.consistency import analyse
+
+    configs = tmp_path / "configs"
+    (configs / "variants").mkdir(parents=True)
+    shutil.copy(CONFIGS / "satimage2.yaml", configs)
+    shutil.copy(CONFIGS / "variants" / "satimage2_converge.yaml", configs / "variants")
+    root = tmp_path / "results"
+    (root / "reference").mkdir(parents=True)
+    (root / "reference" / "papers.yaml").write_text(yaml.safe_dump(
+        [{"paper": "Das et al.", "source": "section V", "dataset": "Satimage-2", "method": method,
+          "metric": "auroc_mean", "value": value, "tolerance": 0.04, "reason": "test"}
+         for method, value in (("KPCA", 0.958), ("Naive thresholding", 0.96), ("SKPCA", 0.99))]))
+    for directory, entry, trial, auroc in (("satimage2", "KPCA", 0, 0.999), ("satimage2", "KPCA", 1, 0.9985),
+                                           ("satimage2", "Naive thresholding", 0, 0.99),
+                                           ("satimage2_converge", "Naive thresholding", 0, 0.95),
+                                           ("satimage2", "SKPCA", 0, 0.995), ("satimage2", "SKPCA sweep", 0, 0.5)):
+        ResultStore(root / directory).append({**record(entry, trial), "key": f"{entry}-{trial}", "auroc": auroc})
+    analyse(root, [configs / "satimage2.yaml"])
+    frame = pd.read_csv(root / "das_consistency.csv").set_index("method")
+    assert frame.loc["KPCA", "inconsistent"]   # 0.958 + 0.04 < 0.9985
+    assert frame.loc["KPCA", "margin"] == pytest.approx(0.9985 - 0.998)
+    assert frame.loc["KPCA", "splits"] == 2 and frame.loc["KPCA", "readings"] == "satimage2"
+    # the variant's split (0.95) reaches below the paper's 0.96: some reading gives it
+    assert not frame.loc["Naive thresholding", "inconsistent"]
+    assert frame.loc["Naive thresholding", "readings"] == "satimage2, satimage2_converge"
+    assert not frame.loc["SKPCA", "inconsistent"]   # below its one split, but within tolerance of it
+    assert "SKPCA sweep" not in frame.index and "**yes**" in (root / "das_consistency.md").read_text()

@@ -1,4 +1,4 @@
-"""The novelty split's scaling: fitted on the training rows, or on training and test rows together."""
+"""The novelty split's scaling: fitted on the training rows, on training and test rows together, or on each apart."""
 
 import numpy as np
 from numpy.testing import assert_allclose
@@ -21,6 +21,12 @@ def test_all_rows_scale_on_training_and_test_rows_together():
     train, test = scale_split(DatasetConfig(name="x", scaling="minmax", scaling_rows="all"), X_TRAIN, X_TEST)
     assert_allclose(train, [[0, 0], [0.25, 0.25]])
     assert_allclose(test, [[0.5, 0.5], [1, 1]])
+
+
+def test_each_scales_the_training_and_the_test_rows_on_themselves():
+    train, test = scale_split(DatasetConfig(name="x", scaling="minmax", scaling_rows="each"), X_TRAIN, X_TEST)
+    assert_allclose(train, [[0, 0], [1, 1]])
+    assert_allclose(test, [[0, 0], [1, 1]])
 
 
 def test_the_novelty_split_divides_by_the_standard_deviation_of_all_its_rows():

@@ -38,9 +38,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
+from sklearn.utils._param_validation import StrOptions
 
 from kpca_bench.eigensolvers import top_eigenpairs
 from kpca_bench.methods.kpca import BaseKernelPCA, KernelPCA, dual_coefficients
+from kpca_bench.methods.sparse_admm import PROJECTIONS
 from kpca_bench.param_validation import NumberInterval
 
 _EPS = np.finfo(float).eps
@@ -373,7 +375,10 @@ class NaiveThresholdKPCA(BaseKernelPCA):
     keep in every component the ``n_nonzero`` coefficients of largest ``|.|``
     (ties broken by training-sample order), set the rest to zero, and rescale
     each column to unit feature-space norm ``b_j^T K~ b_j = 1`` exactly as
-    :class:`SparseKernelPCA` does. In the paper ``n_nonzero`` is the average
+    :class:`SparseKernelPCA` does (``projection="unit"``, our choice) or keep the
+    kept coefficients as KPCA had them (``projection="raw"``: the authors' code,
+    ``skpca_codes/kspca_*_var.py``, zeroes the others in ``eigenvector /
+    sqrt(eigenvalue)`` and scores with that; the text is silent). In the paper ``n_nonzero`` is the average
     number of non-zeros per component SKPCA gave at the same setting
     (:func:`average_nonzero`).
 
@@ -398,6 +403,11 @@ class NaiveThresholdKPCA(BaseKernelPCA):
     match_alpha, match_max_iter, match_tol : default=1.0, 6, 1e-3
         That fit's ``alpha``, ``max_iter`` (None: till convergence) and ``tol`` (SKPCA's defaults);
         unused without ``match_l1_ratio``.
+    projection : {"unit", "raw"}, default="unit"
+        Rescale each thresholded column to unit feature-space norm ("unit"), or
+        keep KPCA's values of the kept coefficients ("raw", the authors' code);
+        as the parameter of the same name of
+        :class:`~kpca_bench.methods.sparse_admm.L1SparseKernelPCA`.
     kernel, gamma, sigma, degree, coef0, eigen_solver, random_state :
         As in :class:`~kpca_bench.methods.kpca.KernelPCA`.
 
@@ -409,7 +419,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of the centered kernel of the components before thresholding.
     dual_coef_ : ndarray of shape (n_train, n_components)
-        Thresholded, renormalised coefficients: exactly ``n_nonzero`` non-zeros
+        Thresholded coefficients (renormalised with ``projection="unit"``): exactly ``n_nonzero`` non-zeros
         per column (fewer only if KPCA itself had exact zeros there).
     n_nonzero_ : ndarray of shape (n_components,)
         Non-zero dual coefficients per component.
@@ -423,10 +433,11 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         **{f"match_{name}": SparseKernelPCA._parameter_constraints[name]
            for name in ("alpha", "max_iter", "tol")},
         "match_l1_ratio": [*SparseKernelPCA._parameter_constraints["l1_ratio"], None],
+        "projection": [StrOptions(set(PROJECTIONS))],
     }
 
     def __init__(self, n_components=None, *, n_nonzero=None, match_l1_ratio=None, match_alpha=1.0,
-                 match_max_iter=6, match_tol=1e-3, kernel="rbf", gamma=None, sigma=None,
+                 match_max_iter=6, match_tol=1e-3, projection="unit", kernel="rbf", gamma=None, sigma=None,
                  degree=3, coef0=1.0, eigen_solver="auto", random_state=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_nonzero = n_nonzero
@@ -434,6 +445,7 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         self.match_alpha = match_alpha
         self.match_max_iter = match_max_iter
         self.match_tol = match_tol
+        self.projection = projection
         self.eigen_solver = eigen_solver
         self.random_state = random_state
 
@@ -465,7 +477,8 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         mask = np.zeros(coef.shape, dtype=bool)
         np.put_along_axis(mask, order[:keep], True, axis=0)
         self.n_keep_ = int(keep)
-        self.dual_coef_ = normalize_in_feature_space(K_centered, np.where(mask, coef, 0.0))
+        kept = np.where(mask, coef, 0.0)
+        self.dual_coef_ = normalize_in_feature_space(K_centered, kept) if self.projection == "unit" else kept
         self.n_nonzero_ = np.count_nonzero(self.dual_coef_, axis=0)
         _warn_zero_components(self.n_nonzero_, "their kept coefficients span a null direction of the kernel",
                               stacklevel=5)

@@ -31,7 +31,10 @@ class DatasetConfig:
     ``scaling_rows``: the rows ``scaling`` is fitted on. ``training`` (default, our
     choice): the trial's training rows, as a deployed detector's must be; ``all``:
     the trial's training and test rows together, as Shen & Asgharzadeh's SAS code
-    does (``std(wdbc_train//wdbc_test)``, novelty detection example).
+    does (``std(wdbc_train//wdbc_test)``, novelty detection example); ``each``: the
+    training rows on themselves and the test rows on themselves, a reading of Wang &
+    Tanaka's section 4.2 ("The training data is used normalized to the range [0, 1]"),
+    which names no scaling for the test half.
     ``default_classes``: the config named neither inliers nor outliers, so they are
     0 and 1 (:mod:`kpca_bench.datasets.labels`) and the labels must be 0 / 1.
     """

@@ -62,7 +62,10 @@ def scale(scaling: str, X_train: np.ndarray, *others: np.ndarray) -> tuple[np.nd
 
 def scale_split(data: DatasetConfig, X_train: np.ndarray, X_test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A trial's training and test rows scaled by ``data.scaling``, fitted on ``data.scaling_rows``
-    (``training``: the training rows; ``all``: training and test rows together)."""
+    (``training``: the training rows; ``all``: training and test rows together; ``each``: the training
+    rows on themselves and the test rows on themselves)."""
+    if data.scaling_rows == "each":
+        return scale(data.scaling, X_train)[0], scale(data.scaling, X_test)[0]
     fit_rows = X_train if data.scaling_rows == "training" else np.vstack([X_train, X_test])
     return scale(data.scaling, fit_rows, X_train, X_test)[1:]
 

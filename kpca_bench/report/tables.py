@@ -22,6 +22,8 @@ TRIAL_COLUMNS = [
 TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
 # Structured fields kept in trials.csv, written as JSON.
 JSON_COLUMNS = ("versions", "warnings")
+FITTED_ON = {"training": "fitted on the training rows", "all": "fitted on the training and test rows",
+             "each": "fitted on the training rows and on the test rows apart"}
 SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "auprc": ("AUPRC", 3), "sparsity": ("sparsity (% non-zero)", 2),
                    "fit_time": ("fit time (s)", 2)}
 
@@ -152,8 +154,7 @@ def run_facts(config, versions: dict, *, source: str | None = None) -> list[str]
         data += f"; inlier classes {list(d.inliers)}, outlier classes {list(d.outliers)}"
     if d.default_classes:
         data += f" ({CONVENTION})"
-    fitted_on = "training" if d.scaling_rows == "training" else "training and test"
-    scaling = f"; scaling: {d.scaling}" + (f" (fitted on the {fitted_on} rows)" if d.scaling != "none" else "")
+    scaling = f"; scaling: {d.scaling}" + (f" ({FITTED_ON[d.scaling_rows]})" if d.scaling != "none" else "")
     protocol = PROTOCOLS[config.protocol]
     facts = [data + scaling,
              f"protocol: {config.protocol}: {protocol.describe(d, config.options)}, drawn anew in each of "

@@ -29,7 +29,7 @@ from kpca_bench.validation import Problems, check_keys, did_you_mean, expand_ran
 DEFAULT_CONFIG_DIR = Path("configs")
 FIGURES = ("box", "roc", "sparsity")
 SCALINGS = ("none", "standard", "minmax")
-SCALING_ROWS = ("training", "all")
+SCALING_ROWS = ("training", "all", "each")
 BACKENDS = ("local", "dask")
 # Parameters the runner sets itself, so a config may not.
 RUNNER_PARAMS = ("random_state",)
