@@ -6,19 +6,19 @@ default eigensolver became ``"auto"``: cell keys do not name the solver, so
 ``kpca-bench report --list-configs`` names (or only those ``--only`` names) runs
 as ``kpca-bench run CONFIG --out OUT --jobs JOBS --quiet`` into a fresh folder
 (``OUT/<name>/``, never ``results/<name>/``), cheapest first (by the summed cell
-times of the committed records), and every numeric cell of its ``summary.csv`` is compared with the
-committed ``results/<name>/summary.csv``: largest absolute and relative
-difference per config, and which metrics differ beyond ``--tol``. Timing and
-memory columns (``*time*``, ``*memory*``) measure the machine, not the method,
-and are left out. ``--jobs`` defaults to 2, as ``make all-figures`` made the
-committed results: on 2 cores each cell then has 1 BLAS thread, and a BLAS sum
-split across threads can change a result's last bits. A config that would not
-finish before ``--stop-at`` (its committed cell time from now) is not started,
-and a run still going at ``--stop-at`` is stopped with its workers; both are
-listed as not rerun. Finished cells in OUT are
-reused, so a second call resumes. Writes ``REPORT.md`` (table) and ``REPORT.csv``
-(one row per config) and ``REPORT_cells.csv`` (one row per summary cell beyond
-``--tol``), with the machine's load.
+times of the committed records), and every numeric cell of its ``summary.csv``
+is compared with the committed ``results/<name>/summary.csv``: largest absolute
+and relative difference per config, and which metrics differ beyond ``--tol``.
+Timing and memory columns (``*time*``, ``*memory*``) measure the machine, not
+the method, and are left out. ``--jobs`` defaults to 2, as ``make all-figures``
+made the committed results: on 2 cores each cell then has 1 BLAS thread, and a
+BLAS sum split across threads can change a result's last bits. A config that
+would not finish before ``--stop-at`` (its committed cell time from now) is not
+started, and a run still going at ``--stop-at`` is stopped with its workers;
+both are listed as not rerun. Finished cells in OUT are reused, so a second call
+resumes. Writes ``REPORT.md`` (table) and ``REPORT.csv`` (one row per config)
+and ``REPORT_cells.csv`` (one row per summary cell beyond ``--tol``), with the
+machine's load.
 
     KPCA_BENCH_DATA=/work/shared/datasets nice -n 19 .venv/bin/python benchmarks/rerun_full_profiles.py \\
         --out /work/fullrerun --stop-at 19:30 --report results/benchmarks/full_profile_rerun \\
