@@ -3,22 +3,26 @@
 Issue 19 asks that every full-profile paper table be reproduced after the
 default eigensolver became ``"auto"``: cell keys do not name the solver, so
 ``results/<name>/`` still hold records computed with ``eigh``. Each config that
-``kpca-bench report --list-configs`` names runs as ``kpca-bench run CONFIG --out
-OUT --jobs 1 --quiet`` into a fresh folder (``OUT/<name>/``, never
-``results/<name>/``), cheapest first (by the summed cell times of the committed
-records), and every numeric cell of its ``summary.csv`` is compared with the
-committed ``results/<name>/summary.csv``: largest absolute and relative
-difference per config, and which metrics differ beyond ``--tol``. Timing and
-memory columns (``*time*``, ``*memory*``) measure the machine, not the method,
-and are left out. A config that would not finish before ``--stop-at`` (its
-committed cell time from now) is not started, and a run still going at
-``--stop-at`` is stopped; both are listed as not rerun. Finished cells in OUT are
-reused, so a second call resumes. Writes ``REPORT.md`` (table) and ``REPORT.csv``
-(one row per config) and ``REPORT_cells.csv`` (one row per summary cell beyond
-``--tol``), with the machine's load.
+``kpca-bench report --list-configs`` names (or only those ``--only`` names) runs
+as ``kpca-bench run CONFIG --out OUT --jobs JOBS --quiet`` into a fresh folder
+(``OUT/<name>/``, never ``results/<name>/``), cheapest first (by the summed cell
+times of the committed records), and every numeric cell of its ``summary.csv``
+is compared with the committed ``results/<name>/summary.csv``: largest absolute
+and relative difference per config, and which metrics differ beyond ``--tol``.
+Timing and memory columns (``*time*``, ``*memory*``) measure the machine, not
+the method, and are left out. ``--jobs`` defaults to 2, as ``make all-figures``
+made the committed results: on 2 cores each cell then has 1 BLAS thread, and a
+BLAS sum split across threads can change a result's last bits. A config that
+would not finish before ``--stop-at`` (its committed cell time from now) is not
+started, and a run still going at ``--stop-at`` is stopped with its workers;
+both are listed as not rerun. Finished cells in OUT are reused, so a second call
+resumes. Writes ``REPORT.md`` (table) and ``REPORT.csv`` (one row per config)
+and ``REPORT_cells.csv`` (one row per summary cell beyond ``--tol``), with the
+machine's load.
 
-    KPCA_BENCH_DATA=/work/shared/datasets nice -n 15 .venv/bin/python benchmarks/rerun_full_profiles.py \\
-        --out /work/fullrerun --stop-at 19:30 --report results/benchmarks/full_profile_rerun
+    KPCA_BENCH_DATA=/work/shared/datasets nice -n 19 .venv/bin/python benchmarks/rerun_full_profiles.py \\
+        --out /work/fullrerun --stop-at 19:30 --report results/benchmarks/full_profile_rerun \\
+        --only li_chess mnist
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import csv
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -55,16 +60,30 @@ def committed_cost(config: Path, committed: Path) -> float:
     return sum(r.get("wall_time", 0.0) for r in records(committed / config.stem))
 
 
-def run_config(config: Path, out: Path, timeout: float) -> tuple[bool, float, str]:
+def run_config(config: Path, out: Path, jobs: int, timeout: float) -> tuple[bool, float, str]:
     """Run one config into ``out``; whether it finished, its wall time and the last line of its errors."""
-    command = [KPCA_BENCH, "run", str(config), "--out", str(out), "--jobs", "1", "--quiet"]
+    command = [KPCA_BENCH, "run", str(config), "--out", str(out), "--jobs", str(jobs), "--quiet"]
     start = time.perf_counter()
+    # Its own process group, so that a stop reaches the cell workers too.
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
     try:
-        completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        _, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        stop_group(process)
         return False, time.perf_counter() - start, f"stopped after {timeout:.0f} s"
-    error = (completed.stderr.strip().splitlines() or [""])[-1]
-    return completed.returncode == 0, time.perf_counter() - start, error
+    error = (stderr.strip().splitlines() or [""])[-1]
+    return process.returncode == 0, time.perf_counter() - start, error
+
+
+def stop_group(process: subprocess.Popen, grace: float = 60.0) -> None:
+    """SIGTERM (kpca-bench keeps the finished cells), then SIGKILL what is left of the group after ``grace`` s."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.communicate(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
 
 
 def summary_rows(path: Path) -> dict[tuple[str, ...], dict[str, str]]:
@@ -117,7 +136,7 @@ def config_row(config: Path, cost: float, args: argparse.Namespace, deadline: fl
     if cost > left:
         row["note"] = f"committed cell time {cost:.0f} s > {max(left, 0):.0f} s left before --stop-at"
         return row, []
-    finished, wall, error = run_config(config, args.out, left)
+    finished, wall, error = run_config(config, args.out, args.jobs, left)
     row["wall_s"] = round(wall, 1)
     if not finished:
         row["note"] = error
@@ -148,8 +167,8 @@ def write_report(report: Path, rows: list[dict], cells: list[dict], context: dic
     write_csv(report.with_suffix(".csv"), rows)
     write_csv(report.with_name(report.name + "_cells.csv"), cells)
     lines = [f"# Full-profile paper configs rerun from scratch ({context['started']} to {context['now']})", "",
-             f"`benchmarks/rerun_full_profiles.py --out {context['out']} --stop-at {context['stop_at']} "
-             f"--tol {context['tol']:g}`, each config with `--jobs 1` under `nice -n 15`, cheapest first; "
+             f"`benchmarks/rerun_full_profiles.py {context['arguments']}`, each config with "
+             f"`--jobs {context['jobs']}` under `nice -n {context['nice']}`, cheapest first; "
              f"{os.cpu_count()} cores shared with other work, load average at start {context['load_start']}, "
              f"now {os.getloadavg()}. Differences are those of every numeric cell of `summary.csv` except "
              "timing and memory columns; relative = |new - old| / max(|new|, |old|). "
@@ -167,15 +186,21 @@ def main() -> None:
     parser.add_argument("--committed", type=Path, default=Path("results"), help="root of the committed results")
     parser.add_argument("--stop-at", default="23:59", help="HH:MM UTC: start no config that would end later")
     parser.add_argument("--tol", type=float, default=1e-6, help="absolute difference reported as a change")
+    parser.add_argument("--jobs", type=int, default=2, help="kpca-bench run --jobs (2 made the committed results)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these configs (by name)")
     parser.add_argument("--report", type=Path, default=Path("results/benchmarks/full_profile_rerun"),
                         help="writes REPORT.md, REPORT.csv and REPORT_cells.csv")
     args = parser.parse_args()
     now = datetime.now(timezone.utc)
     hour, minute = map(int, args.stop_at.split(":"))
     deadline = now.replace(hour=hour, minute=minute, second=0).timestamp()
-    context = {"started": now.strftime("%Y-%m-%d %H:%M UTC"), "out": args.out, "stop_at": args.stop_at,
-               "tol": args.tol, "load_start": os.getloadavg()}
-    costed = sorted((committed_cost(c, args.committed), c) for c in paper_configs())
+    context = {"started": now.strftime("%Y-%m-%d %H:%M UTC"), "arguments": " ".join(sys.argv[1:]),
+               "jobs": args.jobs, "nice": os.nice(0), "tol": args.tol, "load_start": os.getloadavg()}
+    configs = [c for c in paper_configs() if args.only is None or c.stem in args.only]
+    unknown = set(args.only or ()) - {c.stem for c in configs}
+    if unknown:
+        parser.error(f"--only: no paper config named {' '.join(sorted(unknown))}")
+    costed = sorted((committed_cost(c, args.committed), c) for c in configs)
     rows, cells = [], []
     for cost, config in costed:
         row, differing = config_row(config, cost, args, deadline)
