@@ -18,6 +18,7 @@ from kpca_bench.errors import ConfigError
 from kpca_bench.papers.das import PAPER
 from kpca_bench.papers.das.report import analyse, das_configs, load_paper_numbers
 from kpca_bench.run.config import load_config
+from kpca_bench.run.runner import plan_cells
 from kpca_bench.run.store import ResultStore
 
 CONFIGS = Path(__file__).parents[1] / "configs"
@@ -240,11 +241,16 @@ def test_consistency_check_flags_a_paper_auroc_beyond_every_split_of_the_headlin
         [{"paper": "Das et al.", "source": "section V", "dataset": "Satimage-2", "method": method,
           "metric": "auroc_mean", "value": value, "tolerance": 0.04, "reason": "test"}
          for method, value in (("KPCA", 0.958), ("Naive thresholding", 0.96), ("SKPCA", 0.99))]))
+    keys = {(config.name, config.methods[cell.method_index].label, cell.trial): cell.key
+            for config in map(load_config, (configs / "satimage2.yaml", configs / "variants" / "satimage2_converge.yaml"))
+            for cell in plan_cells(config)}
     for directory, entry, trial, auroc in (("satimage2", "KPCA", 0, 0.999), ("satimage2", "KPCA", 1, 0.9985),
                                            ("satimage2", "Naive thresholding", 0, 0.99),
                                            ("satimage2_converge", "Naive thresholding", 0, 0.95),
                                            ("satimage2", "SKPCA", 0, 0.995), ("satimage2", "SKPCA sweep", 0, 0.5)):
-        ResultStore(root / directory).append({**record(entry, trial), "key": f"{entry}-{trial}", "auroc": auroc})
+        ResultStore(root / directory).append({**record(entry, trial), "key": keys[directory, entry, trial], "auroc": auroc})
+    # a cell the config no longer plans (its setting changed since) is left out
+    ResultStore(root / "satimage2").append({**record("KPCA", 2), "key": "superseded", "auroc": 0.9})
     analyse(root, [configs / "satimage2.yaml"])
     frame = pd.read_csv(root / "das_consistency.csv").set_index("method")
     assert frame.loc["KPCA", "inconsistent"]   # 0.958 + 0.04 < 0.9985

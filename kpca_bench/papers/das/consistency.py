@@ -31,8 +31,8 @@ from kpca_bench.papers.das.report import METHOD_LABELS
 from kpca_bench.report.overview import VARIANTS_DIR
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.run.config import Config, load_config
-from kpca_bench.run.runner import experiment_directory
-from kpca_bench.run.store import ResultStore, write_atomic
+from kpca_bench.run.runner import experiment_directory, stored_records
+from kpca_bench.run.store import write_atomic
 
 METRIC = "auroc_mean"
 COLUMNS = ("config", "method", "metric", "paper", "tolerance", "inconsistent", "margin", "low", "median", "high",
@@ -46,9 +46,12 @@ def variants_of(config_dir: Path, name: str) -> list[Config]:
 
 
 def split_aurocs(config: Config, results_root: Path) -> pd.DataFrame:
-    """``run, method, trial, auroc`` of every finished cell of a paper method in ``config``'s run (empty if none)."""
+    """``run, method, trial, auroc`` of every finished cell of a paper method that ``config`` plans (empty if none).
+
+    Records of cells the config no longer plans (a setting changed since) are left out.
+    """
     directory = experiment_directory(config, results_root)
-    records = ResultStore(directory).load().values() if (directory / "records.jsonl").exists() else []
+    records = stored_records(config, directory) if (directory / "records.jsonl").exists() else []
     rows = [{"run": config.name, "method": r["entry"], "trial": r["trial"], "auroc": r["auroc"]}
             for r in records if r["status"] == "ok" and r["entry"] in METHOD_LABELS]
     return pd.DataFrame(rows, columns=["run", "method", "trial", "auroc"])
