@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.report.plots import plt, save_figure
+from kpca_bench.report.plots import plt, save_figure, set_title
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.tables import (
     csv_text,
@@ -66,7 +66,7 @@ def metric_box_plot(trials: pd.DataFrame, methods: list[str], title: str, path: 
     for position, values in enumerate(data, start=1):
         ax.plot(np.full(len(values), position), values, "o", ms=3, alpha=0.6, color="tab:blue")
     ax.set_ylabel(ylabel)
-    ax.set_title(f"{title}: {ylabel} over {max(len(d) for d in data)} trials", fontsize=10)
+    set_title(ax, f"{title}: {ylabel} over {max(len(d) for d in data)} trials")
     ax.tick_params(axis="x", labelrotation=15)
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)

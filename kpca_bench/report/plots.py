@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -23,6 +25,16 @@ def save_figure(fig, path) -> None:
         plt.close(fig)
 
 
+# Characters of a 10-point title line per inch of figure width (DejaVu Sans averages about 6 points a character).
+TITLE_CHARACTERS_PER_INCH = 12
+
+
+def set_title(ax, text: str) -> None:
+    """A 10-point title, each line wrapped to the figure's width so that long config names are not cut off."""
+    width = int(ax.figure.get_figwidth() * TITLE_CHARACTERS_PER_INCH)
+    ax.set_title("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=10)
+
+
 def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, threshold: str, path) -> None:
     """Spread of F1 over trials, one box per method; dots are the trials."""
     data = [trials.loc[trials["method"] == m, "f1"].dropna().to_numpy() for m in methods]
@@ -32,7 +44,7 @@ def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, thresho
     for position, values in enumerate(data, start=1):
         ax.plot(position + rng.uniform(-0.08, 0.08, len(values)), values, "o", ms=3, alpha=0.6, color="tab:blue")
     ax.set_ylabel("F1 (outliers positive)")
-    ax.set_title(f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}", fontsize=10)
+    set_title(ax, f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}")
     ax.tick_params(axis="x", labelrotation=20)
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
@@ -48,7 +60,7 @@ def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], 
     ax.plot([0, 1], [0, 1], ":", color="grey", label="chance")
     ax.set_xlabel("false-positive rate (inliers flagged)")
     ax.set_ylabel("true-positive rate (outliers caught)")
-    ax.set_title(f"{title}: ROC averaged over trials", fontsize=10)
+    set_title(ax, f"{title}: ROC averaged over trials")
     ax.legend(loc="lower right", fontsize=8)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.01)
@@ -71,7 +83,7 @@ def sparsity_plot(curves: dict[str, pd.DataFrame], references: dict[str, float],
         ax.axhline(f1, linestyle="--", color="grey", label=f"{method} (all coefficients non-zero)")
     ax.set_xlabel("sparsity: % non-zero dual coefficients per component")
     ax.set_ylabel("mean F1")
-    ax.set_title(f"{title}: F1 vs sparsity\nthreshold: {threshold}", fontsize=10)
+    set_title(ax, f"{title}: F1 vs sparsity\nthreshold: {threshold}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     save_figure(fig, path)

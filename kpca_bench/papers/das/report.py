@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.report.plots import plt, save_figure
+from kpca_bench.report.plots import plt, save_figure, set_title
 from kpca_bench.report.reference import load_references, read_reference_mapping, reference_values
 from kpca_bench.run.config import Config, load_config
 from kpca_bench.run.runner import experiment_directory
@@ -138,7 +138,7 @@ def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path) -> N
         ax.set_xlabel("* not in the paper's box plot: its parameters \"are very sensitive to the chosen data "
                       "subset\" (section V)", fontsize=8)
     ax.set_ylabel("F1 (outliers positive)")
-    ax.set_title(f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}", fontsize=10)
+    set_title(ax, f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}")
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
 
