@@ -258,3 +258,35 @@ def test_invalid_parameters_are_rejected_in_fit(blobs, cls, params, match):
 @parametrize_with_checks([L1SparseKernelPCA(2, max_iter=50, max_outer_iter=3), L21SparseKernelPCA(2, max_iter=50)])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_l21_rho_init_carried_keeps_the_balanced_rho_across_outer_loops(blobs):
+    """Issue 20: Algorithm 2 step 3 initialises Q, A, W only; ``rho_init="carried"`` starts each later ADMM run
+    from the rho_21 the balancing left, while A and W still restart at 0."""
+    params = dict(gamma=GAMMA, mu21=1e-3, rho21=0.01, max_iter=5, eps_outer=1e-12, admm_init="zeros",
+                  max_outer_iter=3)
+    initial = L21SparseKernelPCA(2, **params).fit(blobs)
+    carried = L21SparseKernelPCA(2, rho_init="carried", **params).fit(blobs)
+    assert initial.n_iter_ == carried.n_iter_ == 3
+    assert [float(trace.rho[0]) for trace in initial.residuals_] == [0.01] * 3    # reset in every outer loop
+    starts = [float(trace.rho[0]) for trace in carried.residuals_]
+    assert starts[0] == 0.01 and starts[1] != 0.01                                 # the balanced rho carried over
+    assert_array_equal(initial.residuals_[0].primal, carried.residuals_[0].primal)  # same first ADMM run
+    assert not np.allclose(initial.raw_coef_, carried.raw_coef_)
+    one = [L21SparseKernelPCA(2, **{**params, "max_outer_iter": 1}, rho_init=r).fit(blobs).raw_coef_
+           for r in ("initial", "carried")]
+    assert_array_equal(*one)
+
+
+@pytest.mark.parametrize("cls, params", [(L1SparseKernelPCA, {"lam1": 1e-4}), (L21SparseKernelPCA, {"mu21": 1e-3})])
+def test_outer_stop_cap_runs_the_preset_outer_loops(blobs, cls, params):
+    """Issue 20: "while not convergent or within the preset iteration" (Algorithms 1-2) read as a fixed count."""
+    params = dict(gamma=GAMMA, max_iter=5, eps_outer=1e3, max_outer_iter=4, **params)
+    stop = cls(2, **params).fit(blobs)
+    cap = cls(2, outer_stop="cap", **params).fit(blobs)
+    assert np.all(np.atleast_1d(stop.converged_)) and np.all(np.atleast_1d(cap.converged_))
+    assert stop.n_iter_ == 1 and cap.n_iter_ == 4
+    assert not np.allclose(stop.raw_coef_, cap.raw_coef_)
+    one = [cls(2, max_outer_iter=1, outer_stop=s, **{k: v for k, v in params.items() if k != "max_outer_iter"})
+           .fit(blobs).raw_coef_ for s in ("converged", "cap")]
+    assert_array_equal(*one)

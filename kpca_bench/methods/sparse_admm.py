@@ -67,6 +67,8 @@ from kpca_bench.param_validation import NumberInterval
 ADMM_INITS = ("warm", "zeros")
 PROJECTIONS = ("unit", "raw")
 L1_THRESHOLDS = ("lam1", "lam")
+RHO_INITS = ("initial", "carried")
+OUTER_STOPS = ("converged", "cap")
 # Below this many training samples the full eigendecomposition takes well under a second, so a
 # Lanczos run for the leading spectrum that a non-zero A would waste is not worth trying (our choice).
 LEADING_SPECTRUM_MIN_SAMPLES = 1000
@@ -268,6 +270,7 @@ class _SparseADMMBase(BaseKernelPCA):
         "max_outer_iter": _COUNT,
         "admm_init": [StrOptions(set(ADMM_INITS))],
         "projection": [StrOptions(set(PROJECTIONS))],
+        "outer_stop": [StrOptions(set(OUTER_STOPS))],
     }
 
     def _fit_components(self, K_centered):
@@ -365,6 +368,14 @@ class L1SparseKernelPCA(_SparseADMMBase):
         with each column scaled to unit feature-space norm ("unit", our
         choice: the outlier scores assume unit components), or A as the
         algorithm outputs it, projecting with eq. 5 ("raw"; issue 20 item 6).
+    outer_stop : {"converged", "cap"}, default="converged"
+        When the outer loop ends: at ``eps_outer`` or ``max_outer_iter``,
+        whichever comes first ("converged", our reading), or after exactly
+        ``max_outer_iter`` iterations ("cap"; ``converged_`` still says
+        whether ``eps_outer`` was met). Source: Algorithm 1 step 3 and
+        Algorithm 2 step 2 print "while not convergent *or* within the preset
+        iteration" (the inner loops print "and"), and section 4.2 says "the
+        loop numbers of inner and outer loops ... are set to 10 and 5" (issue 20).
 
     Defaults are the paper's Gaussian-mixture settings (section 4.1.1), with one
     ``lam1`` for all components. Das et al. (section V) use, for MNIST, ``rho=0.02,
@@ -428,7 +439,8 @@ class L1SparseKernelPCA(_SparseADMMBase):
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.1, lam1=0.01, rho=0.01, eps_abs=1e-4, eps_rel=1e-4, eps_outer=1e-2,
-                 max_iter=300, max_outer_iter=300, admm_init="warm", threshold="lam1", projection="unit"):
+                 max_iter=300, max_outer_iter=300, admm_init="warm", threshold="lam1", projection="unit",
+                 outer_stop="converged"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.lam = lam
         self.lam1 = lam1
@@ -440,6 +452,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
         self.max_outer_iter = max_outer_iter
         self.admm_init = admm_init
         self.threshold = threshold
+        self.outer_stop = outer_stop
         self.projection = projection
 
     def _resolve_lam1(self) -> np.ndarray:
@@ -483,7 +496,8 @@ class L1SparseKernelPCA(_SparseADMMBase):
                 q_old = q_hat
                 if done:
                     self.converged_[k] = True
-                    break
+                    if self.outer_stop == "converged":
+                        break
             P_hat[:, k] = p_hat
             A[:, k] = state[0]
             self.n_outer_iter_[k] = len(inner)
@@ -577,9 +591,19 @@ class L21SparseKernelPCA(_SparseADMMBase):
         or reset to 0 and to the initial ``rho21`` ("zeros": Algorithm 2 as
         printed, "Initialize" inside every outer loop; issue 20 item 5). The
         first outer iteration starts at 0.
+    rho_init : {"initial", "carried"}, default="initial"
+        With ``admm_init="zeros"``, the ``rho_21`` each ADMM run starts from:
+        the initial ``rho21`` ("initial", our reading so far) or the value the
+        residual balancing left at the end of the previous outer iteration
+        ("carried"). Source: Algorithm 2 step 3 prints "Initialize Q, A, W",
+        which does not list ``rho_21``, and section 3.2 describes the adaptive
+        rule as updating ``rho_21`` (with W rescaled) without any reset (issue
+        20). With ``admm_init="warm"`` ``rho_21`` is carried over either way.
     projection : {"unit", "raw"}, default="unit"
         As in :class:`L1SparseKernelPCA`: unit columns (our choice) or A as
         output, eq. 5.
+    outer_stop : {"converged", "cap"}, default="converged"
+        As in :class:`L1SparseKernelPCA` (Algorithm 2 step 2).
 
     Defaults are the paper's Gaussian-mixture settings (section 4.1.1).
 
@@ -629,11 +653,13 @@ class L21SparseKernelPCA(_SparseADMMBase):
         "rho21": _POSITIVE,
         "delta": [*_POSITIVE, None],
         **{name: [NumberInterval(Real, 1, None, closed="neither")] for name in ("eta", "tau_incr", "tau_decr")},
+        "rho_init": [StrOptions(set(RHO_INITS))],
     }
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
                  lam=0.01, mu21=0.01, rho21=0.01, delta=None, eps_outer=1e-2, max_iter=300,
-                 max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm", projection="unit"):
+                 max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm", projection="unit",
+                 rho_init="initial", outer_stop="converged"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.lam = lam
         self.mu21 = mu21
@@ -647,6 +673,8 @@ class L21SparseKernelPCA(_SparseADMMBase):
         self.tau_decr = tau_decr
         self.admm_init = admm_init
         self.projection = projection
+        self.rho_init = rho_init
+        self.outer_stop = outer_stop
 
     def _resolve_parameters(self, n_samples: int) -> None:
         self.delta_ = n_samples * 1e-4 if self.delta is None else float(self.delta)
@@ -660,7 +688,8 @@ class L21SparseKernelPCA(_SparseADMMBase):
         self.converged_ = False
         for _ in range(self.max_outer_iter):
             if state is None or self.admm_init == "zeros":
-                state = (np.zeros((n, M)), np.zeros((n, M)), np.zeros((r, M)), np.zeros((r, M)), float(self.rho21))
+                rho = float(self.rho21) if state is None or self.rho_init == "initial" else state[4]
+                state = (np.zeros((n, M)), np.zeros((n, M)), np.zeros((r, M)), np.zeros((r, M)), rho)
             B_hat, state, trace = self._admm(spec, P_hat, state)
             self.residuals_.append(trace)
             Q_hat = spec.sqrt[:, np.newaxis] * B_hat
@@ -670,7 +699,8 @@ class L21SparseKernelPCA(_SparseADMMBase):
             Q_old = Q_hat
             if done:
                 self.converged_ = True
-                break
+                if self.outer_stop == "converged":
+                    break
         self.rho_ = state[4]
         self.n_iter_ = len(self.residuals_)
         _warn_if_stopped_short(0 if self.converged_ else M, M, self.max_outer_iter)
