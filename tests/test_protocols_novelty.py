@@ -1,4 +1,5 @@
-"""The novelty split's scaling: fitted on the training rows, on training and test rows together, or on each apart."""
+"""The novelty split's scaling: fitted on the training rows, on training and test rows together, or on each apart;
+its rows: drawn at random, or taken in file order."""
 
 import numpy as np
 from numpy.testing import assert_allclose
@@ -39,3 +40,37 @@ def test_the_novelty_split_divides_by_the_standard_deviation_of_all_its_rows():
     split = novelty_split(dataset, data, None, seed=1)
     assert_allclose(np.vstack([split.X_train, split.X_test]).std(axis=0), 1.0)
     assert split.X_train.std(axis=0).max() < 0.8
+
+
+def _ordered_toy():
+    """Rows numbered in their first feature; classes 0 and 1 interleaved."""
+    X = np.arange(40, dtype=float)[:, np.newaxis] * [1.0, 1.0]
+    y = np.tile([0.0, 0.0, 0.0, 1.0], 10)
+    return Dataset(name="toy", X=X, y=y, feature_kinds=(NUMERIC,) * 2, provenance=Provenance(source="test"))
+
+
+def test_file_order_takes_the_first_rows_of_each_class_in_every_trial():
+    data = DatasetConfig(name="toy", inliers=(0.0,), outliers=(1.0,), train_inliers=5, test_inliers=3,
+                         test_outliers=4, draw="file_order")
+    for seed in (1, 2):
+        split = novelty_split(_ordered_toy(), data, None, seed=seed)
+        assert split.X_train[:, 0].tolist() == [0, 1, 2, 4, 5]
+        assert split.X_test[:, 0].tolist() == [6, 8, 9, 3, 7, 11, 15]
+        assert split.is_outlier.tolist() == [False] * 3 + [True] * 4
+
+
+def test_random_draw_is_unchanged_by_the_option_and_differs_from_file_order():
+    kwargs = dict(name="toy", inliers=(0.0,), outliers=(1.0,), train_inliers=5, test_inliers=3, test_outliers=4)
+    default = novelty_split(_ordered_toy(), DatasetConfig(**kwargs), None, seed=1)
+    explicit = novelty_split(_ordered_toy(), DatasetConfig(**kwargs, draw="random"), None, seed=1)
+    rng = np.random.default_rng(1)
+    inliers, outliers = rng.permutation(np.flatnonzero(_ordered_toy().y == 0)), rng.permutation(np.arange(3, 40, 4))
+    assert_allclose(default.X_train[:, 0], inliers[:5])
+    assert_allclose(default.X_test[:, 0], np.r_[inliers[5:8], outliers[:4]])
+    assert_allclose(explicit.X_test, default.X_test)
+    assert default.X_train[:, 0].tolist() != [0, 1, 2, 4, 5]
+
+
+def test_draw_is_left_out_of_the_cell_key_unless_set():
+    assert "draw" not in repr(DatasetConfig(name="toy"))
+    assert "draw='file_order'" in repr(DatasetConfig(name="toy", draw="file_order"))

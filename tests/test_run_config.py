@@ -61,6 +61,7 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     (edited(trials=0), "trials: must be >= 1, got 0"),
     (edited(dataset__train_inliers=1.5), "dataset.train_inliers: must be an integer"),
     (edited(dataset__scaling_rows="test"), "dataset.scaling_rows: unknown scaling_rows 'test'; accepted: training, all, each"),
+    (edited(dataset__draw="first"), "dataset.draw: unknown draw 'first'; accepted: random, file_order"),
     (edited(threshold={"rule": "oracle"}), "threshold.rule: unknown rule 'oracle'"),
     (edited(threshold={"quantile": 1.5}), "threshold.quantile: must be a number strictly between 0 and 1"),
     (edited(threshold={"rule": "fixed"}), "threshold.value: give a value exactly when the rule is fixed"),

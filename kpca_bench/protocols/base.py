@@ -35,6 +35,15 @@ class DatasetConfig:
     training rows on themselves and the test rows on themselves, a reading of Wang &
     Tanaka's section 4.2 ("The training data is used normalized to the range [0, 1]"),
     which names no scaling for the test half.
+    ``draw``: how the novelty protocols pick a trial's rows. ``random`` (default, our
+    choice): drawn at random without replacement, anew in each trial. ``file_order``:
+    the first ``train_inliers`` rows of the inlier classes in the dataset's row order
+    (the order of its data file) for training, the next ``test_inliers`` and the first
+    ``test_outliers`` rows of the outlier classes for the test; every trial gets the same
+    split. A reading of Li et al., section IV.B.1, which gives how many rows of each class
+    are used ("300 samples from class 'won' are used in the training process, and 150
+    samples from class 'won' and 150 data from class 'nowin' are used for testing") but
+    never says that they are drawn at random, nor how many draws the tables summarise.
     ``default_classes``: the config named neither inliers nor outliers, so they are
     0 and 1 (:mod:`kpca_bench.datasets.labels`) and the labels must be 0 / 1.
     """
@@ -50,6 +59,7 @@ class DatasetConfig:
     max_rows: int | None = None
     default_classes: bool = False
     scaling_rows: str = "training"
+    draw: str = "random"
 
     def __repr__(self) -> str:
         # Cells are keyed by this repr: a field added later appears only when set, so the
@@ -64,7 +74,7 @@ class DatasetConfig:
 
 
 # Fields added after results were committed (issues 15 and 20).
-LATER_FIELDS = ("max_rows", "default_classes", "scaling_rows")
+LATER_FIELDS = ("max_rows", "default_classes", "scaling_rows", "draw")
 
 
 @dataclass(frozen=True)

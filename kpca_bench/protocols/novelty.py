@@ -1,7 +1,8 @@
 """The novelty protocol (Hoffmann 2007; Das et al., section V; Li et al., section IV.B).
 
 Train on inliers only; test on a fresh mix of inliers and outliers, both drawn
-at random without replacement from the classes the config names.
+at random without replacement from the classes the config names (or, with
+``dataset.draw: file_order``, taken in the dataset's row order).
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ def scale_split(data: DatasetConfig, X_train: np.ndarray, X_test: np.ndarray) ->
 
 
 def describe(data: DatasetConfig, options: Options) -> str:
-    return f"train on {data.train_inliers} inliers, test on {data.test_inliers} inliers + {data.test_outliers} outliers"
+    rows = "; the first rows of each class in file order, the same in every trial" if data.draw == "file_order" else ""
+    return (f"train on {data.train_inliers} inliers, test on {data.test_inliers} inliers + {data.test_outliers} outliers"
+            + rows)
 
 
 def check_novelty_sizes(dataset: Dataset, data: DatasetConfig, options=None) -> None:
@@ -88,10 +91,16 @@ def check_novelty_sizes(dataset: Dataset, data: DatasetConfig, options=None) -> 
 
 
 def novelty_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> Split:
-    """Draw train inliers, test inliers and test outliers without replacement; scale (:func:`scale_split`)."""
-    rng = np.random.default_rng(seed)
-    inliers = rng.permutation(class_indices(dataset, data.inliers, "inliers"))
-    outliers = rng.permutation(class_indices(dataset, data.outliers, "outliers"))
+    """Draw train inliers, test inliers and test outliers without replacement; scale (:func:`scale_split`).
+
+    ``data.draw == "file_order"`` takes them in the dataset's row order instead, the same in every
+    trial (:class:`~kpca_bench.protocols.base.DatasetConfig`).
+    """
+    inliers = class_indices(dataset, data.inliers, "inliers")
+    outliers = class_indices(dataset, data.outliers, "outliers")
+    if data.draw != "file_order":
+        rng = np.random.default_rng(seed)
+        inliers, outliers = rng.permutation(inliers), rng.permutation(outliers)
     train = inliers[: data.train_inliers]
     test = np.concatenate([inliers[data.train_inliers: data.train_inliers + data.test_inliers],
                            outliers[: data.test_outliers]])

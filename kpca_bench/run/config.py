@@ -30,6 +30,7 @@ DEFAULT_CONFIG_DIR = Path("configs")
 FIGURES = ("box", "roc", "sparsity")
 SCALINGS = ("none", "standard", "minmax")
 SCALING_ROWS = ("training", "all", "each")
+DRAWS = ("random", "file_order")
 BACKENDS = ("local", "dask")
 # Parameters the runner sets itself, so a config may not.
 RUNNER_PARAMS = ("random_state",)
@@ -220,7 +221,7 @@ def _labels(value, key: str, problems: Problems) -> tuple:
 
 
 DATASET_KEYS = ("name", "options", "scaling", "scaling_rows", "inliers", "outliers", "train_inliers", "test_inliers",
-                "test_outliers", "max_rows")
+                "test_outliers", "max_rows", "draw")
 CLASS_KEYS = ("inliers", "outliers")
 
 
@@ -260,10 +261,13 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
     scaling_rows = raw.get("scaling_rows", SCALING_ROWS[0])
     if scaling_rows not in SCALING_ROWS:
         where.add("scaling_rows", f"unknown scaling_rows {scaling_rows!r}; accepted: {', '.join(SCALING_ROWS)}")
+    draw = raw.get("draw", DRAWS[0])
+    if draw not in DRAWS:
+        where.add("draw", f"unknown draw {draw!r}; accepted: {', '.join(DRAWS)}")
     if None in sizes.values() or any(key not in raw for key in required) or not isinstance(name, str):
         return None
     return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling,
-                         scaling_rows=scaling_rows, default_classes=defaulted, **sizes)
+                         scaling_rows=scaling_rows, default_classes=defaulted, draw=draw, **sizes)
 
 
 def member_label(dataset: DatasetConfig) -> str:
