@@ -31,6 +31,11 @@ our splits is below the paper's minimum, the check flags the minimum (``basis``
 ``floor``; ``beyond_tolerance``: even the largest floor is below the paper's
 minimum minus its tolerance).
 
+Our splits are random draws of the stated sizes, so a flag says that the row
+cannot come from such a draw; the paper does not say its rows were drawn at
+random, and rows taken in the data file's order (``dataset.draw: file_order``)
+are a reading the check does not cover.
+
 Writes ``li_consistency.csv`` (one row per dataset, method and statistic, the
 columns the report reads: config, method, metric, paper, bound, tolerance,
 inconsistent, basis) and ``li_consistency.md`` in the results root, from the
@@ -126,7 +131,11 @@ def consistency_markdown(frame: pd.DataFrame) -> str:
              "paper's split would lie beyond all of ours and the row (its best directly, the other statistics with "
              "it) is taken as not coming from the stated protocol. *min inconsistent*: every split's floor is below the "
              "paper's minimum, which cannot lie above the floor of its split. *beyond tolerance*: even the "
-             "extreme split clears the paper's value by its tolerance.", "",
+             "extreme split clears the paper's value by its tolerance. Our splits are random draws of the "
+             "paper's sizes, so a flag says the row cannot come from such a draw; the paper does not say its "
+             "rows were drawn at random, and rows taken in the data file's order (the `*_file_order` "
+             "variants) are a reading this check does not cover.",
+             "",
              "| config | method | setting | paper's best | bound over our splits: min / median / max "
              "| best inconsistent | paper's min | floor: min / median / max | min inconsistent | splits |",
              "|---|---|---|---|---|---|---|---|---|---|"]
