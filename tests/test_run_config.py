@@ -62,6 +62,10 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     (edited(dataset__train_inliers=1.5), "dataset.train_inliers: must be an integer"),
     (edited(dataset__scaling_rows="test"), "dataset.scaling_rows: unknown scaling_rows 'test'; accepted: training, all, each"),
     (edited(dataset__draw="first"), "dataset.draw: unknown draw 'first'; accepted: random, file_order"),
+    (edited(dataset__draw="file_order"), "trials: dataset.draw: file_order takes the same rows in every trial; set "
+                                         "trials: 1"),
+    (edited(dataset__draw="file_order", trials=1, protocol="unsupervised"),
+     "dataset.draw: file_order is read by the novelty protocols only, not unsupervised; remove it"),
     (edited(threshold={"rule": "oracle"}), "threshold.rule: unknown rule 'oracle'"),
     (edited(threshold={"quantile": 1.5}), "threshold.quantile: must be a number strictly between 0 and 1"),
     (edited(threshold={"rule": "fixed"}), "threshold.value: give a value exactly when the rule is fixed"),
@@ -87,6 +91,14 @@ def test_config_errors_are_one_clear_line_and_exit_2(tmp_path, text, expected):
     assert expected in result.stderr
     assert str(tmp_path / "config.yaml") in result.stderr
     assert "Traceback" not in result.output + result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_trials_override_of_a_file_order_config_is_refused(tmp_path):
+    config = write(tmp_path, edited(dataset__draw="file_order", trials=1))
+    result = CliRunner().invoke(app, ["run", str(config), "--trials", "3", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "--trials 3: dataset.draw: file_order takes the same rows in every trial; leave --trials out" in result.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -24,6 +24,7 @@ from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import THRESHOLD_RULES, DatasetConfig, MethodConfig, ThresholdConfig
+from kpca_bench.protocols.novelty import novelty_split
 from kpca_bench.validation import Problems, check_keys, did_you_mean, expand_range, integer, mapping
 
 DEFAULT_CONFIG_DIR = Path("configs")
@@ -172,6 +173,9 @@ class Config:
         """A copy with command-line overrides applied."""
         changes = {"execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)}
         if trials is not None:
+            if trials > 1 and any(d.draw == "file_order" for d in (self.dataset, *self.datasets) if d is not None):
+                raise ConfigError(f"--trials {trials}: dataset.draw: file_order takes the same rows in every trial; "
+                                  "leave --trials out")
             changes["trials"] = trials
         if seed is not None:
             changes["seed"] = seed
@@ -585,6 +589,7 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     if methods and None not in methods:
         protocol.check_methods(options, tuple(methods), problems)
     trials = integer(raw.get("trials", 10), "trials", problems, 1)
+    _check_draw([d for d in (dataset, *datasets) if d is not None], protocol, trials, problems)
     seed = integer(raw.get("seed", 0), "seed", problems, 0)
     output = _parse_output(raw.get("output"), problems)
     description = raw.get("description", "")
@@ -595,6 +600,18 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
                   protocol_options=protocol_options, options=options, methods=tuple(methods), threshold=threshold,
                   trials=trials, seed=seed, output=output, reference=reference, execution=execution,
                   profile=profile, source=source, datasets=tuple(datasets), suite=suite)
+
+
+def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Problems) -> None:
+    """``dataset.draw: file_order`` only where the novelty split reads it, and with one trial (every trial's rows
+    would be the same)."""
+    if not any(d.draw == "file_order" for d in datasets):
+        return
+    if protocol.split is not novelty_split:
+        problems.add("dataset.draw", f"file_order is read by the novelty protocols only, not {protocol.name}; "
+                                     "remove it")
+    elif isinstance(trials, int) and trials > 1:
+        problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 
 
 def load_config(path, profile: str = "full") -> Config:
