@@ -155,3 +155,11 @@ def write_atomic(path, text: str) -> None:
     """Write a text file so that readers see the old or the new content, never a mix."""
     with atomic_output(path) as tmp:
         tmp.write_text(text)
+
+
+def write_table(directory: Path, stem: str, frame, markdown: str) -> list[Path]:
+    """``STEM.csv`` (the frame) and ``STEM.md`` (its Markdown) in ``directory``, each atomically; their paths."""
+    paths = [Path(directory) / f"{stem}.csv", Path(directory) / f"{stem}.md"]
+    write_atomic(paths[0], frame.to_csv(index=False))
+    write_atomic(paths[1], markdown)
+    return paths

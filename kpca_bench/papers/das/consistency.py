@@ -32,7 +32,7 @@ from kpca_bench.report.overview import VARIANTS_DIR
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.run.config import Config, load_config
 from kpca_bench.run.runner import experiment_directory, stored_records
-from kpca_bench.run.store import write_atomic
+from kpca_bench.run.store import write_table
 
 METRIC = "auroc_mean"
 COLUMNS = ("config", "method", "metric", "paper", "tolerance", "inconsistent", "margin", "low", "median", "high",
@@ -117,6 +117,4 @@ def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """``das_consistency.csv`` and ``das_consistency.md`` in ``results_root``."""
     results_root = Path(results_root)
     frame = consistency_frame(results_root, config_paths)
-    write_atomic(results_root / "das_consistency.csv", frame.to_csv(index=False))
-    write_atomic(results_root / "das_consistency.md", consistency_markdown(frame))
-    return [results_root / "das_consistency.csv", results_root / "das_consistency.md"]
+    return write_table(results_root, "das_consistency", frame, consistency_markdown(frame))

@@ -54,7 +54,7 @@ from kpca_bench.papers.li.tables import li_configs
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.sweep import METRICS, sweep_frame
 from kpca_bench.run.runner import experiment_directory
-from kpca_bench.run.store import ResultStore, write_atomic
+from kpca_bench.run.store import ResultStore, write_table
 
 COLUMNS = ("config", "method", "metric", "paper", "bound", "tolerance", "inconsistent", "beyond_tolerance", "basis",
            "setting",
@@ -159,6 +159,4 @@ def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """``li_consistency.csv`` and ``li_consistency.md`` in ``results_root``."""
     results_root = Path(results_root)
     frame = consistency_frame(results_root, config_paths)
-    write_atomic(results_root / "li_consistency.csv", frame.to_csv(index=False))
-    write_atomic(results_root / "li_consistency.md", consistency_markdown(frame))
-    return [results_root / "li_consistency.csv", results_root / "li_consistency.md"]
+    return write_table(results_root, "li_consistency", frame, consistency_markdown(frame))
