@@ -317,3 +317,14 @@ def test_noise_is_reproducible_by_seed(files):
 def test_negative_noise_is_a_clear_error(files):
     with pytest.raises(DataError, match="noise must be >= 0"):
         uci.load_breast_cancer_wisconsin(files=files, noise=-0.05)
+
+
+def test_eth80_maps_adds_each_categorys_segmentation_maps_as_its_rows(tmp_path, write_png):
+    files = write_eth80(tmp_path, write_png)  # views 200 (apple) / 50 (tomato), maps all zero
+    dataset = images.load_eth80(files=files, size=8, maps=True)
+    assert dataset.class_counts() == {"apple": 4, "tomato": 4}
+    apples = dataset.X[dataset.y == "apple"]
+    assert sorted(apples.mean(axis=1).tolist()) == [0, 0, 200, 200]
+    assert "segmentation maps read as rows" in dataset.provenance.notes
+    with pytest.raises(DataError, match="maps: true and crop: close"):
+        images.load_eth80(files=files, maps=True, crop="close")
