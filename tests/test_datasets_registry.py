@@ -41,6 +41,8 @@ def test_unknown_name_and_option_are_data_errors_with_the_fix():
         load_dataset("eth80", colour=True)
     with pytest.raises(DataError, match="accepted options: n_per_source"):
         load_dataset("gaussian_mixture", n_samples=3)
+    with pytest.raises(DataError, match=r"option maps='yes' must be true or false"):
+        load_dataset("eth80", maps="yes")
 
 
 @pytest.fixture

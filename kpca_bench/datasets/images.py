@@ -109,9 +109,10 @@ def load_eth80(*, files, categories=("apple", "tomato"), size: int | None = 32, 
         X, y = np.vstack([X, X_maps]), np.concatenate([y, y_maps])
     shape = "stored size" if size is None else f"{size}x{size}"
     cropped = ", cropped close to the segmentation map's box" if crop == "close" else ""
-    cropped += ", segmentation maps read as rows" if maps else ""
+    with_maps = ", segmentation maps read as rows" if maps else ""
     return Dataset(name="eth80", X=X, y=y, feature_kinds=(NUMERIC,) * X.shape[1],
-                   provenance=Provenance(source="", notes=f"{shape} {'grayscale' if grayscale else 'RGB'}{cropped}, "
+                   provenance=Provenance(source="", notes=f"{shape} {'grayscale' if grayscale else 'RGB'}{cropped}"
+                                                        f"{with_maps}, "
                                                         f"categories {', '.join(categories)}"))
 
 

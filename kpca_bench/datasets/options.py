@@ -24,7 +24,8 @@ def accepted_options(loader) -> dict[str, object]:
 
 
 def check_option_names(dataset: str, loader, options: dict) -> None:
-    """Raise :class:`DataError` for an option the loader does not take (listing those it does) or a missing one."""
+    """Raise :class:`DataError` for an option the loader does not take (listing those it does), a missing one, or
+    a non-boolean value for an option whose default is true or false."""
     accepted = accepted_options(loader)
     unknown = sorted(set(options) - set(accepted))
     if unknown:
@@ -35,3 +36,6 @@ def check_option_names(dataset: str, loader, options: dict) -> None:
     missing = [name for name in required if name not in options]
     if missing:
         raise DataError(f"dataset {dataset!r}: dataset.options.{missing[0]} is required")
+    for name, value in options.items():
+        if isinstance(accepted[name], bool) and not isinstance(value, bool):
+            raise DataError(f"dataset {dataset!r}: option {name}={value!r} must be true or false")
