@@ -71,6 +71,19 @@ def test_random_draw_is_unchanged_by_the_option_and_differs_from_file_order():
     assert default.X_train[:, 0].tolist() != [0, 1, 2, 4, 5]
 
 
+def test_first_outliers_draws_the_inliers_as_random_and_takes_the_first_outliers_in_every_trial():
+    kwargs = dict(name="toy", inliers=(0.0,), outliers=(1.0,), train_inliers=5, test_inliers=3, test_outliers=4)
+    inlier_rows = []
+    for seed in (1, 2):
+        first = novelty_split(_ordered_toy(), DatasetConfig(**kwargs, draw="first_outliers"), None, seed=seed)
+        random = novelty_split(_ordered_toy(), DatasetConfig(**kwargs), None, seed=seed)
+        assert_allclose(first.X_train, random.X_train)
+        assert_allclose(first.X_test[:3], random.X_test[:3])
+        assert first.X_test[3:, 0].tolist() == [3, 7, 11, 15]
+        inlier_rows.append(first.X_train[:, 0].tolist())
+    assert inlier_rows[0] != inlier_rows[1]
+
+
 def test_draw_is_left_out_of_the_cell_key_unless_set():
     assert "draw" not in repr(DatasetConfig(name="toy"))
     assert "draw='file_order'" in repr(DatasetConfig(name="toy", draw="file_order"))

@@ -61,11 +61,13 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     (edited(trials=0), "trials: must be >= 1, got 0"),
     (edited(dataset__train_inliers=1.5), "dataset.train_inliers: must be an integer"),
     (edited(dataset__scaling_rows="test"), "dataset.scaling_rows: unknown scaling_rows 'test'; accepted: training, all, each"),
-    (edited(dataset__draw="first"), "dataset.draw: unknown draw 'first'; accepted: random, file_order"),
+    (edited(dataset__draw="first"), "dataset.draw: unknown draw 'first'; accepted: random, file_order, first_outliers"),
     (edited(dataset__draw="file_order"), "trials: dataset.draw: file_order takes the same rows in every trial; set "
                                          "trials: 1"),
     (edited(dataset__draw="file_order", trials=1, protocol="unsupervised"),
      "dataset.draw: file_order is read by the novelty protocols only, not unsupervised; remove it"),
+    (edited(dataset__draw="first_outliers", protocol="unsupervised"),
+     "dataset.draw: first_outliers is read by the novelty protocols only, not unsupervised; remove it"),
     (edited(threshold={"rule": "oracle"}), "threshold.rule: unknown rule 'oracle'"),
     (edited(threshold={"quantile": 1.5}), "threshold.quantile: must be a number strictly between 0 and 1"),
     (edited(threshold={"rule": "fixed"}), "threshold.value: give a value exactly when the rule is fixed"),
@@ -190,3 +192,8 @@ def test_a_paper_dataset_still_needs_its_classes(tmp_path):
                                                              "test_outliers": 5}, "methods": [{"name": "kpca"}]}))
     with pytest.raises(Exception, match="dataset.inliers"):
         load_config(path)
+
+
+def test_first_outliers_draw_loads_with_several_trials(tmp_path):
+    config = load_config(write(tmp_path, edited(dataset__draw="first_outliers")))
+    assert config.dataset.draw == "first_outliers" and config.trials == 2

@@ -44,6 +44,11 @@ class DatasetConfig:
     are used ("300 samples from class 'won' are used in the training process, and 150
     samples from class 'won' and 150 data from class 'nowin' are used for testing") but
     never says that they are drawn at random, nor how many draws the tables summarise.
+    ``first_outliers``: the inliers drawn at random anew in each trial (as ``random``
+    draws them), the test outliers the first ``test_outliers`` rows of the outlier
+    classes in the dataset's row order, the same in every trial. What Das et al.'s code
+    does (``skpca_codes/kspca_fruits2_var.py`` tests on ``outliers[0:111]``), where their
+    section V says the test subsets are randomly chosen.
     ``default_classes``: the config named neither inliers nor outliers, so they are
     0 and 1 (:mod:`kpca_bench.datasets.labels`) and the labels must be 0 / 1.
     """

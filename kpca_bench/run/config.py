@@ -31,7 +31,7 @@ DEFAULT_CONFIG_DIR = Path("configs")
 FIGURES = ("box", "roc", "sparsity")
 SCALINGS = ("none", "standard", "minmax")
 SCALING_ROWS = ("training", "all", "each")
-DRAWS = ("random", "file_order")
+DRAWS = ("random", "file_order", "first_outliers")
 BACKENDS = ("local", "dask")
 # Parameters the runner sets itself, so a config may not.
 RUNNER_PARAMS = ("random_state",)
@@ -603,14 +603,15 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
 
 
 def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Problems) -> None:
-    """``dataset.draw: file_order`` only where the novelty split reads it, and with one trial (every trial's rows
-    would be the same)."""
-    if not any(d.draw == "file_order" for d in datasets):
+    """``dataset.draw`` other than random only where the novelty split reads it; ``file_order`` with one trial
+    (every trial's rows would be the same)."""
+    draws = {d.draw for d in datasets} - {"random"}
+    if not draws:
         return
     if protocol.split is not novelty_split:
-        problems.add("dataset.draw", f"file_order is read by the novelty protocols only, not {protocol.name}; "
-                                     "remove it")
-    elif isinstance(trials, int) and trials > 1:
+        problems.add("dataset.draw", f"{', '.join(sorted(draws))} is read by the novelty protocols only, not "
+                                     f"{protocol.name}; remove it")
+    elif "file_order" in draws and isinstance(trials, int) and trials > 1:
         problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 
 
