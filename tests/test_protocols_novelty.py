@@ -76,9 +76,9 @@ def test_first_outliers_draws_the_inliers_as_random_and_takes_the_first_outliers
     inlier_rows = []
     for seed in (1, 2):
         first = novelty_split(_ordered_toy(), DatasetConfig(**kwargs, draw="first_outliers"), None, seed=seed)
-        random = novelty_split(_ordered_toy(), DatasetConfig(**kwargs), None, seed=seed)
-        assert_allclose(first.X_train, random.X_train)
-        assert_allclose(first.X_test[:3], random.X_test[:3])
+        drawn = novelty_split(_ordered_toy(), DatasetConfig(**kwargs), None, seed=seed)
+        assert_allclose(first.X_train, drawn.X_train)
+        assert_allclose(first.X_test[:3], drawn.X_test[:3])
         assert first.X_test[3:, 0].tolist() == [3, 7, 11, 15]
         inlier_rows.append(first.X_train[:, 0].tolist())
     assert inlier_rows[0] != inlier_rows[1]

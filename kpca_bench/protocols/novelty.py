@@ -3,7 +3,7 @@
 Train on inliers only; test on a fresh mix of inliers and outliers, both drawn
 at random without replacement from the classes the config names (or, with
 ``dataset.draw: file_order``, taken in the dataset's row order; with ``first_outliers``,
-the outliers only).
+the outliers taken so and the inliers drawn).
 """
 
 from __future__ import annotations
@@ -74,9 +74,8 @@ def scale_split(data: DatasetConfig, X_train: np.ndarray, X_test: np.ndarray) ->
 
 def describe(data: DatasetConfig, options: Options) -> str:
     rows = {"file_order": "; the first rows of each class in file order, the same in every trial",
-            # The caller appends ", drawn anew in each of <n> trials", which then speaks of the inliers.
             "first_outliers": "; the test outliers the first rows of their classes in file order, the same in every "
-                              "trial; the inliers"}.get(data.draw, "")
+                              "trial"}.get(data.draw, "")
     return (f"train on {data.train_inliers} inliers, test on {data.test_inliers} inliers + {data.test_outliers} outliers"
             + rows)
 
@@ -98,7 +97,7 @@ def novelty_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> 
     """Draw train inliers, test inliers and test outliers without replacement; scale (:func:`scale_split`).
 
     ``data.draw == "file_order"`` takes them in the dataset's row order instead, the same in every
-    trial; ``"first_outliers"`` takes only the outliers so, the inliers as ``"random"`` draws them
+    trial; ``"first_outliers"`` takes the outliers in that order and draws the inliers as ``"random"`` does
     (:class:`~kpca_bench.protocols.base.DatasetConfig`).
     """
     inliers = class_indices(dataset, data.inliers, "inliers")

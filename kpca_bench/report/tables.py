@@ -22,6 +22,9 @@ TRIAL_COLUMNS = [
 TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
 # Structured fields kept in trials.csv, written as JSON.
 JSON_COLUMNS = ("versions", "warnings")
+# How a config's trials relate to its rows, by dataset.draw (the novelty protocols read it; every other is random).
+TRIALS_DRAWN = {"random": "drawn anew in each of {trials} trials", "file_order": "{trials} trial",
+                "first_outliers": "the inliers drawn anew in each of {trials} trials"}
 FITTED_ON = {"training": "fitted on the training rows", "all": "fitted on the training and test rows",
              "each": "fitted on the training rows and on the test rows apart"}
 SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "auprc": ("AUPRC", 3), "sparsity": ("sparsity (% non-zero)", 2),
@@ -157,8 +160,8 @@ def run_facts(config, versions: dict, *, source: str | None = None) -> list[str]
     scaling = f"; scaling: {d.scaling}" + (f" ({FITTED_ON[d.scaling_rows]})" if d.scaling != "none" else "")
     protocol = PROTOCOLS[config.protocol]
     facts = [data + scaling,
-             f"protocol: {config.protocol}: {protocol.describe(d, config.options)}, drawn anew in each of "
-             f"{config.trials} trials (seed {config.seed})"]
+             f"protocol: {config.protocol}: {protocol.describe(d, config.options)}, "
+             f"{TRIALS_DRAWN[d.draw].format(trials=config.trials)} (seed {config.seed})"]
     if config.reference is not None:
         facts.append(f"paper: {config.reference.paper}, {config.reference.dataset}")
     facts.append(f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))

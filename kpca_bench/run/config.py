@@ -609,8 +609,8 @@ def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Probl
     if not draws:
         return
     if protocol.split is not novelty_split:
-        problems.add("dataset.draw", f"{', '.join(sorted(draws))} is read by the novelty protocols only, not "
-                                     f"{protocol.name}; remove it")
+        for draw in sorted(draws):
+            problems.add("dataset.draw", f"{draw} is read by the novelty protocols only, not {protocol.name}; remove it")
     elif "file_order" in draws and isinstance(trials, int) and trials > 1:
         problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 
