@@ -80,6 +80,9 @@ class DatasetConfig:
 
 # Fields added after results were committed (issues 15 and 20).
 LATER_FIELDS = ("max_rows", "default_classes", "scaling_rows", "draw")
+# How a config's trials relate to its rows, by ``draw`` (only the novelty protocols read it; elsewhere it is random).
+TRIALS_DRAWN = {"random": "drawn anew in each of {trials} trials", "file_order": "{trials} trial",
+                "first_outliers": "the inliers drawn anew in each of {trials} trials"}
 
 
 @dataclass(frozen=True)

@@ -72,12 +72,15 @@ def scale_split(data: DatasetConfig, X_train: np.ndarray, X_test: np.ndarray) ->
     return scale(data.scaling, fit_rows, X_train, X_test)[1:]
 
 
+# What a draw other than random fixes, appended to the split's description.
+DRAW_NOTES = {"random": "", "file_order": "; the first rows of each class in file order, the same in every trial",
+              "first_outliers": "; the test outliers the first rows of their classes in file order, the same in every "
+                                "trial"}
+
+
 def describe(data: DatasetConfig, options: Options) -> str:
-    rows = {"file_order": "; the first rows of each class in file order, the same in every trial",
-            "first_outliers": "; the test outliers the first rows of their classes in file order, the same in every "
-                              "trial"}.get(data.draw, "")
     return (f"train on {data.train_inliers} inliers, test on {data.test_inliers} inliers + {data.test_outliers} outliers"
-            + rows)
+            + DRAW_NOTES[data.draw])
 
 
 def check_novelty_sizes(dataset: Dataset, data: DatasetConfig, options=None) -> None:

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kpca_bench.protocols.base import TRIALS_DRAWN
+from kpca_bench.protocols.novelty import DRAW_NOTES
 from kpca_bench.report.plots import plt, save_figure
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.tables import entry_incomplete_note
@@ -39,10 +41,6 @@ METRICS = {"best": "auroc_best", "min": "auroc_min", "25%": "auroc_q25", "median
            "75%": "auroc_q75"}
 FIGURE = "sweep_max_auroc.png"
 OVER_TEXT = {"settings": "all settings", "kernel_max": "the kernel parameter of the best over the model parameter"}
-
-# A trial's rows, by dataset.draw.
-SPLITS = {"random": "random splits", "file_order": "split, the rows in file order",
-          "first_outliers": "splits, the inliers drawn at random, the test outliers in file order"}
 
 
 def kernel_parameter(config: Config, entry: str) -> str | None:
@@ -166,8 +164,8 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> None:
         f"# {title}", "",
         *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
         f"- protocol: {config.protocol}: train on {d.train_inliers} inliers {list(d.inliers)}, test on "
-        f"{d.test_inliers} inliers + {d.test_outliers} outliers {list(d.outliers)}; {frame['trial'].nunique()} "
-        f"{SPLITS[d.draw]} (seed {config.seed}); scaling: {d.scaling}",
+        f"{d.test_inliers} inliers + {d.test_outliers} outliers {list(d.outliers)}{DRAW_NOTES[d.draw]}; "
+        f"{TRIALS_DRAWN[d.draw].format(trials=frame['trial'].nunique())} (seed {config.seed}); scaling: {d.scaling}",
         f"- kernel parameter ({', '.join(parameters)}): {frame['kernel_param'].nunique()} values; model parameter: "
         "p = 1 .. P (P = components with a positive eigenvalue) for KPCA, the protocol's nu list for OCSVM",
         f"- settings per split and method: {', '.join(f'{e} {n}' for e, n in stats.groupby('entry', sort=False)['n_settings'].first().items())}",

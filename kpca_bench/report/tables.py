@@ -8,6 +8,7 @@ import pandas as pd
 
 from kpca_bench.datasets.labels import CONVENTION
 from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.protocols.base import TRIALS_DRAWN
 from kpca_bench.run.runner import planned_trials
 
 # Columns of trials.csv, in order; parameters follow as param_<name>.
@@ -22,9 +23,6 @@ TRIAL_COLUMNS = [
 TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
 # Structured fields kept in trials.csv, written as JSON.
 JSON_COLUMNS = ("versions", "warnings")
-# How a config's trials relate to its rows, by dataset.draw (the novelty protocols read it; every other is random).
-TRIALS_DRAWN = {"random": "drawn anew in each of {trials} trials", "file_order": "{trials} trial",
-                "first_outliers": "the inliers drawn anew in each of {trials} trials"}
 FITTED_ON = {"training": "fitted on the training rows", "all": "fitted on the training and test rows",
              "each": "fitted on the training rows and on the test rows apart"}
 SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "auprc": ("AUPRC", 3), "sparsity": ("sparsity (% non-zero)", 2),
