@@ -1,4 +1,5 @@
-"""The run command on bad input, failing cells and failing disks: one line, a clear exit code, no traceback."""
+"""Bad input of every kind — configs, CLI options, data files, results folders, state files, failing cells and
+failing disks: an exit code, one line naming the problem and the fix, no traceback, no finished work lost."""
 
 import errno
 import os
@@ -319,3 +320,9 @@ def test_an_interrupted_run_marks_its_tables_incomplete(tmp_path, monkeypatch):
     markdown = (tmp_path / "quickstart" / "summary.md").read_text()
     assert "INCOMPLETE, not final: KPCA 2 of 3 trials; KPCA-Mahalanobis 1 of 3 trials" in markdown
     assert "± –" in markdown  # one trial has no spread, not "± 0.000"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Runs where every cell fails, results folders and damaged state files (run.json, provenance.json,
+# environment.json, the lock), write faults and numerics that make a method meaningless.
+# ---------------------------------------------------------------------------------------------------------------
