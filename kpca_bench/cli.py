@@ -379,8 +379,11 @@ def plan(
     except KpcaBenchError as error:
         fail(error)
     out_console = console()
-    out_console.print(f"{config}: dataset {result.dataset}, protocol {result.protocol}, {result.trials} trials; "
+    out_console.print(f"{config}: {result.datasets}, protocol {result.protocol}, {result.trials} trials; "
                       f"results in {result.directory}", highlight=False, markup=False)
+    if result.skipped:
+        out_console.print(f"skipped (files not here, as run skips them): {', '.join(result.skipped)}",
+                          highlight=False, markup=False)
     table = Table("method", "name", "settings", "cells", "stored", "left", "mean cell time (s)")
     for entry in result.entries:
         table.add_row(entry.label, entry.method, str(entry.settings), f"{entry.cells:,}", f"{entry.stored:,}",

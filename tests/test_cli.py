@@ -92,6 +92,15 @@ def test_plan_counts_stored_cells_and_estimates_the_time_left(tmp_path):
     assert result.exit_code == 0 and "16 cells, 8 stored" in result.output and "min with 1 worker" in result.output
 
 
+@pytest.mark.parametrize("config", sorted((ROOT / "configs").glob("**/*.yaml")),
+                         ids=lambda path: path.relative_to(ROOT / "configs").as_posix())
+def test_plan_works_for_every_committed_config(config, tmp_path):
+    """Single datasets, lists and collections alike: plan reads configs and stores, no data, no folder made."""
+    result = invoke("plan", config, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "estimated time left" in result.output and not any(tmp_path.iterdir())
+
+
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")

@@ -172,3 +172,27 @@ def test_a_member_has_the_cells_of_its_single_dataset_config(tmp_path):
 def test_bad_suite_entries_are_config_errors(tmp_path, entries, message):
     result = run(write_config(tmp_path / "bad.yaml", **entries), tmp_path)
     assert result.exit_code == 2 and message in result.stderr, result.stderr
+
+
+def test_plan_counts_the_datasets_whose_files_are_here_and_names_the_others(adbench_stand_ins):
+    config = write_config(adbench_stand_ins / "c.yaml", suite={"collection": "adbench", "include": ["fraud", "wine"]})
+    out = adbench_stand_ins / "out"
+    before = CliRunner().invoke(app, ["plan", str(config), "--out", str(out)])
+    assert before.exit_code == 0, before.output
+    assert "1 of 2 datasets with files here" in before.output
+    assert "skipped (files not here, as run skips them): adbench_wine" in before.output
+    assert "6 cells, 0 stored" in before.output
+    assert run(config, out).exit_code == 0
+    after = CliRunner().invoke(app, ["plan", str(config), "--out", str(out)])
+    assert "6 cells, 6 stored" in after.output
+
+
+def test_a_suite_with_no_dataset_here_exits_2_with_one_line_and_writes_nothing(adbench_stand_ins):
+    config = write_config(adbench_stand_ins / "c.yaml", suite={"collection": "adbench", "include": ["wine", "glass"]})
+    result = run(config, adbench_stand_ins / "out")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: no dataset of suite suite has its files here, e.g. adbench_glass: its "
+                                    "files are not in ")
+    assert "'kpca-bench datasets fetch adbench_glass' downloads them" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (adbench_stand_ins / "out").exists()

@@ -2,7 +2,9 @@
 
 Cells per method entry, how many are already stored, and the time left
 estimated from the stored cells' wall times (per entry, else over the run).
-Reads the config and the store only: no data is loaded and nothing runs.
+Reads the config and the store only: no data is loaded and nothing runs. A suite's datasets
+are counted together; those whose files are not here are named and left out of the counts,
+as ``run`` skips them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from statistics import mean
 
 from kpca_bench.run.config import Config
-from kpca_bench.run.runner import experiment_directory, is_finished, plan_cells
+from kpca_bench.run.runner import experiment_directory, is_finished, missing_files, plan_cells
 from kpca_bench.run.store import ResultStore
 
 
@@ -33,10 +35,11 @@ class EntryPlan:
 @dataclass(frozen=True)
 class Plan:
     directory: Path
-    dataset: str
+    datasets: str  # "dataset NAME", or for a suite how many of its datasets have files here
     protocol: str
     trials: int
     entries: list[EntryPlan]
+    skipped: tuple[str, ...] = ()
 
     @property
     def cells(self) -> int:
@@ -58,15 +61,24 @@ class Plan:
 
 
 def plan_run(config: Config, out_root) -> Plan:
+    """The plan of a config: one dataset, or a suite's datasets whose files are here (each in its sub-folder)."""
     directory = experiment_directory(config, out_root)
-    stored = ResultStore(directory).load() if directory.is_dir() else {}
-    cells = plan_cells(config)
+    planned, skipped = [], []
+    for label, member in config.members():
+        if config.is_suite and missing_files(member):
+            skipped.append(label)
+        else:
+            planned.append((directory / label if config.is_suite else directory, plan_cells(member)))
+    stored = {folder: ResultStore(folder).load() if folder.is_dir() else {} for folder, _ in planned}
     entries = []
     for index, method in enumerate(config.methods):
-        mine = [cell for cell in cells if cell.method_index == index]
-        done = [stored[c.key] for c in mine if c.key in stored and is_finished(stored[c.key])]
+        mine = [(folder, cell) for folder, cells in planned for cell in cells if cell.method_index == index]
+        done = [stored[folder][c.key] for folder, c in mine
+                if c.key in stored[folder] and is_finished(stored[folder][c.key])]
         times = [r["wall_time"] for r in done if isinstance(r.get("wall_time"), (int, float))]
         entries.append(EntryPlan(label=method.label, method=method.name, settings=len(method.settings()),
                                  cells=len(mine), stored=len(done), mean_wall_time=mean(times) if times else None))
-    return Plan(directory=directory, dataset=config.dataset.name, protocol=config.protocol, trials=config.trials,
-                entries=entries)
+    datasets = (f"dataset {config.dataset.name}" if not config.is_suite
+                else f"{len(planned)} of {len(planned) + len(skipped)} datasets with files here")
+    return Plan(directory=directory, datasets=datasets, protocol=config.protocol, trials=config.trials,
+                entries=entries, skipped=tuple(skipped))

@@ -419,6 +419,15 @@ def missing_files(config: Config) -> str | None:
     return None
 
 
+def no_dataset_here(config: Config) -> str | None:
+    """``"<dataset>: <why it is missing>"`` of a suite's first dataset when none of its datasets has its files
+    here, else None."""
+    reasons = [(label, missing_files(member)) for label, member in config.members()]
+    if all(reason for _, reason in reasons):
+        return f"{reasons[0][0]}: {reasons[0][1]}"
+    return None
+
+
 def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
               progress: PlainProgress | None = None, write_member_tables: WriteMemberTables | None = None,
               write_suite_tables: WriteSuiteTables | None = None, retry_failed: bool = True,
@@ -430,13 +439,16 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
     cluster), each dataset's cells in parallel; every sub-folder is a complete single-dataset
     run (records, tables, figures), so resume and a later ``kpca-bench report`` work per dataset.
     A dataset whose files are not here is skipped with a line naming it (and listed in the
-    outcome and the suite's summary), unless ``KPCA_BENCH_REQUIRE_DATA=1``, where it is an error.
+    outcome and the suite's summary), unless ``KPCA_BENCH_REQUIRE_DATA=1``, where it is an error;
+    a suite with no dataset here is refused (:class:`DataError`) before anything is written.
     The suite's own tables are written from every dataset's records at the end, also when the
     run is interrupted. ``reuse_from`` is refused: it seeds one dataset's run.
     """
     if reuse_from is not None:
         raise ConfigError(f"--reuse-from: {config.name} is a suite of datasets; reuse works for a "
                           "single-dataset config")
+    if (first := no_dataset_here(config)) is not None:
+        raise DataError(f"no dataset of suite {config.name} has its files here, e.g. {first}")
     progress = progress or NoProgress()
     directory = experiment_directory(config, out_dir)
     prepare_folder(directory)
