@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.run.config import load_config, parse_config
+from kpca_bench.report import suite as suite_report
 from kpca_bench.run.runner import plan_cells
 
 DATA = Path(__file__).parent / "data"
@@ -123,7 +124,16 @@ def test_a_collection_with_an_exclusion_skips_and_counts_missing_datasets(adbenc
     members = ["adbench_backdoor", "adbench_census", "adbench_fraud"]
     assert sorted(p.name for p in suite.iterdir() if p.is_dir()) == members
     summary = (suite / "summary.md").read_text()
-    assert "datasets: 3 run, 43 skipped (files not here: adbench_aloi, adbench_annthyroid" in summary
+    assert ("datasets: 3 run (100 to 100 rows, 4 to 4 features; sizes and scaling per dataset in `datasets.csv`), "
+            "43 skipped") in summary
+    skipped = [line for line in summary.splitlines() if "adbench_aloi" in line]
+    assert len(skipped) == 1 and skipped[0].startswith("Skipped, files not here: adbench_aloi, adbench_annthyroid, ")
+    assert skipped[0].endswith("; 'kpca-bench datasets fetch <name>' downloads them.")
+    assert skipped[0].count("For each: its files are not in ") == 1
+    sizes = pd.read_csv(suite / "datasets.csv").drop_duplicates("dataset").set_index("dataset")
+    assert sizes.loc[members, ["n_rows", "n_features"]].to_numpy().tolist() == [[100, 4]] * 3
+    assert set(sizes["scaling"]) == {"minmax"} and (sizes["n_test_mean"] == 30).all()
+    assert "n_rows" not in pd.read_csv(suite / "summary.csv")  # sizes are no metric for bless
     ran = interrupted_then_resumed(monkeypatch, config, tmp_path / "resumed", stop_at=4)
     assert ran == 18 - 3
     assert_same_results(suite, tmp_path / "resumed" / "suite", members)
@@ -145,7 +155,9 @@ def test_a_config_naming_one_missing_dataset_runs_the_others_and_resumes(tmp_pat
     assert result.exit_code == 0, result.output
     assert f"skipped dataset nowhere: its file {tmp_path / 'nowhere.npz'} does not exist" in result.output
     suite = tmp_path / "whole" / "suite"
-    assert "datasets: 2 run, 1 skipped (files not here: nowhere)" in (suite / "summary.md").read_text()
+    summary = (suite / "summary.md").read_text()
+    assert "datasets: 2 run (" in summary and "`datasets.csv`), 1 skipped" in summary
+    assert f"Skipped, files not here: nowhere. For each: its file {tmp_path / '<name>.npz'} does not exist." in summary
     ran = interrupted_then_resumed(monkeypatch, config, tmp_path / "resumed", stop_at=3)
     assert ran == 12 - 2
     assert_same_results(suite, tmp_path / "resumed" / "suite", ["example", "example_2"])
@@ -196,3 +208,71 @@ def test_a_suite_with_no_dataset_here_exits_2_with_one_line_and_writes_nothing(a
     assert "'kpca-bench datasets fetch adbench_glass' downloads them" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (adbench_stand_ins / "out").exists()
+
+
+def test_one_line_per_distinct_setting_naming_the_datasets_when_they_differ():
+    other = {**CSV, "scaling": "standard"}
+    config = parse_config({"name": "s", "datasets": [NPZ, other], "protocol": "adbench", "methods": METHODS})
+    lines = suite_report.setting_lines(config, {"example": [], "example_2": []})
+    assert len(lines) == 2
+    assert lines[0].startswith("protocol: adbench: ") and lines[0].endswith("; scaling: minmax (1 datasets: example)")
+    assert lines[1].endswith("; scaling: standard (1 datasets: example_2)")
+    same = parse_config({"name": "s", "datasets": [NPZ, CSV], "protocol": "adbench", "methods": METHODS})
+    assert len(suite_report.setting_lines(same, {"example": [], "example_2": []})) == 1
+    methods = suite_report.method_lines(parse_config({"name": "s", "datasets": [NPZ], "protocol": "adbench",
+                                                      "methods": [*METHODS, {**METHODS[0], "label": "KPCA MD",
+                                                                             "score": "mahalanobis"}]}))
+    assert methods[0] == ("method kpca {'n_components': 3, 'gamma': 'mean_pairwise'}: KPCA RE (scored by "
+                          "reconstruction_error), KPCA MD (scored by mahalanobis)") and len(methods) == 3
+
+
+def test_the_adbench_comparison_adds_the_pyod_defaults_run_beside_the_suite(tmp_path):
+    config = parse_config({"name": "s", "datasets": [NPZ], "protocol": "adbench", "methods": METHODS})
+    table = pd.DataFrame({"dataset": ["adbench_wine"] * 3, "method": ["KPCA RE", "kNN", "IForest"],
+                          "auroc_mean": [0.9, 0.5, 0.8], "auprc_mean": [0.5, 0.2, 0.3], "trials": [2, 2, 2]})
+    compared, missing = suite_report.adbench_comparison(config, table, tmp_path / "s")
+    assert set(compared["method"]) == {"kNN", "IForest"} and "difference_pyod_defaults" not in compared
+    assert missing == []
+    (tmp_path / "s_pyod_defaults").mkdir()
+    table.assign(auroc_mean=[0.9, 0.45, 0.8]).to_csv(tmp_path / "s_pyod_defaults" / "datasets.csv", index=False)
+    compared, _ = suite_report.adbench_comparison(config, table, tmp_path / "s")
+    knn = compared[(compared["metric"] == "auroc") & (compared["method"] == "kNN")].iloc[0]
+    # ADBench's kNN on wine: mean of 0.501020, 0.387606, 0.460626 (its file's three seeds) = 0.449751
+    assert knn["difference"] == pytest.approx(0.5 - 0.449751, abs=1e-6)
+    assert knn["difference_pyod_defaults"] == pytest.approx(0.45 - 0.449751, abs=1e-6)
+    assert knn["explained_by_defaults"] == pytest.approx(0.05, abs=1e-6)
+
+
+@pytest.mark.real_data
+def test_detectors_by_import_path_run_report_and_plan_on_two_adbench_datasets(real_data_dir, tmp_path, monkeypatch):
+    """PyOD's ECOD and scikit-learn's IsolationForest by import path beside a kernel-PCA variant, on two small
+    ADBench sets: through run, the suite tables, win / tie / loss, the ADBench comparison, report and plan."""
+    pytest.importorskip("pyod")
+    monkeypatch.delenv("KPCA_BENCH_REQUIRE_DATA", raising=False)
+    config = tmp_path / "pyod.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "pyod_suite", "suite": {"collection": "adbench", "include": ["wine", "vertebral"], "scaling": "minmax"},
+        "protocol": {"name": "adbench", "test_size": 0.3, "subsample": 10000, "max_train": 2000}, "trials": 2,
+        "seed": 0, "methods": [METHODS[0], {"name": "pyod.models.ecod:ECOD", "label": "ECOD"},
+                               {"name": "sklearn.ensemble:IsolationForest", "label": "IForest (sklearn)",
+                                "params": {"n_estimators": 50}}]}))
+    out = tmp_path / "out"
+    result = run(config, out)
+    assert result.exit_code == 0, result.output
+    suite = out / "pyod_suite"
+    assert set(pd.read_csv(suite / "win_tie_loss.csv").columns) >= {"ECOD", "IForest (sklearn)"}
+    compared = pd.read_csv(suite / "adbench_comparison.csv")
+    assert set(zip(compared["method"], compared["column"])) == {("ECOD", "ECOD"), ("IForest (sklearn)", "IForest")}
+    assert set(compared["dataset"]) == {"adbench_wine", "adbench_vertebral"} and set(compared["metric"]) == {
+        "auroc", "auprc"}
+    assert compared["difference"].notna().all()
+    summary = (suite / "summary.md").read_text()
+    assert "## Against ADBench's own results" in summary
+    assert "| dataset | ECOD | IForest (sklearn) |" in summary
+    assert summary.count("| ECOD | 2 | ") == 2 and summary.count("| IForest (sklearn) | 2 | ") == 2
+    (suite / "summary.md").unlink()
+    rebuilt = CliRunner().invoke(app, ["report", str(suite)])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert (suite / "summary.md").read_text() == summary
+    planned = CliRunner().invoke(app, ["plan", str(config), "--out", str(out)])
+    assert planned.exit_code == 0 and "12 cells, 12 stored" in planned.output, planned.output

@@ -1,17 +1,23 @@
 """Our detectors beside ADBench's own per-seed unsupervised results, per dataset, by AUROC and AUPRC.
 
-The references are extracts of ``result/AUCROC_DB_test_Tabular_None_None_unsupervise.csv`` and
-``result/AUCPR_DB_test_Tabular_None_None_unsupervise.csv`` of ``Minqi824/ADBench`` at commit 6a9c8b0724c0
-(``results/reference/adbench_unsupervised_aucroc.csv``, ``results/reference/adbench_unsupervised_aucpr.csv``):
-their rows with labelled-anomaly share 0.0 for the datasets both have, every column as in the files.
-Their index is ``(dataset, share, seed)`` under ADBench's older dataset names (``Pima_withoutdupl_35``).
-ADBench ran 3 seeds with PyOD's defaults; the comparison is of means over seeds, one row per metric,
-dataset and detector.
+The reference is shipped with the package (``adbench_results/``, provenance in its ``SOURCE.md``):
+verbatim copies of ``result/AUCROC_DB_test_Tabular_None_None_unsupervise.csv`` and
+``result/AUCPR_DB_test_Tabular_None_None_unsupervise.csv`` of ``Minqi824/ADBench`` at commit
+6a9c8b0724c006cb9ea7c98c1acdf3ccebccd8da. Their index is ``(dataset, labelled-anomaly share, seed)``
+under ADBench's dataset names of the time (``Pima_withoutdupl_35``); the unsupervised results are the
+rows of share 0.0 (3 seeds, PyOD's detectors with their defaults), numbers for 28 datasets.
+
+A detector of a config is compared when its class is one of ADBench's columns (:data:`COLUMNS`:
+PyOD's classes by import path, scikit-learn's and kpca-bench's equivalents by registry name). The
+comparison gives each detector's gap (ours minus ADBench's mean over seeds) with the config's parameters
+and, where the same suite was also run with PyOD's defaults (:data:`PYOD_DEFAULTS_SUFFIX`), with those,
+and how much of the gap the defaults account for. It names no other cause: none is measured here.
 """
 
 from __future__ import annotations
 
 import ast
+from importlib import resources
 from pathlib import Path
 
 import pandas as pd
@@ -19,112 +25,168 @@ import pandas as pd
 # Our metric -> ADBench's name for it in its result files.
 ADBENCH_METRICS = {"auroc": "AUCROC", "auprc": "AUCPR"}
 LABELS = {"auroc": "AUROC", "auprc": "AUPRC"}
-REFERENCE_FILES = {"auroc": Path("reference") / "adbench_unsupervised_aucroc.csv",
-                   "auprc": Path("reference") / "adbench_unsupervised_aucpr.csv"}
+COMMIT = "6a9c8b0724c006cb9ea7c98c1acdf3ccebccd8da"
+# A suite's run with PyOD's defaults is the results folder of the same name with this suffix, beside it
+# (configs/variants/adbench_classical_pyod_defaults.yaml for configs/adbench_classical.yaml).
+PYOD_DEFAULTS_SUFFIX = "_pyod_defaults"
+
+
+def file_name(metric: str) -> str:
+    return f"{ADBENCH_METRICS[metric]}_DB_test_Tabular_None_None_unsupervise.csv"
 
 
 def source(metric: str) -> str:
-    return (f"Minqi824/ADBench @ 6a9c8b0724c0, result/{ADBENCH_METRICS[metric]}_DB_test_Tabular_None_None_"
-            "unsupervise.csv (share of labelled anomalies 0.0)")
+    return f"Minqi824/ADBench @ {COMMIT[:12]}, result/{file_name(metric)} (share of labelled anomalies 0.0)"
 
 
-# ADBench's older names -> our registry names.
+# ADBench's dataset names of the time -> our registry names (every name of its file with a counterpart
+# among the 47; Parkinson, HeartDisease, Arrhythmia, abalone, concrete, comm.and.crime and imgseg have none).
 NAMES = {
     "Pima_withoutdupl_35": "adbench_pima", "Hepatitis_withoutdupl_16": "adbench_hepatitis",
     "glass_withoutduplicates_normalized": "adbench_glass", "Lymphography_withoutdupl_idf": "adbench_lymphography",
     "WBC_withoutdupl_v10": "adbench_wbc", "Ionosphere_withoutdupl_norm": "adbench_ionosphere",
     "WPBC_withoutdupl_norm": "adbench_wpbc", "breastw": "adbench_breastw", "WDBC_withoutdupl_v10": "adbench_wdbc",
     "wine": "adbench_wine", "vertebral": "adbench_vertebral", "letter": "adbench_letter",
-    "fault.diff": "adbench_fault", "InternetAds_withoutdupl_norm_19": "adbench_internetads",
+    "fault.diff": "adbench_fault", "yeast.diff": "adbench_yeast", "InternetAds_withoutdupl_norm_19": "adbench_internetads",
     "Cardiotocography_withoutdupl_22": "adbench_cardiotocography", "Stamps_withoutdupl_09": "adbench_stamps",
     "vowels": "adbench_vowels", "cardio": "adbench_cardio", "musk": "adbench_musk",
-    "Waveform_withoutdupl_v10": "adbench_waveform", "speech": "adbench_speech",
+    "Waveform_withoutdupl_v10": "adbench_waveform", "speech": "adbench_speech", "thyroid": "adbench_thyroid",
+    "SpamBase_withoutdupl_40": "adbench_spambase", "Wilt_withoutdupl_05": "adbench_wilt",
+    "optdigits": "adbench_optdigits", "PageBlocks_withoutdupl_09": "adbench_pageblocks",
+    "satimage-2": "adbench_satimage_2", "satellite": "adbench_satellite", "landsat.diff": "adbench_landsat",
+    "pendigits": "adbench_pendigits", "annthyroid": "adbench_annthyroid", "mnist": "adbench_mnist",
+    "smtp": "adbench_smtp", "http": "adbench_http", "cover": "adbench_cover", "skin.diff": "adbench_skin",
+    "shuttle": "adbench_shuttle", "ALOI_withoutdupl": "adbench_aloi", "magic.gamma.diff": "adbench_magic_gamma",
+    "mammography": "adbench_mammography",
 }
-# ADBench's column -> the label of our detector in configs/adbench_classical.yaml.
-DETECTORS = {"IForest": "IForest", "OCSVM": "OCSVM", "KNN": "kNN", "LOF": "LOF", "PCA": "PCA"}
-# Why numbers can differ, per detector (library defaults) and per dataset size (ADBench's duplication).
-DEFAULTS = {
-    "OCSVM": "PyOD's OCSVM uses gamma 'auto' (1 / features), ours 'scale'; ours fits on 2,000 capped rows",
-    "PCA": "PyOD's PCA scores by all components weighted by eigenvalue, ours by the reconstruction error "
-           "outside 90 % of the variance",
-    "LOF": "PyOD's LOF scores test points in novelty mode as ours, 20 neighbours both",
-    "KNN": "same rule (distance to the 5th neighbour)",
-    "IForest": "same defaults (100 trees, 256 samples); different random trees",
-}
-SMALL = 1000
+# (top-level package, class name) of a detector -> ADBench's column for it.
+PYOD_COLUMNS = ("IForest", "OCSVM", "CBLOF", "COF", "COPOD", "ECOD", "FeatureBagging", "HBOS", "KNN", "LODA", "LOF",
+                "PCA", "SOD", "DAGMM")
+COLUMNS = {**{("pyod", name): name for name in PYOD_COLUMNS}, ("pyod", "SO_GAAL"): "SOGAAL",
+           ("sklearn", "IsolationForest"): "IForest", ("sklearn", "OneClassSVM"): "OCSVM",
+           ("sklearn", "LocalOutlierFactor"): "LOF",
+           ("kpca_bench", "KNNDetector"): "KNN", ("kpca_bench", "PCADetector"): "PCA"}
 
 
-def load_reference(results_root, metric: str = "auroc") -> pd.DataFrame:
-    """One reference extract as a long table: dataset (our name), seed, detector (our label), metric, value."""
-    raw = pd.read_csv(Path(results_root) / REFERENCE_FILES[metric], index_col=0)
-    index = [ast.literal_eval(key) for key in raw.index]
-    raw.index = pd.MultiIndex.from_tuples(index, names=["adbench_name", "share", "seed"])
-    raw = raw.xs(0.0, level="share")[list(DETECTORS)].rename(columns=DETECTORS)
-    long = raw.reset_index().melt(id_vars=["adbench_name", "seed"], var_name="method", value_name="value")
+def column_of(estimator_class: type) -> str | None:
+    """ADBench's column for a detector class (PyOD's ``ECOD`` -> ``ECOD``, scikit-learn's
+    ``IsolationForest`` -> ``IForest``), or None when ADBench ran no such detector."""
+    return COLUMNS.get((estimator_class.__module__.split(".")[0], estimator_class.__name__))
+
+
+def load_reference(metric: str = "auroc", path=None) -> pd.DataFrame:
+    """ADBench's unsupervised results as a long table: metric, adbench_name, dataset (our name), seed,
+    column (ADBench's detector), value. ``path``: another file of the same layout (default: the shipped one)."""
+    file = (Path(path) if path is not None
+            else resources.files("kpca_bench.report") / "adbench_results" / file_name(metric))
+    with file.open() as handle:
+        raw = pd.read_csv(handle, index_col=0)
+    raw.index = pd.MultiIndex.from_tuples([ast.literal_eval(key) for key in raw.index],
+                                          names=["adbench_name", "share", "seed"])
+    long = (raw.xs(0.0, level="share").reset_index()
+            .melt(id_vars=["adbench_name", "seed"], var_name="column", value_name="value"))
     long["dataset"] = long["adbench_name"].map(NAMES)
     long.insert(0, "metric", metric)
-    return long.dropna(subset=["dataset", "value"])
+    return long.dropna(subset=["dataset", "value"]).reset_index(drop=True)
 
 
-def load_references(results_root) -> pd.DataFrame:
-    """Every reference extract present under ``results_root`` (AUROC, AUPRC), stacked."""
-    frames = [load_reference(results_root, metric) for metric, path in REFERENCE_FILES.items()
-              if (Path(results_root) / path).exists()]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+def load_references() -> pd.DataFrame:
+    """The shipped results of both metrics (AUROC, AUPRC), stacked."""
+    return pd.concat([load_reference(metric) for metric in ADBENCH_METRICS], ignore_index=True)
 
 
-def likely_cause(method: str, rows: int | None, difference: float) -> str:
-    """The most likely reasons for a difference, from what is known to differ (not measured)."""
-    causes = []
-    if abs(difference) > 0.05:
-        causes.append("data version: ADBench's file of the time (older DAMI / ODDS variant) vs the 47-dataset release")
-    if rows is not None and rows < SMALL:
-        causes.append(f"split: ADBench duplicated this {rows}-row dataset to 1,000 rows before splitting "
-                      "(test rows can copy training rows)")
-    adbench_name = {label: name for name, label in DETECTORS.items()}[method]
-    causes.append(DEFAULTS[adbench_name])
-    causes.append("seeds: 3 (ADBench) vs 5 (ours)")
-    return "; ".join(causes)
+def _our_means(table: pd.DataFrame, metrics: list[str], columns: dict[str, str], name: str) -> pd.DataFrame:
+    """``<metric>_mean`` of a ``datasets.csv`` table, long: metric, dataset, method, column, ``name``, seeds."""
+    mine = table[table["method"].isin(list(columns))]
+    return (mine.melt(id_vars=["dataset", "method", "trials"], value_vars=[f"{m}_mean" for m in metrics],
+                      var_name="metric", value_name=name)
+            .assign(metric=lambda d: d["metric"].str.removesuffix("_mean"),
+                    column=lambda d: d["method"].map(columns))
+            .rename(columns={"trials": f"{name}_seeds"}))
 
 
-def comparison(reference: pd.DataFrame, ours: pd.DataFrame, rows: dict[str, int] | None = None) -> pd.DataFrame:
-    """Per metric, dataset and detector: ADBench's mean, ours (``<metric>_mean`` of ``datasets.csv``),
-    difference, cause. ``reference`` is ``load_reference``/``load_references``; its metrics set the rows."""
-    theirs = (reference.groupby(["metric", "dataset", "method"])["value"].agg(["mean", "count"])
+def comparison(reference: pd.DataFrame, ours: pd.DataFrame, columns: dict[str, str],
+               pyod_defaults: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per metric, dataset and detector: ADBench's mean over seeds, ours, their difference.
+
+    ``ours`` (and ``pyod_defaults``, the same suite run with PyOD's defaults) are ``datasets.csv``
+    tables; ``columns`` maps our detector labels to ADBench's columns. With ``pyod_defaults``:
+    ``ours_pyod_defaults``, its ``difference_pyod_defaults`` and ``explained_by_defaults``, how much
+    nearer ADBench's number the defaults bring ours (|difference| - |difference_pyod_defaults|;
+    negative: farther). Datasets without a reference number have no row (:func:`unreferenced`).
+    """
+    theirs = (reference.groupby(["metric", "dataset", "column"])["value"].agg(["mean", "count"])
               .rename(columns={"mean": "adbench", "count": "adbench_seeds"}).reset_index())
     metrics = [m for m in LABELS if m in set(theirs["metric"])]
-    mine = (ours.melt(id_vars=["dataset", "method", "trials"], value_vars=[f"{m}_mean" for m in metrics],
-                      var_name="metric", value_name="ours")
-            .assign(metric=lambda d: d["metric"].str.removesuffix("_mean"))
-            .rename(columns={"trials": "our_seeds"}))
-    table = theirs.merge(mine, on=["metric", "dataset", "method"], how="inner").dropna(subset=["ours"])
+    table = (theirs.merge(_our_means(ours, metrics, columns, "ours"), on=["metric", "dataset", "column"])
+             .dropna(subset=["ours"]))
     table["difference"] = table["ours"] - table["adbench"]
-    rows = rows or {}
-    table["likely_cause"] = [likely_cause(r.method, rows.get(r.dataset), r.difference) for r in table.itertuples()]
+    wanted = ["metric", "dataset", "method", "column", "adbench", "adbench_seeds", "ours", "ours_seeds", "difference"]
+    if pyod_defaults is not None:
+        defaults = _our_means(pyod_defaults, metrics, columns, "ours_pyod_defaults").drop(columns="column")
+        table = table.merge(defaults, on=["metric", "dataset", "method"], how="left")
+        table["difference_pyod_defaults"] = table["ours_pyod_defaults"] - table["adbench"]
+        table["explained_by_defaults"] = table["difference"].abs() - table["difference_pyod_defaults"].abs()
+        wanted += ["ours_pyod_defaults", "ours_pyod_defaults_seeds", "difference_pyod_defaults",
+                   "explained_by_defaults"]
     table["metric"] = pd.Categorical(table["metric"], categories=list(LABELS), ordered=True)
     table = table.sort_values(["metric", "dataset", "method"]).reset_index(drop=True)
     table["metric"] = table["metric"].astype(str)
-    return table[["metric", "dataset", "method", "adbench", "adbench_seeds", "ours", "our_seeds", "difference",
-                  "likely_cause"]]
+    return table[wanted]
 
 
-def comparison_markdown(table: pd.DataFrame) -> str:
-    """Per metric: datasets x detectors of "ours / ADBench (difference)", then the mean absolute difference
-    per detector."""
-    if table.empty:
-        return "No dataset in common with ADBench's stored results.\n"
-    methods = [m for m in DETECTORS.values() if m in set(table["method"])]
+def unreferenced(reference: pd.DataFrame, datasets) -> list[str]:
+    """Those of ``datasets`` for which ADBench's file has no unsupervised number."""
+    return [name for name in datasets if name not in set(reference["dataset"])]
+
+
+def gap_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per metric and detector: datasets compared, mean and mean absolute difference, and with PyOD's
+    defaults (where run) the same and the mean of ``explained_by_defaults``."""
+    aggregations = {"datasets": ("difference", "size"), "mean_difference": ("difference", "mean"),
+                    "mean_abs_difference": ("difference", lambda d: d.abs().mean())}
+    if "difference_pyod_defaults" in table:
+        aggregations.update(datasets_pyod_defaults=("difference_pyod_defaults", "count"),
+                            mean_abs_difference_pyod_defaults=("difference_pyod_defaults", lambda d: d.abs().mean()),
+                            mean_explained_by_defaults=("explained_by_defaults", "mean"))
+    return table.groupby(["metric", "method"], sort=False).agg(**aggregations).reset_index()
+
+
+def comparison_markdown(table: pd.DataFrame, missing: list[str] = ()) -> str:
+    """Per metric: the gap per detector (with the config's parameters and, where run, PyOD's defaults),
+    then datasets x detectors of "ours / ADBench (difference)"; ``missing``: datasets without a reference."""
     lines = []
+    if missing:
+        lines += [f"No unsupervised number in ADBench's file for: {', '.join(missing)}.", ""]
+    if table.empty:
+        return "\n".join(lines + ["No detector and dataset in common with ADBench's stored results.", ""])
+    methods = list(dict.fromkeys(table["method"]))
+    summary = gap_summary(table)
     for metric in [m for m in LABELS if m in set(table["metric"])]:
-        part = table[table["metric"] == metric]
-        lines += [f"Mean {LABELS[metric]} over seeds, ours vs ADBench's own unsupervised run ({source(metric)}); "
-                  "cells: ours / ADBench (difference).", "", "| dataset | " + " | ".join(methods) + " |",
-                  "|" + "---|" * (len(methods) + 1)]
+        part, gaps = table[table["metric"] == metric], summary[summary["metric"] == metric]
+        lines += [f"Mean {LABELS[metric]} over seeds, ours vs ADBench's own unsupervised run ({source(metric)}).", "",
+                  *_gap_lines(gaps), "", "Per dataset, with the config's parameters: ours / ADBench (difference).", "",
+                  "| dataset | " + " | ".join(methods) + " |", "|" + "---|" * (len(methods) + 1)]
         for dataset, rows in part.groupby("dataset"):
             rows = rows.set_index("method")
             cells = [f"{rows.loc[m, 'ours']:.3f} / {rows.loc[m, 'adbench']:.3f} ({rows.loc[m, 'difference']:+.3f})"
                      if m in rows.index else "–" for m in methods]
             lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
-        summary = part.groupby("method")["difference"].agg(lambda d: d.abs().mean()).reindex(methods)
-        lines += ["| mean abs. difference | " + " | ".join(f"{v:.3f}" for v in summary) + " |", ""]
+        lines.append("")
     return "\n".join(lines)
+
+
+def _gap_lines(gaps: pd.DataFrame) -> list[str]:
+    with_defaults = "mean_abs_difference_pyod_defaults" in gaps
+    header = "| detector | datasets | mean difference | mean abs. difference |"
+    if with_defaults:
+        header += " mean abs. difference, PyOD's defaults (datasets) | explained by the defaults |"
+    lines = [header, "|" + "---|" * (header.count("|") - 1)]
+    for row in gaps.itertuples():
+        line = f"| {row.method} | {row.datasets} | {row.mean_difference:+.3f} | {row.mean_abs_difference:.3f} |"
+        if with_defaults:
+            line += (" – | – |" if row.datasets_pyod_defaults == 0 else
+                     f" {row.mean_abs_difference_pyod_defaults:.3f} ({row.datasets_pyod_defaults}) |"
+                     f" {row.mean_explained_by_defaults:+.3f} |")
+        lines.append(line)
+    return lines

@@ -3,13 +3,16 @@
 Written to the suite's folder, beside the per-dataset sub-folders:
 
 * ``datasets.csv``: per dataset and method, trials done / planned / failed, mean and sd of
-  AUROC, AUPRC and F1 over the trials;
+  AUROC, AUPRC and F1 over the trials, the dataset's rows, features and scaling, the mean
+  training and test rows;
 * ``ranks.csv``: per method, its average rank over the datasets (AUROC and AUPRC) and its mean
   score; ``wilcoxon_holm.csv``: every pair of methods (AUROC); ``win_tie_loss.csv``: each
   kernel-PCA variant against each other detector;
 * ``summary.csv``: one row per dataset / method (the numbers ``kpca-bench bless`` records);
 * ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams), ``auroc_box.png``;
-* ``summary.md``: what was run and skipped, the statistics, the per-dataset tables, the figures.
+* ``summary.md``: what was run and skipped, the statistics, the per-dataset tables, the figures;
+* ``adbench_comparison.csv`` (ADBench's protocol): our detectors beside ADBench's shipped results
+  (:mod:`.adbench_reference`), also in ``summary.md``.
 
 The statistics (:mod:`.statistics`) use the datasets on which every method has finished at
 least one trial; the others are named. Each dataset's score is its mean over the trials.
@@ -22,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.methods.registry import METHODS
+from kpca_bench.datasets import DATASETS
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
 from kpca_bench.report.tables import mean_std
@@ -42,10 +45,13 @@ def method_order(config: Config) -> list[str]:
 
 
 def dataset_table(config: Config, records: dict[str, list[dict]]) -> pd.DataFrame:
-    """Per dataset and method: trials done / planned / failed, mean and sd of each metric (long format)."""
+    """Per dataset and method: trials done / planned / failed, mean and sd of each metric, and the dataset's
+    size and scaling (:func:`dataset_size`) (long format)."""
     planned = planned_trials(config)
+    members = dict(config.members())
     rows = []
     for dataset, mine in records.items():
+        facts = dataset_size(members[dataset], mine) if dataset in members else {}
         frame = pd.DataFrame(mine) if mine else pd.DataFrame(columns=["method", "status"])
         for method in method_order(config):
             of_method = frame[frame["method"] == method]
@@ -58,8 +64,22 @@ def dataset_table(config: Config, records: dict[str, list[dict]]) -> pd.DataFram
                 row[f"{metric}_std"] = values.std() if len(values) > 1 else np.nan
             if "train_capped" in ok and len(ok):
                 row["n_train_mean"] = ok["n_train"].mean()
-            rows.append(row)
+            if "n_test_inliers" in ok and len(ok):
+                row["n_test_mean"] = (ok["n_test_inliers"] + ok["n_test_outliers"]).mean()
+            rows.append({**row, **facts})
     return pd.DataFrame(rows)
+
+
+# datasets.csv's columns that describe a dataset or a split rather than a method's numbers.
+SIZE_COLUMNS = ("n_rows", "n_features", "scaling", "n_train_mean", "n_test_mean")
+
+
+def dataset_size(member: Config, records: list[dict]) -> dict:
+    """A dataset's rows as run and features (from its records, else the registry's shape), and its scaling."""
+    first = next((r for r in records if "n_rows" in r), {})
+    shape = getattr(DATASETS.get(member.dataset.name), "shape", None) or (None, None)
+    return {"n_rows": first.get("n_rows", np.nan), "n_features": first.get("n_features", shape[1] or np.nan),
+            "scaling": member.dataset.scaling}
 
 
 def score_table(table: pd.DataFrame, metric: str, order: list[str]) -> pd.DataFrame:
@@ -75,7 +95,7 @@ def kernel_variants(config: Config) -> tuple[list[str], list[str]]:
     variants, detectors = [], []
     for method in config.methods:
         labels = [method.setting_label(s) for s in method.settings()]
-        (variants if METHODS[method.name].subspace else detectors).extend(labels)
+        (variants if method.spec().subspace else detectors).extend(labels)
     return variants, detectors
 
 
@@ -221,16 +241,15 @@ def headline(config: Config, stats: dict) -> str:
 
 
 def suite_facts(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
-                stats: dict) -> list[str]:
+                stats: dict, table: pd.DataFrame) -> list[str]:
+    """The facts at the top of summary.md: datasets and their sizes, one line per distinct protocol setting,
+    one per distinct method setting, what no number is chosen on, the statistics' basis, hash and versions."""
     first = next((r for mine in records.values() for r in mine if "versions" in r), None)
-    protocol = PROTOCOLS[config.protocol]
-    member = config.members()[0][1]
-    facts = [f"datasets: {len(records)} run" + (f", {len(skipped)} skipped (files not here: "
-                                                  f"{', '.join(name for name, _ in skipped)})" if skipped else ""),
-             f"protocol: {config.protocol}: {protocol.describe(member.dataset, config.options)}; "
-             f"{config.trials} trials (seeds) per dataset (seed {config.seed}); scaling: {member.dataset.scaling}",
-             "methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" + (f" scored by {m.score}" if m.score else "")
-                                     for m in config.methods),
+    facts = [f"datasets: {len(records)} run ({size_range(table)}sizes and scaling per dataset in `datasets.csv`)"
+             + (f", {len(skipped)} skipped" if skipped else ""),
+             *setting_lines(config, records),
+             f"{config.trials} trials (seeds) per dataset (seed {config.seed})",
+             *method_lines(config),
              "no number is chosen on test labels (no grid search, no oracle threshold)"
              if all(len(m.settings()) == 1 for m in config.methods)
              else "each grid setting is its own row; none is chosen on test labels",
@@ -239,6 +258,44 @@ def suite_facts(config: Config, records: dict[str, list[dict]], skipped: list[tu
              f"config hash `{config.config_hash()}`"
              + (("; versions: " + ", ".join(f"{k} {v}" for k, v in first["versions"].items())) if first else "")]
     return facts
+
+
+def size_range(table: pd.DataFrame) -> str:
+    """``"80 to 619,326 rows, 6 to 1,555 features; "`` over the datasets of ``table``, or "" if unknown."""
+    sizes = table.drop_duplicates("dataset")
+    parts = [f"{low:,.0f} to {high:,.0f} {what}" for column, what in (("n_rows", "rows"), ("n_features", "features"))
+             if column in sizes and sizes[column].notna().any()
+             for low, high in [(sizes[column].min(), sizes[column].max())]]
+    return f"{', '.join(parts)}; " if parts else ""
+
+
+def setting_lines(config: Config, records: dict[str, list[dict]]) -> list[str]:
+    """One line per distinct (protocol description, scaling) among the datasets run; the datasets named when
+    there is more than one such setting."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for label, member in config.members():
+        if label in records:
+            described = PROTOCOLS[config.protocol].describe(member.dataset, config.options)
+            groups.setdefault((described, member.dataset.scaling), []).append(label)
+    return [f"protocol: {config.protocol}: {described}; scaling: {scaling}"
+            + ("" if len(groups) == 1 else f" ({len(labels)} datasets: {', '.join(labels)})")
+            for (described, scaling), labels in groups.items()]
+
+
+def method_lines(config: Config) -> list[str]:
+    """One line per distinct method setting (name and parameters), naming the entries that share it."""
+    groups: dict[str, list[str]] = {}
+    for method in config.methods:
+        groups.setdefault(f"{method.name} {method.params}", []).append(
+            method.label + (f" (scored by {method.score})" if method.score else ""))
+    return [f"method {setting}: {', '.join(labels)}" for setting, labels in groups.items()]
+
+
+def skipped_line(skipped: list[tuple[str, str]]) -> str:
+    """The skipped datasets as one line of names plus how to get them (each reason once, names generalised)."""
+    how = dict.fromkeys(reason.replace(name, "<name>") for name, reason in skipped)
+    return (f"Skipped, files not here: {', '.join(name for name, _ in skipped)}. For each: "
+            + "; or ".join(how) + ".")
 
 
 def incomplete_datasets(table: pd.DataFrame) -> list[str]:
@@ -250,18 +307,21 @@ def incomplete_datasets(table: pd.DataFrame) -> list[str]:
     return marks
 
 
-def adbench_comparison(config: Config, records: dict[str, list[dict]], table: pd.DataFrame,
-                       directory: Path) -> pd.DataFrame | None:
-    """Our detectors beside ADBench's stored results (AUROC and AUPRC, one row per metric), for a run of
-    ADBench's protocol, when the reference extracts are in the results root (this folder's parent, or its
-    grandparent for a reduced profile)."""
+def adbench_comparison(config: Config, table: pd.DataFrame, directory: Path) -> tuple[pd.DataFrame, list[str]] | None:
+    """Our detectors beside ADBench's shipped results, for a run of ADBench's protocol with at least one
+    detector ADBench ran (:func:`adbench_reference.column_of`); and the datasets without a reference number.
+    The same suite run with PyOD's defaults, if its folder is beside this one, adds its gaps."""
     if config.protocol != "adbench":
         return None
-    for root in (directory.parent, directory.parent.parent):
-        if any((root / path).exists() for path in adbench_reference.REFERENCE_FILES.values()):
-            rows = {name: mine[0].get("n_rows") for name, mine in records.items() if mine}
-            return adbench_reference.comparison(adbench_reference.load_references(root), table, rows)
-    return None
+    columns = {m.setting_label(s): column for m in config.methods
+               if (column := adbench_reference.column_of(m.spec().estimator)) is not None for s in m.settings()}
+    if not columns:
+        return None
+    defaults_table = directory.parent / f"{config.name}{adbench_reference.PYOD_DEFAULTS_SUFFIX}" / "datasets.csv"
+    defaults = pd.read_csv(defaults_table) if defaults_table.exists() else None
+    reference = adbench_reference.load_references()
+    return (adbench_reference.comparison(reference, table, columns, defaults),
+            adbench_reference.unreferenced(reference, table["dataset"].unique()))
 
 
 def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
@@ -293,14 +353,15 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     if "win_tie_loss" in stats:
         write_atomic(directory / "win_tie_loss.csv", stats["win_tie_loss"].rename_axis("method").to_csv())
     summary = table.assign(method=table["dataset"] + " / " + table["method"])
-    write_atomic(directory / "summary.csv", summary.drop(columns=["dataset", "n_train_mean"], errors="ignore")
+    write_atomic(directory / "summary.csv", summary.drop(columns=["dataset", *SIZE_COLUMNS], errors="ignore")
                  .to_csv(index=False))
     text = summary_markdown(config, records, skipped, table, stats, ranks, figures)
-    compared = adbench_comparison(config, records, table, directory)
+    compared = adbench_comparison(config, table, directory)
     if compared is not None:
-        write_atomic(directory / "adbench_comparison.csv", compared.to_csv(index=False))
-        text += ("\n## Against ADBench's own results\n\n" + adbench_reference.comparison_markdown(compared)
-                 + "\nLikely causes per metric, dataset and detector: `adbench_comparison.csv`.\n")
+        write_atomic(directory / "adbench_comparison.csv", compared[0].to_csv(index=False))
+        text += ("\n## Against ADBench's own results\n\n" + adbench_reference.comparison_markdown(*compared)
+                 + "\nEvery number per metric, dataset and detector: `adbench_comparison.csv`; what the comparison "
+                 "does and does not show: docs/adbench.md.\n")
     write_atomic(directory / "summary.md", text)
     write_atomic(directory / "headline.md", headline(config, stats) + "\n")
     return figures
@@ -310,11 +371,11 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
     order = method_order(config)
     incomplete = incomplete_datasets(table)
     lines = [f"# {config.name}: {len(records)} datasets", "", *[f"- {fact}" for fact in suite_facts(
-        config, records, skipped, stats)], ""]
+        config, records, skipped, stats, table)], ""]
     if incomplete:
         lines += [f"**INCOMPLETE, not final: {'; '.join(incomplete)}.** Run the same command again to finish it.", ""]
     if skipped:
-        lines += ["Skipped datasets: " + "; ".join(f"{name}: {reason}" for name, reason in skipped), ""]
+        lines += [skipped_line(skipped), ""]
     if text := headline(config, stats):
         lines += ["## Where kernel PCA stands", "", text, ""]
     lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better).", ""]

@@ -358,7 +358,7 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
     by_key = {cell.key: cell for cell in todo}
     common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
               "data_fingerprint": data_fingerprint(dataset), "data_files": data_files(dataset),
-              "n_rows": int(dataset.X.shape[0]), "versions": package_versions()}
+              "n_rows": int(dataset.X.shape[0]), "n_features": int(dataset.X.shape[1]), "versions": package_versions()}
 
     @lru_cache(maxsize=2 * max(jobs, 1) + 1)
     def split_of(seed: int):
