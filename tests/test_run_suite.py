@@ -276,3 +276,9 @@ def test_detectors_by_import_path_run_report_and_plan_on_two_adbench_datasets(re
     assert (suite / "summary.md").read_text() == summary
     planned = CliRunner().invoke(app, ["plan", str(config), "--out", str(out)])
     assert planned.exit_code == 0 and "12 cells, 12 stored" in planned.output, planned.output
+
+
+def test_incomplete_datasets_name_missing_and_failed_trials():
+    table = pd.DataFrame({"dataset": ["a", "a", "b"], "method": ["PCA", "OCSVM", "PCA"], "trials": [1, 5, 3],
+                          "planned": [5, 5, 5], "failed": [4, 0, 0]})
+    assert suite_report.incomplete_datasets(table) == ["a (PCA 1/5, 4 failed)", "b (PCA 3/5)"]

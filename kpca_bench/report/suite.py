@@ -303,7 +303,9 @@ def incomplete_datasets(table: pd.DataFrame) -> list[str]:
     for dataset, rows in table.groupby("dataset", sort=False):
         short = rows[rows["trials"] < rows["planned"]]
         if len(short):
-            marks.append(f"{dataset} ({', '.join(f'{r.method} {r.trials}/{r.planned}' for r in short.itertuples())})")
+            marks.append(f"{dataset} (" + ", ".join(f"{r.method} {r.trials}/{r.planned}"
+                                                    + (f", {r.failed} failed" if r.failed else "")
+                                                    for r in short.itertuples()) + ")")
     return marks
 
 
@@ -373,7 +375,8 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
     lines = [f"# {config.name}: {len(records)} datasets", "", *[f"- {fact}" for fact in suite_facts(
         config, records, skipped, stats, table)], ""]
     if incomplete:
-        lines += [f"**INCOMPLETE, not final: {'; '.join(incomplete)}.** Run the same command again to finish it.", ""]
+        lines += [f"**INCOMPLETE, not final: {'; '.join(incomplete)}.** Run the same command again to run what is "
+                  "missing and retry what failed (each failure's error: the dataset's `trials.csv`).", ""]
     if skipped:
         lines += [skipped_line(skipped), ""]
     if text := headline(config, stats):
