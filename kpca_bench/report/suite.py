@@ -286,7 +286,8 @@ def method_lines(config: Config) -> list[str]:
     """One line per distinct method setting (name and parameters), naming the entries that share it."""
     groups: dict[str, list[str]] = {}
     for method in config.methods:
-        groups.setdefault(f"{method.name} {method.params}", []).append(
+        setting = f"{method.name} {method.params}" + (f" grid {method.grid}" if method.grid else "")
+        groups.setdefault(setting, []).append(
             method.label + (f" (scored by {method.score})" if method.score else ""))
     return [f"method {setting}: {', '.join(labels)}" for setting, labels in groups.items()]
 
