@@ -27,7 +27,7 @@ ADBENCH_METRICS = {"auroc": "AUCROC", "auprc": "AUCPR"}
 LABELS = {"auroc": "AUROC", "auprc": "AUPRC"}
 COMMIT = "6a9c8b0724c006cb9ea7c98c1acdf3ccebccd8da"
 # A suite's run with PyOD's defaults is the results folder of the same name with this suffix, beside it
-# (configs/variants/adbench_classical_pyod_defaults.yaml for configs/adbench_classical.yaml).
+# (configs/adbench_classical_pyod_defaults.yaml for configs/adbench_classical.yaml).
 PYOD_DEFAULTS_SUFFIX = "_pyod_defaults"
 
 
