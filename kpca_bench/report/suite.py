@@ -5,10 +5,12 @@ Written to the suite's folder, beside the per-dataset sub-folders:
 * ``datasets.csv``: per dataset and method, trials done / planned / failed, mean and sd of
   AUROC, AUPRC and F1 over the trials;
 * ``ranks.csv``: per method, its average rank over the datasets (AUROC and AUPRC) and its mean
-  score; ``wilcoxon_holm.csv``: every pair of methods (AUROC); ``win_tie_loss.csv``: each
-  kernel-PCA variant against each other detector;
+  score, each with a bootstrap 95 % interval; ``wilcoxon_holm.csv``: every pair of methods (AUROC);
+  ``win_tie_loss.csv``: each kernel-PCA variant against each other detector;
 * ``summary.csv``: one row per dataset / method (the numbers ``kpca-bench bless`` records);
-* ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams), ``auroc_box.png``;
+* ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams, their bars the groups of the config's
+  post-hoc test) beside ``cd_groups_auroc.csv``, ``cd_groups_auprc.csv`` (those groups);
+  ``rank_heatmap_auroc.png``, ``rank_heatmap_auprc.png``; ``auroc_box.png``;
 * ``summary.md``: what was run and skipped, the statistics, the per-dataset tables, the figures.
 
 The statistics (:mod:`.statistics`) use the datasets on which every method has finished at
