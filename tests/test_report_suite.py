@@ -99,3 +99,15 @@ def test_ranks_carry_bootstrap_intervals(separated):
     assert shown.startswith("1.00 [1.00, 1.00] | 0.917 [0.91")
     assert f"| KPCA RE | {shown} |" in (separated / "summary.md").read_text()
     assert shown.replace(" | ", " ") in " ".join(suite.rank_table_text(ranks.reset_index()).split())
+
+
+def test_ranks_1_2_9_10_with_cd_1_5_draw_two_bars(tmp_path, monkeypatch):
+    # The case of issue 29: a matrix of ones joined all four; the Nemenyi p-values separate {A, B} from {C, D}.
+    ranks = pd.Series({"A": 1.0, "B": 2.0, "C": 9.0, "D": 10.0})
+    p_values = pd.DataFrame([[0.0 if abs(ranks[a] - ranks[b]) > 1.5 else 1.0 for b in ranks.index] for a in ranks.index],
+                            index=ranks.index, columns=ranks.index)
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: None)
+    bars = suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=1.5, title="t",
+                            path=tmp_path / "cd.png")
+    assert bars == [[1.0, 2.0], [9.0, 10.0]]
+    assert bars_as_groups(bars, ranks) == [set(g) for g in statistics.not_separated_groups(p_values, ranks)]
