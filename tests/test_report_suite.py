@@ -106,8 +106,23 @@ def test_ranks_1_2_9_10_with_cd_1_5_draw_two_bars(tmp_path, monkeypatch):
     ranks = pd.Series({"A": 1.0, "B": 2.0, "C": 9.0, "D": 10.0})
     p_values = pd.DataFrame([[0.0 if abs(ranks[a] - ranks[b]) > 1.5 else 1.0 for b in ranks.index] for a in ranks.index],
                             index=ranks.index, columns=ranks.index)
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: None)
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
     bars = suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=1.5, title="t",
                             path=tmp_path / "cd.png")
     assert bars == [[1.0, 2.0], [9.0, 10.0]]
+    texts = {text.get_text() for text in drawn[0].axes[0].texts}
+    assert {"A (1.00)", "B (2.00)", "(9.00) C", "(10.00) D", "CD = 1.50"} <= texts  # two decimals, not "(9)"
     assert bars_as_groups(bars, ranks) == [set(g) for g in statistics.not_separated_groups(p_values, ranks)]
+
+
+def test_the_rank_heatmap_orders_methods_by_average_rank_and_prints_each_rank(tmp_path, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    scores = SEPARATED[["kNN", "LOF", "IForest", "KPCA RE"]]
+    suite.rank_heatmap(scores, statistics.average_ranks(scores), label="AUROC", title="t", path=tmp_path / "h.png")
+    ax = drawn[0].axes[0]
+    assert [tick.get_text() for tick in ax.get_xticklabels()] == ["KPCA RE (1.00)", "IForest (2.00)", "kNN (3.50)",
+                                                                  "LOF (3.50)"]
+    cells = [text.get_text() for text in ax.texts]
+    assert len(cells) == 12 * 4 and cells[:4] == ["1", "2", "4", "3"]  # the first dataset: LOF 3rd, kNN 4th
