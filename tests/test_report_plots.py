@@ -1,5 +1,6 @@
 """Figures from trial records: titles stay inside the figure."""
 
+import numpy as np
 import pandas as pd
 
 from kpca_bench.report import plots
@@ -16,3 +17,29 @@ def test_a_long_title_is_wrapped_to_the_figure_width(tmp_path, monkeypatch):
     renderer = fig.canvas.get_renderer()
     title = fig.axes[0].title.get_window_extent(renderer)
     assert title.x0 >= 0 and title.x1 <= fig.bbox.width
+
+
+def test_twenty_methods_differ_by_colour_and_by_marker():
+    styles = plots.method_styles([f"method {i}" for i in range(20)])
+    assert len({style["color"] for style in styles.values()}) == 20
+    assert len({style["marker"] for style in styles.values()}) == 20
+    assert plots.method_styles(["a", "b"])["b"] == styles["method 1"]  # by position, the same in every figure
+
+
+def test_a_config_named_after_its_dataset_is_named_once():
+    assert plots.run_title("mnist", "mnist") == "mnist"
+    assert plots.run_title("das_mnist", "mnist") == "das_mnist: mnist"
+
+
+def test_roc_curves_differ_by_line_style_and_give_auroc_to_three_decimals(tmp_path, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    tpr = np.tile(np.linspace(0, 1, len(plots.ROC_FPR_GRID)), (2, 1))
+    plots.roc_plot({"SKPCA": tpr, "KPCA": tpr}, {"SKPCA": (0.98951, 0.0012), "KPCA": (0.99049, np.nan)},
+                   title="mnist", path=tmp_path / "roc.png")
+    ax = drawn[0].axes[0]
+    curves = [line for line in ax.get_lines() if line.get_label() != "chance"]
+    assert len({(line.get_linestyle(), line.get_marker()) for line in curves}) == 2
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert labels[:2] == ["SKPCA (AUROC 0.990 ± 0.001)", "KPCA (AUROC 0.990 ± –)"]
+    assert ax.get_title() == "mnist: ROC averaged over trials"

@@ -46,7 +46,7 @@ def test_a_suite_prints_its_rank_table(tmp_path):
     (tmp_path / "pair" / "ranks.csv").unlink()
     result = invoke("report", tmp_path / "pair")
     assert result.exit_code == 0, result.output
-    assert "rank_auroc" in result.output and "kNN" in result.output
+    assert "AUROC rank [95% CI]" in result.output and "kNN" in result.output
     assert set(pd.read_csv(tmp_path / "pair" / "ranks.csv")["method"]) == {"kNN", "PCA", "LOF"}
 
 

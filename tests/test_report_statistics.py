@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
+from scipy import stats
 
 from kpca_bench.report import statistics
 
@@ -68,3 +69,85 @@ def test_win_tie_loss():
     # A - B: +0.1, -0.05 (a tie within 0.06), +0.1, +0.05 (a tie).
     assert result.loc["A", "B"] == "2 / 2 / 0"
     assert result.loc["A", "C"] == "3 / 1 / 0"  # +0.2, +0.2, +0.05 (a tie), +0.45
+
+
+def _p_values_from_cd(ranks: dict, cd: float) -> pd.DataFrame:
+    """A Nemenyi-like significance matrix built by hand: p = 0 where two average ranks differ by more than cd."""
+    methods = list(ranks)
+    return pd.DataFrame([[0.0 if abs(ranks[a] - ranks[b]) > cd else 1.0 for b in methods] for a in methods],
+                        index=methods, columns=methods)
+
+
+@pytest.mark.parametrize(("ranks", "cd", "expected"), [
+    ({"A": 1, "B": 2, "C": 9, "D": 10}, 1.5, [["A", "B"], ["C", "D"]]),  # two groups
+    ({"A": 1, "B": 2, "C": 2.5, "D": 3}, 2.5, [["A", "B", "C", "D"]]),  # every method joined
+    ({"A": 1, "B": 2, "C": 3, "D": 4}, 1.5, [["A", "B"], ["B", "C"], ["C", "D"]]),  # a chain: overlapping groups
+    ({"A": 1, "B": 5, "C": 6, "D": 12}, 1.5, [["A"], ["B", "C"], ["D"]]),  # separated from all: its own group
+])
+def test_groups_are_the_sets_of_methods_the_test_does_not_separate(ranks, cd, expected):
+    series = pd.Series(ranks, dtype=float)
+    assert statistics.not_separated_groups(_p_values_from_cd(ranks, cd), series) == expected
+
+
+def test_group_table_marks_each_methods_groups():
+    ranks = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0})
+    table = statistics.group_table([["A", "B"], ["B", "C"]], ranks)
+    assert table.columns.tolist() == ["method", "rank", "group_1", "group_2"]
+    assert table[["group_1", "group_2"]].to_numpy().tolist() == [[True, False], [True, True], [False, True]]
+
+
+def test_nemenyi_separates_exactly_the_pairs_further_apart_than_the_critical_difference():
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame(rng.random((20, 6)) + np.linspace(0, 1.0, 6), columns=list("ABCDEF"))
+    ranks = statistics.average_ranks(table)
+    cd = statistics.critical_difference(6, 20)
+    p = statistics.nemenyi(table)
+    gaps = np.abs(ranks.to_numpy()[:, None] - ranks.to_numpy()[None, :])
+    separated = p.loc[ranks.index, ranks.index].to_numpy() < 0.05
+    assert separated.any() and not separated.all()
+    assert (separated == (gaps > cd)).all()
+
+
+def test_wilcoxon_holm_matrix_is_symmetric_with_the_adjusted_p_values():
+    pairs = statistics.wilcoxon_holm(TABLE)
+    matrix = statistics.wilcoxon_holm_matrix(pairs, list(TABLE.columns))
+    assert_allclose(matrix.to_numpy(), matrix.to_numpy().T)
+    assert_allclose(np.diag(matrix.to_numpy()), 1.0)
+    assert matrix.loc["C", "A"] == pytest.approx(0.375)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 7, 10, 20])
+def test_smallest_wilcoxon_p_is_what_scipy_gives_when_every_difference_has_one_sign(n):
+    differences = np.arange(1.0, n + 1)
+    assert statistics.smallest_wilcoxon_p(n) == pytest.approx(stats.wilcoxon(differences).pvalue)
+    # Any other sign pattern gives a larger p.
+    assert stats.wilcoxon(differences * np.r_[-1, np.ones(n - 1)]).pvalue > statistics.smallest_wilcoxon_p(n)
+
+
+def test_smallest_holm_p_on_7_datasets_and_78_pairs_is_above_one():
+    assert statistics.smallest_holm_p(7, 78) == pytest.approx(78 / 64)
+    assert statistics.smallest_holm_p(36, 78) < 1e-8
+
+
+def test_holm_cannot_reach_the_smallest_attainable_p():
+    # 6 datasets, 3 methods in a fixed order: every pair has all differences of one sign, the smallest p.
+    table = pd.DataFrame({"A": np.arange(6) + 3.0, "B": np.arange(6) + 2.0, "C": np.arange(6) + 1.0})
+    assert statistics.wilcoxon_holm(table)["p_holm"].min() == pytest.approx(statistics.smallest_holm_p(6, 3))
+
+
+def test_nemenyi_can_separate_only_when_the_cd_is_below_the_largest_rank_gap():
+    # 13 methods on 3 datasets: CD = 3.313 * sqrt(13 * 14 / 18) = 10.5 < 12; on 2 datasets 12.9 > 12.
+    assert statistics.nemenyi_can_separate(statistics.critical_difference(13, 3), 13)
+    assert not statistics.nemenyi_can_separate(statistics.critical_difference(13, 2), 13)
+    assert not statistics.nemenyi_can_separate(2.0, 3)
+
+
+def test_bootstrap_interval_is_seeded_and_contains_the_mean():
+    first = statistics.bootstrap_mean_interval(TABLE, seed=1)
+    assert first.equals(statistics.bootstrap_mean_interval(TABLE, seed=1))
+    assert list(first.index) == ["A", "B", "C"]
+    assert (first["low"] <= TABLE.mean()).all() and (TABLE.mean() <= first["high"]).all()
+    assert (first["low"] >= TABLE.min()).all() and (first["high"] <= TABLE.max()).all()
+    assert (first["high"] > first["low"]).all()
+    constant = pd.DataFrame({"A": [0.5] * 5})
+    assert statistics.bootstrap_mean_interval(constant).loc["A"].tolist() == [0.5, 0.5]

@@ -197,3 +197,32 @@ def test_a_paper_dataset_still_needs_its_classes(tmp_path):
 def test_first_outliers_draw_loads_with_several_trials(tmp_path):
     config = load_config(write(tmp_path, edited(dataset__draw="first_outliers")))
     assert config.dataset.draw == "first_outliers" and config.trials == 2
+
+
+SUITE = textwrap.dedent("""\
+    name: two
+    datasets: [adbench_wine, adbench_glass]
+    protocol: adbench
+    methods:
+      - name: kpca
+        params: {n_components: 5}
+    """)
+
+
+def test_statistics_posthoc_is_read_and_leaves_the_config_hash(tmp_path):
+    default = load_config(write(tmp_path, SUITE))
+    chosen = load_config(write(tmp_path, SUITE + "statistics: {posthoc: wilcoxon_holm}\n"))
+    assert (default.statistics.posthoc, chosen.statistics.posthoc) == ("nemenyi", "wilcoxon_holm")
+    assert default.config_hash() == chosen.config_hash()
+
+
+@pytest.mark.parametrize("text, expected", [
+    (SUITE + "statistics: {posthoc: holm}\n",
+     "statistics.posthoc: unknown post-hoc test 'holm'; accepted: nemenyi, wilcoxon_holm"),
+    (SUITE + "statistics: {post_hoc: nemenyi}\n", "statistics.post_hoc: unknown key (did you mean 'posthoc'?)"),
+    (GOOD + "statistics: {posthoc: nemenyi}\n", "statistics: statistics across datasets need several datasets"),
+])
+def test_a_bad_statistics_entry_is_one_line(tmp_path, text, expected):
+    with pytest.raises(ConfigError) as error:
+        load_config(write(tmp_path, text))
+    assert expected in str(error.value) and len(str(error.value).splitlines()) == 1

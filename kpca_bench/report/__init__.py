@@ -10,7 +10,7 @@ import numpy as np
 from kpca_bench.datasets import DATASETS, Provenance
 from kpca_bench.datasets.registry import PAPERS
 from kpca_bench.report import classification, components, robustness, sweep
-from kpca_bench.report.plots import f1_box_plot, roc_plot, sparsity_plot
+from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_plot
 from kpca_bench.report.tables import csv_text, incomplete_note, run_facts, summary_frame, summary_markdown, trials_frame
 from kpca_bench.run.config import Config
 from kpca_bench.run.runner import RunOutcome, planned_trials, run_experiment, run_suite
@@ -51,7 +51,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     threshold = config.threshold.describe()
     title = f"{config.name}: {config.dataset.name}"
     note = incomplete_note(summary)
-    figure_title = title + (f"\n{note}" if note else "")
+    figure_title = run_title(config.name, config.dataset.name) + (f"\n{note}" if note else "")
     figures = []
     ok = [r for r in records if r["status"] == "ok"]
     single = [label for label in _single_setting_labels(config) if any(r["method"] == label for r in ok)]

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.report.plots import plt, save_figure, set_title
+from kpca_bench.report.plots import method_styles, plt, save_figure, set_title
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.tables import (
     csv_text,
@@ -63,8 +63,10 @@ def metric_box_plot(trials: pd.DataFrame, methods: list[str], title: str, path: 
     data = [trials.loc[(trials["method"] == m) & (trials["status"] == "ok"), column].to_numpy() for m in methods]
     fig, ax = plt.subplots(figsize=(max(4.8, 1.6 + 1.4 * len(methods)), 4.4))
     ax.boxplot(data, tick_labels=methods)
-    for position, values in enumerate(data, start=1):
-        ax.plot(np.full(len(values), position), values, "o", ms=3, alpha=0.6, color="tab:blue")
+    styles = method_styles(methods)
+    for position, (method, values) in enumerate(zip(methods, data), start=1):
+        ax.plot(np.full(len(values), position), values, ms=3, alpha=0.6, linestyle="none",
+                color=styles[method]["color"], marker=styles[method]["marker"])
     ax.set_ylabel(ylabel)
     set_title(ax, f"{title}: {ylabel} over {max(len(d) for d in data)} trials")
     ax.tick_params(axis="x", labelrotation=15)

@@ -1,4 +1,5 @@
-"""Figures rebuilt from trial records alone: F1 box plot, mean ROC curves, F1 vs sparsity."""
+"""Figures rebuilt from trial records alone: F1 box plot, mean ROC curves, F1 vs sparsity; the style of each
+method (:func:`method_styles`) and the title of a run's figures (:func:`run_title`), shared by every figure."""
 
 from __future__ import annotations
 
@@ -35,14 +36,37 @@ def set_title(ax, text: str) -> None:
     ax.set_title("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=10)
 
 
+# Twenty markers: with the twenty colours below, up to 20 methods differ by colour and by marker.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p", "d", "8", "H", "1", "2", "3", "4", "+")
+LINESTYLES = ("-", "--", "-.", ":")
+
+
+def method_styles(methods: list[str]) -> dict[str, dict]:
+    """Colour, marker and line style of each method, by its position in ``methods`` (the config's order, so a
+    method looks the same in every figure of a run): tab20's ten dark colours, then its ten light ones, and
+    :data:`MARKERS`; the line styles cycle every four. Up to 20 methods differ by colour and by marker; beyond,
+    colours and markers repeat."""
+    colours = plt.get_cmap("tab20").colors
+    colours = (*colours[0::2], *colours[1::2])
+    return {method: {"color": colours[i % len(colours)], "marker": MARKERS[i % len(MARKERS)],
+                     "linestyle": LINESTYLES[i % len(LINESTYLES)]} for i, method in enumerate(methods)}
+
+
+def run_title(config_name: str, dataset_name: str) -> str:
+    """``config: dataset``, or the one name when the config is named after its dataset (not "mnist: mnist")."""
+    return config_name if config_name == dataset_name else f"{config_name}: {dataset_name}"
+
+
 def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, threshold: str, path) -> None:
     """Spread of F1 over trials, one box per method; dots are the trials."""
     data = [trials.loc[trials["method"] == m, "f1"].dropna().to_numpy() for m in methods]
     fig, ax = plt.subplots(figsize=(max(4.8, 1.6 + 1.3 * len(methods)), 4.4))
     ax.boxplot(data, tick_labels=methods)
     rng = np.random.default_rng(0)
-    for position, values in enumerate(data, start=1):
-        ax.plot(position + rng.uniform(-0.08, 0.08, len(values)), values, "o", ms=3, alpha=0.6, color="tab:blue")
+    styles = method_styles(methods)
+    for position, (method, values) in enumerate(zip(methods, data), start=1):
+        ax.plot(position + rng.uniform(-0.08, 0.08, len(values)), values, ms=3, alpha=0.6, linestyle="none",
+                color=styles[method]["color"], marker=styles[method]["marker"])
     ax.set_ylabel("F1 (outliers positive)")
     set_title(ax, f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}")
     ax.tick_params(axis="x", labelrotation=20)
@@ -51,12 +75,16 @@ def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, thresho
 
 
 def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], *, title: str, path) -> None:
-    """Mean ROC over trials per method, with AUROC mean ± std in the legend."""
+    """Mean ROC over trials per method, with AUROC mean ± std (3 decimals) in the legend; each method its own
+    colour, line style and markers (:func:`method_styles`), so that curves lying on one another stay apart."""
     fig, ax = plt.subplots(figsize=(5.2, 4.8))
-    for method, tpr in roc.items():
+    styles = method_styles(list(roc))
+    for i, (method, tpr) in enumerate(roc.items()):
         mean, std = auroc[method]
-        ax.plot(ROC_FPR_GRID, tpr.mean(axis=0), drawstyle="steps-post",
-                label=f"{method} (AUROC {mean:.3f} ± {'–' if np.isnan(std) else f'{std:.3f}'})")
+        # Markers every tenth of the curve's length, shifted per method so that curves on one another show each.
+        ax.plot(ROC_FPR_GRID, tpr.mean(axis=0), drawstyle="steps-post", markevery=(0.025 * i, 0.1), ms=5,
+                fillstyle="none",
+                **styles[method], label=f"{method} (AUROC {mean:.3f} ± {'–' if np.isnan(std) else f'{std:.3f}'})")
     ax.plot([0, 1], [0, 1], ":", color="grey", label="chance")
     ax.set_xlabel("false-positive rate (inliers flagged)")
     ax.set_ylabel("true-positive rate (outliers caught)")
@@ -76,11 +104,13 @@ def sparsity_plot(curves: dict[str, pd.DataFrame], references: dict[str, float],
     as horizontal lines (dense KPCA).
     """
     fig, ax = plt.subplots(figsize=(6, 4.4))
+    styles = method_styles([*curves, *references])
     for method, points in curves.items():
         points = points.sort_values("sparsity")
-        ax.plot(points["sparsity"], points["f1"], "o-", label=method)
+        ax.plot(points["sparsity"], points["f1"], **styles[method], label=method)
     for method, f1 in references.items():
-        ax.axhline(f1, linestyle="--", color="grey", label=f"{method} (all coefficients non-zero)")
+        ax.axhline(f1, color=styles[method]["color"], linestyle=styles[method]["linestyle"],
+                   label=f"{method} (all coefficients non-zero)")
     ax.set_xlabel("sparsity: % non-zero dual coefficients per component")
     ax.set_ylabel("mean F1")
     set_title(ax, f"{title}: F1 vs sparsity\nthreshold: {threshold}")

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.report.plots import plt, save_figure
+from kpca_bench.report.plots import method_styles, plt, save_figure
 from kpca_bench.report.sweep import kernel_parameter
 from kpca_bench.report.tables import entry_incomplete_note
 from kpca_bench.run.config import Config
@@ -98,12 +98,13 @@ def explained_variation_figure(summary: pd.DataFrame, entries: list[str], *, par
                                path) -> None:
     """One panel per corruption level: explained variation vs the width (log axis), a line per entry."""
     levels = sorted(summary["corruption"].unique())
+    styles = method_styles(entries)
     fig, axes = plt.subplots(1, len(levels), figsize=(3.2 * len(levels) + 0.8, 3.6), sharey=True, squeeze=False)
     for ax, level in zip(axes[0], levels):
         rows = summary[summary["corruption"] == level].sort_values("width")
         for entry in entries:
             mean, std = rows[f"{entry}_mean"], np.nan_to_num(rows[f"{entry}_std"])
-            line, = ax.plot(rows["width"], mean, "o-", ms=3, label=entry)
+            line, = ax.plot(rows["width"], mean, ms=3, label=entry, **styles[entry])
             ax.fill_between(rows["width"], mean - std, mean + std, color=line.get_color(), alpha=0.2, lw=0)
         ax.set_xscale("log")
         ax.set_xlabel(parameter)

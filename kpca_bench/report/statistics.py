@@ -1,10 +1,11 @@
-"""Statistics across datasets: ranks, Friedman, Nemenyi's critical difference, Wilcoxon-Holm, win / tie / loss.
+"""Statistics across datasets: ranks, Friedman, Nemenyi's critical difference, Wilcoxon-Holm, the groups of
+methods a post-hoc test does not separate, what the test can find at this size, bootstrap intervals, win / tie / loss.
 
 Every function takes a *score table*: one row per dataset, one column per method, each cell
 the method's mean score on that dataset (higher is better: AUROC, AUPRC), complete (no NaN).
 The tests and the diagram come from maintained libraries: scipy.stats (Friedman, Wilcoxon,
 the studentized range), statsmodels (Holm) and scikit-posthocs (the Nemenyi test and the
-critical-difference diagram).
+critical-difference diagram); networkx forms the groups of methods a post-hoc test does not separate.
 
 References: J. Demšar, Statistical comparisons of classifiers over multiple data sets, JMLR 7,
 2006 (average ranks, Friedman, Nemenyi's CD, the diagram); A. Benavoli, G. Corani, F. Mangili,
@@ -28,8 +29,8 @@ def ranks(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def average_ranks(table: pd.DataFrame) -> pd.Series:
-    """Each method's rank averaged over the datasets, best (lowest) first."""
-    return ranks(table).mean().sort_values()
+    """Each method's rank averaged over the datasets, best (lowest) first; equal averages in column order."""
+    return ranks(table).mean().sort_values(kind="stable")
 
 
 @dataclass(frozen=True)
@@ -107,3 +108,67 @@ def win_tie_loss(table: pd.DataFrame, rows: list[str], columns: list[str], tie: 
             wins, losses = int(np.sum(difference > tie)), int(np.sum(difference < -tie))
             result.loc[a, b] = f"{wins} / {len(difference) - wins - losses} / {losses}"
     return result
+
+
+def wilcoxon_holm_matrix(pairs: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
+    """The Holm-adjusted p-values of :func:`wilcoxon_holm` as a symmetric methods x methods matrix (diagonal 1),
+    the form scikit-posthocs' diagram reads."""
+    matrix = pd.DataFrame(1.0, index=methods, columns=methods)
+    for row in pairs.itertuples():
+        matrix.loc[row.method_a, row.method_b] = matrix.loc[row.method_b, row.method_a] = row.p_holm
+    return matrix
+
+
+def not_separated_groups(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = 0.05) -> list[list[str]]:
+    """The largest sets of methods of which the post-hoc test separates no two (every pair has p >= ``alpha``).
+
+    These are the maximal cliques of the graph joining each such pair (networkx), as scikit-posthocs forms the
+    bars of its critical-difference diagram; a method the test separates from every other is a group of its
+    own. Each group lists its methods best rank first; the groups are ordered by their best, then worst rank.
+    """
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(ranks.index)
+    graph.add_edges_from((a, b) for a, b in itertools.combinations(ranks.index, 2) if p_values.loc[a, b] >= alpha)
+    position = {method: i for i, method in enumerate(ranks.sort_values(kind="stable").index)}
+    groups = [sorted(clique, key=position.get) for clique in nx.find_cliques(graph)]
+    return sorted(groups, key=lambda group: (position[group[0]], position[group[-1]]))
+
+
+def group_table(groups: list[list[str]], ranks: pd.Series) -> pd.DataFrame:
+    """One row per method (best rank first): its average rank and, per group, whether it belongs to it
+    (columns ``group_1``, ``group_2``, ... in the order of ``groups``)."""
+    table = pd.DataFrame({"method": ranks.index, "rank": ranks.to_numpy()})
+    for number, group in enumerate(groups, start=1):
+        table[f"group_{number}"] = table["method"].isin(group)
+    return table
+
+
+def smallest_wilcoxon_p(n_datasets: int) -> float:
+    """The smallest two-sided p-value the exact Wilcoxon signed-rank test can give on ``n_datasets`` pairs:
+    every difference of one sign, ``2 / 2**n`` (the one most extreme sign pattern of 2**n, both tails)."""
+    return min(1.0, 2.0 ** (1 - n_datasets))
+
+
+def smallest_holm_p(n_datasets: int, n_pairs: int) -> float:
+    """The smallest Holm-adjusted p-value attainable over ``n_pairs`` Wilcoxon tests on ``n_datasets`` datasets:
+    Holm's first step multiplies the smallest p by the number of pairs. Not capped at 1 (statsmodels caps
+    the adjusted p-values at 1), so that a value above 1 says by how far no pair can be significant."""
+    return n_pairs * smallest_wilcoxon_p(n_datasets)
+
+
+def nemenyi_can_separate(cd: float, n_methods: int) -> bool:
+    """Whether any two average ranks can differ by more than the critical difference: the largest possible gap
+    is ``n_methods - 1`` (one method always first, another always last)."""
+    return cd < n_methods - 1
+
+
+def bootstrap_mean_interval(values: pd.DataFrame, confidence: float = 0.95, seed: int = 0) -> pd.DataFrame:
+    """A percentile bootstrap interval, resampling the rows (datasets), for the mean of each column (method):
+    scipy.stats.bootstrap with a seeded generator, so the same table gives the same interval.
+    Returns columns ``low`` and ``high``, one row per column of ``values``."""
+    result = stats.bootstrap((values.to_numpy(dtype=float),), np.mean, axis=0, confidence_level=confidence,
+                             method="percentile", rng=np.random.default_rng(seed))
+    interval = result.confidence_interval
+    return pd.DataFrame({"low": interval.low, "high": interval.high}, index=values.columns)

@@ -6,10 +6,12 @@ Written to the suite's folder, beside the per-dataset sub-folders:
   AUROC, AUPRC and F1 over the trials, the dataset's rows, features and scaling, the mean
   training and test rows;
 * ``ranks.csv``: per method, its average rank over the datasets (AUROC and AUPRC) and its mean
-  score; ``wilcoxon_holm.csv``: every pair of methods (AUROC); ``win_tie_loss.csv``: each
-  kernel-PCA variant against each other detector;
+  score, each with a bootstrap 95 % interval; ``wilcoxon_holm.csv``: every pair of methods (AUROC);
+  ``win_tie_loss.csv``: each kernel-PCA variant against each other detector;
 * ``summary.csv``: one row per dataset / method (the numbers ``kpca-bench bless`` records);
-* ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams), ``auroc_box.png``;
+* ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams, their bars the groups of the config's
+  post-hoc test) beside ``cd_groups_auroc.csv``, ``cd_groups_auprc.csv`` (those groups);
+  ``rank_heatmap_auroc.png``, ``rank_heatmap_auprc.png``; ``auroc_box.png``;
 * ``summary.md``: what was run and skipped, the statistics, the per-dataset tables, the figures;
 * ``adbench_comparison.csv`` (ADBench's protocol): our detectors beside ADBench's shipped results
   (:mod:`.adbench_reference`), also in ``summary.md``.
@@ -37,7 +39,10 @@ METRICS = {"auroc": "AUROC", "auprc": "AUPRC"}
 TIE = 0.005
 ALPHA = 0.05
 FIGURES = {"cd_auroc.png": "critical-difference diagram, AUROC", "cd_auprc.png": "critical-difference diagram, AUPRC",
+           "rank_heatmap_auroc.png": "AUROC rank of each method on each dataset",
+           "rank_heatmap_auprc.png": "AUPRC rank of each method on each dataset",
            "auroc_box.png": "AUROC per method across datasets"}
+POSTHOC_NAMES = {"nemenyi": "the Nemenyi test", "wilcoxon_holm": "Wilcoxon's signed-rank test with Holm's correction"}
 
 
 def method_order(config: Config) -> list[str]:
@@ -99,34 +104,61 @@ def kernel_variants(config: Config) -> tuple[list[str], list[str]]:
     return variants, detectors
 
 
-def cd_diagram(ranks: pd.Series, cd: float, *, title: str, path: Path) -> None:
-    """Demšar's diagram, drawn by scikit-posthocs, methods joined when their ranks differ by less than ``cd``."""
-    import matplotlib.pyplot as plt
+def cd_diagram(ranks: pd.Series, p_values: pd.DataFrame, styles: dict[str, dict], *, cd: float | None, title: str,
+               path: Path) -> list[list[float]]:
+    """Demšar's diagram, drawn by scikit-posthocs from the post-hoc test's p-values: each bar joins a largest set
+    of methods the test does not separate at :data:`ALPHA` (the groups of
+    :func:`~kpca_bench.report.statistics.not_separated_groups`); ``cd`` (Nemenyi's) is drawn as a scale above
+    the axis. Returns the average ranks under each bar, as drawn."""
     import scikit_posthocs
 
-    from kpca_bench.report.plots import save_figure
+    from kpca_bench.report.plots import plt, save_figure, set_title
 
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(ranks) + 1.6))
-    # The sig matrix is required by the call; with cd given, the bars come from the critical difference.
-    sig = pd.DataFrame(1.0, index=ranks.index, columns=ranks.index)
-    scikit_posthocs.critical_difference_diagram(ranks, sig, cd=cd, ax=ax)
-    ax.set_title(title, fontsize=10)
+    drawn = scikit_posthocs.critical_difference_diagram(
+        ranks, p_values, alpha=ALPHA, ax=ax, label_fmt_left="{label} ({rank:.2f})",
+        label_fmt_right="({rank:.2f}) {label}", color_palette={m: styles[m]["color"] for m in ranks.index})
+    if cd is not None:
+        # Drawn here rather than by scikit-posthocs, which prints the CD with two significant digits.
+        start = ranks.min()
+        ax.plot([start, start + cd], [0.5, 0.5], color="k", linewidth=2)
+        ax.text(start + cd / 2, 0.65, f"CD = {cd:.2f}", ha="center", va="center")
+    set_title(ax, title)
+    save_figure(fig, path)
+    return [sorted(line.get_xdata()) for lines in drawn["crossbars"] for line in lines]
+
+
+def rank_heatmap(scores: pd.DataFrame, ranks: pd.Series, *, label: str, title: str, path: Path) -> None:
+    """Each method's rank on each dataset (1 = best), methods ordered by average rank, the rank in each cell."""
+    from kpca_bench.report.plots import plt, save_figure, set_title
+
+    per_dataset = statistics.ranks(scores)[list(ranks.index)]
+    fig, ax = plt.subplots(figsize=(0.6 * len(ranks) + 3.5, 0.28 * len(per_dataset) + 2.8))
+    image = ax.imshow(per_dataset.to_numpy(), cmap="RdYlGn_r", aspect="auto", vmin=1, vmax=len(ranks))
+    for (row, column), value in np.ndenumerate(per_dataset.to_numpy()):
+        dark = abs(value - (len(ranks) + 1) / 2) > 0.35 * len(ranks)  # the ends of the colour map
+        ax.text(column, row, f"{value:g}", ha="center", va="center", fontsize=7, color="white" if dark else "black")
+    ax.set_xticks(range(len(ranks)), [f"{method} ({rank:.2f})" for method, rank in ranks.items()], rotation=40,
+                  ha="right", fontsize=8)
+    ax.set_yticks(range(len(per_dataset)), per_dataset.index, fontsize=8)
+    ax.set_xlabel(f"method (average {label} rank), best first")
+    fig.colorbar(image, ax=ax, label=f"{label} rank on the dataset (1 = best)", shrink=0.6)
+    set_title(ax, title)
     save_figure(fig, path)
 
 
-def box_plot(scores: pd.DataFrame, ranks: pd.Series, *, title: str, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    from kpca_bench.report.plots import save_figure
+def box_plot(scores: pd.DataFrame, ranks: pd.Series, styles: dict[str, dict], *, title: str, path: Path) -> None:
+    from kpca_bench.report.plots import plt, save_figure, set_title
 
     order = list(ranks.index)
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(order) + 2), 4.6))
-    ax.boxplot([scores[m].to_numpy() for m in order], tick_labels=order)
+    ax.boxplot([scores[m].to_numpy() for m in order], tick_labels=[f"{m} ({ranks[m]:.2f})" for m in order])
     for position, method in enumerate(order, start=1):
-        ax.plot(np.full(len(scores), position) + np.linspace(-0.15, 0.15, len(scores)), scores[method], ".",
-                ms=3, alpha=0.5, color="tab:blue")
+        ax.plot(np.full(len(scores), position) + np.linspace(-0.15, 0.15, len(scores)), scores[method], ms=3,
+                alpha=0.6, linestyle="none", color=styles[method]["color"], marker=styles[method]["marker"])
     ax.set_ylabel("AUROC (mean over trials, one point per dataset)")
-    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("method (average AUROC rank), best first")
+    set_title(ax, title)
     ax.tick_params(axis="x", labelrotation=35)
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
@@ -159,8 +191,16 @@ def per_dataset_markdown(table: pd.DataFrame, metric: str, order: list[str]) -> 
     return "\n".join(lines)
 
 
+def posthoc_p_values(posthoc: str, scores: pd.DataFrame, wilcoxon: pd.DataFrame) -> pd.DataFrame:
+    """The methods x methods p-values of the config's post-hoc test (``statistics.posthoc``)."""
+    if posthoc == "wilcoxon_holm":
+        return statistics.wilcoxon_holm_matrix(wilcoxon, list(scores.columns))
+    return statistics.nemenyi(scores)
+
+
 def suite_statistics(config: Config, table: pd.DataFrame) -> dict:
-    """Ranks, Friedman, CD, Wilcoxon-Holm and win / tie / loss from the per-dataset table."""
+    """Ranks and mean scores with bootstrap intervals, Friedman, CD, Wilcoxon-Holm, the groups of methods the
+    config's post-hoc test does not separate, and win / tie / loss, from the per-dataset table."""
     order = method_order(config)
     result = {}
     for metric in METRICS:
@@ -168,10 +208,14 @@ def suite_statistics(config: Config, table: pd.DataFrame) -> dict:
         entry = {"scores": scores, "n_datasets": len(scores)}
         if len(scores) >= 2 and scores.shape[1] >= 2:
             entry["ranks"] = statistics.average_ranks(scores)
+            entry["rank_interval"] = statistics.bootstrap_mean_interval(statistics.ranks(scores))
+            entry["score_interval"] = statistics.bootstrap_mean_interval(scores)
             entry["cd"] = statistics.critical_difference(scores.shape[1], len(scores), ALPHA)
             entry["wilcoxon"] = statistics.wilcoxon_holm(scores, ALPHA)
             if scores.shape[1] >= 3:
                 entry["friedman"] = statistics.friedman(scores)
+            entry["p_values"] = posthoc_p_values(config.statistics.posthoc, scores, entry["wilcoxon"])
+            entry["groups"] = statistics.not_separated_groups(entry["p_values"], entry["ranks"], ALPHA)
         result[metric] = entry
     variants, detectors = kernel_variants(config)
     scores = result["auroc"]["scores"]
@@ -182,24 +226,38 @@ def suite_statistics(config: Config, table: pd.DataFrame) -> dict:
 
 
 def rank_frame(stats: dict) -> pd.DataFrame:
-    """Per method: average rank and mean score per metric, best AUROC rank first."""
+    """Per method: average rank and mean score per metric, each with its bootstrap 95 % interval over the
+    datasets (``_low``, ``_high``), best AUROC rank first."""
     columns = {}
     for metric, label in METRICS.items():
         entry = stats[metric]
         if "ranks" in entry:
-            columns[f"rank_{metric}"] = entry["ranks"]
-            columns[f"{metric}_mean"] = entry["scores"].mean()
+            for name, value, interval in ((f"rank_{metric}", entry["ranks"], entry["rank_interval"]),
+                                          (f"{metric}_mean", entry["scores"].mean(), entry["score_interval"])):
+                columns[name] = value
+                columns[f"{name}_low"], columns[f"{name}_high"] = interval["low"], interval["high"]
     frame = pd.DataFrame(columns)
     if frame.empty:
         return frame
-    return frame.sort_values(frame.columns[0]).rename_axis("method").reset_index()
+    return frame.sort_values(frame.columns[0], kind="stable").rename_axis("method").reset_index()
+
+
+def rank_display(ranks: pd.DataFrame) -> pd.DataFrame:
+    """The rank table as text, each number beside its bootstrap 95 % interval: ``5.07 [4.21, 5.96]``."""
+    shown = {"method": ranks["method"]}
+    for metric, label in METRICS.items():
+        for name, heading, digits in ((f"rank_{metric}", f"{label} rank", 2), (f"{metric}_mean", f"mean {label}", 3)):
+            if name in ranks:
+                shown[f"{heading} [95% CI]"] = [f"{v:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]" for v, low, high
+                                                in zip(ranks[name], ranks[f"{name}_low"], ranks[f"{name}_high"])]
+    return pd.DataFrame(shown)
 
 
 def rank_table_text(ranks: pd.DataFrame) -> str:
     """The rank table as the terminal shows it."""
     if ranks.empty:
         return "no dataset has every method finished yet: no ranks"
-    return ranks.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+    return rank_display(ranks).to_string(index=False)
 
 
 def headline(config: Config, stats: dict) -> str:
@@ -334,18 +392,27 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     table = dataset_table(config, records)
     if table.empty:
         return []
+    from kpca_bench.report.plots import method_styles
+
     stats = suite_statistics(config, table)
+    styles = method_styles(method_order(config))
     figures = []
     for metric, label in METRICS.items():
         entry = stats[metric]
         if "ranks" in entry:
-            name = f"cd_{metric}.png"
-            cd_diagram(entry["ranks"], entry["cd"], path=directory / name,
-                       title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets "
-                             f"(CD = {entry['cd']:.2f}, Nemenyi, alpha {ALPHA})")
-            figures.append(name)
+            nemenyi = config.statistics.posthoc == "nemenyi"
+            cd_diagram(entry["ranks"], entry["p_values"], styles, cd=entry["cd"] if nemenyi else None,
+                       path=directory / f"cd_{metric}.png",
+                       title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets; bars join "
+                             f"methods {POSTHOC_NAMES[config.statistics.posthoc]} does not separate (alpha {ALPHA})"
+                             + (f", CD = {entry['cd']:.2f}" if nemenyi else ""))
+            write_atomic(directory / f"cd_groups_{metric}.csv",
+                         statistics.group_table(entry["groups"], entry["ranks"]).to_csv(index=False))
+            rank_heatmap(entry["scores"], entry["ranks"], label=label, path=directory / f"rank_heatmap_{metric}.png",
+                         title=f"{config.name}: {label} rank of each method on each of {entry['n_datasets']} datasets")
+            figures += [f"cd_{metric}.png", f"rank_heatmap_{metric}.png"]
     if "ranks" in stats["auroc"]:
-        box_plot(stats["auroc"]["scores"], stats["auroc"]["ranks"], path=directory / "auroc_box.png",
+        box_plot(stats["auroc"]["scores"], stats["auroc"]["ranks"], styles, path=directory / "auroc_box.png",
                  title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets")
         figures.append("auroc_box.png")
     ranks = rank_frame(stats)
@@ -382,16 +449,12 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
         lines += [skipped_line(skipped), ""]
     if text := headline(config, stats):
         lines += ["## Where kernel PCA stands", "", text, ""]
-    lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better).", ""]
+    lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
+              "in brackets a bootstrap 95 % interval over the datasets (`ranks.csv`).", ""]
     if not ranks.empty:
-        lines += [_markdown(ranks, ".3f"), ""]
+        lines += [_markdown(rank_display(ranks)), ""]
     for metric, label in METRICS.items():
-        entry = stats[metric]
-        if "friedman" in entry:
-            f = entry["friedman"]
-            lines.append(f"- {label}: Friedman chi2 = {f.statistic:.2f} (Iman-Davenport F = {f.iman_davenport:.2f}), "
-                         f"p = {f.p_value:.3g}, {f.n_methods} methods, {f.n_datasets} datasets; Nemenyi critical "
-                         f"difference {entry['cd']:.3f} (alpha {ALPHA})")
+        lines += statistics_lines(stats[metric], metric, label, config.statistics.posthoc)
     lines += [""] + [f"![{FIGURES[name]}]({name})" for name in figures] + [""]
     if "wilcoxon" in stats["auroc"]:
         wilcoxon = stats["auroc"]["wilcoxon"]
@@ -399,7 +462,8 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
                                    + wilcoxon["losses_a"].astype(str)})
         shown = shown[["method_a", "method_b", "wins / losses of a", "median_difference", "p_value", "p_holm",
                        "significant"]]
-        lines += ["## Pairwise Wilcoxon signed-rank tests, Holm-adjusted (AUROC)", "",
+        lines += ["## Pairwise Wilcoxon signed-rank tests, Holm-adjusted (AUROC)", "", holm_reach(
+                      stats["auroc"]["n_datasets"], len(wilcoxon)), "",
                   f"{int(wilcoxon['significant'].sum())} of {len(wilcoxon)} pairs differ at alpha {ALPHA} after "
                   "Holm's correction (all pairs in `wilcoxon_holm.csv`). Significant pairs:", ""]
         significant = shown[shown["significant"]]
@@ -413,3 +477,36 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
         lines += [f"## {label} per dataset", "", "Mean ± sd over the trials; the best per dataset in bold; "
                   "(done/planned) where trials are missing.", "", per_dataset_markdown(table, metric, order), ""]
     return "\n".join(lines)
+
+
+def holm_reach(n_datasets: int, n_pairs: int) -> str:
+    """What Holm's correction can find at this size: the smallest attainable adjusted p, and whether it is
+    below :data:`ALPHA`."""
+    smallest = statistics.smallest_holm_p(n_datasets, n_pairs)
+    text = (f"With {n_datasets} datasets and {n_pairs} pairs, the smallest attainable Holm-adjusted p is {n_pairs} x "
+            f"{statistics.smallest_wilcoxon_p(n_datasets):.3g} = {smallest:.3g} (every difference of one sign; "
+            "the exact two-sided signed-rank test)")
+    if smallest >= ALPHA:
+        return text + f": **no pair can be significant at this size** (alpha {ALPHA})."
+    return text + f", below alpha {ALPHA}."
+
+
+def statistics_lines(entry: dict, metric: str, label: str, posthoc: str) -> list[str]:
+    """Friedman, the Nemenyi critical difference against the largest possible rank gap, and the groups of the
+    post-hoc test, for one metric."""
+    lines = []
+    if "friedman" in entry:
+        f = entry["friedman"]
+        lines.append(f"- {label}: Friedman chi2 = {f.statistic:.2f} (Iman-Davenport F = {f.iman_davenport:.2f}), "
+                     f"p = {f.p_value:.3g}, {f.n_methods} methods, {f.n_datasets} datasets")
+    if "cd" in entry:
+        k = entry["scores"].shape[1]
+        text = (f"- {label}: Nemenyi critical difference {entry['cd']:.3f} ranks (alpha {ALPHA}); the largest "
+                f"possible gap of average ranks with {k} methods is {k - 1}")
+        lines.append(text + ("" if statistics.nemenyi_can_separate(entry["cd"], k)
+                             else ": **no pair can be significant at this size** by Nemenyi"))
+    if "groups" in entry:
+        groups = "; ".join("{" + ", ".join(group) + "}" for group in entry["groups"])
+        lines.append(f"- {label}: the diagram's bars join the methods {POSTHOC_NAMES[posthoc]} does not separate "
+                     f"(alpha {ALPHA}): {len(entry['groups'])} groups (`cd_groups_{metric}.csv`): {groups}")
+    return lines

@@ -23,7 +23,7 @@ import pandas as pd
 
 from kpca_bench.protocols.base import TRIALS_DRAWN
 from kpca_bench.protocols.novelty import DRAW_NOTES
-from kpca_bench.report.plots import plt, save_figure
+from kpca_bench.report.plots import method_styles, plt, save_figure
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.tables import entry_incomplete_note
 from kpca_bench.run.config import Config
@@ -121,12 +121,14 @@ def max_auroc_figure(frame: pd.DataFrame, entries: list[str], *, parameter: str,
     Right: box plot of split 0's maxima (Li et al., Figs. 4-11)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [2.2, 1]})
     first = frame["trial"].min()
+    styles = method_styles(entries)
     boxes = []
     for entry in entries:
         rows = frame[frame["entry"] == entry]
         spread = rows.groupby("kernel_param")["max_auroc"].agg(["min", "max"])
         split0 = rows[rows["trial"] == first].sort_values("kernel_param")
-        line, = left.plot(split0["kernel_param"], split0["max_auroc"], label=entry)
+        line, = left.plot(split0["kernel_param"], split0["max_auroc"], label=entry, markevery=0.1, ms=4,
+                          **styles[entry])
         left.fill_between(spread.index, spread["min"], spread["max"], color=line.get_color(), alpha=0.15, lw=0)
         boxes.append(split0["max_auroc"].to_numpy())
     n_trials = frame["trial"].nunique()

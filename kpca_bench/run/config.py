@@ -33,6 +33,7 @@ SCALINGS = ("none", "standard", "minmax")
 SCALING_ROWS = ("training", "all", "each")
 DRAWS = ("random", "file_order", "first_outliers")
 BACKENDS = ("local", "dask")
+POSTHOCS = ("nemenyi", "wilcoxon_holm")
 # Parameters the runner sets itself, so a config may not.
 RUNNER_PARAMS = ("random_state",)
 
@@ -40,6 +41,15 @@ RUNNER_PARAMS = ("random_state",)
 @dataclass(frozen=True)
 class OutputConfig:
     figures: tuple[str, ...] = FIGURES
+
+
+@dataclass(frozen=True)
+class StatisticsConfig:
+    """``statistics:`` of a suite: the post-hoc test whose groups the critical-difference diagram draws,
+    ``nemenyi`` (Demšar 2006) or ``wilcoxon_holm`` (Benavoli et al. 2016). It changes no number of a
+    cell, so it is not part of the config hash."""
+
+    posthoc: str = "nemenyi"
 
 
 @dataclass(frozen=True)
@@ -144,6 +154,7 @@ class Config:
     source: str = ""
     datasets: tuple[DatasetConfig, ...] = ()
     suite: SuiteConfig | None = None
+    statistics: StatisticsConfig = field(default_factory=StatisticsConfig)
 
     @property
     def is_suite(self) -> bool:
@@ -185,7 +196,7 @@ class Config:
         """What determines the numbers of a run (not its size, its figures or where it runs)."""
         data = asdict(self)
         for key in ("trials", "output", "source", "description", "reference", "profile", "execution", "options",
-                    "datasets", "suite"):
+                    "datasets", "suite", "statistics"):
             data.pop(key)
         if self.is_suite:
             # Only a suite has these keys, so a single-dataset config's hash is what it always was.
@@ -462,6 +473,21 @@ def _parse_output(raw, problems: Problems) -> OutputConfig:
     return OutputConfig(figures=tuple(figures))
 
 
+def _parse_statistics(raw, several: bool, problems: Problems) -> StatisticsConfig:
+    raw = mapping(raw, "statistics", problems)
+    if not raw:
+        return StatisticsConfig()
+    if not several:
+        problems.add("statistics", "statistics across datasets need several datasets (datasets: or suite:); remove it")
+    check_keys(raw, ("posthoc",), (), problems.under("statistics"))
+    posthoc = raw.get("posthoc", "nemenyi")
+    if posthoc not in POSTHOCS:
+        problems.add("statistics.posthoc", f"unknown post-hoc test {posthoc!r}{did_you_mean(posthoc, POSTHOCS)}; "
+                                           f"accepted: {', '.join(POSTHOCS)}")
+        return StatisticsConfig()
+    return StatisticsConfig(posthoc=posthoc)
+
+
 def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
     raw = mapping(raw, "execution", problems)
     if not raw:
@@ -487,7 +513,7 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
 
 
 TOP_LEVEL = ("name", "description", "dataset", "datasets", "suite", "protocol", "methods", "threshold", "trials", "seed", "output",
-             "reference", "execution", "profiles")
+             "reference", "execution", "statistics", "profiles")
 PROFILES = ("full", "quick")
 
 
@@ -595,11 +621,12 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     description = raw.get("description", "")
     reference = _parse_reference(raw.get("reference"), problems)
     execution = _parse_execution(raw.get("execution"), problems)
+    statistics = _parse_statistics(raw.get("statistics"), several, problems)
     _raise_if_any(problems, source)
     return Config(name=name, description=str(description), dataset=dataset, protocol=protocol_name,
                   protocol_options=protocol_options, options=options, methods=tuple(methods), threshold=threshold,
                   trials=trials, seed=seed, output=output, reference=reference, execution=execution,
-                  profile=profile, source=source, datasets=tuple(datasets), suite=suite)
+                  profile=profile, source=source, datasets=tuple(datasets), suite=suite, statistics=statistics)
 
 
 def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Problems) -> None:

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.report.plots import plt, save_figure, set_title
+from kpca_bench.report.plots import plt, run_title, save_figure, set_title
 from kpca_bench.report.reference import load_references, read_reference_mapping, reference_values
 from kpca_bench.run.config import Config, load_config
 from kpca_bench.run.runner import experiment_directory
@@ -271,7 +271,7 @@ def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Pat
     """Das figures and tables of one finished run: the marked box plot, and Table I for Table I's dataset."""
     trials = pd.read_csv(directory / "trials.csv")
     written = [directory / "f1_box_das.png"]
-    das_box_plot(trials[trials["status"] == "ok"], title=f"{config.name}: {config.dataset.name}",
+    das_box_plot(trials[trials["status"] == "ok"], title=run_title(config.name, config.dataset.name),
                  threshold=config.threshold.describe(), path=written[0])
     if config.reference.dataset == paper.table1_dataset:
         written.append(write_table1(directory, paper))
