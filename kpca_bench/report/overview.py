@@ -479,12 +479,12 @@ def suite_sections(results_root: Path, config_dir="configs") -> list[str]:
         folder = results_root / config.name
         if not config.is_suite or not (folder / "headline.md").exists():
             continue
-        figures = [f"![{name}]({config.name}/{name})" for name in ("cd_auroc.png", "auroc_box.png")
-                   if (folder / name).exists()]
+        figures = [f"![{name}]({config.name}/{name})" for name in ("cd_auroc.png", "rank_heatmap_auroc.png",
+                                                                    "auroc_box.png") if (folder / name).exists()]
+        headline = (folder / "headline.md").read_text().strip()
         sections.append("\n".join([
-            f"## Benchmark suite: {config.name}", "", config.description, "",
-            (folder / "headline.md").read_text().strip(), "",
-            f"Per-dataset tables, ranks, Friedman, Wilcoxon-Holm and win / tie / loss: "
+            f"## Benchmark suite: {config.name}", "", config.description, "", *([headline, ""] if headline else []),
+            f"Per-dataset tables, ranks, Friedman, the post-hoc groups, Wilcoxon-Holm and win / tie / loss: "
             f"[{config.name}/summary.md]({config.name}/summary.md).", "", *figures, ""]))
     return sections
 
