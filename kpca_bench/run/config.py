@@ -695,8 +695,8 @@ class UniqueKeyLoader(yaml.SafeLoader):
             except TypeError:  # an unhashable key: the safe loader's own message names it
                 continue
             if first != key_node.start_mark.line:
-                raise DuplicateKey(
-                    None, None, f"duplicate key {key!r} (first given on line {first + 1}); keep one", key_node.start_mark)
+                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first + 1}); keep one",
+                                   key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
 
 
