@@ -32,7 +32,7 @@ import pandas as pd
 
 from kpca_bench.datasets.base import Dataset, FileRecord
 from kpca_bench.datasets.checksums import file_digests
-from kpca_bench.datasets.formats import MissingKeys, read_mat, read_npz
+from kpca_bench.datasets.formats import NPY_MAGIC, MissingKeys, read_mat, read_npz
 from kpca_bench.datasets.tabular import table_dataset
 from kpca_bench.errors import DataError
 
@@ -103,7 +103,11 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 def _read_arff(path: Path) -> pd.DataFrame:
     from scipy.io import arff
 
-    data, _ = arff.loadarff(path)
+    try:
+        data, _ = arff.loadarff(path)
+    except StopIteration:  # scipy's reader ran out of lines before @data
+        raise DataError(f"{path}: dataset.options.format: not an ARFF file: no @relation, @attribute and @data "
+                        "header lines") from None
     frame = pd.DataFrame(data)
     # scipy gives nominal values as bytes, and "?" (missing) as b"?".
     for name in frame.columns:
@@ -165,7 +169,7 @@ def coded_columns(features: pd.DataFrame, path: Path, fmt: str, categorical) -> 
 def read_arrays(path: Path, fmt: str, *, X: str, y: str) -> tuple[np.ndarray, np.ndarray, list[Path]]:
     """Features, labels and the files read, from an ``.npz``, ``.npy`` pair or ``.mat`` file."""
     if fmt == "npy":
-        labels_path = path.parent / y
+        labels_path = path.parent / (y if Path(y).suffix else f"{y}.npy")  # the default y is y.npy
         if not labels_path.is_file():
             raise DataError(f"{path}: dataset.options.y: no labels file {labels_path}")
         return _load_npy(path, "path"), _load_npy(labels_path, "y"), [path, labels_path]
@@ -180,6 +184,9 @@ def read_arrays(path: Path, fmt: str, *, X: str, y: str) -> tuple[np.ndarray, np
 
 
 def _load_npy(path: Path, option: str) -> np.ndarray:
+    with path.open("rb") as stream:
+        if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
+            raise DataError(f"{path}: dataset.options.{option}: not a NumPy .npy file (no .npy header)")
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError) as err:
