@@ -685,18 +685,18 @@ class UniqueKeyLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the last silently)."""
 
     def construct_mapping(self, node, deep=False):
-        first_lines = {}
+        first_marks = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue
             key = self.construct_object(key_node, deep=deep)
             try:
-                first = first_lines.setdefault(key, key_node.start_mark.line)
+                first = first_marks.setdefault(key, key_node.start_mark)
             except TypeError:  # an unhashable key: the safe loader's own message names it
                 continue
-            if first != key_node.start_mark.line:
-                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first + 1}); keep one",
-                                   key_node.start_mark)
+            if first is not key_node.start_mark:
+                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first.line + 1}); "
+                                   "keep one", key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
 
 
