@@ -64,7 +64,12 @@ def read_table(path: Path, fmt: str, *, na_values, sep: str | None) -> pd.DataFr
             return _read_parquet(path)
         if fmt == "arff":
             return _read_arff(path)
-        _check_unique_columns(path, _header(path, sep or _SEPARATORS[fmt]))
+        header = _header(path, sep or _SEPARATORS[fmt])
+        _check_unique_columns(path, header)
+        if len(header) == 1:
+            raise DataError(f"{path}: dataset.options.sep: the header {header[0]!r} is one column when split at "
+                            f"{sep or _SEPARATORS[fmt]!r}; give the file's separator with sep: (features and a "
+                            "label are two columns at least)")
         return pd.read_csv(path, sep=sep or _SEPARATORS[fmt], na_values=na_values, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
