@@ -56,8 +56,9 @@ def fail(error: KpcaBenchError) -> None:
 
 OUT = typer.Option(Path("results"), "--out", help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
 JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel; negative as in joblib: -1 one per CPU core, "
-                                             "-2 all cores but one, ...; 0 is an error. With --scheduler local, "
-                                             "the LocalCluster's workers.")
+                                             "-2 all cores but one, ...; 0 or a negative value that leaves no "
+                                             "core is an error, more workers than cores a note. With --scheduler "
+                                             "local, the LocalCluster's workers.")
 # "\[" keeps rich from reading [dask] as markup.
 SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
                          help="Run the cells on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
@@ -81,26 +82,34 @@ def profile_option(default: str):
 
 
 def worker_count(jobs: int) -> int:
-    """``--jobs`` as a number of workers: joblib's meaning for negative values (-1 = every core); 0 is an error."""
+    """``--jobs`` as a number of workers, with joblib's meaning for negative values (-1: one per core, -2: all
+    but one, ...). 0, or a negative value that leaves no core, is an error; more workers than cores is allowed and
+    said once on stderr (they share the cores: slower, the same numbers)."""
+    from joblib import cpu_count
+
+    cores = cpu_count()
     if jobs == 0:
         raise KpcaBenchError("--jobs: 0 runs nothing; give a number of workers (1, 2, ...) or a negative value "
                              "as in joblib (-1: one per CPU core, -2: all but one)")
-    if jobs > 0:
-        return jobs
-    from joblib import effective_n_jobs
+    if jobs < 0 and cores + 1 + jobs < 1:
+        raise KpcaBenchError(f"--jobs {jobs}: means all CPU cores but {-jobs - 1}, and this machine has {cores}, "
+                             f"so no worker is left; give -1 to -{cores} or a number of workers (1, 2, ...)")
+    workers = jobs if jobs > 0 else cores + 1 + jobs
+    if workers > cores:
+        typer.echo(f"note: --jobs {jobs} starts more workers than this machine's {cores} CPU cores; they share "
+                   "the cores (slower, the same numbers)", err=True)
+    return workers
 
-    return effective_n_jobs(jobs)
 
-
-def run_config(path: Path, *, profile: str, out: Path, jobs: int, offline: bool, quiet: bool, trials=None, seed=None,
+def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: bool, quiet: bool, trials=None, seed=None,
                scheduler=None, max_memory=None, **run_options):
-    """Load, run and return (config, outcome); Ctrl-C, SIGTERM or SIGHUP say how to resume, in one line."""
+    """Load, run and return (config, outcome) with ``n_jobs`` workers (:func:`worker_count`); Ctrl-C, SIGTERM or
+    SIGHUP say how to resume, in one line."""
     from kpca_bench.report import run_and_report
     from kpca_bench.run.config import load_config
     from kpca_bench.run.interrupts import Stopped, stop_signals_interrupt
     from kpca_bench.run.progress import make_progress
 
-    n_jobs = worker_count(jobs)
     config = load_config(path, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
                                                        max_memory_mb=max_memory)
     try:
@@ -152,8 +161,8 @@ def run(
     """
     start = time.perf_counter()
     try:
-        _, outcome = run_config(config, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
-                                trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
+        _, outcome = run_config(config, profile=profile, out=out, n_jobs=worker_count(jobs), offline=offline,
+                                quiet=quiet, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
                                 retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait,
                                 reuse_from=reuse_from)
         if not quiet:
@@ -178,8 +187,9 @@ def bless(
     Review the diff of quick.csv like code: it is what 'kpca-bench check' holds later runs to.
     """
     try:
+        n_jobs = worker_count(jobs)
         for path in configs:
-            _, outcome = run_config(path, profile="quick", out=out, jobs=jobs, offline=offline, quiet=quiet,
+            _, outcome = run_config(path, profile="quick", out=out, n_jobs=n_jobs, offline=offline, quiet=quiet,
                                     scheduler=scheduler, max_memory=max_memory)
             require_no_failures(outcome)
             from kpca_bench.report.compare import blessed_rows, write_blessed
@@ -213,10 +223,11 @@ def check(
     from kpca_bench.report.compare import compare_run, format_comparison
 
     try:
+        n_jobs = worker_count(jobs)
         paths = configs or default_check_configs(profile, out)
         tables = []
         for path in paths:
-            config, outcome = run_config(path, profile=profile, out=out, jobs=jobs, offline=offline, quiet=quiet,
+            config, outcome = run_config(path, profile=profile, out=out, n_jobs=n_jobs, offline=offline, quiet=quiet,
                                          scheduler=scheduler, max_memory=max_memory)
             require_no_failures(outcome)
             tables.append(compare_run(out, path.as_posix(), config, outcome.directory))

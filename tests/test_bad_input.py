@@ -6,8 +6,11 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+import scipy.io
+import yaml
 from sklearn.svm import OneClassSVM
 from typer.testing import CliRunner
 
@@ -67,6 +70,25 @@ CONFIG_EDITS = [
     (("  quantile: 0.95", "  quantile: 0.95\n  side: left"), "side"),
     (("  test_inliers: 78 ", "  test_inliers: [78] "), "test_inliers"),
     (("    label: Isolation forest\n", "    label: Isolation forest\n    grid: {n_estimators: []}\n"), "n_estimators"),
+    (("  test_outliers: 78", "  test_outliers: 78\n  scaling: zscore"), "dataset.scaling: unknown scaling 'zscore'"),
+    (("  test_outliers: 78", "  test_outliers: 78\n  scaling_rows: some"), "dataset.scaling_rows"),
+    (("  test_outliers: 78", "  test_outliers: 78\n  draw: sorted"), "dataset.draw: unknown draw 'sorted'"),
+    (("  inliers: [0]", "  inliers: [1]"), "dataset.outliers: classes [1] are also inliers"),
+    (("  inliers: [0]", "  inliers: []"), "dataset.inliers: must be a class label or a non-empty list"),
+    (("seed: 0", "seed: 1.5"), "seed: must be an integer"),
+    (("seed: 0", "seed: 0\noutput: {figures: [pie]}"), "output.figures: must be a list drawn from box"),
+    (("seed: 0", "seed: 0\nexecution: {backend: slurm}"), "execution.backend: unknown backend 'slurm'"),
+    (("seed: 0", "seed: 0\nexecution: {max_memory_mb: -5}"), "execution.max_memory_mb: must be a positive"),
+    (("seed: 0", "seed: 0\nexecution: {address: 'tcp://h:1'}"), "execution.address: a scheduler address needs"),
+    (("seed: 0", "seed: 0\nreference: {paper: das}"), "reference.dataset: missing (required)"),
+    (("seed: 0", "seed: 0\ndatasets: [{name: digits, inliers: 0, outliers: 1, train_inliers: 9, test_inliers: 9, "
+                  "test_outliers: 9}]"), "give dataset (one) or datasets / suite (several), not both"),
+    (("name: quickstart", "name: quick start"), "name: must be a word"),
+    (("  rule: train_quantile", "  rule: fixed"), "threshold.value: give a value exactly when the rule is fixed"),
+    (("protocol: novelty ", "protocol: {name: novelty, folds: 3} "), "protocol.folds: protocol novelty has no option"),
+    (("    score: mahalanobis", "    score: mahalanobis\n    higher_is: normal"), "higher_is: only for a class"),
+    (("    params: {n_estimators: 100}", "    params: [n_estimators, 100]"), "params: must be a mapping"),
+    (("      n_components: 10\n", "      n_components: 200\n"), "200 components need more than the 100 training"),
 ]
 CONFIG_TEXTS = [
     ("", "config"),
@@ -320,6 +342,271 @@ def test_an_interrupted_run_marks_its_tables_incomplete(tmp_path, monkeypatch):
     markdown = (tmp_path / "quickstart" / "summary.md").read_text()
     assert "INCOMPLETE, not final: KPCA 2 of 3 trials; KPCA-Mahalanobis 1 of 3 trials" in markdown
     assert "± –" in markdown  # one trial has no spread, not "± 0.000"
+
+
+# Config files that are not clean text or not strict YAML, and profiles validated whether run or not:
+# one line naming the file, the key (its whole path) and the fix, for `run` and `plan` alike.
+
+def quick_profile(profile: str) -> bytes:
+    return QUICK_TEXT.replace("  quick: {trials: 3}", f"  {profile}").encode()
+
+
+# (what the file holds, a fragment of the one-line message)
+CONFIG_BYTES = {
+    "latin-1": (QUICK_TEXT.replace("description: KPCA", "description: café KPCA").encode("latin-1"),
+                "not UTF-8 text: byte 0xe9 on line 6"),
+    "utf-16": (QUICK_TEXT.encode("utf-16"), "(it looks like UTF-16)"),
+    "binary": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "not UTF-8 text"),
+    "a NUL byte": (QUICK_TEXT.replace("name: quickstart", "name: quick\0start").encode(), "YAML syntax error"),
+    "duplicate top-level key": (QUICK_TEXT.replace("seed: 0", "seed: 0\nseed: 1").encode(),
+                                "line 20, column 1: duplicate key 'seed' (first given on line 19)"),
+    "duplicate dataset key": (QUICK_TEXT.replace("  inliers: [0]", "  inliers: [0]\n  inliers: [1]").encode(),
+                              "duplicate key 'inliers'"),
+    "duplicate parameter": (QUICK_TEXT.replace("nu: 0.05}", "nu: 0.05, nu: 0.1}").encode(), "duplicate key 'nu'"),
+    "duplicate method key": (QUICK_TEXT.replace("    label: KPCA\n", "    label: KPCA\n    label: K\n").encode(),
+                             "duplicate key 'label'"),
+    "duplicate profile": (quick_profile("quick: {trials: 3}\n  quick: {trials: 2}"), "duplicate key 'quick'"),
+    "profile: unknown key": (quick_profile("quick: {trails: 3}"), "profiles.quick.trails: unknown key"),
+    "profile: bad value": (quick_profile("quick: {trials: 0}"), "profiles.quick.trials: must be >= 1"),
+    "profile: bad type": (quick_profile("quick: {seed: zero}"), "profiles.quick.seed: must be an integer"),
+    "profile: dataset key": (quick_profile("quick: {dataset: {test_outliers: lots}}"),
+                             "profiles.quick.dataset.test_outliers: must be an integer"),
+    "profile: unknown label": (quick_profile("quick: {methods: {KCPA: {params: {n_components: 3}}}}"),
+                               "profiles.quick.methods.KCPA: no method has this label (did you mean 'KPCA'?)"),
+    "profile: method parameter": (quick_profile("quick: {methods: {KPCA: {params: {nu: 3}}}}"),
+                                  "profiles.quick.methods.KPCA.params.nu: kpca has no parameter 'nu'"),
+    "profile: too many components": (quick_profile("quick: {methods: {KPCA: {params: {n_components: 150}}}}"),
+                                     "profiles.quick.methods.KPCA.params.n_components: 150 components need more"),
+    "profile: a problem it causes": (quick_profile("quick: {dataset: {draw: file_order}}"),
+                                     "profiles.quick: trials: dataset.draw: file_order takes the same rows"),
+    "profile: unknown name": (quick_profile("fast: {trials: 3}"), "profiles.fast: unknown profile; accepted: quick"),
+    "profile: not a mapping": (quick_profile("quick: 3"), "profiles.quick: must be a mapping"),
+    "profiles: not a mapping": (QUICK_TEXT.replace("profiles:\n  quick: {trials: 3}", "profiles: [quick]").encode(),
+                                "profiles: must be a mapping"),
+}
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+@pytest.mark.parametrize("case", CONFIG_BYTES)
+def test_a_config_that_is_not_clean_or_strict_is_one_line(tmp_path, case, command):
+    content, expected = CONFIG_BYTES[case]
+    assert content != QUICK_TEXT.encode(), "the edit did not apply"
+    path = tmp_path / "config.yaml"
+    path.write_bytes(content)
+    quiet = ["--quiet"] if command == "run" else []
+    result = CliRunner().invoke(app, [command, str(path), "--out", str(tmp_path / "out"), *quiet])
+    assert_one_error_line(result, expected)
+    assert result.stderr.startswith(f"error: {path}: "), result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+# Every command's options and paths: (arguments, a fragment of the one-line message). Each fails before any data.
+
+COMMANDS = [
+    (["run", QUICKSTART, "--jobs", "-5"], "--jobs -5: means all CPU cores but 4"),
+    (["run", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
+    (["run", QUICKSTART, "--reuse-from", "{tmp}/missing"], "--reuse-from"),
+    (["run", QUICKSTART, "--reuse-from", "{tmp}/a-file"], "--reuse-from"),
+    (["run", QUICKSTART, "--scheduler", "nowhere"], "--scheduler: must be 'local'"),
+    (["run", QUICKSTART, "--max-memory", "-1"], "--max-memory: must be a positive number"),
+    (["run", QUICKSTART, "--max-memory", "inf"], "--max-memory: must be a positive number"),
+    (["run", "{tmp}/missing.yaml"], "no such config file"),
+    (["run", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
+    (["plan", "{tmp}/missing.yaml"], "no such config file"),
+    (["plan", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
+    (["plan", QUICKSTART, "--jobs", "-9"], "--jobs -9"),
+    (["plan", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
+    (["plan", ROOT / "configs" / "variants" / "eth80_file_order.yaml", "--trials", "3"],
+     "--trials 3: dataset.draw: file_order"),
+    (["check", "{tmp}/missing.yaml"], "no such config file"),
+    (["check", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
+    (["check", QUICKSTART, "--jobs", "-5"], "--jobs -5"),
+    (["check"], "no configs to check at the quick profile"),
+    (["bless", "{tmp}/missing.yaml"], "no such config file"),
+    (["bless", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
+    (["report", "{tmp}/missing"], "is not a folder of results"),
+    (["report", "{tmp}/a-file"], "is not a folder of results"),
+    (["report", "{tmp}/empty"], "holds no run: neither run.json nor records.jsonl"),
+    (["report", "--configs", "{tmp}/missing"], "names paper numbers"),
+    (["compare", "{tmp}/missing", "{tmp}/empty"], "no records.jsonl here"),
+    (["compare", "{tmp}/empty", "{tmp}/empty"], "no records.jsonl here"),
+    (["compare", "{tmp}/a-file", "{tmp}/empty"], "no records.jsonl here"),
+    (["export", "{tmp}/missing"], "no records.jsonl here"),
+    (["export", "{tmp}/a-file"], "no records.jsonl here"),
+    (["export", "{tmp}/empty", "--format", "xml"], "--format: unknown format 'xml'"),
+    (["analyse"], "name papers to analyse"),
+    (["analyse", "nosuch"], "unknown: nosuch"),
+    (["analyse", "das"], "das.yaml: missing"),
+    (["methods", "kpcaa"], "unknown method 'kpcaa'"),
+    (["datasets", "verify", "mnistt"], "unknown dataset 'mnistt'"),
+    (["datasets", "list", "--collection", "mine"], "--collection: unknown collection 'mine'"),
+    (["datasets", "fetch", "mnistt"], "unknown dataset 'mnistt'"),
+    (["datasets", "fetch", "openml:abc"], "openml:abc: an OpenML dataset is fetched as openml:<data id>"),
+]
+
+
+@pytest.mark.parametrize("args, expected", COMMANDS, ids=[" ".join(map(str, a)).replace(str(ROOT) + "/", "")
+                                                          for a, _ in COMMANDS])
+def test_a_bad_option_or_path_of_any_command_is_one_line(tmp_path, args, expected):
+    (tmp_path / "a-file").write_text("name: x\n")
+    (tmp_path / "empty").mkdir()
+    args = [str(a).replace("{tmp}", str(tmp_path)) for a in args]
+    out = ["--out", str(tmp_path / "out")] if args[0] in ("run", "plan", "check", "bless", "report", "analyse") else []
+    quiet = ["--quiet"] if args[0] in ("run", "check", "bless") else []
+    assert_one_error_line(CliRunner().invoke(app, [*args, *out, *quiet]), expected)
+    assert not list(tmp_path.glob("out/**/records.jsonl"))
+
+
+def test_more_jobs_than_cores_is_said_once_and_runs(tmp_path):
+    from joblib import cpu_count
+
+    result = CliRunner().invoke(app, ["plan", str(QUICKSTART), "--jobs", str(cpu_count() + 3), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (f"note: --jobs {cpu_count() + 3} starts more workers than this machine's {cpu_count()} "
+                             "CPU cores; they share the cores (slower, the same numbers)\n")
+# A user's data file in every format the file loader reads, damaged in the ways files are: one line naming the
+# file and the problem, before any cell runs.
+
+FEATURES = pd.DataFrame({"a": [0.1 * i for i in range(30)], "b": [1.0 + (i % 7) for i in range(30)],
+                         "c": [float(i % 3) for i in range(30)]})
+LABELS = [0] * 20 + [1] * 10
+
+
+def table(labels=LABELS, **columns) -> pd.DataFrame:
+    return FEATURES.assign(**columns, label=labels)
+
+
+def text_table(sep=",", **columns) -> bytes:
+    return table(**columns).to_csv(index=False, sep=sep).encode()
+
+
+def arff(rows: str = "1,2,0\n3,4,1\n", attributes: str = "@attribute a numeric\n@attribute b numeric\n") -> bytes:
+    return f"@relation r\n{attributes}@attribute label {{0,1}}\n@data\n{rows}".encode()
+
+
+def save_arrays(fmt: str, X, y, **more):
+    """A writer of ``X`` and ``y`` (and other arrays) as an npz archive, a mat file or an npy pair."""
+    def write(path: Path) -> None:
+        if fmt == "npz":
+            np.savez(path, X=X, y=y, **more)
+        elif fmt == "mat":
+            scipy.io.savemat(path, {"X": X, "y": y, **more})
+        else:
+            with path.open("wb") as handle:  # np.save would add .npy to another name
+                np.save(handle, X)
+            if y is not None:
+                np.save(path.parent / "y.npy", y)
+    return write
+
+
+GOOD_X, GOOD_Y = FEATURES.to_numpy(), np.array(LABELS)
+GARBAGE = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+NAN_X = np.where(np.arange(90).reshape(30, 3) == 4, np.nan, GOOD_X)
+
+# (file name, its content: bytes, a DataFrame written as parquet, or a writer; dataset options; message fragment)
+DATA_FILES = {
+    "csv: empty": ("d.csv", b"", {}, "the file is empty"),
+    "csv: header only": ("d.csv", b"a,b,label\n", {}, "has no data rows"),
+    "csv: ragged row": ("d.csv", b"a,b,label\n1,2,0\n3,4,5,1\n", {}, "not a readable csv file"),
+    "csv: semicolons": ("d.csv", text_table(sep=";"), {}, "sep: the header 'a;b;c;label' is one column when split "
+                                                           "at ','; give the file's separator with sep:"),
+    "csv: one column": ("d.csv", b"label\n0\n1\n", {}, "sep: the header 'label' is one column"),
+    "csv: a wrong sep": ("d.csv", text_table(), {"sep": ";"}, "split at ';'"),
+    "csv: duplicate columns": ("d.csv", text_table().replace(b"a,b,c", b"a,b,a", 1), {}, "column names 'a' are given"),
+    "csv: text in a number column": ("d.csv", text_table(b=["7.5"] * 12 + ["high"] + ["8"] * 17), {},
+                                     "column 'b' holds numbers but data row 13 has 'high'"),
+    "csv: categorical names no column": ("d.csv", text_table(), {"categorical": ["colour"]},
+                                         "categorical: no feature column 'colour'"),
+    "csv: categorical not a list": ("d.csv", text_table(), {"categorical": "b"}, "categorical: must be a list"),
+    "csv: a missing value": ("d.csv", text_table(b=[1.0] * 29 + [None]), {}, "1 of 30 rows have missing (NaN)"),
+    "csv: an infinite value": ("d.csv", text_table(c=[1.0] * 29 + [float("inf")]), {}, "or infinite values (in c)"),
+    "csv: a missing label": ("d.csv", text_table().replace(b",1\n", b",\n", 1), {}, "(in the label)"),
+    "csv: one class": ("d.csv", text_table(labels=[0] * 30), {},
+                       "has no class 1 (dataset.outliers); its classes are [0]"),
+    "csv: no outliers": ("d.csv", text_table(labels=[0] * 20 + [2] * 10), {}, "its classes are [0, 2]"),
+    "csv: too few inliers": ("d.csv", text_table(labels=[0] * 5 + [1] * 25), {}, "train_inliers"),
+    "csv: no label column": ("d.csv", text_table(), {"label": "status"}, "label: no column 'status'"),
+    "csv: drop unknown": ("d.csv", text_table(), {"drop": ["id"]}, "drop: no column 'id'"),
+    "csv: binary garbage": ("d.csv", GARBAGE, {}, "not a readable csv file (UnicodeDecodeError"),
+    "csv: wrong extension": ("d.xlsx", text_table(), {}, "unknown extension '.xlsx'"),
+    "csv: no extension": ("d", text_table(), {}, "unknown extension '(none)'"),
+    "csv: unknown format": ("d.csv", text_table(), {"format": "excel"}, "format: unknown format 'excel'"),
+    "csv: missing file": (None, b"", {}, "path: no such file"),
+    "tsv: commas": ("d.tsv", text_table(), {}, "is one column when split at '\\t'"),
+    "tsv: duplicate columns": ("d.tsv", text_table(sep="\t").replace(b"a\tb\tc", b"a\tb\tb", 1), {},
+                               "column names 'b' are given"),
+    "tsv: text in a number column": ("d.tsv", text_table(sep="\t", a=["x"] + [1] * 29), {},
+                                     "column 'a' holds numbers but data row 1 has 'x'"),
+    "txt: text in a number column": ("d.txt", text_table(sep=" ", c=[2] * 29 + ["?"]), {},
+                                     "column 'c' holds numbers but data row 30 has '?'"),
+    "txt: duplicate columns": ("d.txt", text_table(sep=" ").replace(b"a b c", b"c b c", 1), {},
+                               "column names 'c' are given"),
+    "parquet: duplicate columns": ("d.parquet", None, {}, "column names 'a' are given"),
+    "parquet: text in a number column": ("d.parquet", table(b=["1.5"] * 29 + ["high"]), {},
+                                         "column 'b' holds numbers but data row 30 has 'high'"),
+    "parquet: binary garbage": ("d.parquet", GARBAGE, {}, "not a readable parquet file"),
+    "parquet: empty": ("d.parquet", b"", {}, "not a readable parquet file"),
+    "parquet: a missing value": ("d.parquet", table(a=[None] + [1.0] * 29), {}, "missing (NaN)"),
+    "arff: duplicate attributes": ("d.arff", arff(attributes="@attribute a numeric\n@attribute a numeric\n"), {},
+                                   "field 'a' occurs more than once"),
+    "arff: text in a number": ("d.arff", arff(rows="1,2,0\n3,x,1\n"), {}, "not a readable arff file"),
+    "arff: no header": ("d.arff", b"1,2,0\n3,4,1\n", {}, "not an ARFF file: no @relation"),
+    "arff: binary garbage": ("d.arff", GARBAGE, {}, "not a readable arff file"),
+    "arff: empty": ("d.arff", b"", {}, "not an ARFF file: no @relation"),
+    "npz: no X": ("d.npz", lambda path: np.savez(path, features=GOOD_X, y=GOOD_Y), {}, "X: no array 'X' in the file"),
+    "npz: y of another length": ("d.npz", save_arrays("npz", GOOD_X, GOOD_Y[:-1]), {}, "do not match 29 labels"),
+    "npz: one-dimensional X": ("d.npz", save_arrays("npz", GOOD_Y, GOOD_Y), {}, "expected (rows, columns)"),
+    "npz: a missing value": ("d.npz", save_arrays("npz", NAN_X, GOOD_Y), {}, "1 of 30 rows have missing (NaN)"),
+    "npz: one class": ("d.npz", save_arrays("npz", GOOD_X, np.zeros(30, dtype=int)), {}, "outlier"),
+    "npz: drop not an index": ("d.npz", save_arrays("npz", GOOD_X, GOOD_Y), {"drop": [7]}, "not column indices 0..2"),
+    "npz: binary garbage": ("d.npz", GARBAGE, {}, "not a readable NumPy .npz file (no zip header)"),
+    "npz: a zip header only": ("d.npz", b"PK\x03\x04" + GARBAGE, {}, "not a readable NumPy .npz file (no zip header)"),
+    "npz: a single array": ("d.npz", save_arrays("npy", GOOD_X, None), {}, "not an .npz archive"),
+    "npy: no labels file": ("d.npy", save_arrays("npy", GOOD_X, None), {}, "y: no labels file"),
+    "npy: y of another length": ("d.npy", save_arrays("npy", GOOD_X, GOOD_Y[:10]), {}, "do not match 10 labels"),
+    "npy: binary garbage": ("d.npy", lambda path: path.write_bytes(GARBAGE) and np.save(path.parent / "y.npy", GOOD_Y),
+                            {}, "not a NumPy .npy file (no .npy header)"),
+    "npy: a damaged array": ("d.npy", lambda path: path.write_bytes(b"\x93NUMPY\x01\x00" + GARBAGE)
+                             and np.save(path.parent / "y.npy", GOOD_Y), {},
+                             "not a readable NumPy .npy file"),
+    "mat: no y": ("d.mat", save_arrays("mat", GOOD_X, GOOD_Y), {"y": "labels"}, "y: no variable 'labels'"),
+    "mat: binary garbage": ("d.mat", GARBAGE, {}, "not a readable MATLAB .mat file"),
+    "mat: empty": ("d.mat", b"", {}, "not a readable MATLAB .mat file (Mat file appears to be truncated)"),
+    "mat: an infinite value": ("d.mat", save_arrays("mat", np.where(GOOD_X > 2.85, np.inf, GOOD_X), GOOD_Y), {},
+                               "infinite"),
+}
+
+
+def own_data_config(tmp_path, file_name, options) -> Path:
+    dataset = {"name": "file", "options": {"path": file_name or "absent.csv", **options}, "inliers": [0],
+               "outliers": [1], "train_inliers": 10, "test_inliers": 5, "test_outliers": 5}
+    config = {"name": "own", "dataset": dataset, "protocol": "novelty", "trials": 1,
+              "methods": [{"name": "ocsvm", "label": "OCSVM"}]}
+    return config_file(tmp_path, yaml.safe_dump(config))
+
+
+def write_data(path: Path, content) -> None:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif isinstance(content, pd.DataFrame):
+        content.to_parquet(path)
+    elif content is None:
+        import pyarrow
+        import pyarrow.parquet
+
+        pyarrow.parquet.write_table(pyarrow.table([[1.0, 2.0], [3.0, 4.0], [0, 1]], names=["a", "a", "label"]), path)
+    else:
+        content(path)
+
+
+@pytest.mark.parametrize("case", DATA_FILES)
+def test_a_bad_data_file_of_any_format_is_one_line_before_any_cell(tmp_path, case):
+    file_name, content, options, expected = DATA_FILES[case]
+    if file_name is not None:
+        write_data(tmp_path / file_name, content)
+    result = invoke(own_data_config(tmp_path, file_name, options), "--out", tmp_path / "out", "--quiet")
+    assert_one_error_line(result, expected)
+    assert not (tmp_path / "out" / "own" / "records.jsonl").exists()
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def test_profile_errors_name_the_fix(tmp_path):
     path = tmp_path / "q.yaml"
     path.write_text(yaml.safe_dump(raw))
     result = CliRunner().invoke(app, ["run", str(path), "--profile", "quick"])
-    assert result.exit_code == 2 and "profiles.methods.KCPA: no method has this label" in result.stderr
+    assert result.exit_code == 2 and "profiles.quick.methods.KCPA: no method has this label" in result.stderr
     del raw["profiles"]
     path.write_text(yaml.safe_dump(raw))
     result = CliRunner().invoke(app, ["run", str(path), "--profile", "quick"])

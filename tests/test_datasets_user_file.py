@@ -64,6 +64,32 @@ def test_text_feature_columns_are_categorical_codes_named_in_the_notes(tmp_path)
     assert "colour" in dataset.provenance.notes and "hamming" in dataset.provenance.notes
 
 
+def test_a_column_of_numbers_and_text_is_refused_unless_listed_as_categorical(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("a,size,label\n0.1,1,0\n0.2,large,0\n0.3,2,0\n5.0,1,1\n")
+    with pytest.raises(DataError, match=r"column 'size' holds numbers but data row 2 has 'large'"):
+        load_file(path=path)
+    dataset = load_file(path=path, categorical=["size"])
+    assert dataset.feature_kinds == (NUMERIC, CATEGORICAL)
+    assert dataset.categories == (None, ("1", "2", "large"))
+    assert_array_equal(dataset.X[:, 1], [0, 2, 1, 0])
+
+
+def test_a_listed_column_of_numbers_is_coded_as_categories_too(tmp_path):
+    path = tmp_path / "data.csv"
+    frame().assign(code=[3, 1, 3, 2])[["a", "code", "label"]].to_csv(path, index=False)
+    dataset = load_file(path=path, categorical=["code"])
+    assert dataset.feature_kinds == (NUMERIC, CATEGORICAL)
+    assert dataset.categories == (None, ("1", "2", "3"))
+    assert_array_equal(dataset.X[:, 1], [2, 0, 2, 1])
+
+
+def test_npy_labels_default_to_y_npy_beside_the_features(tmp_path):
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", Y)
+    assert_array_equal(load_file(path=tmp_path / "X.npy").y, Y)
+
+
 def test_missing_values_are_refused_with_the_count_and_dropped_on_request(tmp_path):
     path = tmp_path / "data.csv"
     path.write_text("a,b,label\n1,2,0\n?,3,0\n4,inf,1\n5,6,1\n")

@@ -226,3 +226,24 @@ def test_a_bad_statistics_entry_is_one_line(tmp_path, text, expected):
     with pytest.raises(ConfigError) as error:
         load_config(write(tmp_path, text))
     assert expected in str(error.value) and len(str(error.value).splitlines()) == 1
+
+
+def test_every_profile_is_checked_and_the_one_asked_for_applied(tmp_path):
+    text = (Path(__file__).parents[1] / "configs" / "quickstart.yaml").read_text()
+    path = tmp_path / "c.yaml"
+    path.write_text(text.replace("quick: {trials: 3}",
+                                 "quick: {trials: 2, methods: {KPCA: {params: {n_components: 3}}}}"))
+    quick, full = load_config(path, "quick"), load_config(path, "full")
+    assert (quick.trials, quick.methods[0].params["n_components"], quick.profile) == (2, 3, "quick")
+    assert quick.source == full.source == str(path)
+    assert (full.trials, full.methods[0].params["n_components"], full.profile) == (10, 10, "full")
+    path.write_text(text.replace("quick: {trials: 3}", "quick: {trails: 3}"))
+    with pytest.raises(ConfigError, match=r"c.yaml: profiles.quick.trails: unknown key \(did you mean 'trials'\?\)"):
+        load_config(path, "full")
+
+
+def test_a_key_given_twice_is_refused_even_on_one_line(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("name: x\nparams: {nu: 0.1, nu: 0.2}\n")
+    with pytest.raises(ConfigError, match=r"c.yaml: line 2, column 19: duplicate key 'nu' \(first given on line 2\)"):
+        load_config(path)

@@ -17,7 +17,7 @@ app = typer.Typer(help="List, verify and fetch the benchmark datasets.", no_args
 
 
 def _fail(err: KpcaBenchError) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"error: {err}", markup=False, highlight=False)
+    Console(stderr=True, soft_wrap=True).print(f"error: {err}", markup=False, highlight=False, emoji=False)
     return typer.Exit(2)
 
 

@@ -23,6 +23,7 @@ _IDX_DTYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 
 _GZIP_MAGIC = b"\x1f\x8b"
 # MATLAB v7.3 files are HDF5 files with a 512-byte MATLAB header in front of the HDF5 signature.
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+NPY_MAGIC = b"\x93NUMPY"
 _MAT73_OFFSET = 512
 # UCI files are separated by commas, blanks, tabs or semicolons, sometimes with
 # a trailing separator and CRLF line ends; none of the values contain these.
@@ -94,6 +95,12 @@ def _read_mat73(path: Path, keys: tuple[str, ...]) -> list[np.ndarray]:
 
 def read_npz(path: Path, *keys: str) -> list[np.ndarray]:
     """Arrays stored under ``keys`` in a NumPy ``.npz`` archive (no pickled objects)."""
+    if not zipfile.is_zipfile(path):
+        with path.open("rb") as stream:
+            if stream.read(len(NPY_MAGIC)) == NPY_MAGIC:
+                raise DataError(f"{path}: a single .npy array, not an .npz archive of named arrays")
+        # numpy would try it as a pickle and say so, which misleads about a damaged file
+        raise DataError(f"{path}: not a readable NumPy .npz file (no zip header); save it with numpy.savez")
     try:
         content = np.load(path, allow_pickle=False)
     except (OSError, ValueError, zipfile.BadZipFile) as err:

@@ -14,8 +14,12 @@ The format comes from the extension, or from ``format:``:
   v7.3 (HDF5) files need h5py (the ``hdf5`` extra).
 
 For the arrays formats ``drop`` lists column indices. Columns, labels and
-missing values then follow :mod:`kpca_bench.datasets.tabular`. Every problem is
-one :class:`DataError` line starting with the file and naming the option.
+missing values then follow :mod:`kpca_bench.datasets.tabular`, with two checks
+first: two columns of one name are an error, and so is a column of a text table
+(csv, tsv, txt, parquet) that holds numbers and text both, naming the column, the
+first such row and its value, unless ``categorical`` lists the column: its values
+are then coded as categories. Every problem is one :class:`DataError` line
+starting with the file and naming the option.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import pandas as pd
 
 from kpca_bench.datasets.base import Dataset, FileRecord
 from kpca_bench.datasets.checksums import file_digests
-from kpca_bench.datasets.formats import MissingKeys, read_mat, read_npz
+from kpca_bench.datasets.formats import NPY_MAGIC, MissingKeys, read_mat, read_npz
 from kpca_bench.datasets.tabular import table_dataset
 from kpca_bench.errors import DataError
 
@@ -36,6 +40,8 @@ FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "txt", ".parquet": "parquet", "
            ".npz": "npz", ".npy": "npy", ".mat": "mat"}
 _SEPARATORS = {"csv": ",", "tsv": "\t", "txt": r"\s+"}
 TABLES = ("csv", "tsv", "txt", "parquet", "arff")
+# Tables whose columns carry no declared type: one text value makes a column of numbers text.
+TEXT_TABLES = ("csv", "tsv", "txt", "parquet")
 
 
 def file_format(path: Path, format: str | None) -> str:
@@ -52,12 +58,18 @@ def file_format(path: Path, format: str | None) -> str:
 
 
 def read_table(path: Path, fmt: str, *, na_values, sep: str | None) -> pd.DataFrame:
-    """A table file as a DataFrame of its columns, header row first."""
+    """A table file as a DataFrame of its columns, header row first; two columns of one name are an error."""
     try:
         if fmt == "parquet":
             return _read_parquet(path)
         if fmt == "arff":
             return _read_arff(path)
+        header = _header(path, sep or _SEPARATORS[fmt])
+        _check_unique_columns(path, header)
+        if len(header) == 1:
+            raise DataError(f"{path}: dataset.options.sep: the header {header[0]!r} is one column when split at "
+                            f"{sep or _SEPARATORS[fmt]!r}; give the file's separator with sep: (features and a "
+                            "label are two columns at least)")
         return pd.read_csv(path, sep=sep or _SEPARATORS[fmt], na_values=na_values, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
@@ -68,18 +80,39 @@ def read_table(path: Path, fmt: str, *, na_values, sep: str | None) -> pd.DataFr
                         f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})") from None
 
 
+def _header(path: Path, sep: str) -> list:
+    """A text table's column names as the file spells them (pandas renames a repeated ``a`` to ``a.1``)."""
+    header = pd.read_csv(path, sep=sep, header=None, nrows=1, skipinitialspace=True)
+    return header.iloc[0].tolist() if len(header) else []
+
+
+def _check_unique_columns(path: Path, names: list) -> None:
+    repeated = sorted({str(name) for name in names if names.count(name) > 1})
+    if repeated:
+        raise DataError(f"{path}: dataset.options.path: column names {', '.join(map(repr, repeated))} are given "
+                        "more than once; rename them so that each column has its own name")
+
+
 def _read_parquet(path: Path) -> pd.DataFrame:
     try:
         import pyarrow  # noqa: F401 - optional, checked here to name the extra
     except ImportError:
         raise DataError(f"{path}: reading parquet needs pyarrow; pip install 'kpca-bench[parquet]'") from None
+    import pyarrow.parquet
+
+    # pyarrow refuses a repeated name only when reading, with a scanner error that reads as a bug
+    _check_unique_columns(path, pyarrow.parquet.read_schema(path).names)
     return pd.read_parquet(path)
 
 
 def _read_arff(path: Path) -> pd.DataFrame:
     from scipy.io import arff
 
-    data, _ = arff.loadarff(path)
+    try:
+        data, _ = arff.loadarff(path)
+    except StopIteration:  # scipy's reader ran out of lines before @data
+        raise DataError(f"{path}: dataset.options.format: not an ARFF file: no @relation, @attribute and @data "
+                        "header lines") from None
     frame = pd.DataFrame(data)
     # scipy gives nominal values as bytes, and "?" (missing) as b"?".
     for name in frame.columns:
@@ -105,10 +138,43 @@ def split_label(frame: pd.DataFrame, path: Path, *, label, drop) -> tuple[pd.Dat
     return features, frame[label]
 
 
+def mixed_column(column: pd.Series) -> tuple[int, object] | None:
+    """The position and value of the first text value of a column that also holds numbers, or None."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return None
+    present = column.notna().to_numpy()
+    numbers = pd.to_numeric(column, errors="coerce").notna().to_numpy()
+    text = present & ~numbers
+    if not numbers.any() or not text.any():
+        return None
+    first = int(np.argmax(text))
+    return first, column.iloc[first]
+
+
+def coded_columns(features: pd.DataFrame, path: Path, fmt: str, categorical) -> pd.DataFrame:
+    """``features`` with the ``categorical`` columns marked as categories; in a text table, a column mixing
+    numbers and text that is not listed is an error naming the column, its first text value and that row."""
+    if not isinstance(categorical, (list, tuple)):
+        raise DataError(f"{path}: dataset.options.categorical: must be a list of columns, got {categorical!r}")
+    unknown = [column for column in categorical if column not in features.columns]
+    if unknown:
+        raise DataError(f"{path}: dataset.options.categorical: no feature column {', '.join(map(repr, unknown))}; "
+                        f"feature columns: {', '.join(map(str, features.columns))}")
+    if fmt in TEXT_TABLES:
+        for name in features.columns:
+            found = None if name in categorical else mixed_column(features[name])
+            if found is not None:
+                row, value = found
+                raise DataError(f"{path}: column {name!r} holds numbers but data row {row + 1} has {value!r}; "
+                                f"correct it, mark it missing (dataset.options.na_values: [{value!r}]) or code "
+                                f"the column as categories (dataset.options.categorical: [{name!r}])")
+    return features.astype({name: "category" for name in categorical})
+
+
 def read_arrays(path: Path, fmt: str, *, X: str, y: str) -> tuple[np.ndarray, np.ndarray, list[Path]]:
     """Features, labels and the files read, from an ``.npz``, ``.npy`` pair or ``.mat`` file."""
     if fmt == "npy":
-        labels_path = path.parent / y
+        labels_path = path.parent / (y if Path(y).suffix else f"{y}.npy")  # the default y is y.npy
         if not labels_path.is_file():
             raise DataError(f"{path}: dataset.options.y: no labels file {labels_path}")
         return _load_npy(path, "path"), _load_npy(labels_path, "y"), [path, labels_path]
@@ -123,6 +189,9 @@ def read_arrays(path: Path, fmt: str, *, X: str, y: str) -> tuple[np.ndarray, np
 
 
 def _load_npy(path: Path, option: str) -> np.ndarray:
+    with path.open("rb") as stream:
+        if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
+            raise DataError(f"{path}: dataset.options.{option}: not a NumPy .npy file (no .npy header)")
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError) as err:
@@ -144,7 +213,7 @@ def array_frame(features: np.ndarray, labels: np.ndarray, path: Path, *, drop) -
 
 
 def load_file(*, path, format: str | None = None, label=None, drop=(), na_values=None, sep: str | None = None,
-              X: str = "X", y: str = "y", drop_na: bool = False) -> Dataset:
+              X: str = "X", y: str = "y", drop_na: bool = False, categorical=()) -> Dataset:
     """A dataset from the user's file ``path`` (already resolved against the config's folder).
 
     Parameters
@@ -157,6 +226,8 @@ def load_file(*, path, format: str | None = None, label=None, drop=(), na_values
     sep : the separator of a text table (default by format: ``,``, tab, blanks).
     X, y : the arrays of an ``.npz`` or ``.mat`` file; for ``.npy``, ``y`` is the labels file.
     drop_na : drop rows with missing or infinite values instead of refusing them.
+    categorical : feature columns to code as categories (names for tables, indices for arrays), also those
+        that mix numbers and text, which are an error otherwise.
     """
     path = Path(path)
     if not path.is_file():
@@ -170,6 +241,7 @@ def load_file(*, path, format: str | None = None, label=None, drop=(), na_values
     else:
         arrays_X, arrays_y, read = read_arrays(path, fmt, X=X, y=y)
         features, labels = array_frame(arrays_X, arrays_y, path, drop=list(drop))
+    features = coded_columns(features, path, fmt, categorical)
     dataset = table_dataset(features, labels, name=str(path), source=f"{path.name}, read as {fmt}", where=str(path),
                             drop_na=drop_na)
     records = tuple(FileRecord(str(file), file_digests(file)["sha256"]) for file in read)

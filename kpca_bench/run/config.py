@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field, replace
 from numbers import Integral, Real
 from pathlib import Path
@@ -531,31 +532,79 @@ def _merge(base: dict, overrides: dict, path: str, problems: Problems) -> dict:
 
 
 def _merge_methods(methods: list, overrides: dict, problems: Problems) -> list:
-    labels = [m.get("label", m.get("name")) if isinstance(m, dict) else None for m in methods]
+    labels = _method_labels(methods)
     for label in overrides:
         if label not in labels:
-            problems.add(f"profiles.methods.{label}", f"no method has this label{did_you_mean(label, labels)}; "
-                                                    f"labels: {', '.join(map(str, labels))}")
+            problems.add(f"methods.{label}", f"no method has this label{did_you_mean(label, labels)}; "
+                                             f"labels: {', '.join(map(str, labels))}")
     return [_merge(m, overrides[label], "", problems) if label in overrides else m
             for m, label in zip(methods, labels)]
 
 
-def _apply_profile(raw: dict, profile: str, problems: Problems) -> dict:
-    """The raw config as the profile sees it. ``full`` is the file as written; another
-    profile applies the overrides under ``profiles.<name>`` (smaller sizes, fewer trials)."""
+def _method_labels(methods) -> list:
+    """Each method entry's label (its name if it has none), as profiles key their method overrides."""
+    if not isinstance(methods, list):
+        return []
+    return [m.get("label", m.get("name")) if isinstance(m, dict) else None for m in methods]
+
+
+def _declared_profiles(raw: dict, problems: Problems) -> dict:
+    """The ``profiles:`` mapping, its unknown profile names reported."""
     profiles = mapping(raw.get("profiles"), "profiles", problems) or {}
-    raw = {k: v for k, v in raw.items() if k != "profiles"}
     for name in profiles:
         if name not in PROFILES or name == "full":
             problems.add(f"profiles.{name}", f"unknown profile; accepted: {', '.join(p for p in PROFILES if p != 'full')}")
+    return profiles
+
+
+def _apply_profile(raw: dict, profile: str, profiles: dict, problems: Problems) -> dict:
+    """The raw config as the profile sees it. ``full`` is the file as written; another (declared)
+    profile applies the overrides under ``profiles.<name>`` (smaller sizes, fewer trials)."""
+    raw = {k: v for k, v in raw.items() if k != "profiles"}
     if profile == "full":
         return raw
-    if profile not in profiles:
-        problems.add("profiles", f"no {profile!r} profile; add profiles: {{{profile}: {{trials: 2, ...}}}} "
-                               "with the overrides that make it small")
-        return raw
     overrides = mapping(profiles[profile], f"profiles.{profile}", problems) or {}
-    return _merge(raw, overrides, "", problems)
+    return _merge(raw, overrides, "", problems.under(f"profiles.{profile}"))
+
+
+_KEY_PARTS = re.compile(r"\.|(?=\[)")
+
+
+def _profile_key(key: str, overrides: dict, methods) -> str | None:
+    """The path under a profile's overrides that set the merged config's ``key`` (``trials``,
+    ``methods[1].params.nu`` as ``methods.<label>.params.nu``), or None if the profile did not set it."""
+    node, path = overrides, []
+    parts = [part for part in _KEY_PARTS.split(key) if part]
+    for position, part in enumerate(parts):
+        if not isinstance(node, dict):  # the profile replaced this value whole
+            return ".".join(path) + "".join(p if p.startswith("[") else f".{p}" for p in parts[position:])
+        if part.startswith("[") and path == ["methods"]:
+            labels = _method_labels(methods)
+            index = int(part[1:-1])
+            part = labels[index] if index < len(labels) else part
+        if part not in node:
+            return None
+        node = node[part]
+        path.append(str(part))
+    return ".".join(path)
+
+
+def _check_profile(raw: dict, name: str, profiles: dict, problems: Problems) -> Config:
+    """Profile ``name``'s config; the problems it brings beyond those of the file as written are added to
+    ``problems``, each named by its path under ``profiles.<name>``."""
+    found = Problems()
+    config = _parse_fields(_apply_profile(raw, name, profiles, found), name, "", found)
+    overrides = profiles[name] if isinstance(profiles[name], dict) else {}
+    for key, message in found.items:
+        if key.startswith("profiles"):
+            problems.add(key, message)
+        elif (key, message) not in problems.items:
+            under = _profile_key(key, overrides, raw.get("methods"))
+            if under is None:
+                problems.add(f"profiles.{name}", f"{key}: {message}")
+            else:
+                problems.add(f"profiles.{name}.{under}", message)
+    return config
 
 
 def _parse_reference(raw, problems: Problems) -> ReferenceConfig | None:
@@ -578,7 +627,8 @@ def _raise_if_any(problems: Problems, source: str) -> None:
 def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config:
     """Validate a config already read from YAML, the methods' and protocol's parameters included.
 
-    Raises :class:`ConfigError` listing every problem, one line each.
+    Every profile is validated, whichever is asked for; a problem a profile brings is named by its
+    path under ``profiles.<name>``. Raises :class:`ConfigError` listing every problem, one line each.
     """
     problems = Problems()
     if not isinstance(raw, dict):
@@ -586,7 +636,20 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
         _raise_if_any(problems, source)
     if profile not in PROFILES:
         raise ConfigError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}")
-    raw = _apply_profile(raw, profile, problems)
+    profiles = _declared_profiles(raw, problems)
+    configs = {"full": _parse_fields(_apply_profile(raw, "full", profiles, problems), "full", source, problems)}
+    for name in profiles:
+        if name in PROFILES and name != "full":
+            configs[name] = replace(_check_profile(raw, name, profiles, problems), source=source)
+    if profile not in configs:
+        problems.add("profiles", f"no {profile!r} profile; add profiles: {{{profile}: {{trials: 2, ...}}}} "
+                                 "with the overrides that make it small")
+    _raise_if_any(problems, source)
+    return configs[profile]
+
+
+def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> Config:
+    """The config of ``raw`` (a profile already applied); its problems go to ``problems``."""
     several = "datasets" in raw or "suite" in raw
     check_keys(raw, TOP_LEVEL, ("name", "methods") if several else ("name", "dataset", "methods"), problems)
     if several and "dataset" in raw:
@@ -622,7 +685,6 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     reference = _parse_reference(raw.get("reference"), problems)
     execution = _parse_execution(raw.get("execution"), problems)
     statistics = _parse_statistics(raw.get("statistics"), several, problems)
-    _raise_if_any(problems, source)
     return Config(name=name, description=str(description), dataset=dataset, protocol=protocol_name,
                   protocol_options=protocol_options, options=options, methods=tuple(methods), threshold=threshold,
                   trials=trials, seed=seed, output=output, reference=reference, execution=execution,
@@ -642,20 +704,56 @@ def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Probl
         problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 
 
-def load_config(path, profile: str = "full") -> Config:
-    """Read and validate a YAML config file, with a profile's overrides applied."""
-    path = Path(path)
+class DuplicateKey(yaml.constructor.ConstructorError):
+    """A mapping gives the same key twice."""
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        first_marks = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                first = first_marks.setdefault(key, key_node.start_mark)
+            except TypeError:  # an unhashable key: the safe loader's own message names it
+                continue
+            if first is not key_node.start_mark:
+                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first.line + 1}); "
+                                   "keep one", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _config_text(path: Path) -> str:
+    """The config file's text; :class:`ConfigError` if it cannot be read or is not UTF-8."""
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file; the examples are in configs/") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
     try:
-        raw = yaml.safe_load(text)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        utf16 = " (it looks like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise ConfigError(f"{path}: not UTF-8 text{utf16}: byte 0x{data[exc.start]:02x} on line {line} cannot be "
+                          "decoded; save the file as UTF-8") from None
+
+
+def load_config(path, profile: str = "full") -> Config:
+    """Read and validate a YAML config file (UTF-8, no key given twice), with a profile's overrides applied."""
+    path = Path(path)
+    text = _config_text(path)
+    try:
+        raw = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a subclass of SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}: YAML syntax error at {where}{problem}") from None
+        kind = "" if isinstance(exc, DuplicateKey) else "YAML syntax error at "
+        raise ConfigError(f"{path}: {kind}{where}{problem}") from None
     return parse_config(raw, source=str(path), profile=profile)
