@@ -10,8 +10,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 class PlainProgress:
     """One line per finished cell, for logs and CI."""
 
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
         self.total = self.done = 0
 
     def start(self, total: int, already_done: int) -> None:
@@ -50,9 +50,11 @@ class NoProgress(PlainProgress):
         pass
 
 
-def make_progress(quiet: bool, stream=sys.stderr) -> PlainProgress:
+def make_progress(quiet: bool, stream=None) -> PlainProgress:
+    # sys.stderr is looked up at each call, not bound at import, since the CLI's test runner swaps it.
     if quiet:
         return NoProgress()
+    stream = stream or sys.stderr
     return BarProgress(stream) if stream.isatty() else PlainProgress(stream)
 
 
