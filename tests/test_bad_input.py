@@ -409,6 +409,24 @@ def test_a_run_where_every_cell_fails_ends_with_tables_listing_the_failures(tmp_
     assert f"- {methods[0]['label']}, {n_failed} trial" in markdown and message in markdown
 
 
+@pytest.mark.parametrize("command", ["run", "report"])
+def test_a_suite_where_every_cell_fails_ends_the_same_way(tmp_path, failing_ocsvm, command):
+    data = ROOT / "tests" / "data"
+    datasets = [{"name": "file", "options": {"path": str(data / "example.npz")}},
+                {"name": "file", "options": {"path": str(data / "example.csv"), "label": "status"},
+                 "inliers": ["ok"], "outliers": ["faulty"]}]
+    config = tmp_path / "suite.yaml"
+    config.write_text(yaml.safe_dump({"name": "suite", "protocol": "adbench", "trials": 1, "seed": 0,
+                                      "methods": [OCSVM], "datasets": datasets}))
+    result = invoke(config, "--out", tmp_path, "--quiet")
+    if command == "report":
+        result = CliRunner().invoke(app, ["report", str(tmp_path / "suite")])
+    assert_failures_reported(result, "2 cells failed, e.g. One-class SVM trial 0: RuntimeError: this detector "
+                                     "always fails; see status and error in the trials.csv of each dataset's folder")
+    for member in ("example", "example_2"):
+        assert "- One-class SVM, 1 trial: RuntimeError" in (tmp_path / "suite" / member / "summary.md").read_text()
+
+
 def test_each_kind_of_failure_is_one_line_with_its_count(tmp_path, failing_ocsvm):
     result = invoke(small_config(tmp_path, "constant", [KPCA, OCSVM, LOF]), "--out", tmp_path, "--quiet")
     assert_failures_reported(result, "2 cells failed, e.g. KPCA trial 0: ValueError: all training points",

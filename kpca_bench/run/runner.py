@@ -89,8 +89,10 @@ class CellsFailed(KpcaBenchError):
             kinds.setdefault(failure_kind(record), []).append(record)
         lines = [f"{len(records)} cells failed, e.g. {records[0]['method']} trial {records[0]['trial']}: "
                  f"{failure_reason(records[0])}" for records in kinds.values()]
-        lines[-1] += (f"; see status and error in {outcome.directory / 'trials.csv'}; "
-                      "the same command runs them again")
+        trials = outcome.directory / "trials.csv"
+        # A suite's trials.csv files are in its datasets' folders.
+        where = trials if trials.exists() else f"the trials.csv of each dataset's folder in {outcome.directory}"
+        lines[-1] += f"; see status and error in {where}; the same command runs them again"
         return cls("\n".join(lines))
 
 
