@@ -89,21 +89,16 @@ def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY
 def failure_lines(trials: pd.DataFrame) -> list[str]:
     """One line per method setting and kind of failure: how many trials, and the first message of that kind."""
     failed = trials[trials["status"] != "ok"]
+    # A failure's kind: its exception's type, or its status when it has none (as runner.failure_kind).
+    kinds = (failed["error_type"].fillna(failed["status"]) if "error_type" in failed else failed["status"]).astype(str)
     lines = []
-    for (method, kind), group in failed.groupby([failed["method"].astype(str), failure_kind(failed)], sort=False):
+    for (method, kind), group in failed.groupby([failed["method"].astype(str), kinds], sort=False):
         first = group.iloc[0]
         message = first.get("error") if isinstance(first.get("error"), str) else ""
         flag = first.get("degenerate") if isinstance(first.get("degenerate"), str) else ""
         lines.append(f"{method}, {len(group)} trial{'s' if len(group) > 1 else ''}: {kind}"
                      + (f": {message}" if message else "") + (f" ({flag})" if flag else ""))
     return lines
-
-
-def failure_kind(failed: pd.DataFrame) -> pd.Series:
-    """A failed trial's kind: its exception's type, or its status when it has none."""
-    if "error_type" not in failed:
-        return failed["status"].astype(str)
-    return failed["error_type"].where(failed["error_type"].notna(), failed["status"]).astype(str)
 
 
 def completion_mark(row) -> str:
