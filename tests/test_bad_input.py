@@ -330,13 +330,14 @@ def test_an_interrupted_run_marks_its_tables_incomplete(tmp_path, monkeypatch):
 # This section's own imports, kept here so that the sections above and below merge apart.
 import json  # noqa: E402
 import subprocess  # noqa: E402
+import warnings  # noqa: E402
 from types import SimpleNamespace  # noqa: E402
 
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from kpca_bench.protocols.base import constant_scores  # noqa: E402
-from kpca_bench.run.runner import input_overflow  # noqa: E402
+from kpca_bench.run.runner import flag_overflow, input_overflow  # noqa: E402
 
 
 def small_data(folder: Path, kind: str) -> Path:
@@ -499,6 +500,25 @@ def test_input_overflow_names_features_whose_squared_distances_overflow(scale, n
     assert (message is not None) == flagged
     if flagged:
         assert f"features as large as {scale:.3g}" in message
+
+
+def caught_overflow() -> list:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.exp(np.array([1000.0]))
+    return caught
+
+
+@pytest.mark.parametrize("result, caught, flag", [
+    ({"status": "ok"}, "overflow", "overflow encountered in exp"),
+    ({"status": "ok", "degenerate": "constant scores"}, "overflow", "constant scores; overflow encountered in exp"),
+    ({"status": "ok"}, "none", None),
+    ({"status": "ok", "degenerate": "constant scores"}, "none", "constant scores"),
+])
+def test_an_overflow_during_a_cell_is_added_to_its_flag(result, caught, flag):
+    small = SimpleNamespace(X_train=np.ones((3, 2)), X_test=np.ones((2, 2)))
+    flagged = flag_overflow(result, small, caught_overflow() if caught == "overflow" else [])
+    assert flagged.get("degenerate") == flag and flagged["status"] == "ok"
 
 
 # Damaged state files: moved aside whole (STEM.damaged.SUFFIX), and the command goes on or stops with one line.
