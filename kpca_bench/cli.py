@@ -265,6 +265,7 @@ def report(
             rebuilt = rebuild(results_dir, configs)
             typer.echo(rebuilt.text)
             typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
+            require_no_failures(rebuilt)
             return
         if list_configs:
             print_paper_configs(configs, out)

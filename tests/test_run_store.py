@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.errors import StorageError
-from kpca_bench.run.store import DAMAGED_FILE, ResultStore, atomic_output, write_atomic
+from kpca_bench.run.store import DAMAGED_FILE, ResultStore, atomic_output, read_state, set_aside, write_atomic
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 TIMING = ["fit_time", "score_time", "wall_time", "peak_memory_mb"]
@@ -106,3 +106,35 @@ def test_records_round_trip(tmp_path):
     record = {"key": "k", "status": "ok", "auroc": float("nan"), "params": {"nu": 0.1}}
     store.append(record)
     assert json.dumps(store.load()["k"], sort_keys=True) == json.dumps(record, sort_keys=True)
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b'{"source": "x"}', {"source": "x"}),
+    (b'{"notes": "no source"}', None),
+    (b"[1]", None),
+    (b"{cut", None),
+    (b"\xff\xfe", None),
+])
+def test_read_state_gives_a_valid_file_and_sets_a_damaged_one_aside(tmp_path, content, expected):
+    path = tmp_path / "provenance.json"
+    path.write_bytes(content)
+    data, damage = read_state(path, lambda data: "source" in data)
+    assert data == expected
+    if expected is None:
+        assert damage == f"{path} is damaged; moved it to {tmp_path / 'provenance.damaged.json'}"
+        assert (tmp_path / "provenance.damaged.json").read_bytes() == content and not path.exists()
+    else:
+        assert damage is None and path.read_bytes() == content
+
+
+def test_read_state_of_no_file_is_nothing(tmp_path):
+    assert read_state(tmp_path / "run.json") == (None, None)
+
+
+def test_set_aside_never_replaces_an_earlier_damaged_copy(tmp_path):
+    path = tmp_path / "environment.json"
+    for number, name in enumerate(["environment.damaged.json", "environment.damaged-2.json",
+                                   "environment.damaged-3.json"]):
+        path.write_text(str(number))
+        assert set_aside(path) == tmp_path / name
+    assert [(tmp_path / f"environment.damaged{s}.json").read_text() for s in ("", "-2", "-3")] == ["0", "1", "2"]

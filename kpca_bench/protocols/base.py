@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import numpy as np
+
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.registry import method_spec
 from kpca_bench.validation import Problems
@@ -219,6 +221,27 @@ class Protocol:
     def option_names(self) -> tuple[str, ...]:
         """The keys a config may give under ``protocol:`` (the top-level ``threshold`` is not one)."""
         return tuple(name for name in self.options.__dataclass_fields__ if name != "threshold")
+
+
+NON_FINITE_SCORES = {"status": "failed", "error_type": "NonFiniteScores",
+                     "error": "the method produced NaN or infinite scores; scale the features "
+                              "(dataset.scaling: standard or minmax) or change the method's parameters"}
+"""The record of a cell whose scores are not all finite: a failed cell, since no metric can be computed."""
+
+
+def constant_scores(scores) -> dict:
+    """``{"degenerate": "constant scores"}`` if every score is equal up to rounding, else ``{}``.
+
+    Equal scores rank nothing (AUROC 0.5, every point above or below any cut): the cell finished,
+    but its numbers say nothing about the method, so its record is flagged rather than failed.
+    """
+    scores = np.asarray(scores, dtype=float)
+    spread = np.ptp(scores) if scores.size else 0.0
+    return {"degenerate": "constant scores"} if spread <= ROUNDING * np.max(np.abs(scores), initial=0.0) else {}
+
+
+# Scores closer than this, relative to their size, differ by rounding alone.
+ROUNDING = 8 * np.finfo(float).eps
 
 
 def no_method_checks(options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:

@@ -17,7 +17,7 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
-from kpca_bench.protocols.base import DatasetConfig, Method, ThresholdConfig
+from kpca_bench.protocols.base import NON_FINITE_SCORES, DatasetConfig, Method, ThresholdConfig, constant_scores
 from kpca_bench.validation import Problems
 
 DATASET_KEYS = ("inliers", "outliers", "train_inliers", "test_inliers", "test_outliers")
@@ -143,14 +143,15 @@ def detection_record(threshold: ThresholdConfig, train_scores, test_scores, is_o
     needs no given value, so that the choice of rule can be judged from the records.
     """
     if not (np.all(np.isfinite(train_scores)) and np.all(np.isfinite(test_scores))):
-        return {"status": "error: the method produced NaN or infinite scores"}
+        return NON_FINITE_SCORES
     cut = choose_threshold(threshold.rule, train_scores, test_scores, is_outlier, quantile=threshold.quantile,
                            value=threshold.value)
     by_rule = {rule: detection_metrics(is_outlier, test_scores, choose_threshold(
         rule, train_scores, test_scores, is_outlier, quantile=threshold.quantile))["f1"]
         for rule in ("train_quantile", "test_prior", "test_oracle")}
     return {**detection_metrics(is_outlier, test_scores, cut), "threshold_rule": threshold.rule, "threshold": cut,
-            "f1_by_rule": by_rule, "roc_tpr": roc_on_grid(is_outlier, test_scores).tolist(), "status": "ok"}
+            "f1_by_rule": by_rule, "roc_tpr": roc_on_grid(is_outlier, test_scores).tolist(), "status": "ok",
+            **constant_scores(test_scores)}
 
 
 def evaluate_novelty(method: Method, split: Split, options: Options) -> dict:

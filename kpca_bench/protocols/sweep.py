@@ -53,7 +53,7 @@ from sklearn.metrics import average_precision_score
 
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
-from kpca_bench.protocols.base import Method, MethodConfig, ThresholdConfig
+from kpca_bench.protocols.base import NON_FINITE_SCORES, Method, MethodConfig, ThresholdConfig, constant_scores
 from kpca_bench.protocols.novelty import Split, fitted_attributes, split_sizes
 from kpca_bench.validation import Problems, is_number
 
@@ -208,10 +208,10 @@ def evaluate_sweep(method: Method, split: Split, options: Options) -> dict:
         info, scores = _nu_sweep(method, split, options.nu, options.ocsvm_auroc)
     info.update(split_sizes(split))
     if not np.all(np.isfinite(scores)):
-        return {**info, "status": "error: the method produced NaN or infinite scores"}
+        return {**info, **NON_FINITE_SCORES}
     auroc = auroc_columns(split.is_outlier, scores)
     best = int(np.argmax(auroc))
     return {**info, "auroc": float(auroc[best]),
             "auprc": float(average_precision_score(split.is_outlier, scores[:, best])), "best_model_param": best + 1 if info["model_param"] == "n_components"
             else options.nu[best], "n_model_params": len(auroc),
-            "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(), "status": "ok"}
+            "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(), "status": "ok", **constant_scores(scores)}

@@ -11,7 +11,8 @@ from kpca_bench.datasets import DATASETS, Provenance
 from kpca_bench.datasets.registry import PAPERS
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_plot
-from kpca_bench.report.tables import csv_text, incomplete_note, run_facts, summary_frame, summary_markdown, trials_frame
+from kpca_bench.report.tables import (csv_text, failure_lines, incomplete_note, run_facts, summary_frame,
+                                     summary_markdown, trials_frame)
 from kpca_bench.run.config import Config
 from kpca_bench.run.runner import RunOutcome, planned_trials, run_experiment, run_suite
 from kpca_bench.run.store import write_atomic
@@ -76,7 +77,8 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     write_atomic(directory / "trials.csv", csv_text(trials))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "summary.md", summary_markdown(summary, title=title,
-                                                            facts=_facts(config, provenance, trials), figures=figures))
+                                                            facts=_facts(config, provenance, trials), figures=figures,
+                                                            failures=failure_lines(trials)))
     return figures
 
 
@@ -100,7 +102,8 @@ def write_tables(config: Config, records: list[dict], directory: Path, provenanc
     """Every table and figure of a run: the generic ones, then the protocol's own (:data:`PROTOCOL_REPORTS`)."""
     write_report(config, records, directory, provenance)
     protocol_report = PROTOCOL_REPORTS.get(config.protocol)
-    if protocol_report is not None and records:
+    # A protocol's own tables summarise finished cells: with none, the generic tables list the failures.
+    if protocol_report is not None and any(r["status"] == "ok" for r in records):
         protocol_report(config, records, directory)
 
 

@@ -8,8 +8,8 @@ own statistics across datasets (:mod:`.suite`). Nothing is re-run.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -18,30 +18,40 @@ from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report import write_tables
 from kpca_bench.report.suite import dataset_table, rank_frame, rank_table_text, suite_statistics, write_suite_report
 from kpca_bench.run.config import Config, load_config, parse_config
-from kpca_bench.run.runner import RUN_FILE, missing_files, read_provenance, stored_records
-from kpca_bench.run.store import RECORDS_FILE
+from kpca_bench.run.progress import print_notice
+from kpca_bench.run.runner import RUN_FILE, is_finished, missing_files, read_provenance, stored_records
+from kpca_bench.run.store import RECORDS_FILE, ResultStore, read_state
 
 
 @dataclass(frozen=True)
 class Rebuilt:
-    """What ``report RESULTS_DIR`` did: the config, the folders written, and the text for the terminal."""
+    """What ``report RESULTS_DIR`` did: the config, the folders written (``directory``: the first), the text
+    for the terminal, and the records of the cells that failed (:class:`~kpca_bench.run.runner.CellsFailed`)."""
 
     config: Config
     folders: list[Path]
     text: str
+    failures: list[dict] = field(default_factory=list)
+
+    @property
+    def directory(self) -> Path:
+        return self.folders[0]
 
 
-def config_of_run(directory: Path, config_dir: Path = Path("configs")) -> Config:
-    """The config a results folder was run with."""
-    run_file = directory / RUN_FILE
-    if run_file.exists():
-        run = json.loads(run_file.read_text())
+def config_of_run(directory: Path, config_dir: Path = Path("configs"),
+                  notify: Callable[[str], None] = print_notice) -> Config:
+    """The config a results folder was run with: from its ``run.json``, else (none, or a damaged one,
+    moved aside with a line through ``notify``) the config in ``config_dir`` named as its records."""
+    run, damage = read_state(directory / RUN_FILE, run_file_readable)
+    if run is not None:
         config = parse_config(yaml.safe_load(run["config"]), source=run["source"], profile=run["profile"])
         return config.with_overrides(trials=run.get("trials"), seed=run.get("seed"))
+    if damage:
+        notify(f"{damage}; looking for the config in {config_dir}")
     records = directory / RECORDS_FILE
     if not records.exists():
         raise KpcaBenchError(f"{directory} holds no run: neither {RUN_FILE} nor {RECORDS_FILE}")
-    first = next((json.loads(line) for line in records.read_text().splitlines() if line.strip().startswith("{")), {})
+    first = next(iter(ResultStore(directory).load().values()), {})
     name, wanted, profile = first.get("experiment"), first.get("config_hash"), first.get("profile", "full")
     for path in sorted(Path(config_dir).glob("*.yaml")):
         try:
@@ -54,19 +64,33 @@ def config_of_run(directory: Path, config_dir: Path = Path("configs")) -> Config
                          "name its folder with --configs")
 
 
-def rebuild(directory, config_dir: Path = Path("configs")) -> Rebuilt:
-    """Rewrite every table and figure of the run in ``directory`` from its records."""
+def run_file_readable(run: dict) -> bool:
+    """Whether a ``run.json`` holds a config's text as YAML and where it was read from."""
+    if not (isinstance(run.get("config"), str) and isinstance(run.get("source"), str) and "profile" in run):
+        return False
+    try:
+        return isinstance(yaml.safe_load(run["config"]), dict)
+    except yaml.YAMLError:
+        return False
+
+
+def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str], None] = print_notice) -> Rebuilt:
+    """Rewrite every table and figure of the run in ``directory`` from its records.
+
+    Damaged state files are moved aside with a line through ``notify`` (:func:`config_of_run`,
+    :func:`~kpca_bench.run.runner.read_provenance`); the failed cells are in the result's ``failures``.
+    """
     directory = Path(directory)
     if not directory.is_dir():
         raise KpcaBenchError(f"{directory} is not a folder of results")
-    config = config_of_run(directory, config_dir)
+    config = config_of_run(directory, config_dir, notify)
     if not config.is_suite:
         records = stored_records(config, directory)
         if not records:
             raise KpcaBenchError(f"{directory} has no records of {config.name}'s cells")
-        write_tables(config, records, directory, read_provenance(config, directory))
+        write_tables(config, records, directory, read_provenance(config, directory, notify=notify))
         summary = directory / "summary.md"
-        return Rebuilt(config, [directory], summary.read_text() if summary.exists() else "")
+        return Rebuilt(config, [directory], summary.read_text() if summary.exists() else "", failed(records))
     by_member, skipped, folders = {}, [], []
     for label, member in config.members():
         sub = directory / label
@@ -74,11 +98,17 @@ def rebuild(directory, config_dir: Path = Path("configs")) -> Rebuilt:
             skipped.append((label, missing_files(member) or "no records (not run yet)"))
             continue
         records = stored_records(member, sub)
-        write_tables(member, records, sub, read_provenance(member, sub))
+        write_tables(member, records, sub, read_provenance(member, sub, notify=notify))
         by_member[label] = records
         folders.append(sub)
     if not by_member:
         raise KpcaBenchError(f"{directory}: none of the suite's datasets has records")
     write_suite_report(config, by_member, skipped, directory)
     ranks = rank_frame(suite_statistics(config, dataset_table(config, by_member)))
-    return Rebuilt(config, [directory, *folders], rank_table_text(ranks))
+    return Rebuilt(config, [directory, *folders], rank_table_text(ranks),
+                   [record for records in by_member.values() for record in failed(records)])
+
+
+def failed(records: list[dict]) -> list[dict]:
+    """The records of cells that did not finish."""
+    return [record for record in records if not is_finished(record)]

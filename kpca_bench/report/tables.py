@@ -21,6 +21,8 @@ TRIAL_COLUMNS = [
 ]
 # Issue 17: the class of a method named by import path and its package, the warnings a cell raised (JSON).
 TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
+# Issue 30: why a finished cell's numbers mean nothing (constant scores, overflow), empty when they do.
+TRIAL_COLUMNS += ["degenerate"]
 # Structured fields kept in trials.csv, written as JSON.
 JSON_COLUMNS = ("versions", "warnings")
 FITTED_ON = {"training": "fitted on the training rows", "all": "fitted on the training and test rows",
@@ -67,14 +69,36 @@ def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY
     """
     ok = trials[trials["status"] == "ok"]
     metrics = [m for m in metrics if m in ok]
-    summary = ok.groupby("method", observed=True)[metrics].agg(["mean", "std"])
+    # With no finished trial there is no metric column to average: every planned setting gets an empty row.
+    summary = ok.groupby("method", observed=True)[metrics].agg(["mean", "std"]) if metrics else pd.DataFrame()
     summary.columns = [f"{metric}_{stat}" for metric, stat in summary.columns]
     summary = summary.reindex(list(planned))
     summary.insert(0, "trials", ok["method"].value_counts().reindex(summary.index, fill_value=0).astype(int))
     summary.insert(1, "planned", pd.Series(planned).astype(int))
     failed = trials.loc[trials["status"] != "ok", "method"].astype(str).value_counts()
     summary.insert(2, "failed", failed.reindex(summary.index, fill_value=0).astype(int))
+    if "degenerate" in ok:
+        flagged = ok[ok["degenerate"].notna() & (ok["degenerate"] != "")]
+        summary.insert(3, "degenerate", flagged["method"].astype(str).value_counts()
+                       .reindex(summary.index, fill_value=0).astype(int))
+        summary.insert(4, "degenerate_reason", flagged.groupby(flagged["method"].astype(str))["degenerate"].first()
+                       .reindex(summary.index).fillna(""))
     return summary.rename_axis("method").reset_index()
+
+
+def failure_lines(trials: pd.DataFrame) -> list[str]:
+    """One line per method setting and kind of failure: how many trials, and the first message of that kind."""
+    failed = trials[trials["status"] != "ok"]
+    # A failure's kind: its exception's type, or its status when it has none (as runner.failure_kind).
+    kinds = (failed["error_type"].fillna(failed["status"]) if "error_type" in failed else failed["status"]).astype(str)
+    lines = []
+    for (method, kind), group in failed.groupby([failed["method"].astype(str), kinds], sort=False):
+        first = group.iloc[0]
+        message = first.get("error") if isinstance(first.get("error"), str) else ""
+        flag = first.get("degenerate") if isinstance(first.get("degenerate"), str) else ""
+        lines.append(f"{method}, {len(group)} trial{'s' if len(group) > 1 else ''}: {kind}"
+                     + (f": {message}" if message else "") + (f" ({flag})" if flag else ""))
+    return lines
 
 
 def completion_mark(row) -> str:
@@ -117,10 +141,13 @@ def mean_std(mean, std, digits: int) -> str:
 
 
 def method_cell(row) -> str:
-    mark = completion_mark(row)
-    if not mark:
-        return str(row["method"])
-    return f"{row['method']} **({'failed' if row['trials'] == 0 else 'incomplete'})**"
+    """The method's name, marked ``(failed)``, ``(incomplete)`` or with why its numbers mean nothing."""
+    marks = []
+    if completion_mark(row):
+        marks.append("failed" if row["trials"] == 0 else "incomplete")
+    if row.get("degenerate", 0):
+        marks.append(f"{row['degenerate_reason']}: {row['degenerate']} of {row['trials']} trials")
+    return str(row["method"]) + "".join(f" **({mark})**" for mark in marks)
 
 
 def summary_table_markdown(summary: pd.DataFrame) -> str:
@@ -135,14 +162,18 @@ def summary_table_markdown(summary: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str]) -> str:
-    """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table, the figures."""
+def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str],
+                     failures: list[str] = ()) -> str:
+    """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table, the
+    failures (:func:`failure_lines`), the figures."""
     note = incomplete_note(summary)
     warning = [f"**{note}.** Run the same command again to finish it; failed cells say why in trials.csv "
                "(status, error_type, error).", ""] if note else []
     lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", *warning,
              "Mean ± standard deviation over the finished trials (trials: done / planned).", "",
              summary_table_markdown(summary)]
+    if failures:
+        lines += ["Failures (the first message of each kind):", "", *[f"- {line}" for line in failures], ""]
     lines += [f"![{name}]({name})" for name in figures]
     return "\n".join(lines) + "\n"
 

@@ -16,10 +16,12 @@ import os
 import platform
 import subprocess
 import sys
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
-from kpca_bench.run.store import write_atomic
+from kpca_bench.run.progress import print_notice
+from kpca_bench.run.store import read_state, write_atomic
 
 ENVIRONMENT_FILE = "environment.json"
 PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "threadpoolctl", "matplotlib", "pyod", "dask",
@@ -87,15 +89,18 @@ def environment() -> dict:
     }
 
 
-def write_environment(directory: Path) -> Path:
-    """Add this environment to ``directory/environment.json`` unless it is already the last one listed."""
+def write_environment(directory: Path, notify: Callable[[str], None] = print_notice) -> Path:
+    """Add this environment to ``directory/environment.json`` unless it is already the last one listed.
+
+    A damaged file is moved aside whole (:func:`~kpca_bench.run.store.read_state`), keeping the
+    history it holds, a new one is started, and ``notify`` says so.
+    """
     path = Path(directory) / ENVIRONMENT_FILE
     current = environment()
-    try:
-        stored = json.loads(path.read_text())
-        environments = stored["environments"] if isinstance(stored, dict) else []
-    except (OSError, ValueError, KeyError):
-        environments = []
+    stored, damage = read_state(path, lambda data: isinstance(data.get("environments"), list))
+    if damage:
+        notify(f"{damage}; the environments it lists stay there, a new list starts in {path.name}")
+    environments = stored["environments"] if stored else []
     if not environments or {k: v for k, v in environments[-1].items() if k != "first_seen"} != current:
         first_seen = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         environments.append({"first_seen": first_seen, **current})

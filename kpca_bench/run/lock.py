@@ -6,8 +6,10 @@ start time so that a second run can say whom it waits for. The kernel releases
 an ``flock`` when its process dies however it dies, so the lock of a killed run
 (a dead pid) is simply taken over by the next one. The file itself is never
 removed: removing it would let two runs lock two different files of the same
-name. Readers (``report``, ``check``'s comparison, the papers' analyses) do not
-take the lock: the store is append-only and tables are replaced atomically.
+name; its content only names the holder, so unreadable content is simply
+rewritten, and a folder in its place is moved aside. Readers (``report``,
+``check``'s comparison, the papers' analyses) do not take the lock: the store
+is append-only and tables are replaced atomically.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from kpca_bench.errors import KpcaBenchError, StorageError
-from kpca_bench.run.store import writing
+from kpca_bench.run.store import set_aside, writing
 
 LOCK_FILE = ".kpca-bench.lock"
 POLL_INTERVAL_S = 0.5
@@ -74,6 +76,9 @@ def folder_lock(directory: Path, *, wait: bool = True, notify: Callable[[str], N
     wait for it; without, raise :class:`FolderInUse` naming the holder.
     """
     path = Path(directory) / LOCK_FILE
+    if path.exists() and not path.is_file():
+        # A folder (or a device) in the lock's place cannot be locked by any run: set it aside, lock anew.
+        notify(f"{path} is not a file; moved it to {set_aside(path)}")
     with writing(path):
         handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     try:

@@ -18,6 +18,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
@@ -39,7 +40,7 @@ from kpca_bench.run.execution import open_backend
 from kpca_bench.run.lock import folder_lock, prepare_folder
 from kpca_bench.run.memory import peak_memory
 from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
-from kpca_bench.run.store import RECORDS_FILE, ResultStore, failed_record, write_atomic
+from kpca_bench.run.store import RECORDS_FILE, ResultStore, failed_record, read_state, write_atomic
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).
 WORKER_LOG = "dask-workers.log"
@@ -77,11 +78,22 @@ class CellsFailed(KpcaBenchError):
     exit_code = 1
 
     @classmethod
-    def of(cls, outcome: RunOutcome) -> CellsFailed:
-        first = outcome.failures[0]
-        return cls(f"{len(outcome.failures)} cells failed, e.g. {first['method']} trial {first['trial']}: "
-                   f"{failure_reason(first)}; see status and error in {outcome.directory / 'trials.csv'}; "
-                   "the same command runs them again")
+    def of(cls, outcome) -> CellsFailed:
+        """One line per kind of failure (:func:`failure_kind`): its count and its first cell's message.
+
+        ``outcome``: a :class:`RunOutcome`, or anything with the failed records as ``failures`` and the
+        results folder as ``directory`` (``report RESULTS_DIR``'s).
+        """
+        kinds: dict[str, list[dict]] = {}
+        for record in outcome.failures:
+            kinds.setdefault(failure_kind(record), []).append(record)
+        lines = [f"{len(records)} cells failed, e.g. {records[0]['method']} trial {records[0]['trial']}: "
+                 f"{failure_reason(records[0])}" for records in kinds.values()]
+        trials = outcome.directory / "trials.csv"
+        # A suite's trials.csv files are in its datasets' folders.
+        where = trials if trials.exists() else f"the trials.csv of each dataset's folder in {outcome.directory}"
+        lines[-1] += f"; see status and error in {where}; the same command runs them again"
+        return cls("\n".join(lines))
 
 
 def derive_seed(*parts) -> int:
@@ -190,6 +202,11 @@ def failure_reason(record: dict) -> str:
     return record["status"]
 
 
+def failure_kind(record: dict) -> str:
+    """A failed record's kind: its exception's type, or its status when it has none."""
+    return record.get("error_type") or record["status"]
+
+
 def build_method(entry: MethodConfig, setting: dict, random_state: int) -> Method:
     """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score."""
     spec = entry.spec()
@@ -231,7 +248,43 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
         except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
             result = failed_record(cell.key, error)
     return {**cell_fields(cell, config), "wall_time": time.perf_counter() - start, "max_memory_mb": max_memory_mb,
-            "peak_memory_mb": peak.mib, **warning_fields(caught), **result}
+            "peak_memory_mb": peak.mib, **warning_fields(caught), **flag_overflow(result, split, caught)}
+
+
+def flag_overflow(result: dict, split, caught: list) -> dict:
+    """``result`` with any overflow added to its ``degenerate`` flag: in the split's features, or numpy's
+    RuntimeWarning of one during the cell (the one sign common to every detector's computation)."""
+    overflow = input_overflow(split) or next(
+        (" ".join(str(w.message).split()) for w in caught
+         if issubclass(w.category, RuntimeWarning) and str(w.message).startswith("overflow")), None)
+    if overflow is None:
+        return result
+    flags = [flag for flag in (result.get("degenerate"), overflow) if flag]
+    return {**result, "degenerate": "; ".join(flags)}
+
+
+def input_overflow(split) -> str | None:
+    """Why squared distances between the rows of the split's features (``X_train``, ``X_test``) can overflow
+    float64, or None: a feature as large as sqrt(max / (4 n_features)) makes them (LOF's, KPCA's) infinite."""
+    arrays = [X for X in (getattr(split, "X_train", None), getattr(split, "X_test", None))
+              if isinstance(X, np.ndarray) and X.ndim == 2 and X.size and np.issubdtype(X.dtype, np.floating)]
+    if not arrays:
+        return None
+    largest = max(max(float(np.max(X)), -float(np.min(X))) for X in arrays)  # no copy of X as np.abs makes
+    if largest <= np.sqrt(np.finfo(np.float64).max / (4 * arrays[0].shape[1])):
+        return None
+    return f"overflow: features as large as {largest:.3g} make squared distances overflow"
+
+
+def degenerate_summary(records: list[dict]) -> list[str]:
+    """One warning line per ``degenerate`` flag of finished cells (constant scores, :func:`flag_overflow`)."""
+    kinds: dict[str, list[dict]] = {}
+    for record in records:
+        if record.get("degenerate") and is_finished(record):
+            kinds.setdefault(record["degenerate"], []).append(record)
+    return [f"warning: {len(flagged)} of {len(records)} cells finished flagged ({reason}), e.g. "
+            f"{flagged[0]['method']} trial {flagged[0]['trial']}: their numbers may mean nothing; see degenerate "
+            "in trials.csv and the marks in summary.md" for reason, flagged in kinds.items()]
 
 
 def warning_fields(caught: list) -> dict:
@@ -321,7 +374,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
         store = ResultStore(directory)
         for message in store.set_aside_damaged():
             notify(message)
-        write_environment(store.directory)
+        write_environment(store.directory, notify)
         return _run_cells(config, store, jobs=jobs, offline=offline, progress=progress or NoProgress(),
                           write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast, notify=notify,
                           reuse_from=reuse_from)
@@ -341,14 +394,23 @@ def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, 
     with open_backend(execution, jobs, store.directory / WORKER_LOG) as backend:
         progress.start(len(cells), len(cells) - len(todo))
         ran = []
+        stopped = True
         try:
             _execute(config, dataset, store, backend, todo, progress, ran, fail_fast=fail_fast, jobs=jobs)
+            stopped = False
         finally:
             progress.close()
-            _write_member_tables(config, store, cells, dataset, write_tables)
-            for line in warning_summary(ran):
+            with first_error_kept(stopped):
+                _write_member_tables(config, store, cells, dataset, write_tables)
+            for line in warning_summary(ran) + degenerate_summary(ran):
                 notify(line)
     return _outcome(config, store, cells, todo)
+
+
+def first_error_kept(stopped: bool):
+    """Around the tables written after a run: if an error ``stopped`` the run, one in writing them is dropped,
+    so that the first error is the one reported (the disk that refused a record refuses the tables too)."""
+    return suppress(KpcaBenchError) if stopped else nullcontext()
 
 
 def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo: list[Cell],
@@ -470,6 +532,7 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
         present_labels = [label for label, _ in members if missing[label] is None]
         n_cells = sum(len(plans[label]) for label in present_labels)
         execution = config.execution if any(todos[label] for label in present_labels) else ExecutionConfig()
+        stopped = True
         try:
             with open_backend(execution, jobs, directory / WORKER_LOG) as backend:
                 progress.start(n_cells, n_cells - sum(len(todos[label]) for label in present_labels))
@@ -487,27 +550,31 @@ def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
                         store = stores[label]
                         prepare_folder(store.directory)
                         dataset = load_checked_dataset(member, offline)
-                        stop = False
+                        stop, member_stopped = False, True
                         try:
                             stop = _execute(member, dataset, store, backend, todos[label], progress, ran,
                                             fail_fast=fail_fast, jobs=jobs)
+                            member_stopped = False
                         finally:
                             write = (None if write_member_tables is None
                                      else partial(write_member_tables, member))
-                            records[label] = _write_member_tables(member, store, plans[label], dataset, write)
+                            with first_error_kept(member_stopped):
+                                records[label] = _write_member_tables(member, store, plans[label], dataset, write)
                         outcomes.append(_outcome(member, store, plans[label], todos[label]))
                         if stop:
                             break
                 finally:
                     progress.close()
-                    for line in warning_summary(ran):
+                    for line in warning_summary(ran) + degenerate_summary(ran):
                         notify(line)
+            stopped = False
         finally:
             for label, _ in members:
                 if label not in records and label not in dict(skipped) and stores[label].path.exists():
                     records[label] = _stored_records(dict(members)[label], stores[label], plans[label])
             if write_suite_tables is not None and records:
-                write_suite_tables(records, skipped, directory)
+                with first_error_kept(stopped):
+                    write_suite_tables(records, skipped, directory)
     return RunOutcome(directory=directory, n_cells=n_cells, n_reused=sum(o.n_reused for o in outcomes),
                       n_run=sum(o.n_run for o in outcomes),
                       failures=[failure for o in outcomes for failure in o.failures], skipped=skipped)
@@ -523,12 +590,15 @@ def write_provenance(dataset: Dataset, directory: Path) -> None:
                                                                "notes": dataset.provenance.notes}) + "\n")
 
 
-def read_provenance(config: Config, directory: Path, offline: bool = True) -> Provenance:
-    """The provenance a run wrote, or that of its dataset loaded again (runs from before provenance.json)."""
-    path = Path(directory) / PROVENANCE_FILE
-    if path.exists():
-        data = json.loads(path.read_text())
+def read_provenance(config: Config, directory: Path, offline: bool = True,
+                    notify: Callable[[str], None] = print_notice) -> Provenance:
+    """The provenance a run wrote, or that of its dataset loaded again (runs from before provenance.json,
+    or whose provenance.json is damaged: it is moved aside and ``notify`` says so)."""
+    data, damage = read_state(Path(directory) / PROVENANCE_FILE, lambda data: isinstance(data.get("source"), str))
+    if data is not None:
         return Provenance(source=data["source"], notes=data.get("notes", ""))
+    if damage:
+        notify(f"{damage}; the data's provenance is read from the dataset again")
     return load_checked_dataset(config, offline).provenance
 
 

@@ -2,7 +2,7 @@
 
 A record is durable as soon as :meth:`ResultStore.append` returns (flushed and
 fsync'd), so an interrupt loses no finished cell. An append that fails (a full
-disk) is cut back, so the lines before it stay whole. A line that cannot be
+disk) is cut back, so the lines before it stay whole and no partial line stays. A line that cannot be
 read — cut short by a kill mid-write, or damaged in any other way — is skipped
 by :meth:`ResultStore.load`; :meth:`ResultStore.set_aside_damaged` (called by
 the one writer of the folder) moves it to ``records.damaged.jsonl`` beside the
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,11 +77,14 @@ class ResultStore:
         lines = "".join(json.dumps(record, sort_keys=True, allow_nan=True) + "\n" for record in records).encode()
         with writing(self.path):
             self.directory.mkdir(parents=True, exist_ok=True)
-        with writing(self.path), self.path.open("ab") as handle:
-            end = handle.tell()
+        # Unbuffered: each write goes to the file at once, so a failed one leaves no buffer for the
+        # truncate below to flush (and fail on) again.
+        with writing(self.path), self.path.open("ab", buffering=0) as handle:
+            end = handle.seek(0, os.SEEK_END)
             try:
-                handle.write(lines)
-                handle.flush()
+                written = 0
+                while written < len(lines):  # a nearly full disk takes part of a write, then refuses the rest
+                    written += handle.write(lines[written:])
                 os.fsync(handle.fileno())
             except OSError:
                 # Leave no partial line behind: the records before these stay readable.
@@ -121,6 +124,39 @@ def parse_record(raw: bytes) -> dict | None:
     if not isinstance(record, dict) or not isinstance(record.get("key"), str):
         return None
     return record
+
+
+def read_state(path: Path, valid: Callable[[dict], bool] = lambda data: True) -> tuple[dict | None, str | None]:
+    """A JSON state file of a results folder (``run.json``, ``provenance.json``, ``environment.json``) as
+    ``(data, None)``; ``(None, None)`` if there is none; ``(None, message)`` if it is damaged (not UTF-8 JSON,
+    not a mapping, or not ``valid``): then it is moved aside (:func:`set_aside`) and ``message`` says so,
+    so that the caller can go on without it."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None, None
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError both are
+        data = None
+    except OSError as error:
+        raise StorageError(f"cannot read {path}: {os.strerror(error.errno) if error.errno else error}; "
+                           "make it a readable file or remove it") from None
+    if isinstance(data, dict) and valid(data):
+        return data, None
+    return None, f"{path} is damaged; moved it to {set_aside(path)}"
+
+
+def set_aside(path: Path) -> Path:
+    """Move a damaged file to ``STEM.damaged.SUFFIX`` beside it (``STEM.damaged-2.SUFFIX``, ... if taken),
+    keeping every earlier damaged copy; the new path."""
+    path = Path(path)
+    target, number = path.with_name(f"{path.stem}.damaged{path.suffix}"), 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.stem}.damaged-{number}{path.suffix}")
+    with writing(path):
+        os.replace(path, target)
+    return target
 
 
 @contextmanager
