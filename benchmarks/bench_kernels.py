@@ -23,7 +23,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.kernels import KernelCentering, make_kernel
-from kpca_bench.run.memory import peak_memory
+from kpca_bench.experiment.memory import peak_memory
 
 GIB = 2**30
 

@@ -17,8 +17,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import build_method, load_checked_dataset, plan_cells
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import build_method, load_checked_dataset, plan_cells
 
 DEFAULT_CONFIGS = [f"configs/li_{name}.yaml" for name in
                    ("spectf", "thyroid", "wine", "yeast", "balance", "chess", "ttt", "spect")]

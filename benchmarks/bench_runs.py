@@ -26,8 +26,8 @@ from pathlib import Path
 
 def cell_figures(config: Path, out: Path) -> tuple[float, float]:
     """Sum of the run's cell times (s) and the largest cell peak memory (GB), from its stored records."""
-    from kpca_bench.run.config import load_config
-    from kpca_bench.run.runner import experiment_directory
+    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.runner import experiment_directory
 
     store = experiment_directory(load_config(config), out) / "records.jsonl"
     records = [json.loads(line) for line in store.read_text().splitlines()] if store.exists() else []

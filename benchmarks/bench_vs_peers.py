@@ -19,7 +19,7 @@ Every contender gets the same data and the same gamma:
 Each case runs in its own process (see ``subprocess_cases.py``) and reports
 fit + score time (median of ``--repeat`` runs), peak resident memory while
 fitting and scoring (the high-water mark reset after the data are loaded, see
-:mod:`kpca_bench.run.memory`), the AUROC of zeros against other digits, and the largest difference of its test scores from ours (``eigh``)
+:mod:`kpca_bench.experiment.memory`), the AUROC of zeros against other digits, and the largest difference of its test scores from ours (``eigh``)
 relative to the largest score: the three implement the same formula, so this
 is the accuracy check (issue 19: 1e-8). The ratio column is our time over the
 peer's with the same eigensolver (issue 10: at most 1.0 against scikit-learn and
@@ -47,7 +47,7 @@ from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
 from subprocess_cases import resident_gb, run_cases
 from threadpoolctl import threadpool_limits
 
-from kpca_bench.run.memory import peak_memory
+from kpca_bench.experiment.memory import peak_memory
 
 N_TRAIN, N_TEST_INLIERS, N_TEST_OUTLIERS, N_COMPONENTS = 3000, 3000, 3000, 15
 CASES = {

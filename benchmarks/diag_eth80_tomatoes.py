@@ -31,8 +31,8 @@ from sklearn.metrics import roc_auc_score
 from kpca_bench.datasets.files import ensure
 from kpca_bench.datasets.registry import get_spec, load_dataset
 from kpca_bench.protocols.novelty import class_indices, novelty_split
-from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import build_method, plan_cells
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import build_method, plan_cells
 
 ROOT = Path(__file__).parents[1]
 

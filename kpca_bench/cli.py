@@ -17,10 +17,10 @@ from kpca_bench import __version__
 from kpca_bench.errors import KpcaBenchError
 
 # Mirrors of names defined in heavier modules (tests/test_cli.py checks that they agree).
-PROFILE_NAMES = ("full", "quick")  # kpca_bench.run.config.PROFILES
+PROFILE_NAMES = ("full", "quick")  # kpca_bench.experiment.config.PROFILES
 PAPER_KEYS = ("das", "wang", "li", "sas", "kim")  # kpca_bench.papers.PAPERS
-DEFAULT_CONFIG_DIR = Path("configs")  # kpca_bench.run.config.DEFAULT_CONFIG_DIR
-EXPORT_FORMATS = ("parquet", "json", "csv")  # kpca_bench.run.export.FORMATS
+DEFAULT_CONFIG_DIR = Path("configs")  # kpca_bench.experiment.config.DEFAULT_CONFIG_DIR
+EXPORT_FORMATS = ("parquet", "json", "csv")  # kpca_bench.experiment.export.FORMATS
 
 app = typer.Typer(
     help="Reproduce kernel-PCA outlier-detection benchmarks from YAML configs.\n\n"
@@ -106,9 +106,9 @@ def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: boo
     """Load, run and return (config, outcome) with ``n_jobs`` workers (:func:`worker_count`); Ctrl-C, SIGTERM or
     SIGHUP say how to resume, in one line."""
     from kpca_bench.report import run_and_report
-    from kpca_bench.run.config import load_config
-    from kpca_bench.run.interrupts import Stopped, stop_signals_interrupt
-    from kpca_bench.run.progress import make_progress
+    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.interrupts import Stopped, stop_signals_interrupt
+    from kpca_bench.experiment.progress import make_progress
 
     config = load_config(path, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
                                                        max_memory_mb=max_memory)
@@ -125,7 +125,7 @@ def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: boo
 
 def require_no_failures(outcome) -> None:
     """Raise :class:`CellsFailed` (exit code 1) if any cell of the run failed; its tables are written by then."""
-    from kpca_bench.run.runner import CellsFailed
+    from kpca_bench.experiment.runner import CellsFailed
 
     if outcome.failures:
         raise CellsFailed.of(outcome)
@@ -317,7 +317,7 @@ def print_paper_configs(config_dir: Path, out: Path) -> None:
 
 def default_check_configs(profile: str, out: Path) -> list[Path]:
     from kpca_bench.report.compare import load_blessed
-    from kpca_bench.run.config import load_config
+    from kpca_bench.experiment.config import load_config
 
     if profile == "quick":
         paths = sorted(set(load_blessed(out)["config"]))
@@ -381,8 +381,8 @@ def plan(
     """
     from rich.table import Table
 
-    from kpca_bench.run.config import load_config
-    from kpca_bench.run.plan import plan_run
+    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.plan import plan_run
 
     try:
         n_jobs = worker_count(jobs)
@@ -447,7 +447,7 @@ def export(
 
     Mappings and lists (parameters, versions, ROC points) are JSON text in CSV and Parquet.
     """
-    from kpca_bench.run.export import export_run
+    from kpca_bench.experiment.export import export_run
 
     try:
         typer.echo(f"wrote {export_run(run_dir, fmt, output)}")

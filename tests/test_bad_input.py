@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.methods.registry import METHODS
-from kpca_bench.run import store
-from kpca_bench.run.lock import folder_lock
+from kpca_bench.experiment import store
+from kpca_bench.experiment.lock import folder_lock
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
@@ -176,7 +176,7 @@ def unwritable_out(tmp_path, case: str) -> Path:
                                   "sysfs"])
 def test_an_out_that_cannot_be_a_folder_is_one_line_before_any_data(tmp_path, case, monkeypatch):
     loaded = []
-    monkeypatch.setattr("kpca_bench.run.runner.load_checked_dataset", lambda *a: loaded.append(a))
+    monkeypatch.setattr("kpca_bench.experiment.runner.load_checked_dataset", lambda *a: loaded.append(a))
     assert_one_error_line(invoke(QUICKSTART, "--out", unwritable_out(tmp_path, case), "--quiet"))
     assert loaded == []
 
@@ -191,7 +191,7 @@ def test_an_out_that_refuses_writes_is_one_line_before_any_data(tmp_path, code, 
         return real_write_bytes(path, data)
 
     monkeypatch.setattr(Path, "write_bytes", refuse)
-    monkeypatch.setattr("kpca_bench.run.runner.load_checked_dataset", lambda *a: pytest.fail("data loaded"))
+    monkeypatch.setattr("kpca_bench.experiment.runner.load_checked_dataset", lambda *a: pytest.fail("data loaded"))
     assert_one_error_line(invoke(QUICKSTART, "--out", tmp_path, "--quiet"), os.strerror(code))
 
 
@@ -624,7 +624,7 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from kpca_bench.protocols.base import constant_scores  # noqa: E402
-from kpca_bench.run.runner import flag_overflow, input_overflow  # noqa: E402
+from kpca_bench.experiment.runner import flag_overflow, input_overflow  # noqa: E402
 
 
 def small_data(folder: Path, kind: str) -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kpca_bench.run.store import ResultStore
+from kpca_bench.experiment.store import ResultStore
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"

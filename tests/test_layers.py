@@ -21,7 +21,7 @@ LAYERS = [
     ("kernels", "metrics", "eigensolvers"),
     ("methods", "datasets"),
     ("protocols",),
-    ("run",),
+    ("experiment",),
     ("report",),
     ("papers",),
     ("cli", "__main__"),
@@ -84,7 +84,7 @@ def test_no_import_cycle_between_units():
     assert not cycles, f"units in an import cycle: {cycles}"
 
 
-@pytest.mark.parametrize("module", ["kpca_bench.run.config", "kpca_bench.methods.registry"])
+@pytest.mark.parametrize("module", ["kpca_bench.experiment.config", "kpca_bench.methods.registry"])
 def test_the_core_loads_no_paper_and_no_report(module):
     code = (f"import sys, {module}; print(' '.join(m for m in sys.modules "
             "if m.startswith(('kpca_bench.papers', 'kpca_bench.report', 'kpca_bench.cli'))))")

@@ -21,8 +21,8 @@ from kpca_bench.methods.interop import (
     outlier_scores,
 )
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.run.config import parse_config
-from kpca_bench.run.runner import run_experiment
+from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.runner import run_experiment
 
 CONFIGS = Path(__file__).parents[1] / "configs"
 

@@ -17,9 +17,9 @@ from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from kpca_bench.papers.das import PAPER
 from kpca_bench.papers.das.report import analyse, das_configs, load_paper_numbers
-from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import plan_cells
-from kpca_bench.run.store import ResultStore
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.store import ResultStore
 
 CONFIGS = Path(__file__).parents[1] / "configs"
 DAS_YAML = {

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.papers.kim import PAPER
 from kpca_bench.papers.kim.outliers import analyse, outlier_configs, write_outlier_table
-from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import experiment_directory
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import experiment_directory
 
 SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 

@@ -13,9 +13,9 @@ from kpca_bench.errors import KpcaBenchError
 from kpca_bench.papers.sas import PAPER
 from kpca_bench.papers.sas.visualization import CONFIG, FIGURE, analyse, draw_panel, score_panels
 from kpca_bench.report.plots import plt
-from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import experiment_directory, plan_cells
-from kpca_bench.run.store import ResultStore
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import experiment_directory, plan_cells
+from kpca_bench.experiment.store import ResultStore
 
 VISUALIZATION = {
     "name": "sas_visualization",

@@ -21,8 +21,8 @@ from kpca_bench.papers.wang.report import (
     other_class_scores,
     table_configs,
 )
-from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import plan_cells
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import plan_cells
 
 CONFIGS = Path(__file__).parents[1] / "configs"
 ANALYSIS = {"sparsity_finding": "SPARSITY-PROSE", "grid_check_intro": "INTRO-PROSE",

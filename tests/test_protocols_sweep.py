@@ -25,7 +25,7 @@ from kpca_bench.protocols.sweep import (
     mahalanobis_by_p,
     reconstruction_errors_by_p,
 )
-from kpca_bench.run.config import parse_config
+from kpca_bench.experiment.config import parse_config
 
 
 @pytest.fixture

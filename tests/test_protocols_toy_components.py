@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.methods import KernelPCA
 from kpca_bench.report.components import projection_grid
-from kpca_bench.run.config import load_config
+from kpca_bench.experiment.config import load_config
 
 TINY = {
     "name": "tiny_toy",

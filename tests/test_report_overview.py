@@ -257,7 +257,7 @@ def test_list_configs_prints_what_all_figures_runs_and_names_the_skipped_on_stde
 
 
 def test_every_shipped_config_but_the_quickstart_and_the_suites_is_a_paper_config():
-    from kpca_bench.run.config import load_config
+    from kpca_bench.experiment.config import load_config
 
     expected = sorted(p for p in (REPO / "configs").glob("*.yaml")
                       if p.stem != "quickstart" and not load_config(p).is_suite)

@@ -201,7 +201,7 @@ class Protocol:
     records : the measured fields of its records.
     report_only_options : options that change only how the report summarises the records, never a
         cell's numbers: left out of the cell keys, so a config that differs from another only in them
-        reuses its cells (:func:`~kpca_bench.run.runner.plan_cells`).
+        reuses its cells (:func:`~kpca_bench.experiment.runner.plan_cells`).
     """
 
     name: str

@@ -13,9 +13,9 @@ from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_plot
 from kpca_bench.report.tables import (csv_text, failure_lines, incomplete_note, run_facts, summary_frame,
                                      summary_markdown, trials_frame)
-from kpca_bench.run.config import Config
-from kpca_bench.run.runner import RunOutcome, planned_trials, run_experiment, run_suite
-from kpca_bench.run.store import write_atomic
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.runner import RunOutcome, planned_trials, run_experiment, run_suite
+from kpca_bench.experiment.store import write_atomic
 
 # Tables and figures of a protocol's own records, written after the generic ones (which they may replace).
 PROTOCOL_REPORTS = {
@@ -108,9 +108,9 @@ def write_tables(config: Config, records: list[dict], directory: Path, provenanc
 
 
 def run_and_report(config: Config, out_dir, **options) -> RunOutcome:
-    """:func:`~kpca_bench.run.runner.run_experiment` with its tables and figures rebuilt from the records,
+    """:func:`~kpca_bench.experiment.runner.run_experiment` with its tables and figures rebuilt from the records,
     also when a cell fails or the run is interrupted; a suite (several datasets) runs with
-    :func:`~kpca_bench.run.runner.run_suite`: each dataset's tables, then the suite's own (:mod:`.suite`)."""
+    :func:`~kpca_bench.experiment.runner.run_suite`: each dataset's tables, then the suite's own (:mod:`.suite`)."""
     if config.is_suite:
         from kpca_bench.report.suite import write_suite_report
 

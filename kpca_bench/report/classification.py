@@ -24,9 +24,9 @@ from kpca_bench.report.tables import (
     summary_frame,
     trials_frame,
 )
-from kpca_bench.run.config import Config
-from kpca_bench.run.runner import planned_trials
-from kpca_bench.run.store import write_atomic
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.runner import planned_trials
+from kpca_bench.experiment.store import write_atomic
 
 METRICS = {"accuracy": ("accuracy", 4), "error": ("misclassification rate", 4),
            "fit_time": ("feature fit time (s)", 2), "classifier_fit_time": ("classifier fit time (s)", 2)}

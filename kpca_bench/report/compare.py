@@ -17,8 +17,8 @@ import pandas as pd
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.reference import load_references
-from kpca_bench.run.config import Config
-from kpca_bench.run.store import write_atomic
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.store import write_atomic
 
 BLESSED_FILE = Path("reference") / "quick.csv"
 BLESSED_COLUMNS = ["config", "method", "metric", "value", "tolerance"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kpca_bench.run.export import run_records
+from kpca_bench.experiment.export import run_records
 
 METRICS = ("auroc", "auprc", "f1", "precision", "recall", "sparsity", "accuracy", "fit_time")
 

@@ -13,7 +13,7 @@ import numpy as np
 from kpca_bench.datasets import load_dataset
 from kpca_bench.kernels import KernelCentering, make_kernel
 from kpca_bench.report.plots import plt, save_figure
-from kpca_bench.run.config import Config
+from kpca_bench.experiment.config import Config
 
 FIGURE = "components.png"
 

@@ -42,9 +42,9 @@ from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
 from kpca_bench.report.findings import NOT_EXPLAINED, VERDICTS, Claim, Deviation, load_claims, load_deviations
 from kpca_bench.report.reference import load_references
-from kpca_bench.run.config import Config, load_config
-from kpca_bench.run.runner import experiment_directory
-from kpca_bench.run.store import write_atomic
+from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.store import write_atomic
 
 Runs = list[tuple[Path, Config]]
 VARIANTS_DIR = "variants"

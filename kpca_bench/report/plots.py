@@ -13,11 +13,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from kpca_bench.metrics import ROC_FPR_GRID  # noqa: E402
-from kpca_bench.run.store import atomic_output  # noqa: E402
+from kpca_bench.experiment.store import atomic_output  # noqa: E402
 
 
 def save_figure(fig, path) -> None:
-    """Save as PNG atomically (:func:`~kpca_bench.run.store.atomic_output`), so an interrupt never leaves half an image."""
+    """Save as PNG atomically (:func:`~kpca_bench.experiment.store.atomic_output`), so an interrupt never leaves half an image."""
     fig.tight_layout()
     try:
         with atomic_output(path) as tmp:

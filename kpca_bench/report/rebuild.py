@@ -17,16 +17,16 @@ import yaml
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report import write_tables
 from kpca_bench.report.suite import dataset_table, rank_frame, rank_table_text, suite_statistics, write_suite_report
-from kpca_bench.run.config import Config, load_config, parse_config
-from kpca_bench.run.progress import print_notice
-from kpca_bench.run.runner import RUN_FILE, is_finished, missing_files, read_provenance, stored_records
-from kpca_bench.run.store import RECORDS_FILE, ResultStore, read_state
+from kpca_bench.experiment.config import Config, load_config, parse_config
+from kpca_bench.experiment.progress import print_notice
+from kpca_bench.experiment.runner import RUN_FILE, is_finished, missing_files, read_provenance, stored_records
+from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, read_state
 
 
 @dataclass(frozen=True)
 class Rebuilt:
     """What ``report RESULTS_DIR`` did: the config, the folders written (``directory``: the first), the text
-    for the terminal, and the records of the cells that failed (:class:`~kpca_bench.run.runner.CellsFailed`)."""
+    for the terminal, and the records of the cells that failed (:class:`~kpca_bench.experiment.runner.CellsFailed`)."""
 
     config: Config
     folders: list[Path]
@@ -78,7 +78,7 @@ def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str
     """Rewrite every table and figure of the run in ``directory`` from its records.
 
     Damaged state files are moved aside with a line through ``notify`` (:func:`config_of_run`,
-    :func:`~kpca_bench.run.runner.read_provenance`); the failed cells are in the result's ``failures``.
+    :func:`~kpca_bench.experiment.runner.read_provenance`); the failed cells are in the result's ``failures``.
     """
     directory = Path(directory)
     if not directory.is_dir():

@@ -20,8 +20,8 @@ from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report.plots import method_styles, plt, save_figure
 from kpca_bench.report.sweep import kernel_parameter
 from kpca_bench.report.tables import entry_incomplete_note
-from kpca_bench.run.config import Config
-from kpca_bench.run.store import write_atomic
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.store import write_atomic
 
 FIGURE = "explained_variation.png"
 

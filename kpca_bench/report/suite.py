@@ -31,9 +31,9 @@ from kpca_bench.datasets import DATASETS
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
 from kpca_bench.report.tables import mean_std
-from kpca_bench.run.config import Config
-from kpca_bench.run.runner import planned_trials
-from kpca_bench.run.store import write_atomic
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.runner import planned_trials
+from kpca_bench.experiment.store import write_atomic
 
 METRICS = {"auroc": "AUROC", "auprc": "AUPRC"}
 TIE = 0.005

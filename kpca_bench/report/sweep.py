@@ -26,8 +26,8 @@ from kpca_bench.protocols.novelty import DRAW_NOTES
 from kpca_bench.report.plots import method_styles, plt, save_figure
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.tables import entry_incomplete_note
-from kpca_bench.run.config import Config
-from kpca_bench.run.store import write_atomic
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.store import write_atomic
 
 STATISTICS = {
     "best": lambda a: np.max(a),

@@ -30,9 +30,9 @@ import pandas as pd
 from kpca_bench.papers.das.report import METHOD_LABELS
 from kpca_bench.report.overview import VARIANTS_DIR
 from kpca_bench.report.reference import load_references, reference_values
-from kpca_bench.run.config import Config, load_config
-from kpca_bench.run.runner import experiment_directory, stored_records
-from kpca_bench.run.store import write_table
+from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.runner import experiment_directory, stored_records
+from kpca_bench.experiment.store import write_table
 
 METRIC = "auroc_mean"
 COLUMNS = ("config", "method", "metric", "paper", "tolerance", "inconsistent", "margin", "low", "median", "high",

@@ -32,9 +32,9 @@ import pandas as pd
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.plots import plt, run_title, save_figure, set_title
 from kpca_bench.report.reference import load_references, read_reference_mapping, reference_values
-from kpca_bench.run.config import Config, load_config
-from kpca_bench.run.runner import experiment_directory
-from kpca_bench.run.store import ResultStore, write_atomic
+from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.store import ResultStore, write_atomic
 
 REFERENCE_FILE = Path("reference") / "das.yaml"
 METHOD_LABELS = ("SKPCA", "KPCA", "Wang-Tanaka", "Naive thresholding")

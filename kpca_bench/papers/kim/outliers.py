@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import experiment_directory
-from kpca_bench.run.store import ResultStore, write_atomic
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.store import ResultStore, write_atomic
 
 TABLE_DIR = "kim_outliers"
 PROTOCOL = "unsupervised"

@@ -53,8 +53,8 @@ import pandas as pd
 from kpca_bench.papers.li.tables import li_configs
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.sweep import METRICS, sweep_frame
-from kpca_bench.run.runner import experiment_directory
-from kpca_bench.run.store import ResultStore, write_table
+from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.store import ResultStore, write_table
 
 COLUMNS = ("config", "method", "metric", "paper", "bound", "tolerance", "inconsistent", "beyond_tolerance", "basis",
            "setting",

@@ -18,9 +18,9 @@ import pandas as pd
 
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.sweep import METRICS
-from kpca_bench.run.config import Config, load_config
-from kpca_bench.run.runner import experiment_directory
-from kpca_bench.run.store import write_table
+from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.store import write_table
 
 COLUMNS = ("table", "dataset", "method", "statistic", "paper", "ours_split0", "ours_median", "ours_min", "ours_max",
            "splits", "tolerance")

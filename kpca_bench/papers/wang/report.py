@@ -19,9 +19,9 @@ import pandas as pd
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.reference import load_references, read_reference_mapping, reference_values
-from kpca_bench.run.config import Config, load_config
-from kpca_bench.run.runner import experiment_directory
-from kpca_bench.run.store import write_atomic
+from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.store import write_atomic
 
 TABLE_PROTOCOL = "classification_cv"
 ANALYSIS_FILE = Path("reference") / "wang.yaml"

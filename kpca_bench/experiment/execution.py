@@ -31,8 +31,8 @@ from typing import Callable, Iterator
 from joblib import Parallel, delayed
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.run.config import ExecutionConfig
-from kpca_bench.run.store import failed_record
+from kpca_bench.experiment.config import ExecutionConfig
+from kpca_bench.experiment.store import failed_record
 
 # How long to wait for a remote scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10
@@ -163,14 +163,14 @@ def dask_client(distributed, address: str, jobs: int, worker_log: Path | None = 
 
     The LocalCluster's workers are processes with one thread each, so a cell
     has its process to itself and its peak memory is its own
-    (:mod:`kpca_bench.run.memory`).
+    (:mod:`kpca_bench.experiment.memory`).
     """
     if address == "local":
         with quiet_on_interrupt(), output_of_children_to(worker_log):
             # Any free port for the scheduler's HTTP server, which it starts even without a dashboard.
             cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                                host="127.0.0.1", dashboard_address=":0",
-                                               preload=["kpca_bench.run.dask_worker"])
+                                               preload=["kpca_bench.experiment.dask_worker"])
         with cluster, distributed.Client(cluster, set_as_default=False) as client, quiet_on_interrupt():
             yield client
         return

@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from kpca_bench.errors import KpcaBenchError, StorageError
-from kpca_bench.run.store import set_aside, writing
+from kpca_bench.experiment.store import set_aside, writing
 
 LOCK_FILE = ".kpca-bench.lock"
 POLL_INTERVAL_S = 0.5

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
-from kpca_bench.run.config import Config
-from kpca_bench.run.runner import experiment_directory, is_finished, missing_files, plan_cells
-from kpca_bench.run.store import ResultStore
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.runner import experiment_directory, is_finished, missing_files, plan_cells
+from kpca_bench.experiment.store import ResultStore
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
-from kpca_bench.run.config import load_config
-from kpca_bench.run.runner import plan_cells
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import plan_cells
 
 GOOD = textwrap.dedent("""\
     name: tiny

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.errors import StorageError
-from kpca_bench.run.store import DAMAGED_FILE, ResultStore, atomic_output, read_state, set_aside, write_atomic
+from kpca_bench.experiment.store import DAMAGED_FILE, ResultStore, atomic_output, read_state, set_aside, write_atomic
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 TIMING = ["fit_time", "score_time", "wall_time", "peak_memory_mb"]

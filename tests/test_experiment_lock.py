@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kpca_bench.run.lock import LOCK_FILE, FolderInUse, folder_lock, prepare_folder
+from kpca_bench.experiment.lock import LOCK_FILE, FolderInUse, folder_lock, prepare_folder
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
@@ -42,7 +42,7 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
 
 def test_a_killed_holder_leaves_a_lock_the_next_run_takes(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
-                               "from kpca_bench.run.lock import folder_lock\n"
+                               "from kpca_bench.experiment.lock import folder_lock\n"
                                f"with folder_lock(Path({str(tmp_path)!r})):\n    print('held', flush=True); time.sleep(60)"],
                               stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
@@ -58,7 +58,7 @@ def test_a_killed_holder_leaves_a_lock_the_next_run_takes(tmp_path):
 def test_a_waiting_run_says_whom_it_waits_for_once(tmp_path):
     messages = []
     holder = subprocess.Popen([sys.executable, "-c", "import time; from pathlib import Path; "
-                               "from kpca_bench.run.lock import folder_lock\n"
+                               "from kpca_bench.experiment.lock import folder_lock\n"
                                f"with folder_lock(Path({str(tmp_path)!r})):\n    print('held', flush=True); time.sleep(1.5)"],
                               stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.run.store import RECORDS_FILE, ResultStore, atomic_output, write_atomic
+from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, atomic_output, write_atomic
 
 FORMATS = ("parquet", "json", "csv")
 

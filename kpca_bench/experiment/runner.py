@@ -34,13 +34,13 @@ from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
-from kpca_bench.run.config import Config, ExecutionConfig, stable_hash
-from kpca_bench.run.environment import write_environment
-from kpca_bench.run.execution import open_backend
-from kpca_bench.run.lock import folder_lock, prepare_folder
-from kpca_bench.run.memory import peak_memory
-from kpca_bench.run.progress import NoProgress, PlainProgress, print_notice
-from kpca_bench.run.store import RECORDS_FILE, ResultStore, failed_record, read_state, write_atomic
+from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
+from kpca_bench.experiment.environment import write_environment
+from kpca_bench.experiment.execution import open_backend
+from kpca_bench.experiment.lock import folder_lock, prepare_folder
+from kpca_bench.experiment.memory import peak_memory
+from kpca_bench.experiment.progress import NoProgress, PlainProgress, print_notice
+from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, failed_record, read_state, write_atomic
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).
 WORKER_LOG = "dask-workers.log"
@@ -231,7 +231,7 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     ``execution.max_memory_mb`` becomes scikit-learn's ``working_memory`` for the
     cell, here rather than in the caller so that it holds on a Dask worker too.
     The record carries that budget and the peak memory of the process running
-    the cell (:mod:`kpca_bench.run.memory`).
+    the cell (:mod:`kpca_bench.experiment.memory`).
     """
     entry = config.methods[cell.method_index]
     start = time.perf_counter()
@@ -239,7 +239,7 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak, \
             warnings.catch_warnings(record=True) as caught:
         # Every warning of the cell is counted in its record rather than printed among the progress lines
-        # (kpca_bench.run.runner.warning_summary reports them once, at the end of the run).
+        # (kpca_bench.experiment.runner.warning_summary reports them once, at the end of the run).
         warnings.simplefilter("always")
         max_memory_mb = sklearn.get_config()["working_memory"]
         try:
@@ -355,9 +355,9 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     """Run every unfinished cell of ``config``, then hand the stored records to ``write_tables``.
 
     Results go to :func:`experiment_directory`, which is created, checked for
-    writing and locked (:mod:`kpca_bench.run.lock`) before any data loads;
+    writing and locked (:mod:`kpca_bench.experiment.lock`) before any data loads;
     ``wait`` says whether to wait for another run holding it or fail at once.
-    Cells run where ``config.execution`` says (:mod:`kpca_bench.run.execution`);
+    Cells run where ``config.execution`` says (:mod:`kpca_bench.experiment.execution`);
     each finished one is appended to the store as it arrives, failed ones too
     (status ``failed`` with the exception). A failed cell stops the run only with
     ``fail_fast``, and is run again next time unless ``retry_failed`` is False.

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
-from kpca_bench.run.progress import print_notice
-from kpca_bench.run.store import read_state, write_atomic
+from kpca_bench.experiment.progress import print_notice
+from kpca_bench.experiment.store import read_state, write_atomic
 
 ENVIRONMENT_FILE = "environment.json"
 PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "threadpoolctl", "matplotlib", "pyod", "dask",
@@ -92,7 +92,7 @@ def environment() -> dict:
 def write_environment(directory: Path, notify: Callable[[str], None] = print_notice) -> Path:
     """Add this environment to ``directory/environment.json`` unless it is already the last one listed.
 
-    A damaged file is moved aside whole (:func:`~kpca_bench.run.store.read_state`), keeping the
+    A damaged file is moved aside whole (:func:`~kpca_bench.experiment.store.read_state`), keeping the
     history it holds, a new one is started, and ``notify`` says so.
     """
     path = Path(directory) / ENVIRONMENT_FILE

@@ -17,11 +17,11 @@ from kpca_bench.cli import app
 from kpca_bench.kernels import BLOCK_BYTES, blas_threads
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
 from kpca_bench.methods.kpca import BaseKernelPCA
-from kpca_bench.run import execution
-from kpca_bench.run.config import load_config
-from kpca_bench.run.memory import peak_memory
-from kpca_bench.run.runner import plan_cells
-from kpca_bench.run.store import ResultStore
+from kpca_bench.experiment import execution
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.memory import peak_memory
+from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.store import ResultStore
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 MEASUREMENTS = ["fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb"]
