@@ -1,4 +1,4 @@
-"""The layering contract of DESIGN.md: imports point downward only, and the core loads no paper.
+"""The layering contract of docs/design.md: imports point downward only, and the core loads no paper.
 
 Every ``import`` in the package counts, including those inside functions, so a
 cycle cannot be dodged by importing late.
