@@ -23,6 +23,7 @@ from kpca_bench.api import Results, method_entry, with_methods
 from kpca_bench.errors import ConfigError
 from kpca_bench.experiment.config import parse_config
 from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.methods.registry import estimator_spec
 from kpca_bench.protocols import PROTOCOLS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +46,16 @@ class MeanDistance(BaseEstimator):
 
     def score_samples(self, X):
         return -np.sum(np.abs(X - self.mean_) ** self.power, axis=1)
+
+
+class DecisionOnly(BaseEstimator):
+    """A detector whose only score is ``decision_function``, of no known sign."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def decision_function(self, X):
+        return X[:, 0]
 
 
 def numbers(summary: pd.DataFrame) -> pd.DataFrame:
@@ -88,6 +99,7 @@ def test_a_failed_cell_is_a_result_not_an_exception(tmp_path):
     (CONFIG, {"mine": MeanDistance}, "give an instance, e.g. MeanDistance(), not the class"),
     (CONFIG, {"mine": object()}, "object has no get_params()"),
     (CONFIG, {"mine": BaseEstimator()}, "is not an outlier detector"),
+    (CONFIG, {"mine": DecisionOnly()}, "wrap the detector in kpca_bench.methods.interop.SignedDetector("),
 ])
 def test_a_bad_config_or_method_raises_the_config_error(tmp_path, config, methods, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
@@ -169,3 +181,19 @@ def test_an_interrupt_writes_the_tables_of_what_finished_then_propagates(tmp_pat
     assert len(pd.read_csv(tmp_path / "api" / "trials.csv")) == 2
     resumed = kpca_bench.run({**CONFIG, "trials": 3}, out=tmp_path)
     assert (resumed.outcome.n_run, resumed.outcome.n_reused) == (1, 2)
+
+
+def test_an_objects_sign_comes_from_its_package_its_pyod_base_or_score_samples():
+    base = pytest.importorskip("pyod.models.base").BaseDetector
+
+    class OwnPyOD(base):
+        def fit(self, X, y=None):
+            return self
+
+        def decision_function(self, X):
+            return X[:, 0]
+
+    assert estimator_spec(OwnPyOD).higher_is == "outlier"
+    assert estimator_spec(MeanDistance).higher_is == "normal"
+    assert estimator_spec(IsolationForest).higher_is == "normal"
+    assert estimator_spec(DecisionOnly, "outlier").higher_is == "outlier"

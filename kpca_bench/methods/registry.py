@@ -225,6 +225,10 @@ def estimator_spec(klass: type, higher_is: str | None = None) -> MethodSpec:
     sign = higher_is or known_sign(klass) or ("outlier" if is_pyod_detector_class(klass) else None)
     if sign is None and hasattr(klass, "score_samples"):
         sign = "normal"
+    if sign is None and hasattr(klass, "fit") and hasattr(klass, "decision_function"):
+        raise ConfigError(f"the sign of {class_path(klass)}'s decision_function is not known: wrap the detector in "
+                          "kpca_bench.methods.interop.SignedDetector(detector, higher_is='outlier') (higher = more "
+                          "anomalous, as PyOD) or higher_is='normal'")
     return _class_spec(class_path(klass), klass, sign)
 
 
