@@ -101,21 +101,16 @@ def worker_count(jobs: int) -> int:
     return workers
 
 
-def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: bool, quiet: bool, trials=None, seed=None,
-               scheduler=None, max_memory=None, **run_options):
-    """Load, run and return (config, outcome) with ``n_jobs`` workers (:func:`worker_count`); Ctrl-C, SIGTERM or
-    SIGHUP say how to resume, in one line."""
-    from kpca_bench.report import run_and_report
-    from kpca_bench.experiment.config import load_config
+def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: bool, quiet: bool, **run_options):
+    """:func:`kpca_bench.run` of the config at ``path`` with ``n_jobs`` workers (:func:`worker_count`); Ctrl-C,
+    SIGTERM or SIGHUP say how to resume, in one line."""
+    from kpca_bench.api import run as run_experiment
     from kpca_bench.experiment.interrupts import Stopped, stop_signals_interrupt
-    from kpca_bench.experiment.progress import make_progress
 
-    config = load_config(path, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
-                                                       max_memory_mb=max_memory)
     try:
         with stop_signals_interrupt():
-            return config, run_and_report(config, out, jobs=n_jobs, offline=offline, progress=make_progress(quiet),
-                                          **run_options)
+            return run_experiment(path, profile=profile, out=out, jobs=n_jobs, offline=offline, quiet=quiet,
+                                  **run_options)
     except KeyboardInterrupt as interrupt:
         cause = f"stopped by {interrupt.signal_name}" if isinstance(interrupt, Stopped) else "interrupted"
         typer.echo(f"{cause}: finished cells are saved under {out} and the tables show what finished; "
@@ -161,13 +156,12 @@ def run(
     """
     start = time.perf_counter()
     try:
-        _, outcome = run_config(config, profile=profile, out=out, n_jobs=worker_count(jobs), offline=offline,
-                                quiet=quiet, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
-                                retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait,
-                                reuse_from=reuse_from)
+        results = run_config(config, profile=profile, out=out, n_jobs=worker_count(jobs), offline=offline,
+                             quiet=quiet, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
+                             retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait, reuse_from=reuse_from)
         if not quiet:
-            print_run_summary(outcome, time.perf_counter() - start)
-        require_no_failures(outcome)
+            print_run_summary(results, time.perf_counter() - start)
+        require_no_failures(results.outcome)
     except KpcaBenchError as error:
         fail(error)
 
@@ -189,8 +183,8 @@ def bless(
     try:
         n_jobs = worker_count(jobs)
         for path in configs:
-            _, outcome = run_config(path, profile="quick", out=out, n_jobs=n_jobs, offline=offline, quiet=quiet,
-                                    scheduler=scheduler, max_memory=max_memory)
+            outcome = run_config(path, profile="quick", out=out, n_jobs=n_jobs, offline=offline, quiet=quiet,
+                                 scheduler=scheduler, max_memory=max_memory).outcome
             require_no_failures(outcome)
             from kpca_bench.report.compare import blessed_rows, write_blessed
 
@@ -227,10 +221,10 @@ def check(
         paths = configs or default_check_configs(profile, out)
         tables = []
         for path in paths:
-            config, outcome = run_config(path, profile=profile, out=out, n_jobs=n_jobs, offline=offline, quiet=quiet,
-                                         scheduler=scheduler, max_memory=max_memory)
-            require_no_failures(outcome)
-            tables.append(compare_run(out, path.as_posix(), config, outcome.directory))
+            results = run_config(path, profile=profile, out=out, n_jobs=n_jobs, offline=offline, quiet=quiet,
+                                 scheduler=scheduler, max_memory=max_memory)
+            require_no_failures(results.outcome)
+            tables.append(compare_run(out, path.as_posix(), results.config, results.folder))
     except KpcaBenchError as error:
         fail(error)
     table = pd.concat(tables, ignore_index=True)
@@ -334,17 +328,16 @@ def console(stderr: bool = False):
     return Console(stderr=stderr, soft_wrap=True)
 
 
-def print_run_summary(outcome, seconds: float) -> None:
-    """After a run: the summary as a table (summary.csv) and the paths of the files written."""
+def print_run_summary(results, seconds: float) -> None:
+    """After a run: its summary as a table and the paths of the files written."""
     import pandas as pd
     from rich.table import Table
 
+    outcome, summary = results.outcome, results.summary
     out = console()
     out.print(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {seconds:.1f} s", highlight=False)
-    summary_path = outcome.directory / "summary.csv"
-    if summary_path.exists():
-        summary = pd.read_csv(summary_path)
-        table = Table(title=f"{outcome.directory.name}: mean ± std over the finished trials", title_justify="left")
+    if not summary.empty:
+        table = Table(title=f"{results.folder.name}: mean ± std over the finished trials", title_justify="left")
         table.add_column("method", no_wrap=True)
         shown = [c for c in summary.columns if c.endswith("_mean")]
         extra = [c for c in ("done", "planned", "failed") if c in summary.columns]
@@ -360,7 +353,7 @@ def print_run_summary(outcome, seconds: float) -> None:
                 cells.append("–" if pd.isna(value) else f"{value:.3f}" + (f" ± {std:.3f}" if pd.notna(std) else ""))
             table.add_row(*cells)
         out.print(table)
-    written = sorted(p for p in outcome.directory.iterdir() if p.is_file() and not p.name.startswith("."))
+    written = sorted(p for p in results.folder.iterdir() if p.is_file() and not p.name.startswith("."))
     out.print("written:", highlight=False)
     for path in written:
         out.print(f"  {path}", highlight=False, markup=False)

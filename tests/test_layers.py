@@ -23,6 +23,7 @@ LAYERS = [
     ("protocols",),
     ("experiment",),
     ("report",),
+    ("api",),
     ("papers",),
     ("cli", "__main__"),
 ]

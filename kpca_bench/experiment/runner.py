@@ -45,10 +45,6 @@ from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, failed_record
 # Where a LocalCluster's worker processes write their messages (not the terminal).
 WORKER_LOG = "dask-workers.log"
 
-WriteTables = Callable[[list[dict], Path, Provenance], None]
-"""``write_tables(records, directory, provenance)``: rebuild a run's tables and figures from its records."""
-
-
 @dataclass(frozen=True)
 class Cell:
     key: str
@@ -62,7 +58,9 @@ class Cell:
 @dataclass(frozen=True)
 class RunOutcome:
     """What a run did: cells planned, reused and run; ``failures`` are the failed cells' records;
-    ``skipped``: a suite's datasets whose files are not here, each with the reason."""
+    ``skipped``: a suite's datasets whose files are not here, each with the reason; ``members``: each
+    dataset's folder and records (:class:`MemberRun`); ``stopped_by``: the interrupt or error that
+    stopped the run, if one did (:func:`run_experiment`)."""
 
     directory: Path
     n_cells: int
@@ -70,6 +68,9 @@ class RunOutcome:
     n_run: int
     failures: list[dict]
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    members: list[MemberRun] = field(default_factory=list)
+    is_suite: bool = False
+    stopped_by: BaseException | None = None
 
 
 class CellsFailed(KpcaBenchError):
@@ -219,8 +220,13 @@ def cell_fields(cell: Cell, config: Config) -> dict:
     entry = config.methods[cell.method_index]
     return {"key": cell.key, "experiment": config.name, "trial": cell.trial, "split_seed": cell.split_seed,
             "method": entry.setting_label(cell.setting), "method_name": entry.name, "entry": entry.label,
-            "params": cell.setting, "score": entry.score, "random_state": cell.random_state,
+            "params": as_stored(cell.setting), "score": entry.score, "random_state": cell.random_state,
             **entry.spec().provenance()}
+
+
+def as_stored(value):
+    """``value`` as JSON keeps it: objects (an estimator given as a parameter) by their ``str()``, as in cell keys."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
@@ -348,63 +354,177 @@ def reuse_records(store: ResultStore, source: Path, cells: list[Cell], fingerpri
     return len(copies)
 
 
-def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
-                   progress: PlainProgress | None = None, write_tables: WriteTables | None = None,
-                   retry_failed: bool = True, fail_fast: bool = False, wait: bool = True,
-                   notify: Callable[[str], None] = print_notice, reuse_from: Path | None = None) -> RunOutcome:
-    """Run every unfinished cell of ``config``, then hand the stored records to ``write_tables``.
+@dataclass(frozen=True)
+class MemberRun:
+    """One dataset of a run as it ended: its single-dataset config, folder, stored records and the data's
+    provenance (None if the run stopped before this dataset loaded: it has no tables of its own then)."""
 
-    Results go to :func:`experiment_directory`, which is created, checked for
-    writing and locked (:mod:`kpca_bench.experiment.lock`) before any data loads;
-    ``wait`` says whether to wait for another run holding it or fail at once.
-    Cells run where ``config.execution`` says (:mod:`kpca_bench.experiment.execution`);
-    each finished one is appended to the store as it arrives, failed ones too
-    (status ``failed`` with the exception). A failed cell stops the run only with
-    ``fail_fast``, and is run again next time unless ``retry_failed`` is False.
-    On an interrupt ``write_tables`` still gets what finished (the report layer
-    passes its table writer: :func:`kpca_bench.report.run_and_report`), and the
-    exception propagates. ``notify`` receives messages that are not progress.
-    ``reuse_from``: another run's folder whose finished records of planned cells are
-    copied in first (:func:`reuse_records`), so only the cells it lacks run.
+    label: str
+    config: Config
+    directory: Path
+    records: list[dict]
+    provenance: Provenance | None
+
+
+@dataclass
+class _Member:
+    label: str
+    config: Config
+    store: ResultStore
+    cells: list[Cell]
+    todo: list[Cell] = field(default_factory=list)
+    missing: str | None = None
+    dataset: Dataset | None = None
+
+
+REQUIRE_DATA = "KPCA_BENCH_REQUIRE_DATA"
+
+
+def missing_files(config: Config) -> str | None:
+    """Why the config's dataset cannot load from the files here (they are not there), or None if they are."""
+    spec = DATASETS[config.dataset.name]
+    if spec.files and not present(spec.name, spec.files):
+        return (f"its files are not in {searched(spec.files[0].folder_of(spec.name))}; "
+                f"'kpca-bench datasets fetch {spec.name}' downloads them")
+    path = config.dataset.options.get("path") if config.dataset.name == "file" else None
+    if path is not None:
+        resolved = Path(path) if Path(path).is_absolute() or config.folder is None else config.folder / path
+        if not resolved.exists():
+            return f"its file {resolved} does not exist"
+    return None
+
+
+def no_dataset_here(config: Config) -> str | None:
+    """``"<dataset>: <why it is missing>"`` of a suite's first dataset when none of its datasets has its files
+    here, else None."""
+    reasons = [(label, missing_files(member)) for label, member in config.members()]
+    if all(reason for _, reason in reasons):
+        return f"{reasons[0][0]}: {reasons[0][1]}"
+    return None
+
+
+def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
+                   progress: PlainProgress | None = None, retry_failed: bool = True, fail_fast: bool = False,
+                   wait: bool = True, notify: Callable[[str], None] = print_notice,
+                   reuse_from: Path | None = None) -> RunOutcome:
+    """Run every unfinished cell of ``config`` and return what the run did, with each dataset's records.
+
+    One dataset is a suite of one: results go to :func:`experiment_directory`, and a suite's
+    datasets each to ``<that folder>/<dataset>/``. The folder is created, checked for writing and
+    locked (:mod:`kpca_bench.experiment.lock`) before any data loads; ``wait`` says whether to wait
+    for another run holding it or fail at once. The datasets run one after another through one
+    backend (one pool of workers or one Dask cluster, as ``config.execution`` says:
+    :mod:`kpca_bench.experiment.execution`), each dataset's cells in parallel; each finished cell is
+    appended to its store as it arrives, failed ones too (status ``failed`` with the exception). A
+    failed cell stops the run only with ``fail_fast``, and is run again next time unless
+    ``retry_failed`` is False. ``notify`` receives messages that are not progress.
+
+    A suite's dataset whose files are not here is skipped with a line naming it (and listed in
+    ``skipped``), unless ``KPCA_BENCH_REQUIRE_DATA=1``, where it is an error; a suite with no
+    dataset here is refused (:class:`DataError`) before anything is written. ``reuse_from``:
+    another run's folder whose finished records of planned cells are copied in first
+    (:func:`reuse_records`), so only the cells it lacks run; refused for a suite.
+
+    An interrupt or an error once cells run does not propagate from here: it is the outcome's
+    ``stopped_by``, beside what finished, so that the caller writes the tables and then raises it.
     """
+    if reuse_from is not None and config.is_suite:
+        raise ConfigError(f"--reuse-from: {config.name} is a suite of datasets; reuse works for a "
+                          "single-dataset config")
+    if config.is_suite and (first := no_dataset_here(config)) is not None:
+        raise DataError(f"no dataset of suite {config.name} has its files here, e.g. {first}")
     directory = experiment_directory(config, out_dir)
     prepare_folder(directory)
     with folder_lock(directory, wait=wait, notify=notify):
         write_run_file(config, directory)
+        members = _plan_members(config, directory, offline=offline, retry_failed=retry_failed, notify=notify,
+                                reuse_from=reuse_from)
+        return _run_members(config, directory, members, jobs=jobs, offline=offline, progress=progress or NoProgress(),
+                            fail_fast=fail_fast, notify=notify)
+
+
+def _plan_members(config: Config, directory: Path, *, offline: bool, retry_failed: bool,
+                  notify: Callable[[str], None], reuse_from: Path | None) -> list[_Member]:
+    """Each dataset's store, cells and cells to run; a single dataset is loaded (and ``reuse_from`` copied) here,
+    before any worker starts, so that its data's problems are said first."""
+    if not config.is_suite:
         store = ResultStore(directory)
         for message in store.set_aside_damaged():
             notify(message)
-        write_environment(store.directory, notify)
-        return _run_cells(config, store, jobs=jobs, offline=offline, progress=progress or NoProgress(),
-                          write_tables=write_tables, retry_failed=retry_failed, fail_fast=fail_fast, notify=notify,
-                          reuse_from=reuse_from)
+        write_environment(directory, notify)
+        member = _Member(config.name, config, store, plan_cells(config), dataset=load_checked_dataset(config, offline))
+        if reuse_from is not None:
+            copied = reuse_records(store, Path(reuse_from), member.cells, data_fingerprint(member.dataset))
+            notify(f"reused {copied} finished cells of {reuse_from}")
+        member.todo = cells_to_run(member.cells, store.load(), retry_failed)
+        return [member]
+    members = []
+    for label, member_config in config.members():
+        store = ResultStore(directory / label)
+        if store.path.exists():
+            for message in store.set_aside_damaged():
+                notify(message)
+        cells = plan_cells(member_config)
+        members.append(_Member(label, member_config, store, cells, cells_to_run(cells, store.load(), retry_failed),
+                               missing=missing_files(member_config)))
+    return members
 
 
-def _run_cells(config: Config, store: ResultStore, *, jobs: int, offline: bool, progress: PlainProgress,
-               write_tables: WriteTables | None, retry_failed: bool, fail_fast: bool,
-               notify: Callable[[str], None] = print_notice, reuse_from: Path | None = None) -> RunOutcome:
-    cells = plan_cells(config)
-    dataset = load_checked_dataset(config, offline)
-    if reuse_from is not None:
-        copied = reuse_records(store, Path(reuse_from), cells, data_fingerprint(dataset))
-        notify(f"reused {copied} finished cells of {reuse_from}")
-    todo = cells_to_run(cells, store.load(), retry_failed)
+def _run_members(config: Config, directory: Path, members: list[_Member], *, jobs: int, offline: bool,
+                 progress: PlainProgress, fail_fast: bool, notify: Callable[[str], None]) -> RunOutcome:
+    present_members = [m for m in members if m.missing is None]
+    n_cells = sum(len(m.cells) for m in present_members)
     # With nothing to run, no cluster to start or reach.
-    execution = config.execution if todo else ExecutionConfig()
-    with open_backend(execution, jobs, store.directory / WORKER_LOG) as backend:
-        progress.start(len(cells), len(cells) - len(todo))
-        ran = []
-        stopped = True
-        try:
-            _execute(config, dataset, store, backend, todo, progress, ran, fail_fast=fail_fast, jobs=jobs)
-            stopped = False
-        finally:
-            progress.close()
-            with first_error_kept(stopped):
-                _write_member_tables(config, store, cells, dataset, write_tables)
-            for line in warning_summary(ran) + degenerate_summary(ran):
-                notify(line)
-    return _outcome(config, store, cells, todo)
+    execution = config.execution if any(m.todo for m in present_members) else ExecutionConfig()
+    skipped: list[tuple[str, str]] = []
+    ran_members: list[_Member] = []
+    stopped_by = None
+    try:
+        with open_backend(execution, jobs, directory / WORKER_LOG) as backend:
+            progress.start(n_cells, n_cells - sum(len(m.todo) for m in present_members))
+            ran: list[dict] = []
+            try:
+                for member in members:
+                    if member.missing is not None:
+                        if os.environ.get(REQUIRE_DATA) == "1":
+                            raise DataError(f"dataset {member.label} of suite {config.name}: {member.missing} "
+                                            f"({REQUIRE_DATA}=1 makes a missing dataset an error)")
+                        notify(f"skipped dataset {member.label}: {member.missing}")
+                        skipped.append((member.label, member.missing))
+                        continue
+                    prepare_folder(member.store.directory)
+                    if member.dataset is None:
+                        member.dataset = load_checked_dataset(member.config, offline)
+                    ran_members.append(member)
+                    write_provenance(member.dataset, member.store.directory)
+                    if _execute(member.config, member.dataset, member.store, backend, member.todo, progress, ran,
+                                fail_fast=fail_fast, jobs=jobs):
+                        break
+            finally:
+                progress.close()
+                for line in warning_summary(ran) + degenerate_summary(ran):
+                    notify(line)
+    except BaseException as error:  # noqa: BLE001 - whatever stopped the run is raised by the caller, after the tables
+        stopped_by = error
+    return _outcome(config, directory, members, ran_members, skipped, stopped_by)
+
+
+def _outcome(config: Config, directory: Path, members: list[_Member], ran_members: list[_Member],
+             skipped: list[tuple[str, str]], stopped_by: BaseException | None) -> RunOutcome:
+    """What the run did; the datasets not reached still give their stored records (a suite's tables use them)."""
+    ran_labels = {m.label for m in ran_members}
+    runs = [MemberRun(m.label, m.config, m.store.directory, _stored_records(m.config, m.store, m.cells),
+                      m.dataset.provenance if m.label in ran_labels else None)
+            for m in members if m.label in ran_labels or (m.label not in dict(skipped) and m.store.path.exists())]
+    failures = []
+    for m in ran_members:
+        stored = m.store.load()
+        failures += [labelled(stored[key], cell, m.config) for key, cell in {c.key: c for c in m.cells}.items()
+                     if key in stored and not is_finished(stored[key])]
+    return RunOutcome(directory=directory, n_cells=sum(len(m.cells) for m in members if m.missing is None),
+                      n_reused=sum(len(m.cells) - len(m.todo) for m in ran_members),
+                      n_run=sum(len(m.todo) for m in ran_members), failures=failures, skipped=skipped,
+                      members=runs, is_suite=config.is_suite, stopped_by=stopped_by)
 
 
 def first_error_kept(stopped: bool):
@@ -440,144 +560,6 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
 def _stored_records(config: Config, store: ResultStore, cells: list[Cell]) -> list[dict]:
     stored = store.load()
     return [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
-
-
-def _write_member_tables(config: Config, store: ResultStore, cells: list[Cell], dataset: Dataset,
-                         write_tables: WriteTables | None) -> list[dict]:
-    write_provenance(dataset, store.directory)
-    records = _stored_records(config, store, cells)
-    if write_tables is not None:
-        write_tables(records, store.directory, dataset.provenance)
-    return records
-
-
-def _outcome(config: Config, store: ResultStore, cells: list[Cell], todo: list[Cell]) -> RunOutcome:
-    stored = store.load()
-    failures = [labelled(stored[key], cell, config) for key, cell in {c.key: c for c in cells}.items()
-                if key in stored and not is_finished(stored[key])]
-    return RunOutcome(directory=store.directory, n_cells=len(cells), n_reused=len(cells) - len(todo),
-                      n_run=len(todo), failures=failures)
-
-
-WriteMemberTables = Callable[[Config, list[dict], Path, Provenance], None]
-"""``write_member_tables(member_config, records, directory, provenance)``: one dataset's tables of a suite."""
-WriteSuiteTables = Callable[[dict[str, list[dict]], list[tuple[str, str]], Path], None]
-"""``write_suite_tables(records_by_member, skipped, directory)``: a suite's own tables across its datasets."""
-
-REQUIRE_DATA = "KPCA_BENCH_REQUIRE_DATA"
-
-
-def missing_files(config: Config) -> str | None:
-    """Why the config's dataset cannot load from the files here (they are not there), or None if they are."""
-    spec = DATASETS[config.dataset.name]
-    if spec.files and not present(spec.name, spec.files):
-        return (f"its files are not in {searched(spec.files[0].folder_of(spec.name))}; "
-                f"'kpca-bench datasets fetch {spec.name}' downloads them")
-    path = config.dataset.options.get("path") if config.dataset.name == "file" else None
-    if path is not None:
-        resolved = Path(path) if Path(path).is_absolute() or config.folder is None else config.folder / path
-        if not resolved.exists():
-            return f"its file {resolved} does not exist"
-    return None
-
-
-def no_dataset_here(config: Config) -> str | None:
-    """``"<dataset>: <why it is missing>"`` of a suite's first dataset when none of its datasets has its files
-    here, else None."""
-    reasons = [(label, missing_files(member)) for label, member in config.members()]
-    if all(reason for _, reason in reasons):
-        return f"{reasons[0][0]}: {reasons[0][1]}"
-    return None
-
-
-def run_suite(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
-              progress: PlainProgress | None = None, write_member_tables: WriteMemberTables | None = None,
-              write_suite_tables: WriteSuiteTables | None = None, retry_failed: bool = True,
-              fail_fast: bool = False, wait: bool = True,
-              notify: Callable[[str], None] = print_notice, reuse_from: Path | None = None) -> RunOutcome:
-    """Run every dataset of a suite config, each into ``<results>/<name>/<dataset>/``, then the suite's tables.
-
-    The datasets run one after another through one backend (one pool of workers or one Dask
-    cluster), each dataset's cells in parallel; every sub-folder is a complete single-dataset
-    run (records, tables, figures), so resume and a later ``kpca-bench report`` work per dataset.
-    A dataset whose files are not here is skipped with a line naming it (and listed in the
-    outcome and the suite's summary), unless ``KPCA_BENCH_REQUIRE_DATA=1``, where it is an error;
-    a suite with no dataset here is refused (:class:`DataError`) before anything is written.
-    The suite's own tables are written from every dataset's records at the end, also when the
-    run is interrupted. ``reuse_from`` is refused: it seeds one dataset's run.
-    """
-    if reuse_from is not None:
-        raise ConfigError(f"--reuse-from: {config.name} is a suite of datasets; reuse works for a "
-                          "single-dataset config")
-    if (first := no_dataset_here(config)) is not None:
-        raise DataError(f"no dataset of suite {config.name} has its files here, e.g. {first}")
-    progress = progress or NoProgress()
-    directory = experiment_directory(config, out_dir)
-    prepare_folder(directory)
-    with folder_lock(directory, wait=wait, notify=notify):
-        write_run_file(config, directory)
-        members = config.members()
-        stores = {label: ResultStore(directory / label) for label, _ in members}
-        plans = {label: plan_cells(member) for label, member in members}
-        todos = {}
-        for label, member in members:
-            if stores[label].path.exists():
-                for message in stores[label].set_aside_damaged():
-                    notify(message)
-            todos[label] = cells_to_run(plans[label], stores[label].load(), retry_failed)
-        skipped: list[tuple[str, str]] = []
-        records: dict[str, list[dict]] = {}
-        outcomes: list[RunOutcome] = []
-        missing = {label: missing_files(member) for label, member in members}
-        present_labels = [label for label, _ in members if missing[label] is None]
-        n_cells = sum(len(plans[label]) for label in present_labels)
-        execution = config.execution if any(todos[label] for label in present_labels) else ExecutionConfig()
-        stopped = True
-        try:
-            with open_backend(execution, jobs, directory / WORKER_LOG) as backend:
-                progress.start(n_cells, n_cells - sum(len(todos[label]) for label in present_labels))
-                ran: list[dict] = []
-                try:
-                    for label, member in members:
-                        reason = missing[label]
-                        if reason is not None:
-                            if os.environ.get(REQUIRE_DATA) == "1":
-                                raise DataError(f"dataset {label} of suite {config.name}: {reason} "
-                                                f"({REQUIRE_DATA}=1 makes a missing dataset an error)")
-                            notify(f"skipped dataset {label}: {reason}")
-                            skipped.append((label, reason))
-                            continue
-                        store = stores[label]
-                        prepare_folder(store.directory)
-                        dataset = load_checked_dataset(member, offline)
-                        stop, member_stopped = False, True
-                        try:
-                            stop = _execute(member, dataset, store, backend, todos[label], progress, ran,
-                                            fail_fast=fail_fast, jobs=jobs)
-                            member_stopped = False
-                        finally:
-                            write = (None if write_member_tables is None
-                                     else partial(write_member_tables, member))
-                            with first_error_kept(member_stopped):
-                                records[label] = _write_member_tables(member, store, plans[label], dataset, write)
-                        outcomes.append(_outcome(member, store, plans[label], todos[label]))
-                        if stop:
-                            break
-                finally:
-                    progress.close()
-                    for line in warning_summary(ran) + degenerate_summary(ran):
-                        notify(line)
-            stopped = False
-        finally:
-            for label, _ in members:
-                if label not in records and label not in dict(skipped) and stores[label].path.exists():
-                    records[label] = _stored_records(dict(members)[label], stores[label], plans[label])
-            if write_suite_tables is not None and records:
-                with first_error_kept(stopped):
-                    write_suite_tables(records, skipped, directory)
-    return RunOutcome(directory=directory, n_cells=n_cells, n_reused=sum(o.n_reused for o in outcomes),
-                      n_run=sum(o.n_run for o in outcomes),
-                      failures=[failure for o in outcomes for failure in o.failures], skipped=skipped)
 
 
 RUN_FILE = "run.json"

@@ -40,8 +40,12 @@ HIGHER_IS = ("normal", "outlier")
 
 def is_pyod_detector(estimator) -> bool:
     """Whether ``estimator`` follows PyOD's sign: an instance of a class from the ``pyod`` package, or our adapter."""
-    return isinstance(estimator, PyODAdapter) or any(
-        klass.__module__.split(".")[0] == "pyod" for klass in type(estimator).__mro__)
+    return isinstance(estimator, PyODAdapter) or is_pyod_detector_class(type(estimator))
+
+
+def is_pyod_detector_class(klass: type) -> bool:
+    """Whether ``klass`` is or derives from a class of the ``pyod`` package."""
+    return any(base.__module__.split(".")[0] == "pyod" for base in klass.__mro__)
 
 
 def outlier_scores(estimator, X) -> np.ndarray:

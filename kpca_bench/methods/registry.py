@@ -26,7 +26,8 @@ from sklearn.utils._param_validation import InvalidParameterError, validate_para
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.baselines import KernelOneClassSVM, KNNDetector, PCADetector
-from kpca_bench.methods.interop import HIGHER_IS, SignedDetector, import_class, known_sign, package_version
+from kpca_bench.methods.interop import (HIGHER_IS, SignedDetector, import_class, is_pyod_detector_class, known_sign,
+                                        package_version)
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
@@ -206,14 +207,41 @@ def _import_path_spec(path: str, higher_is: str | None) -> MethodSpec:
         raise ConfigError(f"cannot import {path} ({type(error).__name__}: {error})") from None
     if not inspect.isclass(klass):
         raise ConfigError(f"{path} is not a class")
+    return _class_spec(path, klass, higher_is or known_sign(klass))
+
+
+def class_path(klass: type) -> str:
+    """``"package.module:Class"`` of a class (its qualified name: ``Outer.Inner`` for a nested one)."""
+    return f"{klass.__module__}:{klass.__qualname__}"
+
+
+def estimator_spec(klass: type, higher_is: str | None = None) -> MethodSpec:
+    """The spec of a detector class given as an object (``kpca_bench.run(methods=...)``), never imported by path.
+
+    Its sign is ``higher_is`` if given, else that of its package (:func:`known_sign`), else PyOD's
+    for a PyOD detector, else scikit-learn's (higher = more normal) for a class with ``score_samples``;
+    a class with only ``decision_function`` and no known sign is refused, as by import path.
+    """
+    sign = higher_is or known_sign(klass) or ("outlier" if is_pyod_detector_class(klass) else None)
+    if sign is None and hasattr(klass, "score_samples"):
+        sign = "normal"
+    if sign is None and hasattr(klass, "fit") and hasattr(klass, "decision_function"):
+        raise ConfigError(f"the sign of {class_path(klass)}'s decision_function is not known: wrap the detector in "
+                          "kpca_bench.methods.interop.SignedDetector(detector, higher_is='outlier') (higher = more "
+                          "anomalous, as PyOD) or higher_is='normal'")
+    return _class_spec(class_path(klass), klass, sign)
+
+
+def _class_spec(path: str, klass: type, sign: str | None) -> MethodSpec:
+    """The spec of the detector class ``klass`` named ``path``, whose scores mean ``sign``; :class:`ConfigError`
+    if it is no outlier detector or its sign is unknown."""
     missing = [] if hasattr(klass, "fit") else ["fit"]
     if not (hasattr(klass, "score_samples") or hasattr(klass, "decision_function")):
         missing.append("score_samples or decision_function")
     if missing:
         raise ConfigError(f"{path} is not an outlier detector: it has no {' and no '.join(missing)}")
-    if higher_is is not None and higher_is not in HIGHER_IS:
-        raise ConfigError(f"higher_is must be one of {', '.join(HIGHER_IS)}, got {higher_is!r}")
-    sign = higher_is or known_sign(klass)
+    if sign not in (*HIGHER_IS, None):
+        raise ConfigError(f"higher_is must be one of {', '.join(HIGHER_IS)}, got {sign!r}")
     if sign is None:
         raise ConfigError(f"the sign of {path}'s scores is not known: add higher_is: outlier (higher = more "
                           "anomalous, as PyOD) or higher_is: normal (as scikit-learn's score_samples)")

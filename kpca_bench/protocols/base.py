@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
-from kpca_bench.methods.registry import method_spec
+from kpca_bench.methods.registry import estimator_spec, method_spec
 from kpca_bench.validation import Problems
 
 THRESHOLD_RULES = ("train_quantile", "fixed", "test_prior", "test_oracle")
@@ -125,6 +125,8 @@ class MethodConfig:
     ``params`` holds fixed values and ``grid`` lists values to sweep; every
     combination of the grid is one *setting*, run on every trial. ``higher_is``:
     the declared sign of a class named by import path (None: known or not needed).
+    ``estimator_class``: the class of an estimator given as an object (``kpca_bench.run(methods=...)``),
+    carried to the workers by pickling rather than imported by its ``name``.
     """
 
     name: str
@@ -134,9 +136,12 @@ class MethodConfig:
     score: str | None = None
     trials: int | None = None
     higher_is: str | None = None
+    estimator_class: type | None = None
 
     def spec(self):
         """The method's :class:`~kpca_bench.methods.registry.MethodSpec` (built from the import path for a class)."""
+        if self.estimator_class is not None:
+            return estimator_spec(self.estimator_class, self.higher_is)
         return method_spec(self.name, self.higher_is)
 
     def settings(self) -> list[dict]:

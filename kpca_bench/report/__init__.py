@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from functools import partial
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from kpca_bench.datasets import DATASETS, Provenance
 from kpca_bench.datasets.registry import PAPERS
@@ -14,10 +15,11 @@ from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_p
 from kpca_bench.report.tables import (csv_text, failure_lines, incomplete_note, run_facts, summary_frame,
                                      summary_markdown, trials_frame)
 from kpca_bench.experiment.config import Config
-from kpca_bench.experiment.runner import RunOutcome, planned_trials, run_experiment, run_suite
+from kpca_bench.experiment.runner import RunOutcome, first_error_kept, planned_trials
 from kpca_bench.experiment.store import write_atomic
 
-# Tables and figures of a protocol's own records, written after the generic ones (which they may replace).
+# Tables and figures of a protocol's own records, written after the generic ones; each returns the summary it
+# writes in place of the generic summary.csv, or None.
 PROTOCOL_REPORTS = {
     "novelty_sweep": sweep.write_sweep_report,
     "robustness": robustness.write_robustness_report,
@@ -25,6 +27,20 @@ PROTOCOL_REPORTS = {
     "classification_cv": classification.report_classification_cv,
     "toy_components": components.write_components_report,
 }
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What a run's report shows, as DataFrames: ``trials`` (one row per cell and trial; a suite's with a
+    ``dataset`` column), ``summary`` (as ``summary.csv``), and for a suite ``datasets`` (one row per dataset and
+    method), ``ranks`` (average ranks, ``ranks.csv``) and ``statistics`` (the pairwise Wilcoxon–Holm tests of
+    AUROC, ``wilcoxon_holm.csv``; empty when there are too few datasets)."""
+
+    trials: pd.DataFrame
+    summary: pd.DataFrame
+    datasets: pd.DataFrame | None = None
+    ranks: pd.DataFrame | None = None
+    statistics: pd.DataFrame | None = None
 
 
 def _single_setting_labels(config: Config) -> list[str]:
@@ -41,10 +57,10 @@ def _sparsity_sweeps(config: Config) -> dict[str, list[str]]:
     return sweeps
 
 
-def write_report(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> list[str]:
-    """Write trials.csv, summary.csv, summary.md and the figures; return the figure file names."""
+def write_report(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> Tables:
+    """Write trials.csv, summary.csv, summary.md and the figures; return the trials and the summary."""
     if not records:
-        return []
+        return Tables(pd.DataFrame(), pd.DataFrame())
     directory = Path(directory)
     order = [m.setting_label(s) for m in config.methods for s in m.settings()]
     trials = trials_frame(records, order)
@@ -79,7 +95,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     write_atomic(directory / "summary.md", summary_markdown(summary, title=title,
                                                             facts=_facts(config, provenance, trials), figures=figures,
                                                             failures=failure_lines(trials)))
-    return figures
+    return Tables(trials, summary)
 
 
 def _facts(config: Config, provenance: Provenance, trials) -> list[str]:
@@ -98,22 +114,39 @@ def data_facts_shown(config: Config) -> bool:
     return DATASETS[config.dataset.name].collection != PAPERS or config.dataset.max_rows is not None
 
 
-def write_tables(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> None:
-    """Every table and figure of a run: the generic ones, then the protocol's own (:data:`PROTOCOL_REPORTS`)."""
-    write_report(config, records, directory, provenance)
+def write_tables(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> Tables:
+    """Every table and figure of a run: the generic ones, then the protocol's own (:data:`PROTOCOL_REPORTS`);
+    the trials and the summary as ``summary.csv`` holds it (a protocol's own, where it writes one)."""
+    tables = write_report(config, records, directory, provenance)
     protocol_report = PROTOCOL_REPORTS.get(config.protocol)
     # A protocol's own tables summarise finished cells: with none, the generic tables list the failures.
     if protocol_report is not None and any(r["status"] == "ok" for r in records):
-        protocol_report(config, records, directory)
+        summary = protocol_report(config, records, directory)
+        if summary is not None:
+            return Tables(tables.trials, summary)
+    return tables
 
 
-def run_and_report(config: Config, out_dir, **options) -> RunOutcome:
-    """:func:`~kpca_bench.experiment.runner.run_experiment` with its tables and figures rebuilt from the records,
-    also when a cell fails or the run is interrupted; a suite (several datasets) runs with
-    :func:`~kpca_bench.experiment.runner.run_suite`: each dataset's tables, then the suite's own (:mod:`.suite`)."""
-    if config.is_suite:
-        from kpca_bench.report.suite import write_suite_report
+def write_outcome_report(config: Config, outcome: RunOutcome) -> Tables:
+    """Every table and figure of a finished, failed or stopped run, written from its outcome: each dataset's
+    (:func:`write_tables`), then a suite's own across its datasets (:mod:`.suite`); the tables as DataFrames.
 
-        return run_suite(config, out_dir, write_member_tables=write_tables,
-                         write_suite_tables=partial(write_suite_report, config), **options)
-    return run_experiment(config, out_dir, write_tables=partial(write_tables, config), **options)
+    If an error stopped the run, one in writing the tables is dropped (:func:`first_error_kept`)."""
+    from kpca_bench.report.suite import write_suite_report
+
+    per_member, suite = {}, None
+    with first_error_kept(outcome.stopped_by is not None):
+        for member in outcome.members:
+            if member.provenance is not None:
+                per_member[member.label] = write_tables(member.config, member.records, member.directory,
+                                                        member.provenance)
+        if outcome.is_suite and outcome.members:
+            suite = write_suite_report(config, {m.label: m.records for m in outcome.members}, outcome.skipped,
+                                       outcome.directory)
+    if not outcome.is_suite:
+        return per_member.get(config.name, Tables(pd.DataFrame(), pd.DataFrame()))
+    trials = pd.concat([tables.trials.assign(dataset=label) for label, tables in per_member.items()],
+                       ignore_index=True) if per_member else pd.DataFrame()
+    if suite is None:
+        return Tables(trials, pd.DataFrame())
+    return Tables(trials, suite.summary, datasets=suite.datasets, ranks=suite.ranks, statistics=suite.statistics)

@@ -75,12 +75,12 @@ def metric_box_plot(trials: pd.DataFrame, methods: list[str], title: str, path: 
 
 
 def _write(config: Config, records: list[dict], directory, metrics: dict, figure: str, column: str,
-           ylabel: str) -> None:
+           ylabel: str) -> pd.DataFrame | None:
     directory = Path(directory)
     order = [m.setting_label(s) for m in config.methods for s in m.settings()]
     trials = trials_frame(records, order, columns=None)
     if not (trials["status"] == "ok").any():
-        return
+        return None
     summary = summary_frame(trials, planned_trials(config), metrics)
     reference = config.reference
     references = reference_values(load_references(directory.parent), paper=reference.paper,
@@ -93,13 +93,16 @@ def _write(config: Config, records: list[dict], directory, metrics: dict, figure
     write_atomic(directory / "trials.csv", csv_text(trials))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "summary.md", _markdown(config, summary, metrics, references, facts, figure))
+    return summary
 
 
-def report_classification(config: Config, records: list[dict], directory) -> None:
-    """Accuracy and misclassification tables, the paper's numbers beside ours, and the error box plot."""
-    _write(config, records, directory, METRICS, FIGURE, "error", "test misclassification rate")
+def report_classification(config: Config, records: list[dict], directory) -> pd.DataFrame | None:
+    """Accuracy and misclassification tables, the paper's numbers beside ours, and the error box plot;
+    the summary."""
+    return _write(config, records, directory, METRICS, FIGURE, "error", "test misclassification rate")
 
 
-def report_classification_cv(config: Config, records: list[dict], directory) -> None:
-    """Accuracy, precision, recall, F1, sparsity and chosen PCs, the paper's numbers beside ours, accuracy box plot."""
-    _write(config, records, directory, CV_METRICS, CV_FIGURE, "accuracy", "test accuracy")
+def report_classification_cv(config: Config, records: list[dict], directory) -> pd.DataFrame | None:
+    """Accuracy, precision, recall, F1, sparsity and chosen PCs, the paper's numbers beside ours, accuracy box plot;
+    the summary."""
+    return _write(config, records, directory, CV_METRICS, CV_FIGURE, "accuracy", "test accuracy")

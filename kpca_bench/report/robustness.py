@@ -71,11 +71,13 @@ def explained_variation_by_setting(frame: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def add_explained_variation_to_summary(directory: Path, frame: pd.DataFrame) -> None:
-    """Join the explained variation per setting to the generic ``summary.csv`` (which has no such column)."""
+def add_explained_variation_to_summary(directory: Path, frame: pd.DataFrame) -> pd.DataFrame:
+    """Join the explained variation per setting to the generic ``summary.csv`` (which has no such column);
+    the joined summary."""
     path = directory / "summary.csv"
     summary = pd.read_csv(path).merge(explained_variation_by_setting(frame), on="method", how="left")
     write_atomic(path, summary.to_csv(index=False))
+    return summary
 
 
 def _table(summary: pd.DataFrame, entries: list[str], parameter: str) -> str:
@@ -116,13 +118,13 @@ def explained_variation_figure(summary: pd.DataFrame, entries: list[str], *, par
     save_figure(fig, path)
 
 
-def write_robustness_report(config: Config, records: list[dict], directory) -> None:
+def write_robustness_report(config: Config, records: list[dict], directory) -> pd.DataFrame | None:
     """Write robustness.csv (per trial), robustness_summary.csv, robustness.md and the figure into ``directory``,
-    and add the explained variation per setting to its ``summary.csv``."""
+    and add the explained variation per setting to its ``summary.csv`` (returned)."""
     directory = Path(directory)
     frame = robustness_frame(config, records)
     if frame.empty:
-        return
+        return None
     entries = [m.label for m in config.methods if m.label in set(frame["entry"])]
     parameter = " / ".join(sorted({kernel_parameter(config, e) or "–" for e in entries}))
     summary = summary_by_width(frame, entries)
@@ -139,4 +141,4 @@ def write_robustness_report(config: Config, records: list[dict], directory) -> N
     write_atomic(directory / "robustness.csv", frame.to_csv(index=False))
     write_atomic(directory / "robustness_summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "robustness.md", "\n".join(lines) + "\n")
-    add_explained_variation_to_summary(directory, frame)
+    return add_explained_variation_to_summary(directory, frame)

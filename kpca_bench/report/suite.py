@@ -22,6 +22,7 @@ least one trial; the others are named. Each dataset's score is its mean over the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -385,13 +386,25 @@ def adbench_comparison(config: Config, table: pd.DataFrame, directory: Path) -> 
             adbench_reference.unreferenced(reference, table["dataset"].unique()))
 
 
+@dataclass(frozen=True)
+class SuiteTables:
+    """A suite's tables as written: ``datasets.csv``, ``summary.csv``, ``ranks.csv`` and ``wilcoxon_holm.csv``
+    (``statistics``; empty when the datasets are too few for the test), and the figure names."""
+
+    datasets: pd.DataFrame
+    summary: pd.DataFrame
+    ranks: pd.DataFrame
+    statistics: pd.DataFrame
+    figures: list[str]
+
+
 def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
-                       directory: Path) -> list[str]:
-    """Write the suite's tables, figures and summary.md to ``directory``; return the figure names."""
+                       directory: Path) -> SuiteTables | None:
+    """Write the suite's tables, figures and summary.md to ``directory`` and return them (None: no finished cell)."""
     directory = Path(directory)
     table = dataset_table(config, records)
     if table.empty:
-        return []
+        return None
     from kpca_bench.report.plots import method_styles
 
     stats = suite_statistics(config, table)
@@ -423,8 +436,8 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     if "win_tie_loss" in stats:
         write_atomic(directory / "win_tie_loss.csv", stats["win_tie_loss"].rename_axis("method").to_csv())
     summary = table.assign(method=table["dataset"] + " / " + table["method"])
-    write_atomic(directory / "summary.csv", summary.drop(columns=["dataset", *SIZE_COLUMNS], errors="ignore")
-                 .to_csv(index=False))
+    summary_table = summary.drop(columns=["dataset", *SIZE_COLUMNS], errors="ignore")
+    write_atomic(directory / "summary.csv", summary_table.to_csv(index=False))
     text = summary_markdown(config, records, skipped, table, stats, ranks, figures)
     compared = adbench_comparison(config, table, directory)
     if compared is not None:
@@ -434,7 +447,7 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
                  "does and does not show: docs/adbench.md.\n")
     write_atomic(directory / "summary.md", text)
     write_atomic(directory / "headline.md", headline(config, stats) + "\n")
-    return figures
+    return SuiteTables(table, summary_table, ranks, stats["auroc"].get("wilcoxon", pd.DataFrame()), figures)
 
 
 def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> str:

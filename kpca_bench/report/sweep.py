@@ -144,12 +144,13 @@ def max_auroc_figure(frame: pd.DataFrame, entries: list[str], *, parameter: str,
     save_figure(fig, path)
 
 
-def write_sweep_report(config: Config, records: list[dict], directory) -> None:
-    """Write sweep_statistics.csv, sweep_summary.md and the figure pair into ``directory``."""
+def write_sweep_report(config: Config, records: list[dict], directory) -> pd.DataFrame | None:
+    """Write sweep_statistics.csv, sweep_summary.md, the figure pair and the summary per entry (summary.csv, returned)
+    into ``directory``."""
     directory = Path(directory)
     frame = sweep_frame(config, records)
     if frame.empty:
-        return
+        return None
     entries = [m.label for m in config.methods if m.label in set(frame["entry"])]
     over = config.options.statistics
     stats = statistics_frame(frame, over)
@@ -179,5 +180,7 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> None:
         f"![{FIGURE}]({FIGURE})",
     ]
     write_atomic(directory / "sweep_statistics.csv", stats.to_csv(index=False))
-    write_atomic(directory / "summary.csv", entry_summary(stats, entries).to_csv(index=False))
+    summary = entry_summary(stats, entries)
+    write_atomic(directory / "summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "sweep_summary.md", "\n".join(lines) + "\n")
+    return summary
