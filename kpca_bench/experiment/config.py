@@ -25,7 +25,6 @@ from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import THRESHOLD_RULES, DatasetConfig, MethodConfig, ThresholdConfig
-from kpca_bench.protocols.novelty import novelty_split
 from kpca_bench.validation import Problems, check_keys, did_you_mean, expand_range, integer, mapping
 
 DEFAULT_CONFIG_DIR = Path("configs")
@@ -697,7 +696,7 @@ def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Probl
     draws = {d.draw for d in datasets} - {"random"}
     if not draws:
         return
-    if protocol.split is not novelty_split:
+    if not protocol.reads_draw:
         for draw in sorted(draws):
             problems.add("dataset.draw", f"{draw} is read by the novelty protocols only, not {protocol.name}; remove it")
     elif "file_order" in draws and isinstance(trials, int) and trials > 1:

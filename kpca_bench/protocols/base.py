@@ -10,7 +10,6 @@ options (parsed and checked when the config is loaded), the method entries
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -177,46 +176,60 @@ class Method:
         return self.estimator
 
 
-@dataclass(frozen=True)
 class Protocol:
-    """A protocol: its options and the functions of one trial.
+    """A protocol: its options and the methods of one trial; one subclass per protocol, one instance in
+    :data:`kpca_bench.protocols.PROTOCOLS`.
 
     Attributes
     ----------
     name, description : the ``protocol:`` value and one line for listings.
-    options : the options dataclass; ``parse_options(raw, threshold, problems)`` builds it from the
-        config's ``protocol:`` mapping (ranges expanded) and the top-level ``threshold``, reporting
-        every bad value to ``problems`` (keys relative to ``protocol``).
-    check_methods : ``(options, methods, problems)``: which method entries the protocol can run, at
-        config load, before any data (keys from the top of the config: ``methods[2].name``).
-    check_data : ``(dataset, data, options)``: whether the loaded dataset can serve the protocol;
-        raises :class:`~kpca_bench.errors.DataError` or :class:`~kpca_bench.errors.ConfigError`.
-    split : ``(dataset, data, options, seed) -> split``: one trial's data.
-    evaluate : ``(method, split, options) -> dict``: fit, score and measure one method on one split;
-        the fields of its record (:attr:`records` names the measured ones).
-    describe : ``(data, options) -> str``: a sentence on how a trial splits the data.
-    train_rows : ``(data, options) -> int | None``: rows a method is fitted on, when known before the
-        data load (bounds ``n_components``).
+    options : the options dataclass (its fields are the keys a config may give under ``protocol:``).
     dataset_keys : the keys of the ``dataset:`` entry the protocol needs.
     records : the measured fields of its records.
     report_only_options : options that change only how the report summarises the records, never a
         cell's numbers: left out of the cell keys, so a config that differs from another only in them
         reuses its cells (:func:`~kpca_bench.experiment.runner.plan_cells`).
+    reads_draw : its split reads ``dataset.draw`` (the novelty splits).
     """
 
     name: str
     description: str
     options: type
-    parse_options: Callable[[dict, ThresholdConfig, Problems], Any]
-    check_methods: Callable[[Any, tuple[MethodConfig, ...], Problems], None]
-    check_data: Callable
-    split: Callable
-    evaluate: Callable[[Method, Any, Any], dict]
-    describe: Callable[[DatasetConfig, Any], str]
-    train_rows: Callable[[DatasetConfig, Any], int | None]
     dataset_keys: tuple[str, ...] = ()
     records: tuple[str, ...] = ()
     report_only_options: tuple[str, ...] = ()
+    reads_draw: bool = False
+
+    def parse_options(self, raw: dict, threshold: ThresholdConfig, problems: Problems):
+        """The typed options of the config's ``protocol:`` mapping (ranges expanded) and the top-level
+        ``threshold``, every bad value reported to ``problems`` (keys relative to ``protocol``)."""
+        return self.options(threshold=threshold)
+
+    def check_methods(self, options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
+        """Which method entries the protocol can run, at config load, before any data (keys from the top
+        of the config: ``methods[2].name``); every entry by default."""
+
+    def check_data(self, dataset, data: DatasetConfig, options) -> None:
+        """Whether the loaded dataset can serve the protocol; raises :class:`~kpca_bench.errors.DataError`
+        or :class:`~kpca_bench.errors.ConfigError`."""
+        raise NotImplementedError
+
+    def split(self, dataset, data: DatasetConfig, options, seed: int):
+        """One trial's data."""
+        raise NotImplementedError
+
+    def evaluate(self, method: Method, split, options) -> dict:
+        """Fit, score and measure one method on one split: the fields of its record."""
+        raise NotImplementedError
+
+    def describe(self, data: DatasetConfig, options) -> str:
+        """A sentence on how a trial splits the data."""
+        raise NotImplementedError
+
+    def train_rows(self, data: DatasetConfig, options) -> int | None:
+        """Rows a method is fitted on, when known before the data load (bounds ``n_components``);
+        by default known only once the data are loaded (None)."""
+        return None
 
     def option_names(self) -> tuple[str, ...]:
         """The keys a config may give under ``protocol:`` (the top-level ``threshold`` is not one)."""
@@ -244,22 +257,8 @@ def constant_scores(scores) -> dict:
 ROUNDING = 8 * np.finfo(float).eps
 
 
-def no_method_checks(options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
-    """Every method entry suits the protocol."""
-
-
 def kernel_pca_only(methods: tuple[MethodConfig, ...], problems: Problems, why: str) -> None:
     """A problem for every entry whose method is not a kernel-PCA variant; ``why`` says what the protocol needs."""
     for index, method in enumerate(methods):
         if not method.spec().subspace:
             problems.add(f"methods[{index}].name", f"{method.name} is not a kernel-PCA variant: {why}")
-
-
-def train_rows_of(data: DatasetConfig, options) -> int | None:
-    """The training inliers of the dataset entry (novelty-style protocols)."""
-    return data.train_inliers
-
-
-def train_rows_unknown(data: DatasetConfig, options) -> None:
-    """The training rows are known only once the data are loaded."""
-    return None

@@ -206,3 +206,14 @@ def evaluate_classification_cv(method: Method, split: Split, options: Options) -
             **({"gamma": float(gamma)} if gamma is not None else {}), "n_train": len(split.y_train),
             "n_test": len(split.y_test), "n_test_positive": int(np.sum(split.y_test == pos_label)),
             **{f"best__{key}": value for key, value in model.best_params_.items()}, "status": "ok"}
+
+
+class ClassificationCV(classification.Classification):
+    name = "classification_cv"
+    description = "classifier on leading kernel-PCA components, every hyper-parameter by CV"
+    options = Options
+    records = RECORDS
+    parse_options = staticmethod(parse_options)
+    check_methods = staticmethod(check_methods)
+    evaluate = staticmethod(evaluate_classification_cv)
+    describe = staticmethod(describe)

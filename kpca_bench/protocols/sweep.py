@@ -54,7 +54,7 @@ from sklearn.metrics import average_precision_score
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.protocols.base import NON_FINITE_SCORES, Method, MethodConfig, ThresholdConfig, constant_scores
-from kpca_bench.protocols.novelty import Split, fitted_attributes, split_sizes
+from kpca_bench.protocols.novelty import Novelty, Split, fitted_attributes, split_sizes
 from kpca_bench.validation import Problems, is_number
 
 DEFAULT_NU = tuple(round(0.01 * i, 2) for i in range(1, 100))
@@ -215,3 +215,14 @@ def evaluate_sweep(method: Method, split: Split, options: Options) -> dict:
             "auprc": float(average_precision_score(split.is_outlier, scores[:, best])), "best_model_param": best + 1 if info["model_param"] == "n_components"
             else options.nu[best], "n_model_params": len(auroc),
             "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(), "status": "ok", **constant_scores(scores)}
+
+
+class NoveltySweep(Novelty):
+    name = "novelty_sweep"
+    description = "novelty splits; AUROC for every model parameter (p or nu) of each kernel parameter"
+    options = Options
+    records = RECORDS
+    report_only_options = REPORT_ONLY
+    parse_options = staticmethod(parse_options)
+    check_methods = staticmethod(check_methods)
+    evaluate = staticmethod(evaluate_sweep)
