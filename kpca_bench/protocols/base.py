@@ -10,17 +10,14 @@ options (parsed and checked when the config is loaded), the method entries
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.registry import method_spec
-from kpca_bench.validation import Problems
-
-THRESHOLD_RULES = ("train_quantile", "fixed", "test_prior", "test_oracle")
-
+from kpca_bench.validation import Problems, declared, later_fields
 
 @dataclass(frozen=True, repr=False)
 class DatasetConfig:
@@ -54,18 +51,25 @@ class DatasetConfig:
     0 and 1 (:mod:`kpca_bench.datasets.labels`) and the labels must be 0 / 1.
     """
 
-    name: str
-    options: dict = field(default_factory=dict)
-    scaling: str = "none"
-    inliers: tuple = ()
-    outliers: tuple = ()
-    train_inliers: int | None = None
-    test_inliers: int | None = None
-    test_outliers: int | None = None
-    max_rows: int | None = None
-    default_classes: bool = False
-    scaling_rows: str = "training"
-    draw: str = "random"
+    name: str = declared(doc="a registered dataset ('kpca-bench datasets list'), 'file' or 'openml'")
+    options: dict = declared(default_factory=dict, doc="the dataset's loader options (a file's path, an OpenML id)")
+    scaling: str = declared("none", choices=("none", "standard", "minmax"),
+                            doc="feature scaling, fitted on the rows scaling_rows names")
+    inliers: tuple = declared((), doc="the class label(s) of the inliers")
+    outliers: tuple = declared((), doc="the class label(s) of the outliers")
+    train_inliers: int | None = declared(None, minimum=2, doc="inliers a method is trained on, per trial")
+    test_inliers: int | None = declared(None, minimum=1, doc="inliers in the test set, per trial")
+    test_outliers: int | None = declared(None, minimum=1, doc="outliers in the test set, per trial")
+    max_rows: int | None = declared(None, minimum=2, later=True,
+                                    doc="a stratified, seeded subsample of the rows first (none: all)")
+    default_classes: bool = declared(False, key=False, later=True,
+                                     doc="the config named neither inliers nor outliers: they are 0 and 1")
+    scaling_rows: str = declared("training", choices=("training", "all", "each"), later=True,
+                                 doc="the rows scaling is fitted on: the training rows, all rows of the trial, "
+                                     "or the training and test rows each on themselves")
+    draw: str = declared("random", choices=("random", "file_order", "first_outliers"), later=True,
+                         doc="how the novelty protocols pick a trial's rows: at random, in file order, or the "
+                             "outliers in file order")
 
     def __repr__(self) -> str:
         # Cells are keyed by this repr: a field added later appears only when set, so the
@@ -80,7 +84,7 @@ class DatasetConfig:
 
 
 # Fields added after results were committed (issues 15 and 20).
-LATER_FIELDS = ("max_rows", "default_classes", "scaling_rows", "draw")
+LATER_FIELDS = later_fields(DatasetConfig)
 # How a config's trials relate to its rows, by ``draw`` (only the novelty protocols read it; elsewhere it is random).
 TRIALS_DRAWN = {"random": "drawn anew in each of {trials} trials", "file_order": "{trials} trial",
                 "first_outliers": "the inliers drawn anew in each of {trials} trials"}
@@ -99,9 +103,10 @@ class ThresholdConfig:
     outlier score (a paper's published cut).
     """
 
-    rule: str = "train_quantile"
-    quantile: float = 0.95
-    value: float | None = None
+    rule: str = declared("train_quantile", choices=("train_quantile", "fixed", "test_prior", "test_oracle"),
+                         doc="how the outlier-score cut for F1 is chosen")
+    quantile: float = declared(0.95, doc="the quantile of the training scores (rule train_quantile)")
+    value: float | None = declared(None, doc="the outlier-score cut (rule fixed)")
 
     @property
     def is_oracle(self) -> bool:
@@ -126,13 +131,17 @@ class MethodConfig:
     the declared sign of a class named by import path (None: known or not needed).
     """
 
-    name: str
-    label: str
-    params: dict = field(default_factory=dict)
-    grid: dict = field(default_factory=dict)
-    score: str | None = None
-    trials: int | None = None
-    higher_is: str | None = None
+    name: str = declared(doc="a registered method ('kpca-bench methods') or a detector class as "
+                             "'package.module:Class'")
+    label: str = declared(required=False, doc="the name in tables and figures (default: the method's name)")
+    params: dict = declared(default_factory=dict, doc="fixed parameter values")
+    grid: dict = declared(default_factory=dict,
+                          doc="parameter values to sweep (a list or {start, stop, step}); each combination is a "
+                              "setting")
+    score: str | None = declared(None, doc="the outlier score of a kernel-PCA variant")
+    trials: int | None = declared(None, minimum=1, doc="run this entry on the first trials only")
+    higher_is: str | None = declared(None, choices=("normal", "outlier"),
+                                     doc="what higher scores of a class named by import path mean")
 
     def spec(self):
         """The method's :class:`~kpca_bench.methods.registry.MethodSpec` (built from the import path for a class)."""
