@@ -48,6 +48,7 @@ def edited(change) -> dict:
 
 BAD = {
     "unknown adbench option": lambda r: r.update(protocol={"name": "adbench", "max_trian": 500}),
+    "unknown choice of an adbench option": lambda r: r.update(protocol={"name": "adbench", "train_on": "outliers"}),
     "unknown top-level key": lambda r: r.update(trails=3),
     "unknown dataset key": lambda r: r["dataset"].update(scalling="standard"),
     "unknown scaling": lambda r: r["dataset"].update(scaling="zscore"),

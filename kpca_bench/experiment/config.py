@@ -11,7 +11,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -247,8 +247,8 @@ def _labels(value, key: str, problems: Problems) -> tuple:
 
 DATASET_KEYS = accepted_keys(DatasetConfig)
 SIZE_KEYS = tuple(key for key in DATASET_KEYS if declaration(DatasetConfig, key)["minimum"])
-SCALINGS, SCALING_ROWS, DRAWS = (declaration(DatasetConfig, key)["choices"]
-                                 for key in ("scaling", "scaling_rows", "draw"))
+# The dataset keys that take one of a few words (scaling, scaling_rows, draw), with their defaults.
+CHOICE_KEYS = {f.name: f.default for f in fields(DatasetConfig) if f.metadata["choices"]}
 THRESHOLD_RULES = declaration(ThresholdConfig, "rule")["choices"]
 FIGURES = declaration(OutputConfig, "figures")["choices"]
 POSTHOCS = declaration(StatisticsConfig, "posthoc")["choices"]
@@ -286,19 +286,14 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
         where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers")
     sizes = {key: integer(raw[key], key, where, minimum=declaration(DatasetConfig, key)["minimum"])
              for key in SIZE_KEYS if key in raw}
-    scaling = raw.get("scaling", "none")
-    if scaling not in SCALINGS:
-        where.add("scaling", f"unknown scaling {scaling!r}; accepted: {', '.join(SCALINGS)}")
-    scaling_rows = raw.get("scaling_rows", SCALING_ROWS[0])
-    if scaling_rows not in SCALING_ROWS:
-        where.add("scaling_rows", f"unknown scaling_rows {scaling_rows!r}; accepted: {', '.join(SCALING_ROWS)}")
-    draw = raw.get("draw", DRAWS[0])
-    if draw not in DRAWS:
-        where.add("draw", f"unknown draw {draw!r}; accepted: {', '.join(DRAWS)}")
+    chosen = {key: raw.get(key, default) for key, default in CHOICE_KEYS.items()}
+    for key, value in chosen.items():
+        if value not in (accepted := declaration(DatasetConfig, key)["choices"]):
+            where.add(key, f"unknown {key} {value!r}; accepted: {', '.join(accepted)}")
     if None in sizes.values() or any(key not in raw for key in required) or not isinstance(name, str):
         return None
-    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling,
-                         scaling_rows=scaling_rows, default_classes=defaulted, draw=draw, **sizes)
+    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, default_classes=defaulted,
+                         **chosen, **sizes)
 
 
 def member_label(dataset: DatasetConfig) -> str:

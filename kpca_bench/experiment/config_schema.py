@@ -97,8 +97,10 @@ def suite_schema(dataset: dict) -> dict:
 
 
 def option_schema(declared: Field) -> dict:
-    """A protocol option: its declared type, or a ``{start, stop, step}`` range in its place."""
-    return {"anyOf": [annotation_schema(str(declared.type)), RANGE]}
+    """A protocol option: as declared (:func:`field_schema`), or a ``{start, stop, step}`` range in its place."""
+    schema = field_schema(declared)
+    described = {key: schema.pop(key) for key in ("description", "default") if key in schema}
+    return {"anyOf": [schema, RANGE], **described}
 
 
 def protocol_schema() -> dict:

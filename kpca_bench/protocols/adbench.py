@@ -34,7 +34,7 @@ from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.protocols.base import DatasetConfig, Method, Protocol, ThresholdConfig
 from kpca_bench.protocols.novelty import class_indices, detection_record, fitted_attributes, scale_split
-from kpca_bench.validation import Problems, is_integer
+from kpca_bench.validation import Problems, declared, is_integer
 
 DATASET_KEYS = ("inliers", "outliers")
 TRAIN_ON = ("all", "inliers")
@@ -49,7 +49,8 @@ class Options:
     test_size: float = 0.3
     subsample: int | None = 10_000
     max_train: int | None = 2_000
-    train_on: str = "all"
+    train_on: str = declared("all", choices=TRAIN_ON, doc="the training rows a detector is fitted on: all of them "
+                                                          "(unsupervised) or their inliers only")
     threshold: ThresholdConfig = ThresholdConfig()
 
 

@@ -71,7 +71,7 @@ from sklearn.utils.validation import check_is_fitted
 from kpca_bench.protocols import classification
 from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
 from kpca_bench.protocols.classification import Split, describe_split, parse_classifier, parse_split_options
-from kpca_bench.validation import Problems
+from kpca_bench.validation import Problems, declared
 
 TIES = ("first", "last")
 RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_sparsity", "sv_sparsity",
@@ -85,7 +85,7 @@ class Options(classification.Options):
     ``ties``, the rule among candidates tied for the best CV accuracy (see the module docstring)."""
 
     pos_label: object = None
-    ties: str = "first"
+    ties: str = declared("first", choices=TIES, doc="which of the candidates tied for the best CV accuracy wins")
 
 
 def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
