@@ -103,6 +103,7 @@ def test_a_config_the_loader_accepts_validates(change):
 @pytest.mark.parametrize("annotation, schema", [
     ("str", {"type": "string"}), ("int | None", {"type": ["integer", "null"]}),
     ("tuple[float, ...]", {"type": "array", "items": {"type": "number"}}), ("tuple", {"type": "array"}),
+    ("tuple[int, ...] | None", {"type": ["array", "null"], "items": {"type": "integer"}}),
     ("Classifier", {}),
 ])
 def test_annotation_schema(annotation, schema):

@@ -687,9 +687,9 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
         problems.add("methods", f"label {label!r} is used twice; give each entry its own label")
     if methods and None not in methods:
         protocol.check_methods(options, tuple(methods), problems)
-    trials = integer(raw.get("trials", 10), "trials", problems, 1)
+    trials = _declared_integer(raw, "trials", problems)
     _check_draw([d for d in (dataset, *datasets) if d is not None], protocol, trials, problems)
-    seed = integer(raw.get("seed", 0), "seed", problems, 0)
+    seed = _declared_integer(raw, "seed", problems)
     output = _parse_output(raw.get("output"), problems)
     description = raw.get("description", "")
     reference = _parse_reference(raw.get("reference"), problems)
@@ -699,6 +699,12 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
                   protocol_options=protocol_options, options=options, methods=tuple(methods), threshold=threshold,
                   trials=trials, seed=seed, output=output, reference=reference, execution=execution,
                   profile=profile, source=source, datasets=tuple(datasets), suite=suite, statistics=statistics)
+
+
+def _declared_integer(raw: dict, key: str, problems: Problems) -> int | None:
+    """The top-level integer ``key`` (its declared default if absent), at least its declared minimum."""
+    declared = Config.__dataclass_fields__[key]
+    return integer(raw.get(key, declared.default), key, problems, declared.metadata["minimum"])
 
 
 def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Problems) -> None:

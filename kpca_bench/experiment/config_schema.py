@@ -46,15 +46,17 @@ IMPORT_PATH = r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$"
 def annotation_schema(annotation: str) -> dict:
     """The JSON Schema of a field's annotation (a string, the modules use postponed annotations):
     scalars, ``X | None``, ``tuple[...]`` as a list; anything else accepts any value."""
-    types = []
+    types, items = [], None
     for part in (p.strip() for p in annotation.split("|")):
         if part.startswith("tuple"):
             item = re.fullmatch(r"tuple\[(\w+), \.\.\.\]", part)
-            return {"type": "array", **({"items": annotation_schema(item.group(1))} if item else {})}
-        if part not in JSON_TYPES:
+            types.append("array")
+            items = annotation_schema(item.group(1)) if item else None
+        elif part in JSON_TYPES:
+            types.append(JSON_TYPES[part])
+        else:
             return {}
-        types.append(JSON_TYPES[part])
-    return {"type": types[0] if len(types) == 1 else types}
+    return {"type": types[0] if len(types) == 1 else types, **({"items": items} if items else {})}
 
 
 def field_schema(declared: Field) -> dict:
