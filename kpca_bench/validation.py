@@ -1,4 +1,5 @@
-"""Checks of user-given values that report every problem at once, each as (key, message).
+"""Checks of user-given values that report every problem at once, each as (key, message), and the
+declarations of config keys (:func:`declared`) the checks read.
 
 The config loader and the protocols' option parsers share them, so that a bad
 value reads the same wherever it is written: ``<file>: <key>: <what is wrong>``.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from dataclasses import MISSING, Field, field, fields
 from numbers import Integral, Real
 
 
@@ -106,3 +108,40 @@ def expand_range(value, key: str, problems: Problems):
     if all(is_integer(v) for v in (start, step)):
         return [start + i * step for i in range(count)]
     return [round(start + i * step, 10) for i in range(count)]
+
+
+def declared(default=MISSING, *, doc: str, choices: tuple = (), minimum: int | None = None, key: bool = True,
+             later: bool = False, required: bool | None = None, default_factory=MISSING) -> Field:
+    """A config dataclass field declared once: its default, what it means and the values it takes.
+
+    Which keys a config entry accepts (:func:`accepted_keys`), which it requires (:func:`required_keys`),
+    the messages of its checks and its JSON Schema (``kpca-bench schema``) are read from these declarations.
+    ``key``: whether a config writes it (False: the loader derives it). ``later``: it was added after
+    results were committed, so the entry's repr and identity (which key cells) show it only when set.
+    ``required``: whether a config must give it; by default, when it has no default.
+    """
+    if required is None:
+        required = default is MISSING and default_factory is MISSING
+    metadata = {"doc": doc, "choices": tuple(choices), "minimum": minimum, "key": key, "later": later,
+                "required": required}
+    return field(default=default, default_factory=default_factory, metadata=metadata)
+
+
+def accepted_keys(cls) -> tuple[str, ...]:
+    """The keys a config entry of dataclass ``cls`` may give, in declaration order."""
+    return tuple(f.name for f in fields(cls) if f.metadata.get("key", True))
+
+
+def required_keys(cls) -> tuple[str, ...]:
+    """The keys of ``cls`` a config entry must give."""
+    return tuple(f.name for f in fields(cls) if f.metadata.get("key", True) and f.metadata.get("required"))
+
+
+def later_fields(cls) -> tuple[str, ...]:
+    """The fields of ``cls`` added after results were committed (shown in its cell keys only when set)."""
+    return tuple(f.name for f in fields(cls) if f.metadata.get("later"))
+
+
+def declaration(cls, name: str) -> dict:
+    """The declaration (``doc``, ``choices``, ``minimum``) of field ``name`` of ``cls``."""
+    return cls.__dataclass_fields__[name].metadata

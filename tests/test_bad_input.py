@@ -336,7 +336,7 @@ def test_an_interrupted_run_marks_its_tables_incomplete(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args)
 
-    monkeypatch.setitem(PROTOCOLS, "novelty", replace(PROTOCOLS["novelty"], evaluate=interrupt_at_the_sixth))
+    monkeypatch.setattr(PROTOCOLS["novelty"], "evaluate", interrupt_at_the_sixth)
     result = invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "3")
     assert result.exit_code == 130 and result.stderr.count("\n") == 1
     markdown = (tmp_path / "quickstart" / "summary.md").read_text()

@@ -11,7 +11,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, fields, replace
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -24,24 +24,31 @@ from kpca_bench.errors import ConfigError
 from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.protocols.base import THRESHOLD_RULES, DatasetConfig, MethodConfig, ThresholdConfig
-from kpca_bench.protocols.novelty import novelty_split
-from kpca_bench.validation import Problems, check_keys, did_you_mean, expand_range, integer, mapping
+from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
+from kpca_bench.validation import (
+    Problems,
+    accepted_keys,
+    check_keys,
+    declaration,
+    declared,
+    did_you_mean,
+    expand_range,
+    integer,
+    mapping,
+    required_keys,
+)
 
 DEFAULT_CONFIG_DIR = Path("configs")
-FIGURES = ("box", "roc", "sparsity")
-SCALINGS = ("none", "standard", "minmax")
-SCALING_ROWS = ("training", "all", "each")
-DRAWS = ("random", "file_order", "first_outliers")
-BACKENDS = ("local", "dask")
-POSTHOCS = ("nemenyi", "wilcoxon_holm")
 # Parameters the runner sets itself, so a config may not.
 RUNNER_PARAMS = ("random_state",)
 
 
 @dataclass(frozen=True)
 class OutputConfig:
-    figures: tuple[str, ...] = FIGURES
+    """``output:``: which figures the report draws per dataset."""
+
+    figures: tuple[str, ...] = declared(("box", "roc", "sparsity"), choices=("box", "roc", "sparsity"),
+                                        doc="the figures drawn per dataset")
 
 
 @dataclass(frozen=True)
@@ -50,7 +57,8 @@ class StatisticsConfig:
     ``nemenyi`` (Demšar 2006) or ``wilcoxon_holm`` (Benavoli et al. 2016). It changes no number of a
     cell, so it is not part of the config hash."""
 
-    posthoc: str = "nemenyi"
+    posthoc: str = declared("nemenyi", choices=("nemenyi", "wilcoxon_holm"),
+                            doc="the post-hoc test whose groups the critical-difference diagram draws")
 
 
 @dataclass(frozen=True)
@@ -66,9 +74,9 @@ class ExecutionConfig:
     scored in row blocks within it. None keeps scikit-learn's default.
     """
 
-    backend: str = "local"
-    address: str | None = None
-    max_memory_mb: float | None = None
+    backend: str = declared("local", choices=("local", "dask"), doc="where cells run: worker processes here, or Dask")
+    address: str | None = declared(None, doc="the Dask scheduler, tcp://HOST:PORT, or 'local' for a LocalCluster")
+    max_memory_mb: float | None = declared(None, doc="each cell's working-memory budget in MiB")
 
     def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
         """A copy with the command line's ``--scheduler`` / ``--max-memory`` applied (checked here)."""
@@ -111,23 +119,23 @@ class ReferenceConfig:
     the headline ones.
     """
 
-    paper: str
-    dataset: str
-    stand_in: str = ""
-    variant_of: str = ""
-    variant: str = ""
+    paper: str = declared(doc="the paper's key in results/reference/papers.yaml")
+    dataset: str = declared(doc="the paper's dataset whose numbers the run reproduces")
+    stand_in: str = declared("", doc="how the run's data differ from the paper's, when they do")
+    variant_of: str = declared("", doc="the headline config (a file stem) this variant reads differently")
+    variant: str = declared("", doc="which reading of the paper the variant tests, in a phrase")
 
 
 @dataclass(frozen=True)
 class SuiteConfig:
     """``suite:``: every dataset of a named collection (``adbench``), less ``exclude`` or only ``include``."""
 
-    collection: str
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
+    collection: str = declared(doc="a named collection of datasets ('kpca-bench datasets list')")
+    include: tuple[str, ...] = declared((), doc="only these datasets of the collection")
+    exclude: tuple[str, ...] = declared((), doc="every dataset of the collection but these")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Config:
     """A validated experiment config, with one profile's overrides applied.
 
@@ -138,24 +146,25 @@ class Config:
     :meth:`members` gives, into its own sub-folder, with the same methods, protocol, trials and seed.
     """
 
-    name: str
-    dataset: DatasetConfig | None
-    methods: tuple[MethodConfig, ...]
-    description: str = ""
-    protocol: str = "novelty"
-    protocol_options: dict = field(default_factory=dict)
-    options: Any = None
-    threshold: ThresholdConfig = field(default_factory=ThresholdConfig)
-    trials: int = 10
-    seed: int = 0
-    output: OutputConfig = field(default_factory=OutputConfig)
-    reference: ReferenceConfig | None = None
-    execution: ExecutionConfig = field(default_factory=ExecutionConfig)
-    profile: str = "full"
-    source: str = ""
-    datasets: tuple[DatasetConfig, ...] = ()
-    suite: SuiteConfig | None = None
-    statistics: StatisticsConfig = field(default_factory=StatisticsConfig)
+    name: str = declared(doc="the experiment's name, which names its results folder")
+    description: str = declared("", doc="what the experiment is for, in a sentence")
+    dataset: DatasetConfig | None = declared(doc="the one dataset (or several: datasets or suite)")
+    datasets: tuple[DatasetConfig, ...] = declared((), doc="several datasets, each a name or a dataset entry")
+    suite: SuiteConfig | None = declared(None, doc="every dataset of a collection (its other keys: dataset keys "
+                                                   "shared by all)")
+    protocol: str = declared("novelty", doc="a protocol name, or a mapping of its name and options")
+    methods: tuple[MethodConfig, ...] = declared(doc="the methods, each run on every trial")
+    threshold: ThresholdConfig = declared(default_factory=ThresholdConfig, doc="how F1's cut is chosen")
+    trials: int = declared(10, minimum=1, doc="how many splits each method is run on")
+    seed: int = declared(0, minimum=0, doc="the seed every random choice derives from")
+    output: OutputConfig = declared(default_factory=OutputConfig, doc="the report's figures")
+    reference: ReferenceConfig | None = declared(None, doc="the published numbers this experiment reproduces")
+    execution: ExecutionConfig = declared(default_factory=ExecutionConfig, doc="where cells run")
+    statistics: StatisticsConfig = declared(default_factory=StatisticsConfig, doc="statistics across datasets")
+    protocol_options: dict = declared(default_factory=dict, key=False, doc="the protocol: mapping as written")
+    options: Any = declared(None, key=False, doc="the protocol's typed options")
+    profile: str = declared("full", key=False, doc="the profile applied")
+    source: str = declared("", key=False, doc="the config file")
 
     @property
     def is_suite(self) -> bool:
@@ -238,8 +247,14 @@ def _labels(value, key: str, problems: Problems) -> tuple:
     return ()
 
 
-DATASET_KEYS = ("name", "options", "scaling", "scaling_rows", "inliers", "outliers", "train_inliers", "test_inliers",
-                "test_outliers", "max_rows", "draw")
+DATASET_KEYS = accepted_keys(DatasetConfig)
+SIZE_KEYS = tuple(key for key in DATASET_KEYS if declaration(DatasetConfig, key)["minimum"])
+# The dataset keys that take one of a few words (scaling, scaling_rows, draw), with their defaults.
+CHOICE_KEYS = {f.name: f.default for f in fields(DatasetConfig) if f.metadata["choices"]}
+THRESHOLD_RULES = declaration(ThresholdConfig, "rule")["choices"]
+FIGURES = declaration(OutputConfig, "figures")["choices"]
+POSTHOCS = declaration(StatisticsConfig, "posthoc")["choices"]
+BACKENDS = declaration(ExecutionConfig, "backend")["choices"]
 CLASS_KEYS = ("inliers", "outliers")
 
 
@@ -271,21 +286,16 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
         inliers, outliers = (INLIER,), (OUTLIER,)
     if set(inliers) & set(outliers):
         where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers")
-    sizes = {key: integer(raw[key], key, where, minimum=2 if key in ("train_inliers", "max_rows") else 1)
-             for key in ("train_inliers", "test_inliers", "test_outliers", "max_rows") if key in raw}
-    scaling = raw.get("scaling", "none")
-    if scaling not in SCALINGS:
-        where.add("scaling", f"unknown scaling {scaling!r}; accepted: {', '.join(SCALINGS)}")
-    scaling_rows = raw.get("scaling_rows", SCALING_ROWS[0])
-    if scaling_rows not in SCALING_ROWS:
-        where.add("scaling_rows", f"unknown scaling_rows {scaling_rows!r}; accepted: {', '.join(SCALING_ROWS)}")
-    draw = raw.get("draw", DRAWS[0])
-    if draw not in DRAWS:
-        where.add("draw", f"unknown draw {draw!r}; accepted: {', '.join(DRAWS)}")
+    sizes = {key: integer(raw[key], key, where, minimum=declaration(DatasetConfig, key)["minimum"])
+             for key in SIZE_KEYS if key in raw}
+    chosen = {key: raw.get(key, default) for key, default in CHOICE_KEYS.items()}
+    for key, value in chosen.items():
+        if value not in (accepted := declaration(DatasetConfig, key)["choices"]):
+            where.add(key, f"unknown {key} {value!r}; accepted: {', '.join(accepted)}")
     if None in sizes.values() or any(key not in raw for key in required) or not isinstance(name, str):
         return None
-    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, scaling=scaling,
-                         scaling_rows=scaling_rows, default_classes=defaulted, draw=draw, **sizes)
+    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, default_classes=defaulted,
+                         **chosen, **sizes)
 
 
 def member_label(dataset: DatasetConfig) -> str:
@@ -297,7 +307,7 @@ def member_label(dataset: DatasetConfig) -> str:
     return dataset.name
 
 
-SUITE_KEYS = ("collection", "include", "exclude")
+SUITE_KEYS = accepted_keys(SuiteConfig)
 
 
 def collection_members(collection: str) -> list[str]:
@@ -353,7 +363,8 @@ def _parse_datasets(raw: dict, required: tuple[str, ...], problems: Problems
         if suite_raw is not None:
             where = problems.under("suite")
             shared = {k: v for k, v in suite_raw.items() if k not in SUITE_KEYS}
-            check_keys(suite_raw, (*SUITE_KEYS, *(k for k in DATASET_KEYS if k != "name")), ("collection",), where)
+            check_keys(suite_raw, (*SUITE_KEYS, *(k for k in DATASET_KEYS if k != "name")), required_keys(SuiteConfig),
+                       where)
             suite, names = _suite_names(suite_raw, where)
             named = {entry.name for entry in entries if entry is not None}
             entries += [_parse_dataset({"name": name, **shared}, required, problems, "suite")
@@ -377,7 +388,7 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
     if raw is None:
         return None
     where = problems.under(path)
-    check_keys(raw, ("name", "label", "params", "grid", "score", "trials", "higher_is"), ("name",), where)
+    check_keys(raw, accepted_keys(MethodConfig), required_keys(MethodConfig), where)
     name = raw.get("name")
     higher_is = raw.get("higher_is")
     if is_import_path(name):
@@ -447,7 +458,7 @@ def _parse_threshold(raw, problems: Problems) -> ThresholdConfig:
     if not raw:
         return ThresholdConfig()
     where = problems.under("threshold")
-    check_keys(raw, ("rule", "quantile", "value"), (), where)
+    check_keys(raw, accepted_keys(ThresholdConfig), (), where)
     rule = raw.get("rule", "train_quantile")
     value = raw.get("value")
     if (rule == "fixed") != (value is not None):
@@ -468,7 +479,7 @@ def _parse_output(raw, problems: Problems) -> OutputConfig:
     raw = mapping(raw, "output", problems)
     if not raw:
         return OutputConfig()
-    check_keys(raw, ("figures",), (), problems.under("output"))
+    check_keys(raw, accepted_keys(OutputConfig), (), problems.under("output"))
     figures = raw.get("figures", list(FIGURES))
     if not isinstance(figures, list) or any(f not in FIGURES for f in figures):
         problems.add("output.figures", f"must be a list drawn from {', '.join(FIGURES)}, got {figures!r}")
@@ -482,7 +493,7 @@ def _parse_statistics(raw, several: bool, problems: Problems) -> StatisticsConfi
         return StatisticsConfig()
     if not several:
         problems.add("statistics", "statistics across datasets need several datasets (datasets: or suite:); remove it")
-    check_keys(raw, ("posthoc",), (), problems.under("statistics"))
+    check_keys(raw, accepted_keys(StatisticsConfig), (), problems.under("statistics"))
     posthoc = raw.get("posthoc", "nemenyi")
     if posthoc not in POSTHOCS:
         problems.add("statistics.posthoc", f"unknown post-hoc test {posthoc!r}{did_you_mean(posthoc, POSTHOCS)}; "
@@ -495,7 +506,7 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
     raw = mapping(raw, "execution", problems)
     if not raw:
         return ExecutionConfig()
-    check_keys(raw, ("backend", "address", "max_memory_mb"), (), problems.under("execution"))
+    check_keys(raw, accepted_keys(ExecutionConfig), (), problems.under("execution"))
     backend = raw.get("backend", "local")
     if backend not in BACKENDS:
         problems.add("execution.backend", f"unknown backend {backend!r}{did_you_mean(backend, BACKENDS)}; "
@@ -515,8 +526,7 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
                            max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None)
 
 
-TOP_LEVEL = ("name", "description", "dataset", "datasets", "suite", "protocol", "methods", "threshold", "trials", "seed", "output",
-             "reference", "execution", "statistics", "profiles")
+TOP_LEVEL = (*accepted_keys(Config), "profiles")
 PROFILES = ("full", "quick")
 
 
@@ -613,8 +623,7 @@ def _parse_reference(raw, problems: Problems) -> ReferenceConfig | None:
     raw = mapping(raw, "reference", problems)
     if not raw:
         return None
-    if not check_keys(raw, ("paper", "dataset", "stand_in", "variant_of", "variant"), ("paper", "dataset"),
-                      problems.under("reference")):
+    if not check_keys(raw, accepted_keys(ReferenceConfig), required_keys(ReferenceConfig), problems.under("reference")):
         return None
     return ReferenceConfig(paper=str(raw["paper"]), dataset=str(raw["dataset"]), stand_in=str(raw.get("stand_in", "")),
                            variant_of=str(raw.get("variant_of", "")), variant=str(raw.get("variant", "")))
@@ -653,7 +662,8 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
 def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> Config:
     """The config of ``raw`` (a profile already applied); its problems go to ``problems``."""
     several = "datasets" in raw or "suite" in raw
-    check_keys(raw, TOP_LEVEL, ("name", "methods") if several else ("name", "dataset", "methods"), problems)
+    check_keys(raw, TOP_LEVEL, tuple(key for key in required_keys(Config) if not (several and key == "dataset")),
+               problems)
     if several and "dataset" in raw:
         problems.add("dataset", "give dataset (one) or datasets / suite (several), not both")
     name = raw.get("name")
@@ -679,9 +689,9 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
         problems.add("methods", f"label {label!r} is used twice; give each entry its own label")
     if methods and None not in methods:
         protocol.check_methods(options, tuple(methods), problems)
-    trials = integer(raw.get("trials", 10), "trials", problems, 1)
+    trials = _declared_integer(raw, "trials", problems)
     _check_draw([d for d in (dataset, *datasets) if d is not None], protocol, trials, problems)
-    seed = integer(raw.get("seed", 0), "seed", problems, 0)
+    seed = _declared_integer(raw, "seed", problems)
     output = _parse_output(raw.get("output"), problems)
     description = raw.get("description", "")
     reference = _parse_reference(raw.get("reference"), problems)
@@ -693,13 +703,19 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
                   profile=profile, source=source, datasets=tuple(datasets), suite=suite, statistics=statistics)
 
 
+def _declared_integer(raw: dict, key: str, problems: Problems) -> int | None:
+    """The top-level integer ``key`` (its declared default if absent), at least its declared minimum."""
+    declared = Config.__dataclass_fields__[key]
+    return integer(raw.get(key, declared.default), key, problems, declared.metadata["minimum"])
+
+
 def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Problems) -> None:
     """``dataset.draw`` other than random only where the novelty split reads it; ``file_order`` with one trial
     (every trial's rows would be the same)."""
     draws = {d.draw for d in datasets} - {"random"}
     if not draws:
         return
-    if protocol.split is not novelty_split:
+    if not protocol.reads_draw:
         for draw in sorted(draws):
             problems.add("dataset.draw", f"{draw} is read by the novelty protocols only, not {protocol.name}; remove it")
     elif "file_order" in draws and isinstance(trials, int) and trials > 1:

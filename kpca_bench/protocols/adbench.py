@@ -32,9 +32,9 @@ from sklearn.model_selection import train_test_split
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
-from kpca_bench.protocols.base import DatasetConfig, Method, ThresholdConfig
+from kpca_bench.protocols.base import DatasetConfig, Method, Protocol, ThresholdConfig
 from kpca_bench.protocols.novelty import class_indices, detection_record, fitted_attributes, scale_split
-from kpca_bench.validation import Problems, is_integer
+from kpca_bench.validation import Problems, declared, is_integer
 
 DATASET_KEYS = ("inliers", "outliers")
 TRAIN_ON = ("all", "inliers")
@@ -49,7 +49,8 @@ class Options:
     test_size: float = 0.3
     subsample: int | None = 10_000
     max_train: int | None = 2_000
-    train_on: str = "all"
+    train_on: str = declared("all", choices=TRAIN_ON, doc="the training rows a detector is fitted on: all of them "
+                                                          "(unsupervised) or their inliers only")
     threshold: ThresholdConfig = ThresholdConfig()
 
 
@@ -148,3 +149,16 @@ def evaluate_adbench(method: Method, split: Split, options: Options) -> dict:
             "n_train_outliers": int(np.sum(split.train_is_outlier[rows])),
             "n_test_inliers": int(np.sum(~split.is_outlier)), "n_test_outliers": int(np.sum(split.is_outlier)),
             **detection_record(options.threshold, train_scores, test_scores, split.is_outlier)}
+
+
+class Adbench(Protocol):
+    name = "adbench"
+    description = "ADBench's unsupervised setting: stratified 70/30 split, fit on the 70 % without labels"
+    options = Options
+    dataset_keys = DATASET_KEYS
+    records = RECORDS
+    parse_options = staticmethod(parse_options)
+    check_data = staticmethod(check_adbench)
+    split = staticmethod(adbench_split)
+    evaluate = staticmethod(evaluate_adbench)
+    describe = staticmethod(describe)

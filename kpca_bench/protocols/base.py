@@ -10,18 +10,14 @@ options (parsed and checked when the config is loaded), the method entries
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.registry import estimator_spec, method_spec
-from kpca_bench.validation import Problems
-
-THRESHOLD_RULES = ("train_quantile", "fixed", "test_prior", "test_oracle")
-
+from kpca_bench.validation import Problems, declared, later_fields
 
 @dataclass(frozen=True, repr=False)
 class DatasetConfig:
@@ -55,18 +51,25 @@ class DatasetConfig:
     0 and 1 (:mod:`kpca_bench.datasets.labels`) and the labels must be 0 / 1.
     """
 
-    name: str
-    options: dict = field(default_factory=dict)
-    scaling: str = "none"
-    inliers: tuple = ()
-    outliers: tuple = ()
-    train_inliers: int | None = None
-    test_inliers: int | None = None
-    test_outliers: int | None = None
-    max_rows: int | None = None
-    default_classes: bool = False
-    scaling_rows: str = "training"
-    draw: str = "random"
+    name: str = declared(doc="a registered dataset ('kpca-bench datasets list'), 'file' or 'openml'")
+    options: dict = declared(default_factory=dict, doc="the dataset's loader options (a file's path, an OpenML id)")
+    scaling: str = declared("none", choices=("none", "standard", "minmax"),
+                            doc="feature scaling, fitted on the rows scaling_rows names")
+    inliers: tuple = declared((), doc="the class label(s) of the inliers")
+    outliers: tuple = declared((), doc="the class label(s) of the outliers")
+    train_inliers: int | None = declared(None, minimum=2, doc="inliers a method is trained on, per trial")
+    test_inliers: int | None = declared(None, minimum=1, doc="inliers in the test set, per trial")
+    test_outliers: int | None = declared(None, minimum=1, doc="outliers in the test set, per trial")
+    max_rows: int | None = declared(None, minimum=2, later=True,
+                                    doc="a stratified, seeded subsample of the rows first (none: all)")
+    default_classes: bool = declared(False, key=False, later=True,
+                                     doc="the config named neither inliers nor outliers: they are 0 and 1")
+    scaling_rows: str = declared("training", choices=("training", "all", "each"), later=True,
+                                 doc="the rows scaling is fitted on: the training rows, all rows of the trial, "
+                                     "or the training and test rows each on themselves")
+    draw: str = declared("random", choices=("random", "file_order", "first_outliers"), later=True,
+                         doc="how the novelty protocols pick a trial's rows: at random, in file order, or the "
+                             "outliers in file order")
 
     def __repr__(self) -> str:
         # Cells are keyed by this repr: a field added later appears only when set, so the
@@ -81,7 +84,7 @@ class DatasetConfig:
 
 
 # Fields added after results were committed (issues 15 and 20).
-LATER_FIELDS = ("max_rows", "default_classes", "scaling_rows", "draw")
+LATER_FIELDS = later_fields(DatasetConfig)
 # How a config's trials relate to its rows, by ``draw`` (only the novelty protocols read it; elsewhere it is random).
 TRIALS_DRAWN = {"random": "drawn anew in each of {trials} trials", "file_order": "{trials} trial",
                 "first_outliers": "the inliers drawn anew in each of {trials} trials"}
@@ -100,9 +103,10 @@ class ThresholdConfig:
     outlier score (a paper's published cut).
     """
 
-    rule: str = "train_quantile"
-    quantile: float = 0.95
-    value: float | None = None
+    rule: str = declared("train_quantile", choices=("train_quantile", "fixed", "test_prior", "test_oracle"),
+                         doc="how the outlier-score cut for F1 is chosen")
+    quantile: float = declared(0.95, doc="the quantile of the training scores (rule train_quantile)")
+    value: float | None = declared(None, doc="the outlier-score cut (rule fixed)")
 
     @property
     def is_oracle(self) -> bool:
@@ -129,14 +133,19 @@ class MethodConfig:
     carried to the workers by pickling rather than imported by its ``name``.
     """
 
-    name: str
-    label: str
-    params: dict = field(default_factory=dict)
-    grid: dict = field(default_factory=dict)
-    score: str | None = None
-    trials: int | None = None
-    higher_is: str | None = None
-    estimator_class: type | None = None
+    name: str = declared(doc="a registered method ('kpca-bench methods') or a detector class as "
+                             "'package.module:Class'")
+    label: str = declared(required=False, doc="the name in tables and figures (default: the method's name)")
+    params: dict = declared(default_factory=dict, doc="fixed parameter values")
+    grid: dict = declared(default_factory=dict,
+                          doc="parameter values to sweep (a list or {start, stop, step}); each combination is a "
+                              "setting")
+    score: str | None = declared(None, doc="the outlier score of a kernel-PCA variant")
+    trials: int | None = declared(None, minimum=1, doc="run this entry on the first trials only")
+    higher_is: str | None = declared(None, choices=("normal", "outlier"),
+                                     doc="what higher scores of a class named by import path mean")
+    estimator_class: type | None = declared(None, key=False, doc="the class of an estimator given as an object "
+                                            "(kpca_bench.run(methods=...)), carried to the workers by pickling")
 
     def spec(self):
         """The method's :class:`~kpca_bench.methods.registry.MethodSpec` (built from the import path for a class)."""
@@ -182,46 +191,60 @@ class Method:
         return self.estimator
 
 
-@dataclass(frozen=True)
 class Protocol:
-    """A protocol: its options and the functions of one trial.
+    """A protocol: its options and the methods of one trial; one subclass per protocol, one instance in
+    :data:`kpca_bench.protocols.PROTOCOLS`.
 
     Attributes
     ----------
     name, description : the ``protocol:`` value and one line for listings.
-    options : the options dataclass; ``parse_options(raw, threshold, problems)`` builds it from the
-        config's ``protocol:`` mapping (ranges expanded) and the top-level ``threshold``, reporting
-        every bad value to ``problems`` (keys relative to ``protocol``).
-    check_methods : ``(options, methods, problems)``: which method entries the protocol can run, at
-        config load, before any data (keys from the top of the config: ``methods[2].name``).
-    check_data : ``(dataset, data, options)``: whether the loaded dataset can serve the protocol;
-        raises :class:`~kpca_bench.errors.DataError` or :class:`~kpca_bench.errors.ConfigError`.
-    split : ``(dataset, data, options, seed) -> split``: one trial's data.
-    evaluate : ``(method, split, options) -> dict``: fit, score and measure one method on one split;
-        the fields of its record (:attr:`records` names the measured ones).
-    describe : ``(data, options) -> str``: a sentence on how a trial splits the data.
-    train_rows : ``(data, options) -> int | None``: rows a method is fitted on, when known before the
-        data load (bounds ``n_components``).
+    options : the options dataclass (its fields are the keys a config may give under ``protocol:``).
     dataset_keys : the keys of the ``dataset:`` entry the protocol needs.
     records : the measured fields of its records.
     report_only_options : options that change only how the report summarises the records, never a
         cell's numbers: left out of the cell keys, so a config that differs from another only in them
         reuses its cells (:func:`~kpca_bench.experiment.runner.plan_cells`).
+    reads_draw : its split reads ``dataset.draw`` (the novelty splits).
     """
 
     name: str
     description: str
     options: type
-    parse_options: Callable[[dict, ThresholdConfig, Problems], Any]
-    check_methods: Callable[[Any, tuple[MethodConfig, ...], Problems], None]
-    check_data: Callable
-    split: Callable
-    evaluate: Callable[[Method, Any, Any], dict]
-    describe: Callable[[DatasetConfig, Any], str]
-    train_rows: Callable[[DatasetConfig, Any], int | None]
     dataset_keys: tuple[str, ...] = ()
     records: tuple[str, ...] = ()
     report_only_options: tuple[str, ...] = ()
+    reads_draw: bool = False
+
+    def parse_options(self, raw: dict, threshold: ThresholdConfig, problems: Problems):
+        """The typed options of the config's ``protocol:`` mapping (ranges expanded) and the top-level
+        ``threshold``, every bad value reported to ``problems`` (keys relative to ``protocol``)."""
+        return self.options(threshold=threshold)
+
+    def check_methods(self, options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
+        """Which method entries the protocol can run, at config load, before any data (keys from the top
+        of the config: ``methods[2].name``); every entry by default."""
+
+    def check_data(self, dataset, data: DatasetConfig, options) -> None:
+        """Whether the loaded dataset can serve the protocol; raises :class:`~kpca_bench.errors.DataError`
+        or :class:`~kpca_bench.errors.ConfigError`."""
+        raise NotImplementedError
+
+    def split(self, dataset, data: DatasetConfig, options, seed: int):
+        """One trial's data."""
+        raise NotImplementedError
+
+    def evaluate(self, method: Method, split, options) -> dict:
+        """Fit, score and measure one method on one split: the fields of its record."""
+        raise NotImplementedError
+
+    def describe(self, data: DatasetConfig, options) -> str:
+        """A sentence on how a trial splits the data."""
+        raise NotImplementedError
+
+    def train_rows(self, data: DatasetConfig, options) -> int | None:
+        """Rows a method is fitted on, when known before the data load (bounds ``n_components``);
+        by default known only once the data are loaded (None)."""
+        return None
 
     def option_names(self) -> tuple[str, ...]:
         """The keys a config may give under ``protocol:`` (the top-level ``threshold`` is not one)."""
@@ -249,22 +272,8 @@ def constant_scores(scores) -> dict:
 ROUNDING = 8 * np.finfo(float).eps
 
 
-def no_method_checks(options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
-    """Every method entry suits the protocol."""
-
-
 def kernel_pca_only(methods: tuple[MethodConfig, ...], problems: Problems, why: str) -> None:
     """A problem for every entry whose method is not a kernel-PCA variant; ``why`` says what the protocol needs."""
     for index, method in enumerate(methods):
         if not method.spec().subspace:
             problems.add(f"methods[{index}].name", f"{method.name} is not a kernel-PCA variant: {why}")
-
-
-def train_rows_of(data: DatasetConfig, options) -> int | None:
-    """The training inliers of the dataset entry (novelty-style protocols)."""
-    return data.train_inliers
-
-
-def train_rows_unknown(data: DatasetConfig, options) -> None:
-    """The training rows are known only once the data are loaded."""
-    return None

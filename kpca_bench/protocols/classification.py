@@ -60,7 +60,7 @@ from sklearn.svm import SVC
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
-from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
+from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, Protocol, ThresholdConfig, kernel_pca_only
 from kpca_bench.protocols.novelty import scale_split
 from kpca_bench.validation import Problems, integer
 
@@ -267,3 +267,17 @@ def evaluate_classification(method: Method, split: Split, options: Options) -> d
             "classifier_fit_time": classifier_fit, "score_time": score_time,
             "n_classes": int(len(np.unique(split.y_train))), **({"gamma": float(gamma)} if gamma else {}),
             "n_train": len(split.y_train), "n_test": len(split.y_test), **extra, **scores, "status": "ok"}
+
+
+class Classification(Protocol):
+    name = "classification"
+    description = "kernel-PCA features then a classifier on a stratified train / test split"
+    options = Options
+    records = RECORDS
+    parse_options = staticmethod(parse_options)
+    check_methods = staticmethod(check_methods)
+    check_data = staticmethod(check_classification)
+    split = staticmethod(classification_split)
+    evaluate = staticmethod(evaluate_classification)
+    describe = staticmethod(describe)
+    train_rows = staticmethod(train_rows)

@@ -71,7 +71,7 @@ from sklearn.utils.validation import check_is_fitted
 from kpca_bench.protocols import classification
 from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
 from kpca_bench.protocols.classification import Split, describe_split, parse_classifier, parse_split_options
-from kpca_bench.validation import Problems
+from kpca_bench.validation import Problems, declared
 
 TIES = ("first", "last")
 RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_sparsity", "sv_sparsity",
@@ -85,7 +85,7 @@ class Options(classification.Options):
     ``ties``, the rule among candidates tied for the best CV accuracy (see the module docstring)."""
 
     pos_label: object = None
-    ties: str = "first"
+    ties: str = declared("first", choices=TIES, doc="which of the candidates tied for the best CV accuracy wins")
 
 
 def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
@@ -206,3 +206,14 @@ def evaluate_classification_cv(method: Method, split: Split, options: Options) -
             **({"gamma": float(gamma)} if gamma is not None else {}), "n_train": len(split.y_train),
             "n_test": len(split.y_test), "n_test_positive": int(np.sum(split.y_test == pos_label)),
             **{f"best__{key}": value for key, value in model.best_params_.items()}, "status": "ok"}
+
+
+class ClassificationCV(classification.Classification):
+    name = "classification_cv"
+    description = "classifier on leading kernel-PCA components, every hyper-parameter by CV"
+    options = Options
+    records = RECORDS
+    parse_options = staticmethod(parse_options)
+    check_methods = staticmethod(check_methods)
+    evaluate = staticmethod(evaluate_classification_cv)
+    describe = staticmethod(describe)

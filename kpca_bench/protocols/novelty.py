@@ -17,7 +17,7 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
-from kpca_bench.protocols.base import NON_FINITE_SCORES, DatasetConfig, Method, ThresholdConfig, constant_scores
+from kpca_bench.protocols.base import NON_FINITE_SCORES, DatasetConfig, Method, Protocol, ThresholdConfig, constant_scores
 from kpca_bench.validation import Problems
 
 DATASET_KEYS = ("inliers", "outliers", "train_inliers", "test_inliers", "test_outliers")
@@ -175,3 +175,20 @@ def split_sizes(split) -> dict:
     """Training rows, and test inliers / outliers, of a split with ``is_outlier``."""
     return {"n_train": int(split.X_train.shape[0]), "n_test_inliers": int(np.sum(~split.is_outlier)),
             "n_test_outliers": int(np.sum(split.is_outlier))}
+
+
+class Novelty(Protocol):
+    name = "novelty"
+    description = "train on inliers only, test on a fresh mix of inliers and outliers"
+    options = Options
+    dataset_keys = DATASET_KEYS
+    records = RECORDS
+    reads_draw = True
+    check_data = staticmethod(check_novelty_sizes)
+    split = staticmethod(novelty_split)
+    evaluate = staticmethod(evaluate_novelty)
+    describe = staticmethod(describe)
+
+    def train_rows(self, data: DatasetConfig, options) -> int | None:
+        """The training inliers of the dataset entry."""
+        return data.train_inliers

@@ -41,7 +41,7 @@ from sklearn.base import clone
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import ConfigError
-from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
+from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, Protocol, ThresholdConfig, kernel_pca_only
 from kpca_bench.protocols.novelty import class_indices, fitted_attributes
 from kpca_bench.validation import Problems, is_integer, is_number
 
@@ -191,3 +191,21 @@ def evaluate_robustness(method: Method, split: CorruptionSplit, options: Options
         explained.append(explained_variation(model, split.X_train))
     return {"fit_time": fit_time, "corruption": list(options.corruption), "explained_variation": explained,
             **fitted_attributes(model), "n_train": int(split.X_train.shape[0]), "status": "ok"}
+
+
+class Robustness(Protocol):
+    name = "robustness"
+    description = "clean variation explained by kernel-PCA components fitted on corrupted data"
+    options = Options
+    dataset_keys = DATASET_KEYS
+    records = RECORDS
+    parse_options = staticmethod(parse_options)
+    check_methods = staticmethod(check_methods)
+    check_data = staticmethod(check_robustness)
+    split = staticmethod(robustness_split)
+    evaluate = staticmethod(evaluate_robustness)
+    describe = staticmethod(describe)
+
+    def train_rows(self, data: DatasetConfig, options) -> int | None:
+        """The training inliers of the dataset entry."""
+        return data.train_inliers

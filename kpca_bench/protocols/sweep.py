@@ -54,8 +54,8 @@ from sklearn.metrics import average_precision_score
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.protocols.base import NON_FINITE_SCORES, Method, MethodConfig, ThresholdConfig, constant_scores
-from kpca_bench.protocols.novelty import Split, fitted_attributes, split_sizes
-from kpca_bench.validation import Problems, is_number
+from kpca_bench.protocols.novelty import Novelty, Split, fitted_attributes, split_sizes
+from kpca_bench.validation import Problems, declared, is_number
 
 DEFAULT_NU = tuple(round(0.01 * i, 2) for i in range(1, 100))
 # Stored AUROCs are rounded: a test set of a few hundred points resolves AUROC to about 1e-5.
@@ -76,11 +76,15 @@ REPORT_ONLY = ("statistics",)
 class Options:
     """``nu``: the one-class SVM's values swept inside a cell; the readings of the module docstring."""
 
-    nu: tuple[float, ...] = DEFAULT_NU
-    p_range: str = "rank"
-    re_norm: str = "centred"
-    ocsvm_auroc: str = "scores"
-    statistics: str = "settings"
+    nu: tuple[float, ...] = declared(DEFAULT_NU, doc="the one-class SVM's nu values swept inside a cell")
+    p_range: str = declared("rank", choices=P_RANGES, doc="the subspace dimensions p: up to the kernel's numerical "
+                                                          "rank, or every positive eigenvalue")
+    re_norm: str = declared("centred", choices=RE_NORMS, doc="the norm in the reconstruction error (eq. 10)")
+    ocsvm_auroc: str = declared("scores", choices=OCSVM_AUROCS,
+                                doc="rank test points by the one-class SVM's decision values or predictions")
+    statistics: str = declared("settings", choices=STATISTICS_OVER,
+                               doc="the AUROCs the tables summarise: of every setting, or each kernel "
+                                   "parameter's best (report only)")
 
 
 def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
@@ -215,3 +219,14 @@ def evaluate_sweep(method: Method, split: Split, options: Options) -> dict:
             "auprc": float(average_precision_score(split.is_outlier, scores[:, best])), "best_model_param": best + 1 if info["model_param"] == "n_components"
             else options.nu[best], "n_model_params": len(auroc),
             "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(), "status": "ok", **constant_scores(scores)}
+
+
+class NoveltySweep(Novelty):
+    name = "novelty_sweep"
+    description = "novelty splits; AUROC for every model parameter (p or nu) of each kernel parameter"
+    options = Options
+    records = RECORDS
+    report_only_options = REPORT_ONLY
+    parse_options = staticmethod(parse_options)
+    check_methods = staticmethod(check_methods)
+    evaluate = staticmethod(evaluate_sweep)

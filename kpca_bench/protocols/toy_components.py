@@ -37,7 +37,7 @@ from sklearn.base import clone
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import ConfigError
 from kpca_bench.metrics import sparsity_percent
-from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
+from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, Protocol, ThresholdConfig, kernel_pca_only
 from kpca_bench.validation import Problems, integer, is_number
 
 RECORDS = ("sparsity", "sample_sparsity", "nonzero", "variance_share", "dual_coef")
@@ -99,3 +99,16 @@ def evaluate_toy(method: Method, split: Split, options: Options) -> dict:
     return {"fit_time": fit_time, "gamma": float(model.gamma_), "sparsity": sparsity_percent(A),
             "sample_sparsity": float(np.mean(~A.any(axis=1))), "nonzero": np.count_nonzero(A, axis=0).tolist(),
             "variance_share": variance.tolist(), "dual_coef": A.tolist(), "n_train": int(A.shape[0]), "status": "ok"}
+
+
+class ToyComponents(Protocol):
+    name = "toy_components"
+    description = "fit on a whole generated 2-D sample; every component as a contour map"
+    options = Options
+    records = RECORDS
+    parse_options = staticmethod(parse_options)
+    check_methods = staticmethod(check_methods)
+    check_data = staticmethod(check_toy)
+    split = staticmethod(toy_split)
+    evaluate = staticmethod(evaluate_toy)
+    describe = staticmethod(describe)

@@ -37,7 +37,8 @@ import numpy as np
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import ConfigError
-from kpca_bench.protocols.base import DatasetConfig, Method, ThresholdConfig
+from kpca_bench.protocols.base import DatasetConfig, Method, Protocol, ThresholdConfig
+from kpca_bench.protocols.novelty import RECORDS as NOVELTY_RECORDS
 from kpca_bench.protocols.novelty import Split, class_indices, detection_record, fitted_attributes, scale, split_sizes
 from kpca_bench.validation import Problems, is_integer
 
@@ -144,3 +145,17 @@ def evaluate_unsupervised(method: Method, split: Split, options: Options) -> dic
     return {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted,
             "n_features": int(split.X_train.shape[1]), **fitted_attributes(detector), **split_sizes(split),
             **detection_record(options.threshold, scores, scores, split.is_outlier)}
+
+
+class Unsupervised(Protocol):
+    name = "unsupervised"
+    description = "fit on a contaminated sample without labels, score the same points"
+    options = Options
+    dataset_keys = DATASET_KEYS
+    records = NOVELTY_RECORDS
+    parse_options = staticmethod(parse_options)
+    check_data = staticmethod(check_unsupervised)
+    split = staticmethod(unsupervised_split)
+    evaluate = staticmethod(evaluate_unsupervised)
+    describe = staticmethod(describe)
+    train_rows = staticmethod(train_rows)

@@ -1,0 +1,77 @@
+"""The config hash and the planned cells of every committed config stay as they were recorded.
+
+Committed results are found by these keys: a change to the config dataclasses, their parsing
+or their repr that moves one would orphan stored records. ``tests/data/config_keys.json`` holds
+them, by config name; ``python tests/test_experiment_config_keys.py`` rewrites it (only when a
+key change is intended and the stored records are migrated with it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import plan_cells
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = Path(__file__).with_name("data") / "config_keys.json"
+
+
+def committed_configs() -> list[Path]:
+    """Every experiment config in the repository (the examples, suites, paper configs and variants): a YAML
+    mapping with ``methods``, which a reproduction's reference numbers, claims and choices have not."""
+    paths = [path for folder in ("configs", "reproductions") for path in (ROOT / folder).glob("**/*.yaml")]
+    return sorted(path for path in paths if "methods" in (read_yaml(path) or {}))
+
+
+def read_yaml(path: Path):
+    return yaml.safe_load(path.read_text())
+
+
+def profile_keys(config) -> dict:
+    """The config hash of a profile's config and of each suite member, and a digest of its planned cells."""
+    cells = hashlib.sha256()
+    members, count = {}, 0
+    for label, member in config.members():
+        planned = plan_cells(member)
+        count += len(planned)
+        members[label] = member.config_hash()
+        for cell in planned:
+            cells.update(f"{label} {cell.key} {cell.split_seed} {cell.random_state}\n".encode())
+    return {"config_hash": config.config_hash(), "members": members, "n_cells": count,
+            "cells": cells.hexdigest()[:16]}
+
+
+@cache
+def config_keys(path: Path) -> tuple[str, dict]:
+    """The config's name and :func:`profile_keys` for each of the profiles it declares."""
+    declared = read_yaml(path).get("profiles") or {}
+    profiles = {profile: load_config(path, profile) for profile in ("full", *declared)}
+    return profiles["full"].name, {profile: profile_keys(config) for profile, config in profiles.items()}
+
+
+@pytest.fixture(scope="module")
+def expected() -> dict:
+    return json.loads(FIXTURE.read_text())
+
+
+@pytest.mark.parametrize("path", committed_configs(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_keys_of_each_committed_config_are_unchanged(path, expected):
+    name, keys = config_keys(path)
+    assert name in expected, f"{name} is not in {FIXTURE.name}; a new config: run this module to add it"
+    assert keys == expected[name]
+
+
+def test_every_recorded_config_is_still_committed(expected):
+    assert {config_keys(path)[0] for path in committed_configs()} == set(expected)
+
+
+if __name__ == "__main__":
+    FIXTURE.write_text(json.dumps(dict(config_keys(path) for path in committed_configs()), indent=1,
+                                  sort_keys=True) + "\n")

@@ -1,0 +1,40 @@
+"""The declarations of config keys: accepted, required and later keys are read from the fields."""
+
+from dataclasses import dataclass
+
+from kpca_bench.protocols.base import LATER_FIELDS, DatasetConfig
+from kpca_bench.validation import accepted_keys, declaration, declared, later_fields, required_keys
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str = declared(doc="required: no default")
+    label: str = declared(required=False, doc="no default, yet optional")
+    size: int = declared(3, minimum=1, doc="a size")
+    kind: str = declared("a", choices=("a", "b"), later=True, doc="added later")
+    derived: bool = declared(False, key=False, doc="set by the loader")
+
+
+def test_accepted_keys_are_the_key_fields_in_declaration_order():
+    assert accepted_keys(Entry) == ("name", "label", "size", "kind")
+
+
+def test_required_keys_are_those_without_a_default_unless_declared_optional():
+    assert required_keys(Entry) == ("name",)
+
+
+def test_later_fields_and_a_declaration():
+    assert later_fields(Entry) == ("kind",)
+    assert declaration(Entry, "size")["minimum"] == 1 and declaration(Entry, "kind")["choices"] == ("a", "b")
+
+
+def test_declared_fields_keep_the_dataclass_defaults():
+    assert Entry(name="x", label="y") == Entry(name="x", label="y", size=3, kind="a", derived=False)
+
+
+def test_the_dataset_entrys_later_fields_are_those_added_after_results_were_committed():
+    # Cell keys show these only when set: the list must not change without a key migration.
+    assert LATER_FIELDS == ("max_rows", "default_classes", "scaling_rows", "draw")
+    assert repr(DatasetConfig(name="digits")) == ("DatasetConfig(name='digits', options={}, scaling='none', inliers=(), "
+                                                  "outliers=(), train_inliers=None, test_inliers=None, "
+                                                  "test_outliers=None)")
