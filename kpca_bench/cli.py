@@ -18,8 +18,8 @@ from kpca_bench.errors import KpcaBenchError
 
 # Mirrors of names defined in heavier modules (tests/test_cli.py checks that they agree).
 PROFILE_NAMES = ("full", "quick")  # kpca_bench.experiment.config.PROFILES
-PAPER_KEYS = ("das", "wang", "li", "sas", "kim")  # kpca_bench.papers.PAPERS
 DEFAULT_CONFIG_DIR = Path("configs")  # kpca_bench.experiment.config.DEFAULT_CONFIG_DIR
+DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")  # kpca_bench.report.reproductions.DEFAULT_REPRODUCTIONS_DIR
 EXPORT_FORMATS = ("parquet", "json", "csv")  # kpca_bench.experiment.export.FORMATS
 
 app = typer.Typer(
@@ -74,6 +74,8 @@ FAIL_FAST = typer.Option(False, "--fail-fast", help="Stop at the first failed ce
 NO_WAIT = typer.Option(False, "--no-wait", help="If another run is writing the results folder, exit at once (code 2) "
                                                 "instead of waiting for it.")
 CONFIGS = typer.Option(DEFAULT_CONFIG_DIR, "--configs", help="Folder of the experiment configs.")
+REPRODUCTIONS = typer.Option(DEFAULT_REPRODUCTIONS_DIR, "--reproductions",
+                             help="Folder of the reproductions: one folder per paper.")
 
 
 def profile_option(default: str):
@@ -279,27 +281,30 @@ def report(
 
 @app.command()
 def analyse(
-    papers: list[str] = typer.Argument(None, metavar="[PAPER]...", help=f"Papers to analyse: {', '.join(PAPER_KEYS)}."),
+    papers: list[str] = typer.Argument(None, metavar="[PAPER]...",
+                                       help="Papers to analyse: folder names in the reproductions folder."),
     all_papers: bool = typer.Option(False, "--all", help="Every paper."),
     out: Path = OUT,
     configs: Path = CONFIGS,
+    reproductions: Path = REPRODUCTIONS,
 ):
     """Write the papers' own tables, figures and write-ups from their finished full runs.
 
     Reads only what runs left on disk (run 'make all-figures' or the papers' configs first).
     """
-    from kpca_bench.papers import PAPERS
+    from kpca_bench.report.reproductions import load_reproductions
 
-    keys = list(PAPERS) if all_papers else papers or []
-    unknown = [key for key in keys if key not in PAPERS]
-    if not keys or unknown:
-        fail(KpcaBenchError(f"name papers to analyse ({', '.join(PAPERS)}) or give --all"
-                            + (f"; unknown: {', '.join(unknown)}" if unknown else "")))
     try:
+        found = load_reproductions(reproductions)
+        keys = list(found) if all_papers else papers or []
+        unknown = [key for key in keys if key not in found]
+        if not keys or unknown:
+            raise KpcaBenchError(f"name papers to analyse ({', '.join(found)}) or give --all"
+                                 + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
         for key in keys:
-            paper = PAPERS[key]
-            for analysis in paper.analyses:
-                for path in analysis(out, paper.config_paths(configs)):
+            reproduction = found[key]
+            for analysis in reproduction.analyses:
+                for path in analysis(out, reproduction.config_paths(configs)):
                     typer.echo(f"{key}: wrote {path}")
     except KpcaBenchError as error:
         fail(error)

@@ -1,4 +1,4 @@
-"""kpca_bench.papers.das.report: the Das analyses from synthetic records and reference files, and das.yaml's errors.
+"""reproductions.das.report: the Das analyses from synthetic records and reference files, and das.yaml's errors.
 
 The Das et al. configs load at both profiles; a Das-style config runs end to end through the CLI on digits.
 """
@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
-from kpca_bench.papers.das import PAPER
-from kpca_bench.papers.das.report import analyse, das_configs, load_paper_numbers
+from reproductions.das import REPRODUCTION
+from reproductions.das.report import analyse, das_configs, load_paper_numbers
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import plan_cells
 from kpca_bench.experiment.store import ResultStore
@@ -76,7 +76,7 @@ def results(tmp_path):
 
 
 def test_configs_come_in_the_papers_order_with_their_datasets(config_dir):
-    assert [(c.name, c.reference.dataset) for c in das_configs(PAPER.config_paths(config_dir))] == [
+    assert [(c.name, c.reference.dataset) for c in das_configs(REPRODUCTION.config_paths(config_dir))] == [
         ("mnist", "MNIST"), ("satimage2", "Satimage-2"), ("eth80", "ETH-80")]
 
 
@@ -84,7 +84,7 @@ def test_analyse_writes_the_reports_tables_from_records_and_reference_files(resu
     report = results / "das_report.md"
     report.write_text("# notes kept\n\n<!-- das-report:generated:start -->\nSTALE\n"
                       "<!-- das-report:generated:end -->\n\nprose kept\n")
-    written = analyse(results, PAPER.config_paths(config_dir))
+    written = analyse(results, REPRODUCTION.config_paths(config_dir))
     assert written == [results / "mnist" / "f1_box_das.png", results / "mnist" / "table1.md", report]
     assert (results / "mnist" / "f1_box_das.png").stat().st_size > 0
     text = report.read_text()
@@ -103,7 +103,7 @@ def test_analyse_writes_the_reports_tables_from_records_and_reference_files(resu
 
 
 def test_table1_pairs_the_papers_trials_with_the_runs(results, config_dir):
-    analyse(results, PAPER.config_paths(config_dir))
+    analyse(results, REPRODUCTION.config_paths(config_dir))
     lines = (results / "mnist" / "table1.md").read_text().splitlines()
     assert lines[0] == "# Table I: MNIST, fixed parameters, paper vs ours"
     assert lines[2].startswith("SKPCA: L1-ratio 0.7. Sparsity") and lines[2].endswith("F1 threshold: train_quantile.")
@@ -229,7 +229,7 @@ def test_das_style_run_end_to_end(tmp_path):
 
 
 def test_consistency_check_flags_a_paper_auroc_beyond_every_split_of_the_headline_and_its_variants(tmp_path):
-    from kpca_bench.papers.das.consistency import analyse
+    from reproductions.das.consistency import analyse
 
     configs = tmp_path / "configs"
     (configs / "variants").mkdir(parents=True)

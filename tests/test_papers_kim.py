@@ -1,4 +1,4 @@
-"""Kim & Klabjan's analyses (kpca_bench.papers.kim): the outlier-detection table over several unsupervised runs."""
+"""Kim & Klabjan's analyses (reproductions.kim): the outlier-detection table over several unsupervised runs."""
 
 import json
 import shutil
@@ -10,8 +10,8 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.papers.kim import PAPER
-from kpca_bench.papers.kim.outliers import analyse, outlier_configs, write_outlier_table
+from reproductions.kim import REPRODUCTION
+from reproductions.kim.outliers import analyse, outlier_configs, write_outlier_table
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import experiment_directory
 
@@ -85,12 +85,12 @@ def configs(tmp_path) -> Path:
 
 
 def test_configs_are_the_papers_unsupervised_ones_in_row_order(configs):
-    assert [path.name for path in outlier_configs(PAPER.config_paths(configs))] == [
+    assert [path.name for path in outlier_configs(REPRODUCTION.config_paths(configs))] == [
         "kim_outliers_c.yaml", "kim_outliers_a.yaml", "kim_outliers_b.yaml"]  # satimage2, ionosphere, then others
 
 
 def test_shipped_outlier_configs_are_all_in_the_row_order():
-    assert [load_config(path).name for path in outlier_configs(PAPER.config_paths(SHIPPED_CONFIGS))] == [
+    assert [load_config(path).name for path in outlier_configs(REPRODUCTION.config_paths(SHIPPED_CONFIGS))] == [
         "kim_outliers_satimage2", "kim_outliers_breast_cancer", "kim_outliers_ionosphere", "kim_outliers_thyroid",
         "kim_outliers_internet_ads", "kim_outliers_mnist", "kim_outliers_eth80"]
 
@@ -101,7 +101,7 @@ def test_analyse_builds_both_tables_from_stored_runs_only(configs, tmp_path):
         "L1-KPCA RE/l1_kpca/": [0.9, 0.8, 0.7], "L2-KPCA RE/kpca/": [0.85, 0.82, 0.6],
         "L1-KPCA MD/l1_kpca/mahalanobis": [0.5, 0.5, 0.5], "L2-KPCA MD/kpca/mahalanobis": [0.6, 0.6, 0.6],
         "iForest/isolation_forest/": [0.95, 0.9, 0.85]})
-    (path,) = analyse(results, PAPER.config_paths(configs))
+    (path,) = analyse(results, REPRODUCTION.config_paths(configs))
     markdown = path.read_text()
     table = markdown.split("## L1-norm minus L2-norm")[0]
     rows = [line for line in table.splitlines() if line.startswith("| digits |")]

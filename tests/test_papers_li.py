@@ -1,4 +1,4 @@
-"""Li et al.'s analyses (kpca_bench.papers.li) on small synthetic sweep statistics."""
+"""Li et al.'s analyses (reproductions.li) on small synthetic sweep statistics."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from kpca_bench.papers.li import PAPER, figure3, tables
+from reproductions.li import REPRODUCTION, figure3, tables
 
 
 def sweep_config(name: str, reference: dict | None) -> dict:
@@ -63,13 +63,13 @@ def tree(tmp_path) -> tuple[Path, Path]:
 
 def test_configs_are_the_papers_in_its_table_order(tree):
     configs, results = tree
-    chosen = tables.li_configs(PAPER.config_paths(configs), tables.load_references(results))
+    chosen = tables.li_configs(REPRODUCTION.config_paths(configs), tables.load_references(results))
     assert [config.name for config in chosen] == ["li_b", "li_a"]  # Alpha (Table I) before Beta (Table II)
 
 
 def test_frame_puts_the_papers_number_beside_ours_on_split_0_and_over_the_splits(tree):
     configs, results = tree
-    frame = tables.comparison_frame(results, PAPER.config_paths(configs))
+    frame = tables.comparison_frame(results, REPRODUCTION.config_paths(configs))
     assert list(zip(frame["dataset"], frame["statistic"])) == [("Alpha", "best"), ("Alpha", "min"),
                                                                ("Beta", "best"), ("Beta", "min")]
     best = frame.iloc[0]
@@ -83,7 +83,7 @@ def test_frame_puts_the_papers_number_beside_ours_on_split_0_and_over_the_splits
 
 def test_markdown_flags_differences_beyond_the_tolerance(tree):
     configs, results = tree
-    written = tables.analyse(results, PAPER.config_paths(configs))
+    written = tables.analyse(results, REPRODUCTION.config_paths(configs))
     assert written == [results / "li_tables.csv", results / "li_tables.md"]
     rows = [line for line in (results / "li_tables.md").read_text().splitlines() if "| MD |" in line]
     lines = {" ".join(cell.strip() for cell in line.split("|")[2:5:2]): line for line in rows}
@@ -95,9 +95,9 @@ def test_markdown_flags_differences_beyond_the_tolerance(tree):
 def test_configs_without_runs_are_left_out(tree):
     configs, results = tree
     (results / "li_a" / "sweep_statistics.csv").unlink()
-    assert set(tables.comparison_frame(results, PAPER.config_paths(configs))["dataset"]) == {"Alpha"}
+    assert set(tables.comparison_frame(results, REPRODUCTION.config_paths(configs))["dataset"]) == {"Alpha"}
     (results / "li_b" / "sweep_statistics.csv").unlink()
-    assert tables.comparison_frame(results, PAPER.config_paths(configs)).empty
+    assert tables.comparison_frame(results, REPRODUCTION.config_paths(configs)).empty
 
 
 def test_figure3_goes_into_the_results_root(tmp_path):
@@ -110,7 +110,7 @@ def test_consistency_check_flags_a_best_below_every_splits_bound_and_a_min_above
     import numpy as np
     import pandas as pd
 
-    from kpca_bench.papers.li.consistency import at_setting, check_rows
+    from reproductions.li.consistency import at_setting, check_rows
 
     # two splits x two kernel parameters; column 0 is the checked setting (RE's p = 1)
     frame = pd.DataFrame({"trial": [0, 0, 1, 1], "kernel_param": [0.1, 0.2, 0.1, 0.2],

@@ -1,4 +1,4 @@
-"""Shen & Asgharzadeh's analyses (kpca_bench.papers.sas) on small synthetic records."""
+"""Shen & Asgharzadeh's analyses (reproductions.sas) on small synthetic records."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import yaml
 from numpy.testing import assert_allclose, assert_array_equal
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.papers.sas import PAPER
-from kpca_bench.papers.sas.visualization import CONFIG, FIGURE, analyse, draw_panel, score_panels
+from reproductions.sas import REPRODUCTION
+from reproductions.sas.visualization import CONFIG, FIGURE, analyse, draw_panel, score_panels
 from kpca_bench.report.plots import plt
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import experiment_directory, plan_cells
@@ -89,6 +89,6 @@ def test_panel_draws_each_class_with_its_own_rows():
 
 def test_analyse_writes_figure_2_into_the_config_folder(tree):
     configs, results = tree
-    (path,) = analyse(results, PAPER.config_paths(configs))
+    (path,) = analyse(results, REPRODUCTION.config_paths(configs))
     assert path == results / "sas_visualization" / FIGURE
     assert path.read_bytes().startswith(b"\x89PNG")

@@ -1,6 +1,6 @@
 """Li et al., Tables I and II side by side with ours, from the runs' ``sweep_statistics.csv``.
 
-The runs are those of the configs of :data:`kpca_bench.papers.li.PAPER` that name
+The runs are those of the configs of :data:`reproductions.li.REPRODUCTION` that name
 Li et al. in ``reference``, in the paper's table order (Table I: the numerical
 datasets, Table II: the categorical ones). For every dataset, method and
 statistic: the paper's value, ours on split 0, the median and range of ours over

@@ -1,9 +1,10 @@
 """Wang & Tanaka: kernel PCA allowing sparse representation and sample selection (ADMM, l1 and l2,1)."""
 
-from kpca_bench.papers.base import Paper
-from kpca_bench.papers.wang import report
+from kpca_bench.report.reproductions import Reproduction
 
-PAPER = Paper(
+from . import report
+
+REPRODUCTION = Reproduction(
     key="wang",
     reference="Wang & Tanaka",
     citation="D. Wang, T. Tanaka. Kernel principal component analysis allowing sparse representation "

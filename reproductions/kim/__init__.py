@@ -1,9 +1,10 @@
 """Kim & Klabjan: L1-norm kernel PCA (outlier detection and robustness)."""
 
-from kpca_bench.papers.base import Paper
-from kpca_bench.papers.kim import outliers
+from kpca_bench.report.reproductions import Reproduction
 
-PAPER = Paper(
+from . import outliers
+
+REPRODUCTION = Reproduction(
     key="kim",
     reference="Kim & Klabjan",
     citation="C. Kim, D. Klabjan. A simple and fast algorithm for L1-norm kernel PCA.",

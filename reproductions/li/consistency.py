@@ -50,7 +50,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.papers.li.tables import li_configs
+from .tables import li_configs
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.sweep import METRICS, sweep_frame
 from kpca_bench.experiment.runner import experiment_directory

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.papers.das.report import METHOD_LABELS
+from .report import METHOD_LABELS
 from kpca_bench.report.overview import VARIANTS_DIR
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.experiment.config import Config, load_config

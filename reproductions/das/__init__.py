@@ -1,9 +1,10 @@
 """Das, Golatkar & Awate: sparse kernel PCA for outlier detection."""
 
-from kpca_bench.papers.base import Paper
-from kpca_bench.papers.das import consistency, report
+from kpca_bench.report.reproductions import Reproduction
 
-PAPER = Paper(
+from . import consistency, report
+
+REPRODUCTION = Reproduction(
     key="das",
     reference="Das et al.",
     citation="R. Das, A. Golatkar, S. P. Awate. Sparse kernel PCA for outlier detection. ICMLA 2018.",

@@ -1,9 +1,10 @@
 """Li, Georgiopoulos & Anagnostopoulos: kernel principal subspace Mahalanobis distances for outlier detection."""
 
-from kpca_bench.papers.base import Paper
-from kpca_bench.papers.li import consistency, figure3, tables
+from kpca_bench.report.reproductions import Reproduction
 
-PAPER = Paper(
+from . import consistency, figure3, tables
+
+REPRODUCTION = Reproduction(
     key="li",
     reference="Li et al.",
     citation="C. Li, M. Georgiopoulos, G. C. Anagnostopoulos. Kernel principal subspace Mahalanobis "

@@ -1,9 +1,10 @@
 """Shen & Asgharzadeh: kernel PCA using SAS (Nyström landmarks), dimension reduction and novelty detection."""
 
-from kpca_bench.papers.base import Paper
-from kpca_bench.papers.sas import visualization
+from kpca_bench.report.reproductions import Reproduction
 
-PAPER = Paper(
+from . import visualization
+
+REPRODUCTION = Reproduction(
     key="sas",
     reference="Shen & Asgharzadeh",
     citation="H. Shen, A. Asgharzadeh. Kernel principal component analysis using SAS.",

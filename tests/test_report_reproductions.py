@@ -1,0 +1,77 @@
+"""kpca_bench.report.reproductions: reproductions are folders loaded by path, never imported by the library."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kpca_bench.errors import KpcaBenchError
+from kpca_bench.report.reproductions import Reproduction, load_reproduction, load_reproductions
+
+REPO = Path(__file__).resolve().parents[1]
+
+TOY = '''
+from kpca_bench.report.reproductions import Reproduction
+
+from .analysis import analyse
+
+REPRODUCTION = Reproduction(key="{key}", reference="Toy et al.", citation="A. Toy. 2026.", configs=("toy_*.yaml",),
+                            analyses=(analyse,))
+'''
+ANALYSIS = '''
+def analyse(results_root, configs):
+    path = results_root / "toy.md"
+    path.write_text(" ".join(p.name for p in configs))
+    return [path]
+'''
+
+
+def toy(root: Path, key: str) -> Path:
+    folder = root / key
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(TOY.format(key=key))
+    (folder / "analysis.py").write_text(ANALYSIS)
+    return folder
+
+
+def test_a_folder_is_loaded_by_path_with_its_own_modules(tmp_path):
+    toy(tmp_path / "reproductions", "toy_one")
+    (configs := tmp_path / "configs").mkdir()
+    for name in ("toy_b.yaml", "toy_a.yaml", "other.yaml"):
+        (configs / name).write_text("")
+    (reproduction,) = load_reproductions(tmp_path / "reproductions").values()
+    assert reproduction.key == "toy_one" and reproduction.reference == "Toy et al."
+    (written,) = reproduction.analyses[0](tmp_path, reproduction.config_paths(configs))
+    assert written.read_text() == "toy_a.yaml toy_b.yaml"
+
+
+def test_reproductions_come_in_folder_name_order(tmp_path):
+    for key in ("toy_zeta", "toy_alpha"):
+        toy(tmp_path, key)
+    (tmp_path / "notes").mkdir()  # a folder without __init__.py is not a reproduction
+    assert list(load_reproductions(tmp_path)) == ["toy_alpha", "toy_zeta"]
+
+
+def test_a_folder_declaring_nothing_is_one_line_naming_it(tmp_path):
+    (folder := tmp_path / "toy_empty").mkdir()
+    (folder / "__init__.py").write_text("X = 1\n")
+    with pytest.raises(KpcaBenchError, match=r"toy_empty/__init__.py declares no REPRODUCTION"):
+        load_reproduction(folder)
+
+
+def test_no_reproduction_folder_names_the_option(tmp_path):
+    with pytest.raises(KpcaBenchError, match="no reproduction in .*--reproductions"):
+        load_reproductions(tmp_path / "nowhere")
+
+
+def test_the_shipped_reproductions_are_the_five_papers_keyed_by_folder():
+    found = load_reproductions(REPO / "reproductions")
+    assert list(found) == ["das", "kim", "li", "sas", "wang"]
+    assert all(isinstance(r, Reproduction) and r.analyses for r in found.values())
+
+
+def test_loading_by_path_gives_the_modules_the_tests_import():
+    from reproductions.li import REPRODUCTION
+
+    assert load_reproduction(REPO / "reproductions" / "li") is REPRODUCTION
