@@ -250,6 +250,7 @@ def report(
                                             "records (a suite: also its ranks and tests across datasets)."),
     out: Path = OUT,
     configs: Path = CONFIGS,
+    reproductions: Path = REPRODUCTIONS,
     list_configs: bool = typer.Option(False, "--list-configs",
                                       help="Only print the paper configs whose data are here, one per line (what "
                                            "make all-figures runs); skipped ones go to stderr with the reason."),
@@ -264,17 +265,17 @@ def report(
         if results_dir is not None:
             from kpca_bench.report.rebuild import rebuild
 
-            rebuilt = rebuild(results_dir, configs)
+            rebuilt = rebuild(results_dir, configs, reproductions_dir=reproductions)
             typer.echo(rebuilt.text)
             typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
             require_no_failures(rebuilt)
             return
         if list_configs:
-            print_paper_configs(configs, out)
+            print_paper_configs(reproductions, out)
             return
         from kpca_bench.report.overview import write_overview
 
-        typer.echo(f"wrote {write_overview(out, configs)}")
+        typer.echo(f"wrote {write_overview(out, configs, reproductions)}")
     except KpcaBenchError as error:
         fail(error)
 
@@ -285,7 +286,6 @@ def analyse(
                                        help="Papers to analyse: folder names in the reproductions folder."),
     all_papers: bool = typer.Option(False, "--all", help="Every paper."),
     out: Path = OUT,
-    configs: Path = CONFIGS,
     reproductions: Path = REPRODUCTIONS,
 ):
     """Write the papers' own tables, figures and write-ups from their finished full runs.
@@ -304,16 +304,16 @@ def analyse(
         for key in keys:
             reproduction = found[key]
             for analysis in reproduction.analyses:
-                for path in analysis(out, reproduction.config_paths(configs)):
+                for path in analysis(out, reproduction.config_paths()):
                     typer.echo(f"{key}: wrote {path}")
     except KpcaBenchError as error:
         fail(error)
 
 
-def print_paper_configs(config_dir: Path, out: Path) -> None:
+def print_paper_configs(reproductions_dir: Path, out: Path) -> None:
     from kpca_bench.report.overview import runnable_paper_configs
 
-    runnable, skipped = runnable_paper_configs(config_dir, out)
+    runnable, skipped = runnable_paper_configs(reproductions_dir, out)
     for path, reason in skipped:
         typer.echo(f"skipped {path}: {reason}", err=True)
     for path in runnable:
@@ -327,7 +327,11 @@ def default_check_configs(profile: str, out: Path) -> list[Path]:
     if profile == "quick":
         paths = sorted(set(load_blessed(out)["config"]))
     else:
-        paths = [p.as_posix() for p in sorted(DEFAULT_CONFIG_DIR.glob("*.yaml")) if load_config(p).reference]
+        from kpca_bench.report.reproductions import load_reproductions
+
+        shipped = [*sorted(DEFAULT_CONFIG_DIR.glob("*.yaml")),
+                   *(p for reproduction in load_reproductions().values() for p in reproduction.config_paths())]
+        paths = [p.as_posix() for p in shipped if load_config(p).reference]
     if not paths:
         raise KpcaBenchError(f"no configs to check at the {profile} profile; name them, or bless some first")
     return [Path(p) for p in paths]

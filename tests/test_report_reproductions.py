@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,7 @@ from kpca_bench.report.reproductions import Reproduction
 
 from .analysis import analyse
 
-REPRODUCTION = Reproduction(key="{key}", reference="Toy et al.", citation="A. Toy. 2026.", configs=("toy_*.yaml",),
-                            analyses=(analyse,))
+REPRODUCTION = Reproduction(reference="Toy et al.", citation="A. Toy. 2026.", analyses=(analyse,))
 '''
 ANALYSIS = '''
 def analyse(results_root, configs):
@@ -30,20 +30,21 @@ def analyse(results_root, configs):
 def toy(root: Path, key: str) -> Path:
     folder = root / key
     folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text(TOY.format(key=key))
+    (folder / "__init__.py").write_text(TOY)
     (folder / "analysis.py").write_text(ANALYSIS)
     return folder
 
 
-def test_a_folder_is_loaded_by_path_with_its_own_modules(tmp_path):
-    toy(tmp_path / "reproductions", "toy_one")
-    (configs := tmp_path / "configs").mkdir()
-    for name in ("toy_b.yaml", "toy_a.yaml", "other.yaml"):
-        (configs / name).write_text("")
+def test_a_folder_is_loaded_by_path_with_its_own_modules_configs_and_variants(tmp_path):
+    folder = toy(tmp_path / "reproductions", "toy_one")
+    (folder / "configs" / "variants").mkdir(parents=True)
+    for name in ("toy_b.yaml", "toy_a.yaml", "variants/toy_a_literal.yaml", "notes.md"):
+        (folder / "configs" / name).write_text("")
     (reproduction,) = load_reproductions(tmp_path / "reproductions").values()
-    assert reproduction.key == "toy_one" and reproduction.reference == "Toy et al."
-    (written,) = reproduction.analyses[0](tmp_path, reproduction.config_paths(configs))
+    assert reproduction.key == "toy_one" and reproduction.reference == "Toy et al." and reproduction.folder == folder
+    (written,) = reproduction.analyses[0](tmp_path, reproduction.config_paths())
     assert written.read_text() == "toy_a.yaml toy_b.yaml"
+    assert reproduction.variant_paths() == [folder / "configs" / "variants" / "toy_a_literal.yaml"]
 
 
 def test_reproductions_come_in_folder_name_order(tmp_path):
@@ -72,6 +73,8 @@ def test_the_shipped_reproductions_are_the_five_papers_keyed_by_folder():
 
 
 def test_loading_by_path_gives_the_modules_the_tests_import():
-    from reproductions.li import REPRODUCTION
+    loaded = load_reproduction(REPO / "reproductions" / "li")
+    from reproductions.li import REPRODUCTION, tables
 
-    assert load_reproduction(REPO / "reproductions" / "li") is REPRODUCTION
+    assert loaded.analyses == REPRODUCTION.analyses and tables.analyse in loaded.analyses
+    assert sys.modules["reproductions.li.tables"] is tables

@@ -27,22 +27,24 @@ from pathlib import Path
 
 import pandas as pd
 
-from .report import METHOD_LABELS
-from kpca_bench.report.overview import VARIANTS_DIR
-from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory, stored_records
 from kpca_bench.experiment.store import write_table
+from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.report.reproductions import VARIANTS_DIR
+
+from .report import METHOD_LABELS, das_configs
 
 METRIC = "auroc_mean"
 COLUMNS = ("config", "method", "metric", "paper", "tolerance", "inconsistent", "margin", "low", "median", "high",
            "splits", "readings")
 
 
-def variants_of(config_dir: Path, name: str) -> list[Config]:
-    """The variant configs of the headline config ``name`` (``reference.variant_of``), in file-name order."""
-    configs = map(load_config, sorted((config_dir / VARIANTS_DIR).glob("*.yaml")))
-    return [config for config in configs if config.reference is not None and config.reference.variant_of == name]
+def variants_of(headline: Config) -> list[Config]:
+    """The variant configs of ``headline`` (``reference.variant_of``) beside it in ``variants/``, in file-name order."""
+    configs = map(load_config, sorted((headline.folder / VARIANTS_DIR).glob("*.yaml")))
+    return [config for config in configs
+            if config.reference is not None and config.reference.variant_of == headline.name]
 
 
 def split_aurocs(config: Config, results_root: Path) -> pd.DataFrame:
@@ -83,10 +85,8 @@ def consistency_frame(results_root: Path, config_paths: list[Path]) -> pd.DataFr
     """The check for every headline Das run found under ``results_root``, with the variants that ran."""
     references = load_references(results_root)
     rows = []
-    for path, headline in zip(config_paths, map(load_config, config_paths)):
-        if headline.reference is None or headline.reference.variant_of:
-            continue
-        runs = [headline, *variants_of(Path(path).parent, headline.name)]
+    for headline in das_configs(config_paths, references):
+        runs = [headline, *variants_of(headline)]
         aurocs = pd.concat([split_aurocs(config, results_root) for config in runs], ignore_index=True)
         rows += check_rows(headline, aurocs, references)
     return pd.DataFrame(rows, columns=list(COLUMNS))

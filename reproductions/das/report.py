@@ -31,7 +31,8 @@ import pandas as pd
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.plots import plt, run_title, save_figure, set_title
-from kpca_bench.report.reference import load_references, read_reference_mapping, reference_values
+from kpca_bench.report.reference import (in_reference_order, load_references, read_reference_mapping,
+                                         reference_values)
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_atomic
@@ -117,9 +118,11 @@ def load_paper_numbers(results_root) -> PaperNumbers:
         raise ConfigError(f"{path}: {error}") from None
 
 
-def das_configs(paths: list[Path]) -> list[Config]:
-    """The configs among ``paths`` that name a dataset of the paper, in their order (the paper's order of datasets)."""
-    return [config for config in map(load_config, paths) if config.reference is not None]
+def das_configs(paths: list[Path], references: list[dict]) -> list[Config]:
+    """The configs among ``paths`` that name a dataset of the paper on its own data, in the paper's order of
+    datasets; a run on stand-in data (``reference.stand_in``) is not the paper's experiment."""
+    configs = in_reference_order([load_config(path) for path in paths], references)
+    return [config for config in configs if not config.reference.stand_in]
 
 
 def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path) -> None:
@@ -281,7 +284,7 @@ def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Pat
 def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """The marked box plots, Table I and ``das_report.md`` from the finished Das runs."""
     results = Path(results_root)
-    configs, paper = das_configs(config_paths), load_paper_numbers(results)
+    configs, paper = das_configs(config_paths, load_references(results)), load_paper_numbers(results)
     written = []
     for config in configs:
         directory = experiment_directory(config, results)

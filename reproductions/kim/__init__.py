@@ -5,9 +5,7 @@ from kpca_bench.report.reproductions import Reproduction
 from . import outliers
 
 REPRODUCTION = Reproduction(
-    key="kim",
     reference="Kim & Klabjan",
     citation="C. Kim, D. Klabjan. A simple and fast algorithm for L1-norm kernel PCA.",
-    configs=("kim_*.yaml",),
     analyses=(outliers.analyse,),
 )

@@ -1,7 +1,7 @@
 """Kim & Klabjan's outlier-detection table: AUROC per method and dataset, from the runs of several configs.
 
 A config names one dataset, so the table gathers the runs of the ``unsupervised``
-configs of :data:`reproductions.kim.REPRODUCTION` (``configs/kim_outliers_*.yaml``),
+configs of :data:`reproductions.kim.REPRODUCTION` (``reproductions/kim/configs/kim_outliers_*.yaml``),
 rows in :data:`ROW_ORDER`: for each, the AUROC mean ± std of every method
 (its ``summary.csv``) and the sample it was measured on (``n``, outliers and
 dimension, from its ``records.jsonl``). A config that has not been run, e.g.

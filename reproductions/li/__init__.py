@@ -5,10 +5,8 @@ from kpca_bench.report.reproductions import Reproduction
 from . import consistency, figure3, tables
 
 REPRODUCTION = Reproduction(
-    key="li",
     reference="Li et al.",
     citation="C. Li, M. Georgiopoulos, G. C. Anagnostopoulos. Kernel principal subspace Mahalanobis "
              "distances for outlier detection.",
-    configs=("li_*.yaml",),
     analyses=(figure3.analyse, tables.analyse, consistency.analyse),
 )

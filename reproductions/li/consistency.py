@@ -50,11 +50,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .tables import li_configs
 from kpca_bench.report.reference import load_references, reference_values
 from kpca_bench.report.sweep import METRICS, sweep_frame
 from kpca_bench.experiment.runner import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_table
+
+from .tables import li_configs
 
 COLUMNS = ("config", "method", "metric", "paper", "bound", "tolerance", "inconsistent", "beyond_tolerance", "basis",
            "setting",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.report.reference import in_reference_order, load_references, reference_values
 from kpca_bench.report.sweep import METRICS
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory
@@ -27,16 +27,9 @@ COLUMNS = ("table", "dataset", "method", "statistic", "paper", "ours_split0", "o
 
 
 def li_configs(paths: list[Path], references: list[dict]) -> list[Config]:
-    """The configs among ``paths`` that name the paper's numbers (``reference``), in the paper's table order.
-
-    The order is that of each dataset's first entry in ``references`` (Table I before Table II); a
-    config whose dataset has no entry comes last.
-    """
-    configs = [config for config in map(load_config, paths) if config.reference is not None]
-    papers = {config.reference.paper for config in configs}
-    order = list(dict.fromkeys(entry["dataset"] for entry in references if entry["paper"] in papers))
-    return sorted(configs, key=lambda c: order.index(c.reference.dataset) if c.reference.dataset in order
-                  else len(order))
+    """The configs among ``paths`` that name the paper's numbers (``reference``), in the paper's table order
+    (:func:`~kpca_bench.report.reference.in_reference_order`: Table I before Table II)."""
+    return in_reference_order([load_config(path) for path in paths], references)
 
 
 def comparison_row(config: Config, entry: str, statistic: str, group: pd.DataFrame, ref: dict | None) -> dict:

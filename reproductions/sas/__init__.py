@@ -5,9 +5,7 @@ from kpca_bench.report.reproductions import Reproduction
 from . import visualization
 
 REPRODUCTION = Reproduction(
-    key="sas",
     reference="Shen & Asgharzadeh",
     citation="H. Shen, A. Asgharzadeh. Kernel principal component analysis using SAS.",
-    configs=("sas_*.yaml",),
     analyses=(visualization.analyse,),
 )

@@ -1,6 +1,6 @@
 """Shen & Asgharzadeh, Figure 2 ("Visualization"): the first two PCA and KPCA scores of the synthetic control charts.
 
-Drawn from the records of ``configs/sas_visualization.yaml``, a ``classification``
+Drawn from the records of ``reproductions/sas/configs/sas_visualization.yaml``, a ``classification``
 config with ``scores: 2``: the record of trial 0 of each method entry keeps the
 first two component scores of every series of that split (the training rows,
 then the test rows: all 600 series) and the class of each. One scatter panel per
@@ -43,7 +43,7 @@ def score_panels(config: Config, results_root: Path) -> list[tuple[str, np.ndarr
         record = stored.get(cell.key, {})
         if record.get("status") != "ok" or "component_scores" not in record:
             raise KpcaBenchError(f"{config.name}: no finished trial 0 with component scores for {label!r} in "
-                                 f"{results_root}; run 'kpca-bench run configs/{config.name}.yaml' (protocol "
+                                 f"{results_root}; run 'kpca-bench run {config.source}' (protocol "
                                  "option scores > 0) first")
         panels.append((label, np.asarray(record["component_scores"]), np.asarray(record["score_classes"])))
     return panels

@@ -5,10 +5,8 @@ from kpca_bench.report.reproductions import Reproduction
 from . import report
 
 REPRODUCTION = Reproduction(
-    key="wang",
     reference="Wang & Tanaka",
     citation="D. Wang, T. Tanaka. Kernel principal component analysis allowing sparse representation "
              "and sample selection.",
-    configs=("wang_*.yaml",),
     analyses=(report.analyse,),
 )

@@ -6,7 +6,7 @@ checks' ``results/wang_gridcheck_<dataset>/trials.csv`` (the same splits searche
 :func:`grid_check_config`), the paper's numbers in ``results/reference/papers.yaml`` and our written analysis of
 the runs in ``results/reference/wang.yaml``::
 
-    kpca-bench analyse wang          # after kpca-bench run configs/wang_*.yaml
+    kpca-bench analyse wang          # after kpca-bench run reproductions/wang/configs/wang_*.yaml
 """
 
 from __future__ import annotations
