@@ -566,11 +566,15 @@ def datasets_list(
     collection: Optional[str] = typer.Option(None, "--collection", help="Only this collection: papers, adbench or "
                                                                          "user."),
 ) -> None:
-    """Every registered dataset: shape, classes, collection, the papers using it, whether its files are here and
-    their size."""
+    """Every registered dataset: shape, classes, collection, the papers using it (those of the reproductions folder),
+    whether its files are here and their size."""
     from kpca_bench.datasets import cli as datasets_cli
+    from kpca_bench.report.reproductions import papers_by_dataset
 
-    datasets_cli.list_datasets(collection)
+    try:
+        datasets_cli.print_datasets(collection, papers_by_dataset(DEFAULT_REPRODUCTIONS_DIR))
+    except KpcaBenchError as error:
+        fail(error)
 
 
 @datasets_app.command("verify")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.report.reproductions import Reproduction, load_reproduction, load_reproductions
+from kpca_bench.report.reproductions import Reproduction, load_reproduction, load_reproductions, papers_by_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,10 +27,10 @@ def analyse(results_root, configs):
 '''
 
 
-def toy(root: Path, key: str) -> Path:
+def toy(root: Path, key: str, reference: str = "Toy et al.") -> Path:
     folder = root / key
     folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text(TOY)
+    (folder / "__init__.py").write_text(TOY.replace("Toy et al.", reference))
     (folder / "analysis.py").write_text(ANALYSIS)
     return folder
 
@@ -78,3 +78,16 @@ def test_loading_by_path_gives_the_modules_the_tests_import():
 
     assert loaded.analyses == REPRODUCTION.analyses and tables.analyse in loaded.analyses
     assert sys.modules["reproductions.li.tables"] is tables
+
+
+def test_papers_by_dataset_come_from_the_reproductions_configs(tmp_path):
+    config = ("name: {name}\ndataset: {{name: {dataset}, inliers: [1], outliers: [2], train_inliers: 5, test_inliers: 5, "
+              "test_outliers: 5}}\nmethods: [{{name: kpca}}]\n")
+    for key, names in (("toy_a", [("a1", "digits"), ("a2", "yeast")]), ("toy_b", [("b1", "digits")])):
+        (folder := toy(tmp_path / "reproductions", key, f"{key} et al.") / "configs").mkdir()
+        for name, dataset in names:
+            (folder / f"{name}.yaml").write_text(config.format(name=name, dataset=dataset))
+    (tmp_path / "reproductions" / "toy_b" / "configs" / "b2.yaml").write_text(config.format(name="b2", dataset="digits"))
+    assert papers_by_dataset(tmp_path / "reproductions") == {"digits": ["toy_a et al.", "toy_b et al."],
+                                                             "yeast": ["toy_a et al."]}
+    assert papers_by_dataset(tmp_path / "nowhere") == {}

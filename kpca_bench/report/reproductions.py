@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kpca_bench.errors import KpcaBenchError
+from kpca_bench.experiment.config import load_config
 
 DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")
 PACKAGE = "reproductions"
@@ -103,3 +104,17 @@ def load_reproductions(root: Path = DEFAULT_REPRODUCTIONS_DIR) -> dict[str, Repr
         raise KpcaBenchError(f"no reproduction in {root}: a reproduction is a folder {root}/<paper>/ whose "
                              "__init__.py declares REPRODUCTION; name the folder with --reproductions")
     return {reproduction.key: reproduction for reproduction in map(load_reproduction, folders)}
+
+
+def papers_by_dataset(root: Path = DEFAULT_REPRODUCTIONS_DIR) -> dict[str, list[str]]:
+    """Dataset name -> the papers (``reference``) whose reproductions' configs name it; empty without ``root``."""
+    papers: dict[str, list[str]] = {}
+    if not Path(root).is_dir():
+        return papers
+    for reproduction in load_reproductions(root).values():
+        for path in reproduction.config_paths():
+            for _, member in load_config(path).members():
+                users = papers.setdefault(member.dataset.name, [])
+                if reproduction.reference not in users:
+                    users.append(reproduction.reference)
+    return papers
