@@ -35,9 +35,10 @@ all-figures: install
 	$(MAKE) analyses
 	$(BIN)/kpca-bench report
 
-# The variant runs (configs/variants/: one reading of a paper each), whose numbers REPORT.md sets beside the headline's.
+# The variant runs (reproductions/<paper>/configs/variants/: one reading of a paper each), whose numbers REPORT.md
+# sets beside the headline's.
 variants: install
-	for config in configs/variants/*.yaml; do $(BIN)/kpca-bench run $$config --jobs $(JOBS) --quiet || exit $$?; done
+	for config in reproductions/*/configs/variants/*.yaml; do $(BIN)/kpca-bench run $$config --jobs $(JOBS) --quiet || exit $$?; done
 
 # The papers' tables, figures and write-ups drawn from the finished runs (Li's Fig. 3 draws its own sample).
 analyses: install

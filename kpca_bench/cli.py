@@ -18,8 +18,8 @@ from kpca_bench.errors import KpcaBenchError
 
 # Mirrors of names defined in heavier modules (tests/test_cli.py checks that they agree).
 PROFILE_NAMES = ("full", "quick")  # kpca_bench.experiment.config.PROFILES
-PAPER_KEYS = ("das", "wang", "li", "sas", "kim")  # kpca_bench.papers.PAPERS
 DEFAULT_CONFIG_DIR = Path("configs")  # kpca_bench.experiment.config.DEFAULT_CONFIG_DIR
+DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")  # kpca_bench.report.reproductions.DEFAULT_REPRODUCTIONS_DIR
 EXPORT_FORMATS = ("parquet", "json", "csv")  # kpca_bench.experiment.export.FORMATS
 
 app = typer.Typer(
@@ -74,6 +74,8 @@ FAIL_FAST = typer.Option(False, "--fail-fast", help="Stop at the first failed ce
 NO_WAIT = typer.Option(False, "--no-wait", help="If another run is writing the results folder, exit at once (code 2) "
                                                 "instead of waiting for it.")
 CONFIGS = typer.Option(DEFAULT_CONFIG_DIR, "--configs", help="Folder of the experiment configs.")
+REPRODUCTIONS = typer.Option(DEFAULT_REPRODUCTIONS_DIR, "--reproductions",
+                             help="Folder of the reproductions: one folder per paper.")
 
 
 def profile_option(default: str):
@@ -242,6 +244,7 @@ def report(
                                             "records (a suite: also its ranks and tests across datasets)."),
     out: Path = OUT,
     configs: Path = CONFIGS,
+    reproductions: Path = REPRODUCTIONS,
     list_configs: bool = typer.Option(False, "--list-configs",
                                       help="Only print the paper configs whose data are here, one per line (what "
                                            "make all-figures runs); skipped ones go to stderr with the reason."),
@@ -256,53 +259,55 @@ def report(
         if results_dir is not None:
             from kpca_bench.report.rebuild import rebuild
 
-            rebuilt = rebuild(results_dir, configs)
+            rebuilt = rebuild(results_dir, configs, reproductions_dir=reproductions)
             typer.echo(rebuilt.text)
             typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
             require_no_failures(rebuilt)
             return
         if list_configs:
-            print_paper_configs(configs, out)
+            print_paper_configs(reproductions, out)
             return
         from kpca_bench.report.overview import write_overview
 
-        typer.echo(f"wrote {write_overview(out, configs)}")
+        typer.echo(f"wrote {write_overview(out, configs, reproductions)}")
     except KpcaBenchError as error:
         fail(error)
 
 
 @app.command()
 def analyse(
-    papers: list[str] = typer.Argument(None, metavar="[PAPER]...", help=f"Papers to analyse: {', '.join(PAPER_KEYS)}."),
+    papers: list[str] = typer.Argument(None, metavar="[PAPER]...",
+                                       help="Papers to analyse: folder names in the reproductions folder."),
     all_papers: bool = typer.Option(False, "--all", help="Every paper."),
     out: Path = OUT,
-    configs: Path = CONFIGS,
+    reproductions: Path = REPRODUCTIONS,
 ):
     """Write the papers' own tables, figures and write-ups from their finished full runs.
 
     Reads only what runs left on disk (run 'make all-figures' or the papers' configs first).
     """
-    from kpca_bench.papers import PAPERS
+    from kpca_bench.report.reproductions import load_reproductions
 
-    keys = list(PAPERS) if all_papers else papers or []
-    unknown = [key for key in keys if key not in PAPERS]
-    if not keys or unknown:
-        fail(KpcaBenchError(f"name papers to analyse ({', '.join(PAPERS)}) or give --all"
-                            + (f"; unknown: {', '.join(unknown)}" if unknown else "")))
     try:
+        found = load_reproductions(reproductions)
+        keys = list(found) if all_papers else papers or []
+        unknown = [key for key in keys if key not in found]
+        if not keys or unknown:
+            raise KpcaBenchError(f"name papers to analyse ({', '.join(found)}) or give --all"
+                                 + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
         for key in keys:
-            paper = PAPERS[key]
-            for analysis in paper.analyses:
-                for path in analysis(out, paper.config_paths(configs)):
+            reproduction = found[key]
+            for analysis in reproduction.analyses:
+                for path in analysis(out, reproduction.config_paths()):
                     typer.echo(f"{key}: wrote {path}")
     except KpcaBenchError as error:
         fail(error)
 
 
-def print_paper_configs(config_dir: Path, out: Path) -> None:
+def print_paper_configs(reproductions_dir: Path, out: Path) -> None:
     from kpca_bench.report.overview import runnable_paper_configs
 
-    runnable, skipped = runnable_paper_configs(config_dir, out)
+    runnable, skipped = runnable_paper_configs(reproductions_dir, out)
     for path, reason in skipped:
         typer.echo(f"skipped {path}: {reason}", err=True)
     for path in runnable:
@@ -316,7 +321,11 @@ def default_check_configs(profile: str, out: Path) -> list[Path]:
     if profile == "quick":
         paths = sorted(set(load_blessed(out)["config"]))
     else:
-        paths = [p.as_posix() for p in sorted(DEFAULT_CONFIG_DIR.glob("*.yaml")) if load_config(p).reference]
+        from kpca_bench.report.reproductions import load_reproductions
+
+        shipped = [*sorted(DEFAULT_CONFIG_DIR.glob("*.yaml")),
+                   *(p for reproduction in load_reproductions().values() for p in reproduction.config_paths())]
+        paths = [p.as_posix() for p in shipped if load_config(p).reference]
     if not paths:
         raise KpcaBenchError(f"no configs to check at the {profile} profile; name them, or bless some first")
     return [Path(p) for p in paths]
@@ -565,11 +574,15 @@ def datasets_list(
     collection: Optional[str] = typer.Option(None, "--collection", help="Only this collection: papers, adbench or "
                                                                          "user."),
 ) -> None:
-    """Every registered dataset: shape, classes, collection, the papers using it, whether its files are here and
-    their size."""
+    """Every registered dataset: shape, classes, collection, the papers using it (those of the reproductions folder),
+    whether its files are here and their size."""
     from kpca_bench.datasets import cli as datasets_cli
+    from kpca_bench.report.reproductions import papers_by_dataset
 
-    datasets_cli.list_datasets(collection)
+    try:
+        datasets_cli.print_datasets(collection, papers_by_dataset(DEFAULT_REPRODUCTIONS_DIR))
+    except KpcaBenchError as error:
+        fail(error)
 
 
 @datasets_app.command("verify")

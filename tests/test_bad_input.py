@@ -22,7 +22,7 @@ from kpca_bench.experiment.lock import folder_lock
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 QUICK_TEXT = QUICKSTART.read_text()
-IONOSPHERE = ROOT / "configs" / "sas_ionosphere.yaml"
+IONOSPHERE = ROOT / "reproductions" / "sas" / "configs" / "sas_ionosphere.yaml"
 
 
 def invoke(*args, env=None):
@@ -416,7 +416,7 @@ COMMANDS = [
     (["plan", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
     (["plan", QUICKSTART, "--jobs", "-9"], "--jobs -9"),
     (["plan", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
-    (["plan", ROOT / "configs" / "variants" / "eth80_file_order.yaml", "--trials", "3"],
+    (["plan", ROOT / "reproductions" / "das" / "configs" / "variants" / "eth80_file_order.yaml", "--trials", "3"],
      "--trials 3: dataset.draw: file_order"),
     (["check", "{tmp}/missing.yaml"], "no such config file"),
     (["check", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
@@ -427,7 +427,8 @@ COMMANDS = [
     (["report", "{tmp}/missing"], "is not a folder of results"),
     (["report", "{tmp}/a-file"], "is not a folder of results"),
     (["report", "{tmp}/empty"], "holds no run: neither run.json nor records.jsonl"),
-    (["report", "--configs", "{tmp}/missing"], "names paper numbers"),
+    (["report", "--reproductions", "{tmp}/missing"], "no reproduction in"),
+    (["report", "--list-configs", "--reproductions", "{tmp}/missing"], "no reproduction in"),
     (["compare", "{tmp}/missing", "{tmp}/empty"], "no records.jsonl here"),
     (["compare", "{tmp}/empty", "{tmp}/empty"], "no records.jsonl here"),
     (["compare", "{tmp}/a-file", "{tmp}/empty"], "no records.jsonl here"),
@@ -437,6 +438,7 @@ COMMANDS = [
     (["analyse"], "name papers to analyse"),
     (["analyse", "nosuch"], "unknown: nosuch"),
     (["analyse", "das"], "das.yaml: missing"),
+    (["analyse", "--all", "--reproductions", "{tmp}/missing"], "no reproduction in"),
     (["methods", "kpcaa"], "unknown method 'kpcaa'"),
     (["datasets", "verify", "mnistt"], "unknown dataset 'mnistt'"),
     (["datasets", "list", "--collection", "mine"], "--collection: unknown collection 'mine'"),

@@ -29,11 +29,11 @@ def test_importing_the_cli_imports_no_heavy_library():
 
 
 def test_the_cli_mirrors_of_heavier_modules_agree():
-    from kpca_bench.papers import PAPERS
     from kpca_bench.experiment.config import DEFAULT_CONFIG_DIR, PROFILES
     from kpca_bench.experiment.export import FORMATS
+    from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR
 
-    assert cli.PROFILE_NAMES == PROFILES and set(cli.PAPER_KEYS) == set(PAPERS)
+    assert cli.PROFILE_NAMES == PROFILES and cli.DEFAULT_REPRODUCTIONS_DIR == DEFAULT_REPRODUCTIONS_DIR
     assert cli.DEFAULT_CONFIG_DIR == DEFAULT_CONFIG_DIR and cli.EXPORT_FORMATS == FORMATS
 
 
@@ -80,7 +80,7 @@ def test_methods_and_protocols_list_the_registries():
 
 
 def test_plan_counts_li_balance_before_anything_runs(tmp_path):
-    result = invoke("plan", ROOT / "configs" / "li_balance.yaml", "--out", tmp_path)
+    result = invoke("plan", ROOT / "reproductions" / "li" / "configs" / "li_balance.yaml", "--out", tmp_path)
     assert result.exit_code == 0, result.output
     assert "1,470 cells, 0 stored" in result.output and "unknown" in result.output
     assert not any(tmp_path.iterdir())
@@ -92,8 +92,9 @@ def test_plan_counts_stored_cells_and_estimates_the_time_left(tmp_path):
     assert result.exit_code == 0 and "16 cells, 8 stored" in result.output and "min with 1 worker" in result.output
 
 
-@pytest.mark.parametrize("config", sorted((ROOT / "configs").glob("**/*.yaml")),
-                         ids=lambda path: path.relative_to(ROOT / "configs").as_posix())
+@pytest.mark.parametrize("config", sorted([*(ROOT / "configs").glob("**/*.yaml"),
+                                           *(ROOT / "reproductions").glob("*/configs/**/*.yaml")]),
+                         ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_plan_works_for_every_committed_config(config, tmp_path):
     """Single datasets, lists and collections alike: plan reads configs and stores, no data, no folder made."""
     result = invoke("plan", config, "--out", tmp_path)

@@ -138,14 +138,16 @@ def test_a_bad_value_in_a_grid_is_reported_once_with_every_other_problem(tmp_pat
     assert sum("trials: must be >= 1" in line for line in lines) == 1
 
 
-COMMITTED = ["quickstart", "mnist", "li_balance", "li_thyroid", "kim_robustness", "wang_australian", "sas_letter"]
+COMMITTED = ["configs/quickstart", "reproductions/das/configs/mnist", "reproductions/li/configs/li_balance",
+             "reproductions/li/configs/li_thyroid", "reproductions/kim/configs/kim_robustness",
+             "reproductions/wang/configs/wang_australian", "reproductions/sas/configs/sas_letter"]
 
 
-@pytest.mark.parametrize("name", COMMITTED)
+@pytest.mark.parametrize("name", COMMITTED, ids=lambda name: Path(name).name)
 def test_the_committed_results_keep_their_cell_keys(name):
     """Fields added to the dataset entry later (max_rows, the 0/1 default) leave every existing key as it was."""
     root = Path(__file__).parents[1]
-    config = load_config(root / "configs" / f"{name}.yaml")
+    config = load_config(root / f"{name}.yaml")
     stored = {json.loads(line)["key"] for line in (root / "results" / config.name / "records.jsonl").open()}
     assert {cell.key for cell in plan_cells(config)} <= stored
 
@@ -158,14 +160,14 @@ def keys_by_setting(config):
 @pytest.mark.parametrize("name", ["li_thyroid", "li_chess", "li_wine", "li_balance", "li_ttt"])
 def test_a_report_only_option_leaves_the_cells_of_the_headline(name):
     """statistics: kernel_max changes the report only: the variant plans its headline's cells, key for key."""
-    root = Path(__file__).parents[1]
-    headline = keys_by_setting(load_config(root / "configs" / f"{name}.yaml"))
-    variant = keys_by_setting(load_config(root / "configs" / "variants" / f"{name}_kernel_max.yaml"))
+    li = Path(__file__).parents[1] / "reproductions" / "li" / "configs"
+    headline = keys_by_setting(load_config(li / f"{name}.yaml"))
+    variant = keys_by_setting(load_config(li / "variants" / f"{name}_kernel_max.yaml"))
     assert variant and {cell: headline[cell] for cell in variant} == variant
 
 
 def test_an_option_that_changes_the_numbers_keys_the_cells(tmp_path):
-    raw = yaml.safe_load((Path(__file__).parents[1] / "configs" / "li_balance.yaml").read_text())
+    raw = yaml.safe_load((Path(__file__).parents[1] / "reproductions/li/configs/li_balance.yaml").read_text())
     keys = {}
     for option in [{}, {"statistics": "kernel_max"}, {"p_range": "all"}]:
         raw["protocol"] = {"name": "novelty_sweep", "nu": [0.1, 0.5], **option}

@@ -1,4 +1,4 @@
-"""The layering contract of docs/design.md: imports point downward only, and the core loads no paper.
+"""The layering contract of docs/design.md: imports point downward only, and the library imports no reproduction.
 
 Every ``import`` in the package counts, including those inside functions, so a
 cycle cannot be dodged by importing late.
@@ -24,7 +24,6 @@ LAYERS = [
     ("experiment",),
     ("report",),
     ("api",),
-    ("papers",),
     ("cli", "__main__"),
 ]
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
@@ -42,7 +41,7 @@ def unit(module: str) -> str:
 
 
 def imported_modules(path: Path) -> set[str]:
-    """Every kpca_bench module ``path`` imports, at any depth of its code."""
+    """Every module ``path`` imports (absolute names), at any depth of its code."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -50,7 +49,12 @@ def imported_modules(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
             found |= {f"{node.module}.{alias.name}" for alias in node.names}
-    return {name for name in found if name.startswith("kpca_bench.")}
+    return found
+
+
+def imported_library_modules(path: Path) -> set[str]:
+    """Every kpca_bench module ``path`` imports, at any depth of its code."""
+    return {name for name in imported_modules(path) if name.startswith("kpca_bench.")}
 
 
 SOURCES = sorted(PACKAGE.rglob("*.py"))
@@ -66,7 +70,7 @@ def test_imports_point_downward(path):
     source = unit(module_name(path))
     if source == "__init__":
         return
-    upward = sorted(name for name in imported_modules(path)
+    upward = sorted(name for name in imported_library_modules(path)
                     if unit(name) in RANK and RANK[unit(name)] > RANK[source])
     assert not upward, f"{path.relative_to(PACKAGE)} ({source}) imports a higher layer: {upward}"
 
@@ -75,7 +79,8 @@ def test_no_import_cycle_between_units():
     graph: dict[str, set[str]] = {}
     for path in SOURCES:
         source = unit(module_name(path))
-        graph.setdefault(source, set()).update(unit(name) for name in imported_modules(path) if unit(name) != source)
+        graph.setdefault(source, set()).update(unit(name) for name in imported_library_modules(path)
+                                               if unit(name) != source)
 
     def reaches(start: str, goal: str, seen: set[str]) -> bool:
         return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
@@ -85,9 +90,15 @@ def test_no_import_cycle_between_units():
     assert not cycles, f"units in an import cycle: {cycles}"
 
 
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_the_library_imports_no_reproduction(path):
+    reproductions = sorted(name for name in imported_modules(path) if name.split(".")[0] == "reproductions")
+    assert not reproductions, f"{path.relative_to(PACKAGE)} imports {reproductions}: load reproductions by path"
+
+
 @pytest.mark.parametrize("module", ["kpca_bench.experiment.config", "kpca_bench.methods.registry"])
-def test_the_core_loads_no_paper_and_no_report(module):
+def test_the_core_loads_no_reproduction_and_no_report(module):
     code = (f"import sys, {module}; print(' '.join(m for m in sys.modules "
-            "if m.startswith(('kpca_bench.papers', 'kpca_bench.report', 'kpca_bench.cli'))))")
+            "if m.startswith(('reproductions', 'kpca_bench.report', 'kpca_bench.cli'))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert not loaded, f"importing {module} loads {loaded}"

@@ -1,7 +1,8 @@
-"""Kim & Klabjan's analyses (kpca_bench.papers.kim): the outlier-detection table over several unsupervised runs."""
+"""Kim & Klabjan's analyses (reproductions.kim): the outlier-detection table over several unsupervised runs."""
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -10,12 +11,12 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.papers.kim import PAPER
-from kpca_bench.papers.kim.outliers import analyse, outlier_configs, write_outlier_table
+from reproductions.kim.outliers import analyse, outlier_configs, write_outlier_table
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.report.reproductions import load_reproduction
 
-SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+SHIPPED = load_reproduction(Path(__file__).resolve().parents[1] / "reproductions" / "kim")
 
 
 def write_config(path, name, dataset):
@@ -73,24 +74,24 @@ def store_run(config_path: Path, results: Path, aurocs: dict[str, list[float]]) 
 
 @pytest.fixture
 def configs(tmp_path) -> Path:
-    """Three outlier configs whose file-name order is not the row order, Kim's robustness config, and an
-    unsupervised config outside the paper's file pattern."""
+    """A reproduction folder's configs: three outlier configs whose file-name order is not the row order, and Kim's
+    robustness config."""
     folder = tmp_path / "configs"
     folder.mkdir()
     for file, name in [("kim_outliers_a.yaml", "kim_outliers_ionosphere"), ("kim_outliers_b.yaml", "kim_outliers_new"),
-                       ("kim_outliers_c.yaml", "kim_outliers_satimage2"), ("outliers_other.yaml", "kim_outliers_mnist")]:
+                       ("kim_outliers_c.yaml", "kim_outliers_satimage2")]:
         write_config(folder / file, name, {"name": "digits", "inliers": [0], "outliers": [1]})
-    shutil.copy(SHIPPED_CONFIGS / "kim_robustness.yaml", folder)
+    shutil.copy(SHIPPED.folder / "configs" / "kim_robustness.yaml", folder)
     return folder
 
 
 def test_configs_are_the_papers_unsupervised_ones_in_row_order(configs):
-    assert [path.name for path in outlier_configs(PAPER.config_paths(configs))] == [
+    assert [path.name for path in outlier_configs(replace(SHIPPED, folder=configs.parent).config_paths())] == [
         "kim_outliers_c.yaml", "kim_outliers_a.yaml", "kim_outliers_b.yaml"]  # satimage2, ionosphere, then others
 
 
 def test_shipped_outlier_configs_are_all_in_the_row_order():
-    assert [load_config(path).name for path in outlier_configs(PAPER.config_paths(SHIPPED_CONFIGS))] == [
+    assert [load_config(path).name for path in outlier_configs(SHIPPED.config_paths())] == [
         "kim_outliers_satimage2", "kim_outliers_breast_cancer", "kim_outliers_ionosphere", "kim_outliers_thyroid",
         "kim_outliers_internet_ads", "kim_outliers_mnist", "kim_outliers_eth80"]
 
@@ -101,7 +102,7 @@ def test_analyse_builds_both_tables_from_stored_runs_only(configs, tmp_path):
         "L1-KPCA RE/l1_kpca/": [0.9, 0.8, 0.7], "L2-KPCA RE/kpca/": [0.85, 0.82, 0.6],
         "L1-KPCA MD/l1_kpca/mahalanobis": [0.5, 0.5, 0.5], "L2-KPCA MD/kpca/mahalanobis": [0.6, 0.6, 0.6],
         "iForest/isolation_forest/": [0.95, 0.9, 0.85]})
-    (path,) = analyse(results, PAPER.config_paths(configs))
+    (path,) = analyse(results, replace(SHIPPED, folder=configs.parent).config_paths())
     markdown = path.read_text()
     table = markdown.split("## L1-norm minus L2-norm")[0]
     rows = [line for line in table.splitlines() if line.startswith("| digits |")]

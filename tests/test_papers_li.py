@@ -1,15 +1,16 @@
-"""Li et al.'s analyses (kpca_bench.papers.li) on small synthetic sweep statistics."""
+"""Li et al.'s analyses (reproductions.li) on small synthetic sweep statistics."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-from kpca_bench.papers.li import PAPER, figure3, tables
+from reproductions.li import REPRODUCTION, figure3, tables
 
 
 def sweep_config(name: str, reference: dict | None) -> dict:
@@ -41,14 +42,13 @@ def write_statistics(directory: Path, best: list[float], minimum: list[float]) -
 
 @pytest.fixture
 def tree(tmp_path) -> tuple[Path, Path]:
-    """Configs of two Li datasets (file-name order opposite to the paper's), one without a reference and one
-    outside the paper's config pattern; the paper's numbers of both datasets; statistics of every run."""
+    """A reproduction folder's configs: two Li datasets (file-name order opposite to the paper's) and one without a
+    reference; the paper's numbers of both datasets; statistics of every run."""
     configs, results = tmp_path / "configs", tmp_path / "results"
     configs.mkdir()
     for name, ref in [("li_a", {"paper": "Li et al.", "dataset": "Beta"}),
                       ("li_b", {"paper": "Li et al.", "dataset": "Alpha"}),
-                      ("li_c", None),
-                      ("other", {"paper": "Li et al.", "dataset": "Gamma"})]:
+                      ("li_c", None)]:
         (configs / f"{name}.yaml").write_text(yaml.safe_dump(sweep_config(name, ref)))
         write_statistics(results / name, best=[0.6, 0.7, 0.8], minimum=[0.1, 0.2, 0.3])
     (results / "li_b" / "sweep_statistics.csv").unlink()
@@ -63,13 +63,13 @@ def tree(tmp_path) -> tuple[Path, Path]:
 
 def test_configs_are_the_papers_in_its_table_order(tree):
     configs, results = tree
-    chosen = tables.li_configs(PAPER.config_paths(configs), tables.load_references(results))
+    chosen = tables.li_configs(replace(REPRODUCTION, folder=configs.parent).config_paths(), tables.load_references(results))
     assert [config.name for config in chosen] == ["li_b", "li_a"]  # Alpha (Table I) before Beta (Table II)
 
 
 def test_frame_puts_the_papers_number_beside_ours_on_split_0_and_over_the_splits(tree):
     configs, results = tree
-    frame = tables.comparison_frame(results, PAPER.config_paths(configs))
+    frame = tables.comparison_frame(results, replace(REPRODUCTION, folder=configs.parent).config_paths())
     assert list(zip(frame["dataset"], frame["statistic"])) == [("Alpha", "best"), ("Alpha", "min"),
                                                                ("Beta", "best"), ("Beta", "min")]
     best = frame.iloc[0]
@@ -83,7 +83,7 @@ def test_frame_puts_the_papers_number_beside_ours_on_split_0_and_over_the_splits
 
 def test_markdown_flags_differences_beyond_the_tolerance(tree):
     configs, results = tree
-    written = tables.analyse(results, PAPER.config_paths(configs))
+    written = tables.analyse(results, replace(REPRODUCTION, folder=configs.parent).config_paths())
     assert written == [results / "li_tables.csv", results / "li_tables.md"]
     rows = [line for line in (results / "li_tables.md").read_text().splitlines() if "| MD |" in line]
     lines = {" ".join(cell.strip() for cell in line.split("|")[2:5:2]): line for line in rows}
@@ -95,9 +95,9 @@ def test_markdown_flags_differences_beyond_the_tolerance(tree):
 def test_configs_without_runs_are_left_out(tree):
     configs, results = tree
     (results / "li_a" / "sweep_statistics.csv").unlink()
-    assert set(tables.comparison_frame(results, PAPER.config_paths(configs))["dataset"]) == {"Alpha"}
+    assert set(tables.comparison_frame(results, replace(REPRODUCTION, folder=configs.parent).config_paths())["dataset"]) == {"Alpha"}
     (results / "li_b" / "sweep_statistics.csv").unlink()
-    assert tables.comparison_frame(results, PAPER.config_paths(configs)).empty
+    assert tables.comparison_frame(results, replace(REPRODUCTION, folder=configs.parent).config_paths()).empty
 
 
 def test_figure3_goes_into_the_results_root(tmp_path):
@@ -110,7 +110,7 @@ def test_consistency_check_flags_a_best_below_every_splits_bound_and_a_min_above
     import numpy as np
     import pandas as pd
 
-    from kpca_bench.papers.li.consistency import at_setting, check_rows
+    from reproductions.li.consistency import at_setting, check_rows
 
     # two splits x two kernel parameters; column 0 is the checked setting (RE's p = 1)
     frame = pd.DataFrame({"trial": [0, 0, 1, 1], "kernel_param": [0.1, 0.2, 0.1, 0.2],

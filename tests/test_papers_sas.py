@@ -1,7 +1,8 @@
-"""Shen & Asgharzadeh's analyses (kpca_bench.papers.sas) on small synthetic records."""
+"""Shen & Asgharzadeh's analyses (reproductions.sas) on small synthetic records."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +11,8 @@ import yaml
 from numpy.testing import assert_allclose, assert_array_equal
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.papers.sas import PAPER
-from kpca_bench.papers.sas.visualization import CONFIG, FIGURE, analyse, draw_panel, score_panels
+from reproductions.sas import REPRODUCTION
+from reproductions.sas.visualization import CONFIG, FIGURE, analyse, draw_panel, score_panels
 from kpca_bench.report.plots import plt
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import experiment_directory, plan_cells
@@ -65,7 +66,7 @@ def test_a_record_without_scores_names_the_config_to_run(tree):
     config = load_config(configs / CONFIG)
     first = next(cell for cell in plan_cells(config) if cell.trial == 0)
     ResultStore(experiment_directory(config, results)).append({"key": first.key, "trial": 0, "status": "ok"})
-    with pytest.raises(KpcaBenchError, match="run 'kpca-bench run configs/sas_visualization.yaml'"):
+    with pytest.raises(KpcaBenchError, match="run 'kpca-bench run .*configs/sas_visualization.yaml'"):
         score_panels(config, results)
 
 
@@ -89,6 +90,6 @@ def test_panel_draws_each_class_with_its_own_rows():
 
 def test_analyse_writes_figure_2_into_the_config_folder(tree):
     configs, results = tree
-    (path,) = analyse(results, PAPER.config_paths(configs))
+    (path,) = analyse(results, replace(REPRODUCTION, folder=configs.parent).config_paths())
     assert path == results / "sas_visualization" / FIGURE
     assert path.read_bytes().startswith(b"\x89PNG")

@@ -1,9 +1,10 @@
-"""kpca_bench.papers.wang.report: Tables 3-5, the other-class scores and the grid checks from synthetic trials and
+"""reproductions.wang.report: Tables 3-5, the other-class scores and the grid checks from synthetic trials and
 reference files, wang.yaml's errors, and the grid-check configs the report pairs with the full runs."""
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -11,8 +12,8 @@ import pytest
 import yaml
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.papers.wang import PAPER
-from kpca_bench.papers.wang.report import (
+from reproductions.wang import REPRODUCTION
+from reproductions.wang.report import (
     analyse,
     grid_check,
     grid_check_config,
@@ -24,7 +25,7 @@ from kpca_bench.papers.wang.report import (
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import plan_cells
 
-CONFIGS = Path(__file__).parents[1] / "configs"
+CONFIGS = Path(__file__).parents[1] / "reproductions" / "wang" / "configs"
 ANALYSIS = {"sparsity_finding": "SPARSITY-PROSE", "grid_check_intro": "INTRO-PROSE",
             "grid_check_finding": "FINDING-PROSE", "deviations": "- DEVIATION-PROSE"}
 PAPERS_YAML = [{"paper": "Wang & Tanaka", "source": "Table 3", "dataset": "Australian", "method": "SVM",
@@ -52,10 +53,11 @@ def write_run(directory: Path, trials: pd.DataFrame) -> None:
 
 @pytest.fixture
 def config_dir(tmp_path):
-    """Australian's full run and grid check, and a toy config of the paper (another protocol: no table)."""
+    """A reproduction folder's configs: Australian's full run and grid check, and a toy config of the paper (another
+    protocol: no table)."""
     directory = tmp_path / "configs"
     directory.mkdir()
-    for name in ("wang_australian", "wang_gridcheck_australian", "wang_toy_gaussians", "mnist"):
+    for name in ("wang_australian", "wang_gridcheck_australian", "wang_toy_gaussians"):
         shutil.copy(CONFIGS / f"{name}.yaml", directory)
     return directory
 
@@ -70,7 +72,7 @@ def results(tmp_path):
 
 
 def test_the_tables_configs_are_the_papers_classification_runs(config_dir):
-    assert [path.name for path in table_configs(PAPER.config_paths(config_dir))] == ["wang_australian.yaml"]
+    assert [path.name for path in table_configs(replace(REPRODUCTION, folder=config_dir.parent).config_paths())] == ["wang_australian.yaml"]
 
 
 def test_other_class_scores_from_the_test_class_counts():
@@ -86,7 +88,7 @@ def test_other_class_scores_from_the_test_class_counts():
 def test_analyse_writes_the_report_from_trials_and_reference_files(results, config_dir):
     write_run(results / "wang_australian", trials_frame([0.8, 0.9], [0.5, 0.75]))
     write_run(results / "wang_gridcheck_australian", trials_frame([0.84, 0.9], [0.5, 0.75], C=(5.0, 0.1)))
-    assert analyse(results, PAPER.config_paths(config_dir)) == [results / "wang_report.md"]
+    assert analyse(results, replace(REPRODUCTION, folder=config_dir.parent).config_paths()) == [results / "wang_report.md"]
     text = (results / "wang_report.md").read_text()
     assert "`configs/wang_australian.yaml`" in text and "toy" not in text
     assert "## Table 3: Australian (`australian`, 2 repeats, 345 training rows)" in text
@@ -104,14 +106,14 @@ def test_analyse_writes_the_report_from_trials_and_reference_files(results, conf
 
 def test_runs_without_test_class_counts_say_so(results, config_dir):
     write_run(results / "wang_australian", trials_frame([0.8, 0.9], [0.5, 0.75], counts=False))
-    analyse(results, PAPER.config_paths(config_dir))
+    analyse(results, replace(REPRODUCTION, folder=config_dir.parent).config_paths())
     text = (results / "wang_report.md").read_text()
     assert "with the other class positive (derived):\n\nnot recorded: re-run the config" in text
     assert "| Australian | not run: no " in text                                       # no grid check either
 
 
 def test_a_config_not_run_is_named(results, config_dir):
-    analyse(results, PAPER.config_paths(config_dir))
+    analyse(results, replace(REPRODUCTION, folder=config_dir.parent).config_paths())
     assert "not run: no " in (results / "wang_report.md").read_text()
 
 

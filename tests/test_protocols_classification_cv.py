@@ -115,5 +115,5 @@ def test_leading_components_equal_a_smaller_fit(estimator):
 
 @pytest.mark.parametrize("name", ["australian", "breast_cancer", "climate"])
 def test_paper_configs_parse(name):
-    config = load_config(f"configs/wang_{name}.yaml", profile="quick")
+    config = load_config(f"reproductions/wang/configs/wang_{name}.yaml", profile="quick")
     assert config.protocol == "classification_cv" and config.reference.paper == "Wang & Tanaka"

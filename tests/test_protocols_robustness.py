@@ -18,7 +18,7 @@ from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.protocols.robustness import check_robustness, explained_variation, robustness_split
 from kpca_bench.experiment.config import parse_config
 
-CONFIGS = Path(__file__).parents[1] / "configs"
+CONFIGS = Path(__file__).parents[1] / "reproductions" / "kim" / "configs"
 
 
 def parabola_in_10d(seed, n=100, n_corrupted=10):

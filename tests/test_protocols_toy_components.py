@@ -54,5 +54,5 @@ def test_projection_grid_is_the_estimators_transform():
 
 def test_paper_configs_parse():
     for name in ("wang_toy_gaussians", "wang_toy_parabola"):
-        config = load_config(f"configs/{name}.yaml")
+        config = load_config(f"reproductions/wang/configs/{name}.yaml")
         assert config.protocol == "toy_components" and config.trials == 1

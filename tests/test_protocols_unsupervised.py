@@ -25,7 +25,7 @@ from kpca_bench.protocols.unsupervised import (
 )
 from kpca_bench.experiment.config import load_config, parse_config
 
-CONFIGS = Path(__file__).parents[1] / "configs"
+CONFIGS = Path(__file__).parents[1] / "reproductions" / "kim" / "configs"
 
 
 def tiny_config(**protocol):

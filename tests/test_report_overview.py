@@ -1,4 +1,5 @@
-"""results/REPORT.md is built from configs, papers.yaml, deviations.yaml, claims.yaml and the runs' summaries alone."""
+"""results/REPORT.md is built from the reproductions' configs, papers.yaml, deviations.yaml, claims.yaml and the runs'
+summaries alone."""
 
 import re
 import textwrap
@@ -9,11 +10,12 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.errors import ConfigError
+from kpca_bench.errors import ConfigError, KpcaBenchError
 from kpca_bench.report.findings import load_claims, load_deviations
 from kpca_bench.report.overview import heading_anchor, paper_config_paths, runnable_paper_configs, write_overview
 
 REPO = Path(__file__).resolve().parents[1]
+SOMEONE, KIM = "reproductions/someone_toy/configs", "reproductions/kim_toy/configs"
 
 CONFIG = textwrap.dedent("""\
     name: tiny
@@ -42,11 +44,21 @@ def claim(holds, configs, text="L1 is more robust"):
             "evidence": "ahead in 10 of 10 trials.", "analysis": "kim_report.md#robustness", "configs": configs}
 
 
+def reproduction(folder: Path, paper: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
+                                        f"REPRODUCTION = Reproduction(reference={paper!r}, citation='A. Toy.')\n")
+
+
 @pytest.fixture
 def tree(tmp_path):
-    """configs/tiny.yaml with two paper numbers (KPCA ran: 0.91 against 0.90 and 0.80; OCSVM not run)."""
-    (tmp_path / "configs").mkdir()
-    (tmp_path / "configs" / "tiny.yaml").write_text(CONFIG)
+    """Two reproductions, Kim & Klabjan's without configs and Someone et al.'s with tiny.yaml, which has two paper
+    numbers (KPCA ran: 0.91 against 0.90 and 0.80; OCSVM not run)."""
+    reproduction(tmp_path / "reproductions" / "kim_toy", "Kim & Klabjan")
+    reproduction(tmp_path / "reproductions" / "someone_toy", "Someone et al.")
+    (tmp_path / KIM).mkdir()
+    (tmp_path / SOMEONE).mkdir()
+    (tmp_path / SOMEONE / "tiny.yaml").write_text(CONFIG)
     results = tmp_path / "results"
     (results / "reference").mkdir(parents=True)
     papers = [entry("KPCA", 0.90), entry("KPCA", 0.80, metric="f1_mean"), entry("OCSVM", 0.80)]
@@ -65,7 +77,7 @@ def write_findings(tree, deviations=(), claims=()):
 
 
 def report(tree) -> str:
-    return write_overview(tree / "results", tree / "configs").read_text()
+    return write_overview(tree / "results", tree / "configs", tree / "reproductions").read_text()
 
 
 def section(text: str, heading: str) -> str:
@@ -108,7 +120,7 @@ def test_deviations_give_the_reason_for_the_numbers_they_match_and_flag_the_rest
 
 
 def test_a_paper_with_claims_only_gets_a_claims_table_and_its_runs_figures(tree):
-    (tree / "configs" / "robust_tiny.yaml").write_text(CLAIMS_ONLY_CONFIG)
+    (tree / KIM / "robust_tiny.yaml").write_text(CLAIMS_ONLY_CONFIG)
     (tree / "results" / "robust_tiny").mkdir()
     (tree / "results" / "robust_tiny" / "explained_variation.png").write_bytes(b"png")
     figureless = {**claim("not assessed", []), "paper": "Nobody et al."}
@@ -127,7 +139,7 @@ def test_a_paper_with_claims_only_gets_a_claims_table_and_its_runs_figures(tree)
 
 
 def test_at_a_glance_table_counts_numbers_and_claims_and_names_the_main_deviation(tree):
-    (tree / "configs" / "robust_tiny.yaml").write_text(CLAIMS_ONLY_CONFIG)
+    (tree / KIM / "robust_tiny.yaml").write_text(CLAIMS_ONLY_CONFIG)
     small = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "methods": ["OCSVM"]},
              "numbers": "OCSVM", "cause": "no data", "analysis": "someone_report.md"}
     large = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "methods": ["KPCA"]},
@@ -150,8 +162,8 @@ VARIANT_CONFIG = CONFIG.replace("name: tiny", "name: tiny_literal").replace(
 
 
 def test_a_variant_that_holds_a_number_explains_it_and_every_variant_is_listed(tree):
-    (tree / "configs" / "variants").mkdir()
-    (tree / "configs" / "variants" / "tiny_literal.yaml").write_text(VARIANT_CONFIG)
+    (tree / SOMEONE / "variants").mkdir()
+    (tree / SOMEONE / "variants" / "tiny_literal.yaml").write_text(VARIANT_CONFIG)
     (tree / "results" / "tiny_literal").mkdir()
     (tree / "results" / "tiny_literal" / "summary.csv").write_text(
         "method,trials,auroc_mean,auroc_std,f1_mean,f1_std\nKPCA,10,0.90,0.01,0.81,0.01\n")
@@ -173,8 +185,8 @@ def test_a_variant_that_holds_a_number_explains_it_and_every_variant_is_listed(t
 
 
 def test_a_variant_outside_tolerance_leaves_the_number_not_explained(tree):
-    (tree / "configs" / "variants").mkdir()
-    (tree / "configs" / "variants" / "tiny_literal.yaml").write_text(VARIANT_CONFIG)
+    (tree / SOMEONE / "variants").mkdir()
+    (tree / SOMEONE / "variants" / "tiny_literal.yaml").write_text(VARIANT_CONFIG)
     (tree / "results" / "tiny_literal").mkdir()
     (tree / "results" / "tiny_literal" / "summary.csv").write_text(
         "method,trials,auroc_mean,auroc_std,f1_mean,f1_std\nKPCA,10,0.90,0.01,0.88,0.01\n")
@@ -233,35 +245,43 @@ def test_findings_files_are_checked(tree):
 
 
 def test_configs_whose_data_are_missing_are_skipped_with_the_fix(tree, monkeypatch):
-    (tree / "configs" / "iono.yaml").write_text(CONFIG.replace("name: tiny", "name: iono")
+    (tree / SOMEONE / "iono.yaml").write_text(CONFIG.replace("name: tiny", "name: iono")
                                                 .replace("name: digits", "name: ionosphere"))
     monkeypatch.setenv("KPCA_BENCH_DATA", str(tree / "no_data_here"))
-    runnable, skipped = runnable_paper_configs(tree / "configs", tree / "results")
+    runnable, skipped = runnable_paper_configs(tree / "reproductions", tree / "results")
 
-    assert runnable == [tree / "configs" / "tiny.yaml"]
-    assert [path for path, _ in skipped] == [tree / "configs" / "iono.yaml"]
+    assert runnable == [tree / SOMEONE / "tiny.yaml"]
+    assert [path for path, _ in skipped] == [tree / SOMEONE / "iono.yaml"]
     assert "'kpca-bench datasets fetch ionosphere' downloads them" in skipped[0][1]
 
 
 def test_list_configs_prints_what_all_figures_runs_and_names_the_skipped_on_stderr(tree, monkeypatch):
-    (tree / "configs" / "iono.yaml").write_text(CONFIG.replace("name: tiny", "name: iono")
+    (tree / SOMEONE / "iono.yaml").write_text(CONFIG.replace("name: tiny", "name: iono")
                                                 .replace("name: digits", "name: ionosphere"))
     monkeypatch.setenv("KPCA_BENCH_DATA", str(tree / "no_data_here"))
-    result = CliRunner().invoke(app, ["report", "--list-configs", "--configs", str(tree / "configs"),
+    result = CliRunner().invoke(app, ["report", "--list-configs", "--reproductions", str(tree / "reproductions"),
                                       "--out", str(tree / "results")])
 
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines() == [(tree / "configs" / "tiny.yaml").as_posix()]
-    assert result.stderr.startswith(f"skipped {tree / 'configs' / 'iono.yaml'}: ")
+    assert result.stdout.splitlines() == [(tree / SOMEONE / "tiny.yaml").as_posix()]
+    assert result.stderr.startswith(f"skipped {tree / SOMEONE / 'iono.yaml'}: ")
     assert not (tree / "results" / "REPORT.md").exists()
 
 
-def test_every_shipped_config_but_the_quickstart_and_the_suites_is_a_paper_config():
+def test_every_reproduction_config_is_a_paper_config_and_configs_keeps_the_quickstart_and_the_suites():
     from kpca_bench.experiment.config import load_config
 
-    expected = sorted(p for p in (REPO / "configs").glob("*.yaml")
-                      if p.stem != "quickstart" and not load_config(p).is_suite)
-    assert paper_config_paths(REPO / "configs", REPO / "results") == expected
+    expected = sorted((REPO / "reproductions").glob("*/configs/*.yaml"))
+    assert paper_config_paths(REPO / "reproductions", REPO / "results") == expected
+    assert all(p.stem == "quickstart" or load_config(p).is_suite for p in (REPO / "configs").glob("*.yaml"))
+
+
+def test_a_config_naming_another_paper_than_its_folders_is_one_line_naming_it(tree):
+    (tree / KIM / "tiny_elsewhere.yaml").write_text(CONFIG.replace("name: tiny", "name: tiny_elsewhere"))
+    write_findings(tree)
+    with pytest.raises(KpcaBenchError, match=r"tiny_elsewhere.yaml in .*kim_toy name another paper than "
+                                             r"'Kim & Klabjan' in reference.paper; move them"):
+        report(tree)
 
 
 def _anchors(markdown: Path) -> set[str]:
@@ -270,7 +290,7 @@ def _anchors(markdown: Path) -> set[str]:
 
 def test_shipped_findings_name_existing_configs_and_link_to_existing_sections():
     results = REPO / "results"
-    stems = {p.stem for p in (REPO / "configs").glob("*.yaml")}
+    stems = {p.stem for p in (REPO / "reproductions").glob("*/configs/*.yaml")}
     deviations, claims = load_deviations(results), load_claims(results)
     named = {stem for d in deviations for s in d.selectors for stem in s["configs"]} | \
             {stem for c in claims for stem in c.configs}
@@ -287,7 +307,7 @@ def test_heading_anchor_follows_github():
 
 
 def test_a_stand_in_run_is_marked_in_the_table_with_how_its_data_differ(tree):
-    config = tree / "configs" / "tiny.yaml"
+    config = tree / SOMEONE / "tiny.yaml"
     config.write_text(CONFIG.replace("dataset: Digits}", "dataset: Digits, stand_in: other digits}"))
     write_findings(tree)
     text = report(tree)
@@ -298,7 +318,7 @@ def test_a_stand_in_run_is_marked_in_the_table_with_how_its_data_differ(tree):
 
 def test_numbers_of_a_stand_in_run_are_shown_but_counted_nowhere(tree):
     """Its F1 misses the paper's by 0.11 and no deviation names it: on other data that is no finding."""
-    (tree / "configs" / "tiny_other.yaml").write_text(CONFIG.replace("name: tiny", "name: tiny_other").replace(
+    (tree / SOMEONE / "tiny_other.yaml").write_text(CONFIG.replace("name: tiny", "name: tiny_other").replace(
         "dataset: Digits}", "dataset: Digits, stand_in: other digits}"))
     (tree / "results" / "tiny_other").mkdir()
     (tree / "results" / "tiny_other" / "summary.csv").write_text(
@@ -315,7 +335,7 @@ def test_numbers_of_a_stand_in_run_are_shown_but_counted_nowhere(tree):
 
 def test_shipped_choices_parse_and_name_a_source_and_existing_variants():
     choices = yaml.safe_load((REPO / "results" / "reference" / "choices.yaml").read_text())
-    variants = {p.stem for p in (REPO / "configs" / "variants").glob("*.yaml")}
+    variants = {p.stem for p in (REPO / "reproductions").glob("*/configs/variants/*.yaml")}
     for choice in choices:
         assert choice["source"], choice
         assert set(choice.get("variants") or []) <= variants, choice

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import List, Optional
 
 import typer
@@ -38,8 +40,12 @@ def list_datasets(
     collection: Optional[str] = typer.Option(None, "--collection", help="Only this collection: papers, adbench or "
                                                                          "user."),
 ) -> None:
-    """Every registered dataset: shape, classes, collection, the papers using it, whether its files are here and
-    their size."""
+    """Every registered dataset: shape, classes, collection, whether its files are here and their size."""
+    print_datasets(collection)
+
+
+def print_datasets(collection: Optional[str], papers: Mapping[str, Sequence[str]] = MappingProxyType({})) -> None:
+    """The table of ``datasets list``; ``papers``: dataset name -> the reproduced papers whose configs name it."""
     collections = sorted({spec.collection for spec in DATASETS.values()})
     if collection is not None and collection not in collections:
         raise _fail(DataError(f"--collection: unknown collection {collection!r}; accepted: {', '.join(collections)}"))
@@ -51,7 +57,7 @@ def list_datasets(
         if collection is not None and spec.collection != collection:
             continue
         shape = "x".join(map(str, spec.shape)) if spec.shape else "?"
-        table.add_row(spec.name, shape, str(spec.n_classes or "?"), spec.collection, ", ".join(spec.papers),
+        table.add_row(spec.name, shape, str(spec.n_classes or "?"), spec.collection, ", ".join(papers.get(spec.name, ())),
                       _location(spec), _size(spec))
     Console(soft_wrap=True).print(table)
 

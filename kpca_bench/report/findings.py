@@ -8,7 +8,7 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
   numbers of the report's paper-vs-ours table an entry explains: ``{configs: [config
   file stems], methods: [labels], metrics: [names]}`` (methods and metrics default to
   all), or a list of such selectors. What tested the entry (optional): ``variants``,
-  stems of ``configs/variants/`` runs, each a reading of the paper (a number is
+  stems of the reproductions' ``configs/variants/`` runs, each a reading of the paper (a number is
   explained by a variant when the variant's run of the same config holds it within
   tolerance); ``checks``, CSV files of consistency checks in the results root (rows
   config, method, metric, inconsistent: a number is explained where its row says the

@@ -3,7 +3,9 @@
 Built from what is on disk alone, so it never re-runs anything:
 
 * the papers' numbers, ``reference/papers.yaml``, beside each full run's
-  ``summary.csv`` (configs name theirs with ``reference: {paper, dataset}``);
+  ``summary.csv``, paper by paper: a paper's configs are those of its reproduction
+  folder (:mod:`kpca_bench.report.reproductions`), and name its numbers with
+  ``reference: {paper, dataset}``;
 * why numbers deviate, ``reference/deviations.yaml``, and the claims without
   numbers, ``reference/claims.yaml`` (:mod:`kpca_bench.report.findings`), each
   entry linking to the analysis it comes from;
@@ -18,7 +20,7 @@ explains is listed as not explained yet), its claims and its figures.
 
 A number outside tolerance is *explained* when a deviation entry that matches it
 was tested and the test accounts for it: one of the entry's ``variants``
-(``configs/variants/``, runs of one reading of the paper) holds it within
+(its reproduction's ``configs/variants/``, runs of one reading of the paper) holds it within
 tolerance, or one of its ``checks`` (a consistency check's CSV) finds the
 paper's value inconsistent with its own protocol (issue 20's rule). A cause that
 no variant or check tests explains nothing. Every other number is *not
@@ -29,7 +31,7 @@ it, each check's verdict, and the entry's ``tried``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,39 +44,43 @@ from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
 from kpca_bench.report.findings import NOT_EXPLAINED, VERDICTS, Claim, Deviation, load_claims, load_deviations
 from kpca_bench.report.reference import load_references
+from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory
 from kpca_bench.experiment.store import write_atomic
 
 Runs = list[tuple[Path, Config]]
-VARIANTS_DIR = "variants"
 
 
-def paper_configs(config_dir: Path, claims: Sequence[Claim] = ()) -> dict[str, Runs]:
-    """Configs that name paper numbers (``reference``) or are a claim's evidence, grouped by paper.
+def paper_configs(reproductions: Mapping[str, Reproduction], claims: Sequence[Claim] = ()) -> dict[str, Runs]:
+    """Paper -> the configs of its reproduction (a config belongs to a paper by its folder).
 
-    Papers come in the order of their first config, configs in file-name order; a
-    paper with claims but no config has an empty list.
+    Papers come in the order of ``reproductions`` (a reproduction without configs is left out),
+    configs in file-name order; a paper with claims but no config has an empty list.
     """
-    paths = sorted(Path(config_dir).glob("*.yaml"))
-    claimed = {stem: claim.paper for claim in claims for stem in claim.configs}
-    unknown = sorted(set(claimed) - {path.stem for path in paths})
-    if unknown:
-        raise KpcaBenchError(f"claims name configs that are not in {config_dir}: {', '.join(unknown)}")
     groups: dict[str, Runs] = {}
-    for path in paths:
-        config = load_config(path)
-        paper = config.reference.paper if config.reference is not None else claimed.get(path.stem)
-        if paper is not None:
-            groups.setdefault(paper, []).append((path, config))
+    for reproduction in reproductions.values():
+        runs = [(path, load_config(path)) for path in reproduction.config_paths()]
+        strays = [path.name for path, config in runs
+                  if config.reference is not None and config.reference.paper != reproduction.reference]
+        if strays:
+            raise KpcaBenchError(f"{', '.join(strays)} in {reproduction.folder} name another paper than "
+                                 f"{reproduction.reference!r} in reference.paper; move them to that paper's folder")
+        if runs:
+            groups[reproduction.reference] = runs
+    stems = {path.stem for runs in groups.values() for path, _ in runs}
+    unknown = sorted({stem for claim in claims for stem in claim.configs} - stems)
+    if unknown:
+        folders = ", ".join(sorted({str(r.folder.parent) for r in reproductions.values()}))
+        raise KpcaBenchError(f"claims name configs that are not in {folders}/*/configs: {', '.join(unknown)}")
     for claim in claims:
         groups.setdefault(claim.paper, [])
     return groups
 
 
-def paper_config_paths(config_dir="configs", results_root="results") -> list[Path]:
+def paper_config_paths(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR, results_root="results") -> list[Path]:
     """Every config the report shows, in file-name order: what ``make all-figures`` runs."""
-    groups = paper_configs(Path(config_dir), load_claims(results_root))
+    groups = paper_configs(load_reproductions(Path(reproductions_dir)), load_claims(results_root))
     return sorted(path for runs in groups.values() for path, _ in runs)
 
 
@@ -87,10 +93,11 @@ def missing_data(config: Config) -> str | None:
             f"'kpca-bench datasets fetch {spec.name}' downloads them")
 
 
-def runnable_paper_configs(config_dir="configs", results_root="results") -> tuple[list[Path], list[tuple[Path, str]]]:
+def runnable_paper_configs(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR,
+                           results_root="results") -> tuple[list[Path], list[tuple[Path, str]]]:
     """The paper configs whose data are here, and the others, each with the reason it is skipped."""
     runnable, skipped = [], []
-    for path in paper_config_paths(config_dir, results_root):
+    for path in paper_config_paths(reproductions_dir, results_root):
         reason = missing_data(load_config(path))
         if reason is None:
             runnable.append(path)
@@ -160,10 +167,10 @@ def explained_mask(deviation: Deviation, rows: pd.DataFrame) -> pd.Series:
                      index=rows.index, dtype=bool)
 
 
-def variant_comparisons(results_root: Path, config_dir: Path) -> dict[str, pd.DataFrame]:
+def variant_comparisons(results_root: Path, reproductions: Mapping[str, Reproduction]) -> dict[str, pd.DataFrame]:
     """Variant stem -> its numbers beside the paper's (``config``: the headline stem it is a variant of); runs found only."""
     tables = {}
-    for path in sorted((Path(config_dir) / VARIANTS_DIR).glob("*.yaml")):
+    for path in (path for reproduction in reproductions.values() for path in reproduction.variant_paths()):
         config = load_config(path)
         if config.reference is None or not config.reference.variant_of:
             continue
@@ -489,15 +496,17 @@ def suite_sections(results_root: Path, config_dir="configs") -> list[str]:
     return sections
 
 
-def write_overview(results_root, config_dir="configs") -> Path:
-    """Write ``<results_root>/REPORT.md`` and return its path."""
+def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> Path:
+    """Write ``<results_root>/REPORT.md`` (the papers of ``reproductions_dir``, the suites of ``config_dir``) and
+    return its path."""
     results_root = Path(results_root)
     deviations, claims = load_deviations(results_root), load_claims(results_root)
-    groups = paper_configs(Path(config_dir), claims)
+    reproductions = load_reproductions(Path(reproductions_dir))
+    groups = paper_configs(reproductions, claims)
     if not groups:
-        raise KpcaBenchError(f"no config in {config_dir} names paper numbers (reference: {{paper, dataset}}) "
-                             f"and no claim in {results_root / 'reference' / 'claims.yaml'} names a config")
-    evidence = Evidence(variant_comparisons(results_root, Path(config_dir)), check_results(results_root, deviations))
+        raise KpcaBenchError(f"no reproduction in {reproductions_dir} has a config and no claim in "
+                             f"{results_root / 'reference' / 'claims.yaml'} names a paper")
+    evidence = Evidence(variant_comparisons(results_root, reproductions), check_results(results_root, deviations))
     findings = paper_findings(results_root, groups, deviations, claims, evidence)
     header = [
         "# kpca-bench reproduction report",

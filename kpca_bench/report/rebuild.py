@@ -1,7 +1,7 @@
 """``kpca-bench report RESULTS_DIR``: rebuild the tables and figures of any run's folder from its records.
 
 The config comes from the folder's ``run.json`` (written by every run since suites were added),
-else from the configs folder: the config whose name and hash match the records. A single-dataset
+else from the configs folder and the reproductions' configs: the config whose name and hash match the records. A single-dataset
 run gets its tables and figures (and its protocol's own); a suite gets every dataset's and its
 own statistics across datasets (:mod:`.suite`). Nothing is re-run.
 """
@@ -16,6 +16,7 @@ import yaml
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report import write_tables
+from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, load_reproductions
 from kpca_bench.report.suite import dataset_table, rank_frame, rank_table_text, suite_statistics, write_suite_report
 from kpca_bench.experiment.config import Config, load_config, parse_config
 from kpca_bench.experiment.progress import print_notice
@@ -39,9 +40,11 @@ class Rebuilt:
 
 
 def config_of_run(directory: Path, config_dir: Path = Path("configs"),
-                  notify: Callable[[str], None] = print_notice) -> Config:
+                  notify: Callable[[str], None] = print_notice,
+                  reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR) -> Config:
     """The config a results folder was run with: from its ``run.json``, else (none, or a damaged one,
-    moved aside with a line through ``notify``) the config in ``config_dir`` named as its records."""
+    moved aside with a line through ``notify``) the config named as its records in ``config_dir`` or in
+    a reproduction's configs and variants (:func:`shipped_configs`)."""
     run, damage = read_state(directory / RUN_FILE, run_file_readable)
     if run is not None:
         config = parse_config(yaml.safe_load(run["config"]), source=run["source"], profile=run["profile"])
@@ -53,15 +56,15 @@ def config_of_run(directory: Path, config_dir: Path = Path("configs"),
         raise KpcaBenchError(f"{directory} holds no run: neither {RUN_FILE} nor {RECORDS_FILE}")
     first = next(iter(ResultStore(directory).load().values()), {})
     name, wanted, profile = first.get("experiment"), first.get("config_hash"), first.get("profile", "full")
-    for path in sorted(Path(config_dir).glob("*.yaml")):
+    for path in shipped_configs(config_dir, reproductions_dir):
         try:
             config = load_config(path, profile)
         except KpcaBenchError:
             continue
         if config.name == name and (wanted is None or config.config_hash() == wanted):
             return config
-    raise KpcaBenchError(f"{directory}: no config in {config_dir} is named {name!r} with hash {wanted}; "
-                         "name its folder with --configs")
+    raise KpcaBenchError(f"{directory}: no config in {config_dir} or {reproductions_dir}/*/configs is named "
+                         f"{name!r} with hash {wanted}; name its folder with --configs")
 
 
 def run_file_readable(run: dict) -> bool:
@@ -74,7 +77,17 @@ def run_file_readable(run: dict) -> bool:
         return False
 
 
-def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str], None] = print_notice) -> Rebuilt:
+def shipped_configs(config_dir: Path, reproductions_dir: Path) -> list[Path]:
+    """The configs of ``config_dir``, then those of every reproduction in ``reproductions_dir`` (if there is one)."""
+    paths = sorted(Path(config_dir).glob("*.yaml"))
+    if Path(reproductions_dir).is_dir():
+        paths += [path for reproduction in load_reproductions(Path(reproductions_dir)).values()
+                  for path in (*reproduction.config_paths(), *reproduction.variant_paths())]
+    return paths
+
+
+def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str], None] = print_notice,
+            reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR) -> Rebuilt:
     """Rewrite every table and figure of the run in ``directory`` from its records.
 
     Damaged state files are moved aside with a line through ``notify`` (:func:`config_of_run`,
@@ -83,7 +96,7 @@ def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str
     directory = Path(directory)
     if not directory.is_dir():
         raise KpcaBenchError(f"{directory} is not a folder of results")
-    config = config_of_run(directory, config_dir, notify)
+    config = config_of_run(directory, config_dir, notify, reproductions_dir)
     if not config.is_suite:
         records = stored_records(config, directory)
         if not records:

@@ -35,6 +35,19 @@ def reference_values(entries: list[dict], *, paper: str, dataset: str) -> dict[t
     return {(e["method"], e["metric"]): e for e in entries if e["paper"] == paper and e["dataset"] == dataset}
 
 
+def in_reference_order(configs: list, references: list[dict]) -> list:
+    """The configs that name a paper's numbers (``reference``), in the paper's order of datasets.
+
+    The order is that of each dataset's first entry in ``references`` (so Table I before Table II); a
+    config whose dataset has no entry comes last.
+    """
+    named = [config for config in configs if config.reference is not None]
+    papers = {config.reference.paper for config in named}
+    order = list(dict.fromkeys(entry["dataset"] for entry in references if entry["paper"] in papers))
+    return sorted(named, key=lambda c: order.index(c.reference.dataset) if c.reference.dataset in order
+                  else len(order))
+
+
 def read_reference_mapping(path) -> dict:
     """The mapping a ``results/reference/*.yaml`` file holds (a paper's analysis's own reference numbers or prose).
 

@@ -1,0 +1,120 @@
+"""Reproductions of papers, kept outside the library and loaded from their folders.
+
+A reproduction is a folder ``reproductions/<key>/`` whose ``__init__.py`` declares
+``REPRODUCTION``, a :class:`Reproduction`; its other modules are its analyses, its
+``configs/`` folder holds the configs that reproduce the paper (a config belongs to
+a paper by its folder) and ``configs/variants/`` the variants, each one reading of
+the paper. The library never imports a reproduction: it loads the folder by path, as
+benchopt loads a benchmark folder, so adding a paper touches no library file. A
+reproduction's analyses read what finished runs left on disk (records, tables) and
+the reference files; none re-runs a method or redraws a split.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kpca_bench.errors import KpcaBenchError
+from kpca_bench.experiment.config import load_config
+
+DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")
+PACKAGE = "reproductions"
+CONFIGS_DIR = "configs"
+VARIANTS_DIR = "variants"
+
+Analysis = Callable[[Path, list[Path]], list[Path]]
+"""``analysis(results_root, configs) -> files written``, built from stored runs only; ``configs`` are the
+reproduction's config files (:meth:`Reproduction.config_paths`)."""
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A reproduced paper, as its folder declares it (``reference``, ``citation``, ``analyses``) and
+    :func:`load_reproduction` completes it (``key``, ``folder``).
+
+    Attributes
+    ----------
+    reference : the paper's name in ``results/reference/*.yaml``, in its configs' ``reference.paper`` and in
+        results/REPORT.md.
+    citation : authors, title, venue, year.
+    analyses : the analyses that turn its finished runs into its tables and figures, in order.
+    key : the name ``kpca-bench analyse KEY`` takes: its folder's name.
+    folder : the reproduction's folder.
+    """
+
+    reference: str
+    citation: str
+    analyses: tuple[Analysis, ...] = ()
+    key: str = ""
+    folder: Path | None = None
+
+    def config_paths(self) -> list[Path]:
+        """Its configs (``<folder>/configs/*.yaml``), in file-name order."""
+        return sorted((self.folder / CONFIGS_DIR).glob("*.yaml"))
+
+    def variant_paths(self) -> list[Path]:
+        """Its variants (``<folder>/configs/variants/*.yaml``), in file-name order."""
+        return sorted((self.folder / CONFIGS_DIR / VARIANTS_DIR).glob("*.yaml"))
+
+
+def load_reproduction(folder: Path) -> Reproduction:
+    """The :class:`Reproduction` that ``folder/__init__.py`` declares, loaded by path as package
+    ``reproductions.<folder name>`` (so its modules import one another relatively)."""
+    folder = Path(folder)
+    name = f"{PACKAGE}.{folder.name}"
+    init = (folder / "__init__.py").resolve()
+    # Python resolves a relative import through the parent package, so ``reproductions`` must exist too.
+    package = sys.modules.setdefault(PACKAGE, _namespace())
+    if str(init.parent.parent) not in list(package.__path__):
+        package.__path__.append(str(init.parent.parent))
+    module = sys.modules.get(name)
+    if module is None or Path(module.__file__).resolve() != init:
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(init.parent)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    declared = getattr(module, "REPRODUCTION", None)
+    if not isinstance(declared, Reproduction):
+        raise KpcaBenchError(f"{folder / '__init__.py'} declares no REPRODUCTION = Reproduction(...); every "
+                             "reproduction folder needs one")
+    return replace(declared, key=folder.name, folder=folder)
+
+
+def _namespace() -> types.ModuleType:
+    """An empty package ``reproductions``; each folder of reproductions loaded adds itself to its ``__path__``."""
+    package = types.ModuleType(PACKAGE)
+    package.__path__ = []
+    return package
+
+
+def load_reproductions(root: Path = DEFAULT_REPRODUCTIONS_DIR) -> dict[str, Reproduction]:
+    """Key -> reproduction, for every folder of ``root`` with an ``__init__.py``, in folder-name order (the order of
+    the papers in results/REPORT.md)."""
+    folders = sorted(path.parent for path in Path(root).glob("*/__init__.py"))
+    if not folders:
+        raise KpcaBenchError(f"no reproduction in {root}: a reproduction is a folder {root}/<paper>/ whose "
+                             "__init__.py declares REPRODUCTION; name the folder with --reproductions")
+    return {reproduction.key: reproduction for reproduction in map(load_reproduction, folders)}
+
+
+def papers_by_dataset(root: Path = DEFAULT_REPRODUCTIONS_DIR) -> dict[str, list[str]]:
+    """Dataset name -> the papers (``reference``) whose reproductions' configs name it; empty without ``root``."""
+    papers: dict[str, list[str]] = {}
+    if not Path(root).is_dir():
+        return papers
+    for reproduction in load_reproductions(root).values():
+        for path in reproduction.config_paths():
+            for _, member in load_config(path).members():
+                users = papers.setdefault(member.dataset.name, [])
+                if reproduction.reference not in users:
+                    users.append(reproduction.reference)
+    return papers

@@ -1,0 +1,11 @@
+"""Das, Golatkar & Awate: sparse kernel PCA for outlier detection."""
+
+from kpca_bench.report.reproductions import Reproduction
+
+from . import consistency, report
+
+REPRODUCTION = Reproduction(
+    reference="Das et al.",
+    citation="R. Das, A. Golatkar, S. P. Awate. Sparse kernel PCA for outlier detection. ICMLA 2018.",
+    analyses=(report.analyse, consistency.analyse),
+)

@@ -1,0 +1,11 @@
+"""Kim & Klabjan: L1-norm kernel PCA (outlier detection and robustness)."""
+
+from kpca_bench.report.reproductions import Reproduction
+
+from . import outliers
+
+REPRODUCTION = Reproduction(
+    reference="Kim & Klabjan",
+    citation="C. Kim, D. Klabjan. A simple and fast algorithm for L1-norm kernel PCA.",
+    analyses=(outliers.analyse,),
+)

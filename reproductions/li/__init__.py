@@ -1,0 +1,12 @@
+"""Li, Georgiopoulos & Anagnostopoulos: kernel principal subspace Mahalanobis distances for outlier detection."""
+
+from kpca_bench.report.reproductions import Reproduction
+
+from . import consistency, figure3, tables
+
+REPRODUCTION = Reproduction(
+    reference="Li et al.",
+    citation="C. Li, M. Georgiopoulos, G. C. Anagnostopoulos. Kernel principal subspace Mahalanobis "
+             "distances for outlier detection.",
+    analyses=(figure3.analyse, tables.analyse, consistency.analyse),
+)

@@ -1,0 +1,11 @@
+"""Shen & Asgharzadeh: kernel PCA using SAS (Nyström landmarks), dimension reduction and novelty detection."""
+
+from kpca_bench.report.reproductions import Reproduction
+
+from . import visualization
+
+REPRODUCTION = Reproduction(
+    reference="Shen & Asgharzadeh",
+    citation="H. Shen, A. Asgharzadeh. Kernel principal component analysis using SAS.",
+    analyses=(visualization.analyse,),
+)

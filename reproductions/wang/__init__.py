@@ -1,0 +1,12 @@
+"""Wang & Tanaka: kernel PCA allowing sparse representation and sample selection (ADMM, l1 and l2,1)."""
+
+from kpca_bench.report.reproductions import Reproduction
+
+from . import report
+
+REPRODUCTION = Reproduction(
+    reference="Wang & Tanaka",
+    citation="D. Wang, T. Tanaka. Kernel principal component analysis allowing sparse representation "
+             "and sample selection.",
+    analyses=(report.analyse,),
+)
