@@ -90,7 +90,7 @@ def test_analyse_writes_the_report_from_trials_and_reference_files(results, conf
     write_run(results / "wang_gridcheck_australian", trials_frame([0.84, 0.9], [0.5, 0.75], C=(5.0, 0.1)))
     assert analyse(results, replace(REPRODUCTION, folder=config_dir.parent).config_paths()) == [results / "wang_report.md"]
     text = (results / "wang_report.md").read_text()
-    assert "`configs/wang_australian.yaml`" in text and "toy" not in text
+    assert "`reproductions/wang/configs/wang_australian.yaml`" in text and "toy" not in text
     assert "## Table 3: Australian (`australian`, 2 repeats, 345 training rows)" in text
     assert "| SVM | 0.8461 / 0.8500 ± 0.0707 | – / 0.8000 ± 0.0000 | 0.8011 / 0.6250 ± 0.1768 **(off)** |" in text
     assert "- SVM: 0.8036 / 1.0000 / 0.8901" in text                                  # other class positive

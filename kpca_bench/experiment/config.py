@@ -113,7 +113,7 @@ class ReferenceConfig:
 
     ``stand_in``: when the run uses other data than the paper's (a stand-in for a file
     that is not to be had), how it differs; the report marks its numbers with it.
-    ``variant_of`` / ``variant``: a variant run (``configs/variants/``) tests one reading
+    ``variant_of`` / ``variant``: a variant run (``reproductions/<paper>/configs/variants/``) tests one reading
     of the paper against the headline config ``variant_of`` (a config file stem);
     ``variant`` says which reading, in a phrase. The report sets its numbers beside
     the headline ones.

@@ -15,7 +15,7 @@ Hamming ``gamma``). The *model* parameter is swept inside the cell:
 
 Options (``protocol: {name: novelty_sweep, nu: ..., p_range: all, ...}``), each
 default today's behaviour; the others are readings of the paper that its text
-leaves open, run as variants (``configs/variants/``):
+leaves open, run as variants (``reproductions/<paper>/configs/variants/``):
 
 * ``nu``: a list or ``{start, stop, step}``.
 * ``p_range``: ``rank`` (default, our choice) stops ``p`` at the numerical rank of

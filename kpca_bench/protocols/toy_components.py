@@ -7,7 +7,7 @@ draw, for each component k, the contours of its projection value
 ``sum_i a_ik k~(x_i, x)`` (eq. 5, on the feature map centered on the sample)
 over the plane, with the samples whose coefficient ``a_ik`` is non-zero marked.
 
-A toy config runs like any other (``kpca-bench run configs/wang_toy_gaussians.yaml``).
+A toy config runs like any other (``kpca-bench run reproductions/wang/configs/wang_toy_gaussians.yaml``).
 One trial fits each method entry on the whole dataset (the split seed is
 unused: the generator's ``random_state`` fixes the sample). The record holds
 the fitted dual coefficients, so the figure (``components.png``,

@@ -515,7 +515,7 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
         "`reference/papers.yaml` (each with its source and the tolerance we hold ourselves to), and the findings of "
         "the analyses: why numbers deviate (`reference/deviations.yaml`) and the claims without numbers "
         "(`reference/claims.yaml`). *Explained*: a number outside tolerance that a tested reading of the paper "
-        "(a variant run, `configs/variants/`) brings within tolerance, or that a consistency check shows the paper "
+        "(a variant run, `reproductions/<paper>/configs/variants/`) brings within tolerance, or that a consistency check shows the paper "
         "could not have obtained by its own protocol; a cause that no variant or check tests explains nothing. Every "
         "number not explained lists the hypotheses tried with their results. A run on stand-in data (other data than "
         "the paper's, where its own are not to be had) is shown beside the paper's numbers and counted nowhere: it "
