@@ -129,3 +129,13 @@ def test_comparison_of_both_metrics_compares_each_with_its_own_column(tmp_path, 
     assert text.index("Mean AUROC") < text.index("Mean AUPRC")
     assert "AUCPR_DB_test_Tabular_None_None_unsupervise.csv" in text
     assert "| adbench_wine | 0.450 / 0.400 (+0.050) | 0.300 / 0.600 (-0.300) |\n" in text[text.index("Mean AUPRC"):]
+
+
+def test_a_detector_without_a_defaults_run_is_marked_and_the_mark_explained(reference):
+    defaults = pd.DataFrame({"dataset": ["adbench_wine"], "method": ["IForest"], "auroc_mean": [0.81],
+                             "auprc_mean": [np.nan], "trials": [5]})
+    text = adbench_reference.comparison_markdown(adbench_reference.comparison(reference, OURS, COLUMNS, defaults))
+    assert "| kNN | 1 | -0.100 | 0.100 | – | – |" in text
+    assert "–: no run of this detector with PyOD's defaults" in text
+    with_all = adbench_reference.comparison_markdown(adbench_reference.comparison(reference, OURS, COLUMNS))
+    assert "–: no run" not in with_all

@@ -189,4 +189,8 @@ def _gap_lines(gaps: pd.DataFrame) -> list[str]:
                      f" {row.mean_abs_difference_pyod_defaults:.3f} ({row.datasets_pyod_defaults}) |"
                      f" {row.mean_explained_by_defaults:+.3f} |")
         lines.append(line)
+    if with_defaults and (gaps["datasets_pyod_defaults"] == 0).any():
+        lines += ["", "–: no run of this detector with PyOD's defaults; the defaults variant runs only the detectors "
+                      "whose parameters here differ from PyOD's defaults, so for the others the gap above is already "
+                      "the gap with PyOD's defaults."]
     return lines
