@@ -66,7 +66,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     trials = trials_frame(records, order)
     summary = summary_frame(trials, planned_trials(config))
     threshold = config.threshold.describe()
-    title = f"{config.name}: {config.dataset.name}"
+    title = run_title(config.name, config.dataset.name)
     note = incomplete_note(summary)
     figure_title = run_title(config.name, config.dataset.name) + (f"\n{note}" if note else "")
     figures = []
