@@ -211,7 +211,7 @@ def check(
     """Run configs (reusing finished cells) and compare with the reference numbers.
 
     quick: against the blessed numbers (OUT/reference/quick.csv); full: against
-    the papers' numbers (OUT/reference/papers.yaml). Prints config, method,
+    the papers' numbers (reproductions/<paper>/reference/numbers.yaml). Prints config, method,
     metric, reference, ours, delta, tolerance, ok; exit code 1 on any miss.
     """
     import pandas as pd
@@ -265,7 +265,7 @@ def report(
             require_no_failures(rebuilt)
             return
         if list_configs:
-            print_paper_configs(reproductions, out)
+            print_paper_configs(reproductions)
             return
         from kpca_bench.report.overview import write_overview
 
@@ -304,10 +304,10 @@ def analyse(
         fail(error)
 
 
-def print_paper_configs(reproductions_dir: Path, out: Path) -> None:
+def print_paper_configs(reproductions_dir: Path) -> None:
     from kpca_bench.report.overview import runnable_paper_configs
 
-    runnable, skipped = runnable_paper_configs(reproductions_dir, out)
+    runnable, skipped = runnable_paper_configs(reproductions_dir)
     for path, reason in skipped:
         typer.echo(f"skipped {path}: {reason}", err=True)
     for path in runnable:

@@ -59,9 +59,10 @@ def record(entry, trial, f1_by_rule=None, status="ok", method=None):
 def results(tmp_path):
     """MNIST: records with f1_by_rule, trials.csv, summary.csv; Satimage-2: records without f1_by_rule; ETH-80: none."""
     root = tmp_path / "results"
-    (root / "reference").mkdir(parents=True)
-    (root / "reference" / "das.yaml").write_text(yaml.safe_dump(DAS_YAML))
-    (root / "reference" / "papers.yaml").write_text(yaml.safe_dump(PAPERS_YAML))
+    root.mkdir(parents=True)
+    (root.parent / "reference").mkdir()
+    (root.parent / "reference" / "das.yaml").write_text(yaml.safe_dump(DAS_YAML))
+    (root.parent / "reference" / "numbers.yaml").write_text(yaml.safe_dump(PAPERS_YAML))
     mnist = ResultStore(root / "mnist")
     for item in (record("SKPCA", 0, (0.90, 0.92, 0.95)), record("SKPCA", 1, (0.80, 0.84, 0.85)),
                  record("KPCA", 0, (0.70, 0.75, 0.80)),
@@ -118,7 +119,7 @@ def test_table1_pairs_the_papers_trials_with_the_runs(results, config_dir):
 
 
 def write_das_yaml(results, text):
-    (results / "reference" / "das.yaml").write_text(text)
+    (results.parent / "reference" / "das.yaml").write_text(text)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -133,21 +134,21 @@ def test_a_malformed_das_yaml_is_one_line_naming_the_file(results, change, messa
     change(raw)
     write_das_yaml(results, yaml.safe_dump(raw))
     with pytest.raises(ConfigError, match=message) as error:
-        load_paper_numbers(results)
-    assert str(error.value).startswith(str(results / "reference" / "das.yaml")) and "\n" not in str(error.value)
+        load_paper_numbers(results.parent / "reference")
+    assert str(error.value).startswith(str(results.parent / "reference" / "das.yaml")) and "\n" not in str(error.value)
 
 
 def test_a_das_yaml_with_a_syntax_error_or_missing_is_a_config_error(results):
     write_das_yaml(results, "sparsity_std: {MNIST: [0.1\n")
     with pytest.raises(ConfigError, match="das.yaml: YAML syntax error at line"):
-        load_paper_numbers(results)
-    (results / "reference" / "das.yaml").unlink()
+        load_paper_numbers(results.parent / "reference")
+    (results.parent / "reference" / "das.yaml").unlink()
     with pytest.raises(ConfigError, match="das.yaml: missing"):
-        load_paper_numbers(results)
+        load_paper_numbers(results.parent / "reference")
 
 
 def test_the_committed_das_yaml_holds_table1():
-    paper = load_paper_numbers(Path(__file__).parents[1] / "results")
+    paper = load_paper_numbers(Path(__file__).parents[1] / "reproductions" / "das" / "reference")
     assert paper.table1_dataset == "MNIST" and set(paper.table1) == {"SKPCA", "Wang-Tanaka"}
     assert len(paper.table1["SKPCA"]["f1"]) == 10 and paper.table1["Wang-Tanaka"]["sparsity"][3] == 100.0
     assert paper.sparsity_std["ETH-80"] == 0.70
@@ -240,8 +241,9 @@ def test_consistency_check_flags_a_paper_auroc_beyond_every_split_of_the_headlin
     shutil.copy(CONFIGS / "satimage2.yaml", configs)
     shutil.copy(CONFIGS / "variants" / "satimage2_converge.yaml", configs / "variants")
     root = tmp_path / "results"
-    (root / "reference").mkdir(parents=True)
-    (root / "reference" / "papers.yaml").write_text(yaml.safe_dump(
+    root.mkdir(parents=True)
+    (root.parent / "reference").mkdir()
+    (root.parent / "reference" / "numbers.yaml").write_text(yaml.safe_dump(
         [{"paper": "Das et al.", "source": "section V", "dataset": "Satimage-2", "method": method,
           "metric": "auroc_mean", "value": value, "tolerance": 0.04, "reason": "test"}
          for method, value in (("KPCA", 0.958), ("Naive thresholding", 0.96), ("SKPCA", 0.99))]))

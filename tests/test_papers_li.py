@@ -53,17 +53,17 @@ def tree(tmp_path) -> tuple[Path, Path]:
         write_statistics(results / name, best=[0.6, 0.7, 0.8], minimum=[0.1, 0.2, 0.3])
     (results / "li_b" / "sweep_statistics.csv").unlink()
     write_statistics(results / "li_b", best=[0.70, 0.90, 0.80], minimum=[0.3, 0.2, 0.4])
-    (results / "reference").mkdir()
+    (results.parent / "reference").mkdir()
     entries = [reference("Alpha", "Table I", "auroc_best", 0.75, 0.04),
                reference("Alpha", "Table I", "auroc_min", 0.3, 0.1),
                reference("Beta", "Table II", "auroc_min", 0.15, 0.5)]
-    (results / "reference" / "papers.yaml").write_text(yaml.safe_dump(entries))
+    (results.parent / "reference" / "numbers.yaml").write_text(yaml.safe_dump(entries))
     return configs, results
 
 
 def test_configs_are_the_papers_in_its_table_order(tree):
     configs, results = tree
-    chosen = tables.li_configs(replace(REPRODUCTION, folder=configs.parent).config_paths(), tables.load_references(results))
+    chosen = tables.li_configs(replace(REPRODUCTION, folder=configs.parent).config_paths(), tables.references_of(replace(REPRODUCTION, folder=configs.parent).config_paths()))
     assert [config.name for config in chosen] == ["li_b", "li_a"]  # Alpha (Table I) before Beta (Table II)
 
 

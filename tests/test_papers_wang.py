@@ -65,9 +65,10 @@ def config_dir(tmp_path):
 @pytest.fixture
 def results(tmp_path):
     root = tmp_path / "results"
-    (root / "reference").mkdir(parents=True)
-    (root / "reference" / "papers.yaml").write_text(yaml.safe_dump(PAPERS_YAML))
-    (root / "reference" / "wang.yaml").write_text(yaml.safe_dump(ANALYSIS))
+    root.mkdir(parents=True)
+    (root.parent / "reference").mkdir()
+    (root.parent / "reference" / "numbers.yaml").write_text(yaml.safe_dump(PAPERS_YAML))
+    (root.parent / "reference" / "wang.yaml").write_text(yaml.safe_dump(ANALYSIS))
     return root
 
 
@@ -124,14 +125,14 @@ def test_a_config_not_run_is_named(results, config_dir):
     ("sparsity_finding: 'unclosed\n", "YAML syntax error"),
 ])
 def test_a_malformed_wang_yaml_is_one_line_naming_the_file(results, text, message):
-    (results / "reference" / "wang.yaml").write_text(text)
+    (results.parent / "reference" / "wang.yaml").write_text(text)
     with pytest.raises(ConfigError, match=message) as error:
-        load_analysis_text(results)
-    assert str(error.value).startswith(str(results / "reference" / "wang.yaml")) and "\n" not in str(error.value)
+        load_analysis_text(results.parent / "reference")
+    assert str(error.value).startswith(str(results.parent / "reference" / "wang.yaml")) and "\n" not in str(error.value)
 
 
 def test_the_committed_wang_yaml_loads():
-    assert set(load_analysis_text(Path(__file__).parents[1] / "results")) == set(ANALYSIS)
+    assert set(load_analysis_text(Path(__file__).parents[1] / "reproductions" / "wang" / "reference")) == set(ANALYSIS)
 
 
 @pytest.mark.parametrize("name", ["australian", "breast_cancer", "climate"])

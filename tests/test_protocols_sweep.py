@@ -142,10 +142,12 @@ TINY = textwrap.dedent("""\
 
 
 def test_sweep_protocol_end_to_end_through_the_cli(tmp_path):
-    config = tmp_path / "tiny.yaml"
+    # A reproduction folder: the config in configs/, the paper's numbers in reference/ beside it.
+    (tmp_path / "configs").mkdir()
+    config = tmp_path / "configs" / "tiny.yaml"
     config.write_text(TINY)
-    (tmp_path / "out" / "reference").mkdir(parents=True)
-    (tmp_path / "out" / "reference" / "papers.yaml").write_text(
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "numbers.yaml").write_text(
         "- {paper: P, source: Table I, dataset: D, method: MD, metric: auroc_best, value: 0.5, tolerance: 0.01, "
         "reason: test}\n")
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])

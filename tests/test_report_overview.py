@@ -1,5 +1,5 @@
-"""results/REPORT.md is built from the reproductions' configs, papers.yaml, deviations.yaml, claims.yaml and the runs'
-summaries alone."""
+"""results/REPORT.md is built from the reproductions' configs, their reference files (numbers.yaml, deviations.yaml,
+claims.yaml) and the runs' summaries alone."""
 
 import re
 import textwrap
@@ -16,6 +16,7 @@ from kpca_bench.report.overview import heading_anchor, paper_config_paths, runna
 
 REPO = Path(__file__).resolve().parents[1]
 SOMEONE, KIM = "reproductions/someone_toy/configs", "reproductions/kim_toy/configs"
+FOLDERS = {"Someone et al.": "someone_toy", "Kim & Klabjan": "kim_toy", "Nobody et al.": "nobody_toy"}
 
 CONFIG = textwrap.dedent("""\
     name: tiny
@@ -45,7 +46,7 @@ def claim(holds, configs, text="L1 is more robust"):
 
 
 def reproduction(folder: Path, paper: str) -> None:
-    folder.mkdir(parents=True)
+    (folder / "reference").mkdir(parents=True)
     (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
                                         f"REPRODUCTION = Reproduction(reference={paper!r}, citation='A. Toy.')\n")
 
@@ -59,21 +60,30 @@ def tree(tmp_path):
     (tmp_path / KIM).mkdir()
     (tmp_path / SOMEONE).mkdir()
     (tmp_path / SOMEONE / "tiny.yaml").write_text(CONFIG)
-    results = tmp_path / "results"
-    (results / "reference").mkdir(parents=True)
     papers = [entry("KPCA", 0.90), entry("KPCA", 0.80, metric="f1_mean"), entry("OCSVM", 0.80)]
-    (results / "reference" / "papers.yaml").write_text(yaml.safe_dump(papers))
-    (results / "tiny").mkdir()
+    (reference_dir(tmp_path, "Someone et al.") / "numbers.yaml").write_text(yaml.safe_dump(papers))
+    results = tmp_path / "results"
+    (results / "tiny").mkdir(parents=True)
     (results / "tiny" / "summary.csv").write_text(
         "method,trials,auroc_mean,auroc_std,f1_mean,f1_std\nKPCA,10,0.91,0.01,0.91,0.01\n")
     (results / "tiny" / "roc.png").write_bytes(b"png")
     return tmp_path
 
 
+def reference_dir(tree, paper: str) -> Path:
+    return tree / "reproductions" / FOLDERS[paper] / "reference"
+
+
 def write_findings(tree, deviations=(), claims=()):
-    reference = tree / "results" / "reference"
-    (reference / "deviations.yaml").write_text(yaml.safe_dump(list(deviations)))
-    (reference / "claims.yaml").write_text(yaml.safe_dump(list(claims)))
+    """Each paper's deviations and claims into its reproduction's reference files (a folder for a paper without one)."""
+    for paper in FOLDERS:
+        own_deviations = [d for d in deviations if d["paper"] == paper]
+        own_claims = [c for c in claims if c["paper"] == paper]
+        if not reference_dir(tree, paper).parent.exists() and (own_deviations or own_claims):
+            reproduction(reference_dir(tree, paper).parent, paper)
+        if reference_dir(tree, paper).exists():
+            (reference_dir(tree, paper) / "deviations.yaml").write_text(yaml.safe_dump(own_deviations))
+            (reference_dir(tree, paper) / "claims.yaml").write_text(yaml.safe_dump(own_claims))
 
 
 def report(tree) -> str:
@@ -228,17 +238,17 @@ def test_a_cause_with_only_words_tried_explains_nothing(tree):
 
 
 def test_findings_files_are_checked(tree):
-    reference = tree / "results" / "reference"
+    reference = reference_dir(tree, "Kim & Klabjan")
     (reference / "claims.yaml").write_text(yaml.safe_dump([claim("maybe", [])]))
     with pytest.raises(ConfigError, match="holds must be one of yes, partly"):
-        load_claims(tree / "results")
+        load_claims(reference)
     (reference / "deviations.yaml").write_text(yaml.safe_dump([{"paper": "P", "match": {"methods": ["KPCA"]},
                                                                 "numbers": "n", "cause": "c", "analysis": "a"}]))
     with pytest.raises(ConfigError, match="match must be"):
-        load_deviations(tree / "results")
+        load_deviations(reference)
     (reference / "claims.yaml").write_text("- paper: P\n  evidence: a: b\n")
     with pytest.raises(ConfigError, match="claims.yaml: YAML syntax error at line 2"):
-        load_claims(tree / "results")
+        load_claims(reference)
     write_findings(tree, claims=[claim("yes", ["no_such_config"])])
     with pytest.raises(Exception, match="claims name configs that are not in .*: no_such_config"):
         report(tree)
@@ -248,7 +258,7 @@ def test_configs_whose_data_are_missing_are_skipped_with_the_fix(tree, monkeypat
     (tree / SOMEONE / "iono.yaml").write_text(CONFIG.replace("name: tiny", "name: iono")
                                                 .replace("name: digits", "name: ionosphere"))
     monkeypatch.setenv("KPCA_BENCH_DATA", str(tree / "no_data_here"))
-    runnable, skipped = runnable_paper_configs(tree / "reproductions", tree / "results")
+    runnable, skipped = runnable_paper_configs(tree / "reproductions")
 
     assert runnable == [tree / SOMEONE / "tiny.yaml"]
     assert [path for path, _ in skipped] == [tree / SOMEONE / "iono.yaml"]
@@ -272,7 +282,7 @@ def test_every_reproduction_config_is_a_paper_config_and_configs_keeps_the_quick
     from kpca_bench.experiment.config import load_config
 
     expected = sorted((REPO / "reproductions").glob("*/configs/*.yaml"))
-    assert paper_config_paths(REPO / "reproductions", REPO / "results") == expected
+    assert paper_config_paths(REPO / "reproductions") == expected
     assert all(p.stem == "quickstart" or load_config(p).is_suite for p in (REPO / "configs").glob("*.yaml"))
 
 
@@ -284,6 +294,21 @@ def test_a_config_naming_another_paper_than_its_folders_is_one_line_naming_it(tr
         report(tree)
 
 
+def test_a_deviation_or_claim_in_another_papers_folder_is_one_line_naming_the_file(tree):
+    write_findings(tree)
+    (reference_dir(tree, "Kim & Klabjan") / "claims.yaml").write_text(yaml.safe_dump([claim("yes", [])]))
+    (reference_dir(tree, "Someone et al.") / "claims.yaml").write_text(yaml.safe_dump([claim("yes", [])]))
+    with pytest.raises(KpcaBenchError, match=r"someone_toy/reference/claims.yaml has entries of 'Kim & Klabjan'; a "
+                                             r"reproduction's reference files hold its own paper's \('Someone et al.'\)"):
+        report(tree)
+    write_findings(tree, deviations=[{"paper": "Kim & Klabjan", "match": {"configs": ["tiny"]}, "numbers": "n",
+                                      "cause": "c", "analysis": "a"}])
+    (reference_dir(tree, "Someone et al.") / "deviations.yaml").write_text(
+        (reference_dir(tree, "Kim & Klabjan") / "deviations.yaml").read_text())
+    with pytest.raises(KpcaBenchError, match=r"someone_toy/reference/deviations.yaml has entries of 'Kim & Klabjan'"):
+        report(tree)
+
+
 def _anchors(markdown: Path) -> set[str]:
     return {heading_anchor(line.lstrip("#")) for line in markdown.read_text().splitlines() if line.startswith("#")}
 
@@ -291,7 +316,9 @@ def _anchors(markdown: Path) -> set[str]:
 def test_shipped_findings_name_existing_configs_and_link_to_existing_sections():
     results = REPO / "results"
     stems = {p.stem for p in (REPO / "reproductions").glob("*/configs/*.yaml")}
-    deviations, claims = load_deviations(results), load_claims(results)
+    folders = sorted((REPO / "reproductions").glob("*/reference"))
+    deviations = [d for folder in folders for d in load_deviations(folder)]
+    claims = [c for folder in folders for c in load_claims(folder)]
     named = {stem for d in deviations for s in d.selectors for stem in s["configs"]} | \
             {stem for c in claims for stem in c.configs}
     assert named <= stems, named - stems
@@ -334,8 +361,8 @@ def test_numbers_of_a_stand_in_run_are_shown_but_counted_nowhere(tree):
 
 
 def test_shipped_choices_parse_and_name_a_source_and_existing_variants():
-    choices = yaml.safe_load((REPO / "results" / "reference" / "choices.yaml").read_text())
-    variants = {p.stem for p in (REPO / "reproductions").glob("*/configs/variants/*.yaml")}
-    for choice in choices:
-        assert choice["source"], choice
-        assert set(choice.get("variants") or []) <= variants, choice
+    for folder in (REPO / "reproductions").glob("*/reference/choices.yaml"):
+        variants = {p.stem for p in (folder.parents[1] / "configs" / "variants").glob("*.yaml")}
+        for choice in yaml.safe_load(folder.read_text()):
+            assert choice["source"], choice
+            assert set(choice.get("variants") or []) <= variants, choice

@@ -53,3 +53,24 @@ def test_a_suite_prints_its_rank_table(tmp_path):
 def test_a_folder_without_a_run_is_an_error(tmp_path):
     result = invoke("report", tmp_path)
     assert result.exit_code == 2 and "holds no run" in result.stderr
+
+
+def test_a_run_whose_config_file_moved_since_is_tied_to_the_file_where_it_is_now(tmp_path):
+    from kpca_bench.experiment.config import load_config
+    from kpca_bench.report.rebuild import where_it_is_now
+
+    text = QUICKSTART.read_text()
+    moved = tmp_path / "reproductions" / "toy" / "configs" / "quickstart.yaml"
+    moved.parent.mkdir(parents=True)
+    moved.write_text(text)
+    (moved.parents[1] / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n"
+                                                  "REPRODUCTION = Reproduction(reference='Toy', citation='A. Toy.')\n")
+    ran = tmp_path / "configs" / "quickstart.yaml"   # where it ran from, gone since
+    ran.parent.mkdir()
+    ran.write_text(text)
+    config = load_config(ran)
+    ran.unlink()
+    assert where_it_is_now(config, tmp_path / "configs", tmp_path / "reproductions").source == moved.as_posix()
+    moved.write_text(text.replace("seed: 0", "seed: 1"))   # another config of the same name: left as it ran
+    assert "seed: 0" in text
+    assert where_it_is_now(config, tmp_path / "configs", tmp_path / "reproductions").source == ran.as_posix()

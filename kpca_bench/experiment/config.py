@@ -109,7 +109,8 @@ def max_memory_problem(value) -> str | None:
 
 @dataclass(frozen=True)
 class ReferenceConfig:
-    """Which published numbers this experiment reproduces (entries of ``results/reference/papers.yaml``).
+    """Which published numbers this experiment reproduces (entries of ``reference/numbers.yaml`` in the
+    reproduction folder that holds the config file, ``reproductions/<paper>/``).
 
     ``stand_in``: when the run uses other data than the paper's (a stand-in for a file
     that is not to be had), how it differs; the report marks its numbers with it.
@@ -119,7 +120,7 @@ class ReferenceConfig:
     the headline ones.
     """
 
-    paper: str = declared(doc="the paper's key in results/reference/papers.yaml")
+    paper: str = declared(doc="the paper's name in reproductions/<paper>/reference/numbers.yaml (the config's folder)")
     dataset: str = declared(doc="the paper's dataset whose numbers the run reproduces")
     stand_in: str = declared("", doc="how the run's data differ from the paper's, when they do")
     variant_of: str = declared("", doc="the headline config (a file stem) this variant reads differently")

@@ -2,7 +2,7 @@
 
 They replace the generic outlier tables (whose F1 / threshold columns do not apply) with
 ``trials.csv``, ``summary.csv`` (``accuracy_mean``, ``error_mean``, ... per method: the
-columns ``kpca-bench check`` compares with ``results/reference/papers.yaml``), ``summary.md``
+columns ``kpca-bench check`` compares with the paper's ``reference/numbers.yaml``), ``summary.md``
 and a box plot of the per-trial metric.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from kpca_bench.report.plots import method_styles, plt, save_figure, set_title
-from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.report.reference import config_references, reference_values
 from kpca_bench.report.tables import (
     csv_text,
     incomplete_note,
@@ -83,7 +83,7 @@ def _write(config: Config, records: list[dict], directory, metrics: dict, figure
         return None
     summary = summary_frame(trials, planned_trials(config), metrics)
     reference = config.reference
-    references = reference_values(load_references(directory.parent), paper=reference.paper,
+    references = reference_values(config_references(config), paper=reference.paper,
                                   dataset=reference.dataset) if reference else {}
     facts = run_facts(config, records[0].get("versions", {}))
     note = incomplete_note(summary)

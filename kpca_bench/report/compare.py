@@ -5,8 +5,8 @@ one numeric column per metric (``auroc_mean``, ``f1_mean``, ``sparsity_mean``,
 or a protocol's own such as ``auroc_best``). The blessed numbers,
 ``results/reference/quick.csv``, are a long table (config, method, metric,
 value, tolerance) written by ``kpca-bench bless`` and reviewed in the diff like
-code. The papers' numbers are ``results/reference/papers.yaml``
-(:mod:`kpca_bench.report.reference`).
+code. A paper's numbers are its reproduction's ``reference/numbers.yaml``, found from the
+config file's folder (:mod:`kpca_bench.report.reference`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.report.reference import load_references
+from kpca_bench.report.reference import NUMBERS_FILE, load_references, reference_folder
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
 
@@ -86,13 +86,17 @@ def compare_with_blessed(results_root, config_path: str, directory: Path) -> pd.
     return _compare(blessed.rename(columns={"value": "reference"}), summary_metrics(directory))
 
 
-def compare_with_papers(results_root, config_path: str, config: Config, directory: Path) -> pd.DataFrame:
+def compare_with_papers(config_path: str, config: Config, directory: Path) -> pd.DataFrame:
     if config.reference is None:
         raise KpcaBenchError(f"{config_path} names no paper numbers; add reference: {{paper: ..., dataset: ...}}")
-    entries = [e for e in load_references(results_root)
+    folder = reference_folder(config_path)
+    if folder is None:
+        raise KpcaBenchError(f"{config_path} is in no reproduction, so it has no paper numbers; a paper's config "
+                             "belongs in reproductions/<paper>/configs/, beside its reference/numbers.yaml")
+    entries = [e for e in load_references(folder)
                if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset]
     if not entries:
-        raise KpcaBenchError(f"{Path(results_root) / 'reference' / 'papers.yaml'} has no entries for paper "
+        raise KpcaBenchError(f"{folder / NUMBERS_FILE} has no entries for paper "
                              f"{config.reference.paper!r}, dataset {config.reference.dataset!r} ({config_path})")
     reference = pd.DataFrame(entries).rename(columns={"value": "reference"}).assign(config=config_path)
     return _compare(reference[["config", "method", "metric", "reference", "tolerance"]], summary_metrics(directory))
@@ -102,7 +106,7 @@ def compare_run(results_root, config_path: str, config: Config, directory: Path)
     """Compare a finished run with the reference of its profile: blessed numbers (quick) or papers (full)."""
     if config.profile == "quick":
         return compare_with_blessed(results_root, config_path, directory)
-    return compare_with_papers(results_root, config_path, config, directory)
+    return compare_with_papers(config_path, config, directory)
 
 
 def format_comparison(table: pd.DataFrame) -> str:

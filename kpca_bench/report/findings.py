@@ -1,6 +1,6 @@
 """What the reproduction report says beyond the numbers: why numbers deviate, and claims without numbers.
 
-Two hand-written lists sit beside the papers' numbers in ``<results root>/reference/``,
+Two hand-written lists sit beside a paper's numbers in its reproduction's ``reference/`` folder,
 each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.md``,
 ``sas_*/README.md``) and linking to it:
 
@@ -29,8 +29,8 @@ import yaml
 
 from kpca_bench.errors import ConfigError
 
-DEVIATIONS_FILE = Path("reference") / "deviations.yaml"
-CLAIMS_FILE = Path("reference") / "claims.yaml"
+DEVIATIONS_FILE = "deviations.yaml"
+CLAIMS_FILE = "claims.yaml"
 NOT_EXPLAINED = "not explained yet"
 VERDICTS = ("yes", "partly", "no", "not tested", "not assessed")
 SELECTOR_KEYS = ("configs", "methods", "metrics")
@@ -111,9 +111,9 @@ def _verdict(value):
     return value
 
 
-def load_deviations(results_root) -> list[Deviation]:
-    """Every entry of ``<results_root>/reference/deviations.yaml``, in file order."""
-    path = Path(results_root) / DEVIATIONS_FILE
+def load_deviations(folder) -> list[Deviation]:
+    """Every entry of ``<folder>/deviations.yaml`` (``folder`` a reproduction's reference files), in file order."""
+    path = Path(folder) / DEVIATIONS_FILE
     entries = _entries(path, ("paper", "match", "numbers", "cause", "analysis"),
                        ("evidence", "variants", "checks", "tried"))
     bad = [f"{path}: entry {i}: {key} must be a list" for i, e in enumerate(entries)
@@ -127,9 +127,9 @@ def load_deviations(results_root) -> list[Deviation]:
             for i, e in enumerate(entries)]
 
 
-def load_claims(results_root) -> list[Claim]:
-    """Every entry of ``<results_root>/reference/claims.yaml``, in file order."""
-    path = Path(results_root) / CLAIMS_FILE
+def load_claims(folder) -> list[Claim]:
+    """Every entry of ``<folder>/claims.yaml`` (``folder`` a reproduction's reference files), in file order."""
+    path = Path(folder) / CLAIMS_FILE
     entries = _entries(path, ("paper", "claim", "holds", "verdict", "evidence", "configs"), ("analysis",))
     for entry in entries:
         entry["holds"] = _verdict(entry["holds"])

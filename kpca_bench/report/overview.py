@@ -2,13 +2,13 @@
 
 Built from what is on disk alone, so it never re-runs anything:
 
-* the papers' numbers, ``reference/papers.yaml``, beside each full run's
-  ``summary.csv``, paper by paper: a paper's configs are those of its reproduction
-  folder (:mod:`kpca_bench.report.reproductions`), and name its numbers with
-  ``reference: {paper, dataset}``;
+* the papers' numbers, each reproduction's ``reference/numbers.yaml``, beside each
+  full run's ``summary.csv``, paper by paper: a paper's configs are those of its
+  reproduction folder (:mod:`kpca_bench.report.reproductions`), and name its numbers
+  with ``reference: {paper, dataset}``;
 * why numbers deviate, ``reference/deviations.yaml``, and the claims without
-  numbers, ``reference/claims.yaml`` (:mod:`kpca_bench.report.findings`), each
-  entry linking to the analysis it comes from;
+  numbers, ``reference/claims.yaml`` (:mod:`kpca_bench.report.findings`), in each
+  reproduction's folder, each entry linking to the analysis it comes from;
 * the figures of every run of a paper.
 
 The report opens with one row per paper (numbers compared, within tolerance,
@@ -42,8 +42,9 @@ from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
-from kpca_bench.report.findings import NOT_EXPLAINED, VERDICTS, Claim, Deviation, load_claims, load_deviations
-from kpca_bench.report.reference import load_references
+from kpca_bench.report.findings import (CLAIMS_FILE, DEVIATIONS_FILE, NOT_EXPLAINED, VERDICTS, Claim, Deviation,
+                                       load_claims, load_deviations)
+from kpca_bench.report.reference import load_references, reference_folder
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory
@@ -78,9 +79,32 @@ def paper_configs(reproductions: Mapping[str, Reproduction], claims: Sequence[Cl
     return groups
 
 
-def paper_config_paths(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR, results_root="results") -> list[Path]:
+def own_entries(reproduction: Reproduction, entries: list, file: str) -> list:
+    """``entries`` of ``reproduction``'s reference file ``file``, checked to name its own paper."""
+    strays = sorted({entry.paper for entry in entries} - {reproduction.reference})
+    if strays:
+        raise KpcaBenchError(f"{reproduction.reference_dir / file} has entries of {', '.join(map(repr, strays))}; a "
+                             f"reproduction's reference files hold its own paper's ({reproduction.reference!r}): "
+                             "move them to that paper's folder")
+    return entries
+
+
+def all_claims(reproductions: Mapping[str, Reproduction]) -> list[Claim]:
+    """Every reproduction's claims (its ``reference/claims.yaml``), reproduction by reproduction."""
+    return [claim for r in reproductions.values()
+            for claim in own_entries(r, load_claims(r.reference_dir), CLAIMS_FILE)]
+
+
+def all_deviations(reproductions: Mapping[str, Reproduction]) -> list[Deviation]:
+    """Every reproduction's deviations (its ``reference/deviations.yaml``), reproduction by reproduction."""
+    return [deviation for r in reproductions.values()
+            for deviation in own_entries(r, load_deviations(r.reference_dir), DEVIATIONS_FILE)]
+
+
+def paper_config_paths(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> list[Path]:
     """Every config the report shows, in file-name order: what ``make all-figures`` runs."""
-    groups = paper_configs(load_reproductions(Path(reproductions_dir)), load_claims(results_root))
+    reproductions = load_reproductions(Path(reproductions_dir))
+    groups = paper_configs(reproductions, all_claims(reproductions))
     return sorted(path for runs in groups.values() for path, _ in runs)
 
 
@@ -93,11 +117,10 @@ def missing_data(config: Config) -> str | None:
             f"'kpca-bench datasets fetch {spec.name}' downloads them")
 
 
-def runnable_paper_configs(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR,
-                           results_root="results") -> tuple[list[Path], list[tuple[Path, str]]]:
+def runnable_paper_configs(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> tuple[list[Path], list[tuple[Path, str]]]:
     """The paper configs whose data are here, and the others, each with the reason it is skipped."""
     runnable, skipped = [], []
-    for path in paper_config_paths(reproductions_dir, results_root):
+    for path in paper_config_paths(reproductions_dir):
         reason = missing_data(load_config(path))
         if reason is None:
             runnable.append(path)
@@ -115,9 +138,9 @@ def _comparison(results_root: Path, path: Path, config: Config) -> pd.DataFrame:
     """The paper's numbers beside the run's; every number "not run" (ours NaN) if the run has no summary."""
     directory = experiment_directory(config, results_root)
     try:
-        return compare_with_papers(results_root, path.as_posix(), config, directory)
+        return compare_with_papers(path.as_posix(), config, directory)
     except KpcaBenchError:
-        entries = [e for e in load_references(results_root)
+        entries = [e for e in load_references(reference_folder(path))
                    if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset]
         return pd.DataFrame([{"config": path.as_posix(), "method": e["method"], "metric": e["metric"],
                               "reference": e["value"], "ours": float("nan"), "delta": float("nan"),
@@ -175,7 +198,7 @@ def variant_comparisons(results_root: Path, reproductions: Mapping[str, Reproduc
         if config.reference is None or not config.reference.variant_of:
             continue
         try:
-            table = compare_with_papers(results_root, path.as_posix(), config, experiment_directory(config, results_root))
+            table = compare_with_papers(path.as_posix(), config, experiment_directory(config, results_root))
         except KpcaBenchError:
             continue
         tables[path.stem] = table.assign(config=config.reference.variant_of, variant=config.reference.variant)
@@ -500,27 +523,27 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
     """Write ``<results_root>/REPORT.md`` (the papers of ``reproductions_dir``, the suites of ``config_dir``) and
     return its path."""
     results_root = Path(results_root)
-    deviations, claims = load_deviations(results_root), load_claims(results_root)
     reproductions = load_reproductions(Path(reproductions_dir))
+    deviations, claims = all_deviations(reproductions), all_claims(reproductions)
     groups = paper_configs(reproductions, claims)
     if not groups:
-        raise KpcaBenchError(f"no reproduction in {reproductions_dir} has a config and no claim in "
-                             f"{results_root / 'reference' / 'claims.yaml'} names a paper")
+        raise KpcaBenchError(f"no reproduction in {reproductions_dir} has a config or a claim in its "
+                             "reference/claims.yaml")
     evidence = Evidence(variant_comparisons(results_root, reproductions), check_results(results_root, deviations))
     findings = paper_findings(results_root, groups, deviations, claims, evidence)
     header = [
         "# kpca-bench reproduction report",
         "",
-        "Generated by `kpca-bench report` from the full-profile runs in this folder, the papers' numbers in "
-        "`reference/papers.yaml` (each with its source and the tolerance we hold ourselves to), and the findings of "
-        "the analyses: why numbers deviate (`reference/deviations.yaml`) and the claims without numbers "
-        "(`reference/claims.yaml`). *Explained*: a number outside tolerance that a tested reading of the paper "
+        "Generated by `kpca-bench report` from the full-profile runs in this folder and each paper's reference "
+        "files in `reproductions/<paper>/reference/`: its numbers (`numbers.yaml`, each with its source and the "
+        "tolerance we hold ourselves to), and the findings of the analyses: why numbers deviate (`deviations.yaml`) "
+        "and the claims without numbers (`claims.yaml`). *Explained*: a number outside tolerance that a tested reading of the paper "
         "(a variant run, `reproductions/<paper>/configs/variants/`) brings within tolerance, or that a consistency check shows the paper "
         "could not have obtained by its own protocol; a cause that no variant or check tests explains nothing. Every "
         "number not explained lists the hypotheses tried with their results. A run on stand-in data (other data than "
         "the paper's, where its own are not to be had) is shown beside the paper's numbers and counted nowhere: it "
-        "is not the paper's experiment. The readings each headline config takes are in "
-        "`reference/choices.yaml`. Rebuild everything with `make all-figures` (variants: `make variants`).",
+        "is not the paper's experiment. The readings each headline config takes are in each paper's "
+        "`choices.yaml`. Rebuild everything with `make all-figures` (variants: `make variants`).",
         "",
         glance_table(findings),
         "",

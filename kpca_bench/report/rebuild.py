@@ -9,7 +9,7 @@ own statistics across datasets (:mod:`.suite`). Nothing is re-run.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -48,6 +48,7 @@ def config_of_run(directory: Path, config_dir: Path = Path("configs"),
     run, damage = read_state(directory / RUN_FILE, run_file_readable)
     if run is not None:
         config = parse_config(yaml.safe_load(run["config"]), source=run["source"], profile=run["profile"])
+        config = where_it_is_now(config, config_dir, reproductions_dir)
         return config.with_overrides(trials=run.get("trials"), seed=run.get("seed"))
     if damage:
         notify(f"{damage}; looking for the config in {config_dir}")
@@ -65,6 +66,21 @@ def config_of_run(directory: Path, config_dir: Path = Path("configs"),
             return config
     raise KpcaBenchError(f"{directory}: no config in {config_dir} or {reproductions_dir}/*/configs is named "
                          f"{name!r} with hash {wanted}; name its folder with --configs")
+
+
+def where_it_is_now(config: Config, config_dir: Path, reproductions_dir: Path) -> Config:
+    """``config`` with its ``source`` moved to the shipped config of the same name and hash when the file it ran
+    from is gone (moved since), so that it finds its reproduction's reference files; unchanged otherwise."""
+    if not config.source or config.source.startswith("<") or Path(config.source).exists():
+        return config
+    for path in shipped_configs(config_dir, reproductions_dir):
+        try:
+            shipped = load_config(path, config.profile)
+        except KpcaBenchError:
+            continue
+        if shipped.name == config.name and shipped.config_hash() == config.config_hash():
+            return replace(config, source=path.as_posix())
+    return config
 
 
 def run_file_readable(run: dict) -> bool:

@@ -1,9 +1,10 @@
-"""Published numbers to print beside ours: ``results/reference/papers.yaml``.
+"""Published numbers to print beside ours: a reproduction's ``reference/numbers.yaml``.
 
-The file is a list of entries, each with the keys ``paper``, ``source`` (table or
-figure), ``dataset`` (as the paper names it), ``method`` (the config label),
-``metric``, ``value``, ``tolerance`` and ``reason`` (one line on why that
-tolerance). It sits in the results root, beside the experiments' folders.
+Each reproduction folder keeps its paper's reference files in ``<folder>/reference/``
+(:func:`reference_folder` finds it from a config's path). ``numbers.yaml`` is a list of
+entries, each with the keys ``paper``, ``source`` (table or figure), ``dataset`` (as the
+paper names it), ``method`` (the config label), ``metric``, ``value``, ``tolerance`` and
+``reason`` (one line on why that tolerance).
 """
 
 from __future__ import annotations
@@ -14,20 +15,45 @@ import yaml
 
 from kpca_bench.errors import ConfigError
 
-REFERENCE_FILE = Path("reference") / "papers.yaml"
+REFERENCE_DIR = "reference"
+NUMBERS_FILE = "numbers.yaml"
+CONFIGS_DIR = "configs"
 ENTRY_KEYS = ("paper", "source", "dataset", "method", "metric", "value", "tolerance", "reason")
 
 
-def load_references(results_root) -> list[dict]:
-    """Every entry of ``<results_root>/reference/papers.yaml``; empty if there is no such file."""
-    path = Path(results_root) / REFERENCE_FILE
-    if not path.exists():
+def reference_folder(config_path) -> Path | None:
+    """The reference files of the reproduction that holds a config file, or None for a config outside one.
+
+    A config belongs to a reproduction by its folder: ``<reproduction>/configs/x.yaml`` (or below, as the
+    variants in ``configs/variants/``) has its paper's files in ``<reproduction>/reference/``.
+    """
+    # absolute: a config run from inside its own configs/ folder (``kpca-bench run x.yaml``) still finds it
+    path = Path(config_path).absolute()
+    folder = next((parent for parent in path.parents if parent.name == CONFIGS_DIR), None)
+    return None if folder is None else folder.parent / REFERENCE_DIR
+
+
+def load_references(folder) -> list[dict]:
+    """Every entry of ``<folder>/numbers.yaml`` (``folder`` a reproduction's reference files); empty if there is no
+    such file or no folder (None)."""
+    if folder is None or not (path := Path(folder) / NUMBERS_FILE).exists():
         return []
     entries = yaml.safe_load(path.read_text()) or []
     bad = [i for i, e in enumerate(entries) if not isinstance(e, dict) or set(e) != set(ENTRY_KEYS)]
     if not isinstance(entries, list) or bad:
         raise ConfigError(f"{path}: entries {bad} must each have exactly the keys {', '.join(ENTRY_KEYS)}")
     return entries
+
+
+def config_references(config) -> list[dict]:
+    """The paper's numbers beside which a config's runs are shown: those of the reproduction its file is in."""
+    return load_references(reference_folder(config.source)) if config.source else []
+
+
+def references_of(config_paths) -> list[dict]:
+    """The paper's numbers of the reproductions holding ``config_paths``, each reference folder read once."""
+    folders = dict.fromkeys(reference_folder(path) for path in config_paths)
+    return [entry for folder in folders for entry in load_references(folder)]
 
 
 def reference_values(entries: list[dict], *, paper: str, dataset: str) -> dict[tuple[str, str], dict]:
@@ -49,7 +75,7 @@ def in_reference_order(configs: list, references: list[dict]) -> list:
 
 
 def read_reference_mapping(path) -> dict:
-    """The mapping a ``results/reference/*.yaml`` file holds (a paper's analysis's own reference numbers or prose).
+    """The mapping a reproduction's ``reference/*.yaml`` file holds (a paper's analysis's own reference numbers or prose).
 
     A missing file, a YAML syntax error or anything but a mapping is a one-line :class:`ConfigError` naming the file.
     """

@@ -3,8 +3,9 @@
 A reproduction is a folder ``reproductions/<key>/`` whose ``__init__.py`` declares
 ``REPRODUCTION``, a :class:`Reproduction`; its other modules are its analyses, its
 ``configs/`` folder holds the configs that reproduce the paper (a config belongs to
-a paper by its folder) and ``configs/variants/`` the variants, each one reading of
-the paper. The library never imports a reproduction: it loads the folder by path, as
+a paper by its folder), ``configs/variants/`` the variants, each one reading of
+the paper, and ``reference/`` the paper's numbers, deviations, claims and choices.
+The library never imports a reproduction: it loads the folder by path, as
 benchopt loads a benchmark folder, so adding a paper touches no library file. A
 reproduction's analyses read what finished runs left on disk (records, tables) and
 the reference files; none re-runs a method or redraws a split.
@@ -21,10 +22,10 @@ from pathlib import Path
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import load_config
+from kpca_bench.report.reference import CONFIGS_DIR, REFERENCE_DIR
 
 DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")
 PACKAGE = "reproductions"
-CONFIGS_DIR = "configs"
 VARIANTS_DIR = "variants"
 
 Analysis = Callable[[Path, list[Path]], list[Path]]
@@ -39,8 +40,8 @@ class Reproduction:
 
     Attributes
     ----------
-    reference : the paper's name in ``results/reference/*.yaml``, in its configs' ``reference.paper`` and in
-        results/REPORT.md.
+    reference : the paper's name in its reference files' ``paper`` fields, in its configs' ``reference.paper`` and
+        in results/REPORT.md.
     citation : authors, title, venue, year.
     analyses : the analyses that turn its finished runs into its tables and figures, in order.
     key : the name ``kpca-bench analyse KEY`` takes: its folder's name.
@@ -56,6 +57,11 @@ class Reproduction:
     def config_paths(self) -> list[Path]:
         """Its configs (``<folder>/configs/*.yaml``), in file-name order."""
         return sorted((self.folder / CONFIGS_DIR).glob("*.yaml"))
+
+    @property
+    def reference_dir(self) -> Path:
+        """Its reference files (``<folder>/reference/``: numbers.yaml, deviations.yaml, claims.yaml, choices.yaml)."""
+        return self.folder / REFERENCE_DIR
 
     def variant_paths(self) -> list[Path]:
         """Its variants (``<folder>/configs/variants/*.yaml``), in file-name order."""

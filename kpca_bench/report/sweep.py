@@ -24,7 +24,7 @@ import pandas as pd
 from kpca_bench.protocols.base import TRIALS_DRAWN
 from kpca_bench.protocols.novelty import DRAW_NOTES
 from kpca_bench.report.plots import method_styles, plt, save_figure
-from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.report.reference import config_references, reference_values
 from kpca_bench.report.tables import entry_incomplete_note
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
@@ -36,7 +36,7 @@ STATISTICS = {
     "median": lambda a: np.median(a),
     "75%": lambda a: np.percentile(a, 75),
 }
-# Metric names of these statistics in results/reference/papers.yaml.
+# Metric names of these statistics in a reproduction's reference/numbers.yaml.
 METRICS = {"best": "auroc_best", "min": "auroc_min", "25%": "auroc_q25", "median": "auroc_median",
            "75%": "auroc_q75"}
 FIGURE = "sweep_max_auroc.png"
@@ -79,7 +79,7 @@ def statistics_frame(frame: pd.DataFrame, over: str = "settings") -> pd.DataFram
 
 
 def entry_summary(stats: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
-    """One row per method entry: each statistic's median over the splits, named as in papers.yaml.
+    """One row per method entry: each statistic's median over the splits, named as in numbers.yaml.
 
     This replaces the generic per-setting ``summary.csv``: it is what
     ``kpca-bench check --profile full`` compares with the papers' numbers.
@@ -155,7 +155,7 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
     over = config.options.statistics
     stats = statistics_frame(frame, over)
     ref = config.reference
-    reference = reference_values(load_references(directory.parent), paper=ref.paper, dataset=ref.dataset) if ref else {}
+    reference = reference_values(config_references(config), paper=ref.paper, dataset=ref.dataset) if ref else {}
     parameters = sorted({_axis_label(config, e) for e in entries})
     title = f"{config.name}: {config.dataset.name}"
     note = entry_incomplete_note(config, records)
@@ -172,7 +172,7 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
         f"- kernel parameter ({', '.join(parameters)}): {frame['kernel_param'].nunique()} values; model parameter: "
         "p = 1 .. P (P = components with a positive eigenvalue) for KPCA, the protocol's nu list for OCSVM",
         f"- settings per split and method: {', '.join(f'{e} {n}' for e, n in stats.groupby('entry', sort=False)['n_settings'].first().items())}",
-        f"- reference: {paper}; **†** = differs from the paper by more than the tolerance in results/reference/papers.yaml",
+        f"- reference: {paper}; **†** = differs from the paper by more than the tolerance in the paper's reference/numbers.yaml",
         "", f"## AUROC over {OVER_TEXT[over]}, split {frame['trial'].min()} (Li et al., Tables I-II layout)", "",
         _split0_table(stats, entries, reference),
         f"## The same statistics over the {frame['trial'].nunique()} splits: median [min, max]", "",

@@ -10,7 +10,7 @@ that lies below the smallest of them, or above the largest, by more than its
 tolerance is reached by no split under any reading: the check flags it
 ``inconsistent`` (``margin``: by how much it clears the tolerance). Whether the
 readings cover every open choice is a judgement the check cannot make:
-``results/reference/deviations.yaml`` names the check only under the deviations
+``reproductions/das/reference/deviations.yaml`` names the check only under the deviations
 where they do.
 
 Writes ``das_consistency.csv`` (the columns the report reads: config, method,
@@ -30,7 +30,7 @@ import pandas as pd
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory, stored_records
 from kpca_bench.experiment.store import write_table
-from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.report.reference import reference_values, references_of
 from kpca_bench.report.reproductions import VARIANTS_DIR
 
 from .report import METHOD_LABELS, das_configs
@@ -83,7 +83,7 @@ def check_rows(headline: Config, aurocs: pd.DataFrame, references: list[dict]) -
 
 def consistency_frame(results_root: Path, config_paths: list[Path]) -> pd.DataFrame:
     """The check for every headline Das run found under ``results_root``, with the variants that ran."""
-    references = load_references(results_root)
+    references = references_of(config_paths)
     rows = []
     for headline in das_configs(config_paths, references):
         runs = [headline, *variants_of(headline)]

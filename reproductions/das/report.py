@@ -10,11 +10,11 @@
   paper does not state its rule);
 * :func:`write_das_report` -- ``results/das_report.md``: AUROC and sparsity,
   paper beside ours, from each run's ``summary.csv`` and
-  ``results/reference/papers.yaml``. Only the block between the markers is
+  ``reproductions/das/reference/numbers.yaml``. Only the block between the markers is
   rewritten; the prose around it (findings, causes of deviations) is kept.
 
-The paper's numbers that ``papers.yaml`` has no place for (Table I per trial, the
-spread of SKPCA's sparsity) are read from ``results/reference/das.yaml``.
+The paper's numbers that ``numbers.yaml`` has no place for (Table I per trial, the
+spread of SKPCA's sparsity) are read from ``das.yaml`` beside it.
 Everything reads finished runs; nothing here re-runs a method::
 
     kpca-bench analyse das
@@ -31,13 +31,13 @@ import pandas as pd
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.plots import plt, run_title, save_figure, set_title
-from kpca_bench.report.reference import (in_reference_order, load_references, read_reference_mapping,
-                                         reference_values)
+from kpca_bench.report.reference import (in_reference_order, read_reference_mapping, reference_folder,
+                                         reference_values, references_of)
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_atomic
 
-REFERENCE_FILE = Path("reference") / "das.yaml"
+REFERENCE_FILE = "das.yaml"
 METHOD_LABELS = ("SKPCA", "KPCA", "Wang-Tanaka", "Naive thresholding")
 MARKED = "Wang-Tanaka"
 TABLE1_COLUMNS = (("f1", "F1", 3), ("sparsity", "sparsity %", 2))
@@ -48,7 +48,7 @@ RULES = ("train_quantile", "test_prior", "test_oracle")  # the keys of a novelty
 
 @dataclass(frozen=True)
 class PaperNumbers:
-    """The paper's numbers that ``papers.yaml`` (one mean per metric) has no place for: ``results/reference/das.yaml``.
+    """The paper's numbers that ``numbers.yaml`` (one mean per metric) has no place for: ``reference/das.yaml``.
 
     Attributes
     ----------
@@ -109,9 +109,9 @@ def _paper_numbers(raw: dict) -> PaperNumbers:
         table1=_table1_methods(table1["methods"]))
 
 
-def load_paper_numbers(results_root) -> PaperNumbers:
-    """``<results_root>/reference/das.yaml``; a malformed file is a one-line :class:`ConfigError` naming it."""
-    path = Path(results_root) / REFERENCE_FILE
+def load_paper_numbers(reference_dir) -> PaperNumbers:
+    """``<reference_dir>/das.yaml``; a malformed file is a one-line :class:`ConfigError` naming it."""
+    path = Path(reference_dir) / REFERENCE_FILE
     try:
         return _paper_numbers(read_reference_mapping(path))
     except ValueError as error:
@@ -194,7 +194,7 @@ def _fmt(value, digits=3) -> str:
 def report_tables(results, configs: list[Config], paper: PaperNumbers) -> str:
     """AUROC and SKPCA-sparsity tables, paper beside ours, for every Das config (section V, Markdown)."""
     results = Path(results)
-    entries = load_references(results)
+    entries = references_of(config.source for config in configs)
     auroc = ["| dataset | " + " | ".join(f"{m} paper | ours" for m in METHOD_LABELS) + " | ours: order |",
              "|" + "---|" * (2 * len(METHOD_LABELS) + 2)]
     sparsity = ["| dataset | trials | SKPCA sparsity % paper | ours (mean ± std) | naive ours | Wang-Tanaka ours | "
@@ -284,7 +284,8 @@ def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Pat
 def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """The marked box plots, Table I and ``das_report.md`` from the finished Das runs."""
     results = Path(results_root)
-    configs, paper = das_configs(config_paths, load_references(results)), load_paper_numbers(results)
+    configs = das_configs(config_paths, references_of(config_paths))
+    paper = load_paper_numbers(reference_folder(config_paths[0]))
     written = []
     for config in configs:
         directory = experiment_directory(config, results)

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.report.reference import load_references, reference_values
+from kpca_bench.report.reference import reference_values, references_of
 from kpca_bench.report.sweep import METRICS, sweep_frame
 from kpca_bench.experiment.runner import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_table
@@ -104,7 +104,7 @@ def check_rows(stem: str, method: str, splits: pd.DataFrame, refs: dict, setting
 
 def consistency_frame(results_root: Path, config_paths: list[Path]) -> pd.DataFrame:
     """The check for every headline Li run found under ``results_root`` (variants and runs not made are left out)."""
-    references = load_references(results_root)
+    references = references_of(config_paths)
     rows = []
     for config in li_configs(config_paths, references):
         if config.reference.variant_of:

@@ -5,7 +5,7 @@ Li et al. in ``reference``, in the paper's table order (Table I: the numerical
 datasets, Table II: the categorical ones). For every dataset, method and
 statistic: the paper's value, ours on split 0, the median and range of ours over
 the splits, and their differences from the paper, flagged beyond the tolerance
-of results/reference/papers.yaml.
+of the paper's numbers (``reproductions/li/reference/numbers.yaml``).
 
     kpca-bench analyse li
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.report.reference import in_reference_order, load_references, reference_values
+from kpca_bench.report.reference import in_reference_order, reference_values, references_of
 from kpca_bench.report.sweep import METRICS
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory
@@ -44,7 +44,7 @@ def comparison_row(config: Config, entry: str, statistic: str, group: pd.DataFra
 
 def comparison_frame(results: Path, config_paths: list[Path]) -> pd.DataFrame:
     """One row per (dataset, method, statistic) with the paper's number and ours; configs not run are left out."""
-    references = load_references(results)
+    references = references_of(config_paths)
     rows = []
     for config in li_configs(config_paths, references):
         path = experiment_directory(config, results) / "sweep_statistics.csv"
