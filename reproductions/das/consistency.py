@@ -102,7 +102,7 @@ def consistency_markdown(frame: pd.DataFrame) -> str:
              "it clears the tolerance), so no split under any reading we ran comes within tolerance of it. This "
              "shows the value cannot come from the stated protocol only where the readings cover every choice the "
              "text leaves open; "
-             "`results/reference/deviations.yaml` names the check only under those deviations.", "",
+             "`reproductions/das/reference/deviations.yaml` names the check only under those deviations.", "",
              "| config | method | paper | tolerance | ours: low / median / high | inconsistent | margin | splits "
              "| readings |",
              "|---|---|---|---|---|---|---|---|---|"]
