@@ -457,29 +457,6 @@ def export(
         fail(error)
 
 
-def _parameter_meanings(klass) -> dict[str, str]:
-    """First line of each parameter's description in a numpydoc docstring."""
-    import inspect
-    import re
-
-    doc = inspect.getdoc(klass) or ""
-    section = doc.split("Parameters\n----------\n", 1)[1] if "Parameters\n----------\n" in doc else ""
-    section = re.split(r"\n\w[\w ]*\n-{3,}\n", section)[0]
-    meanings, names = {}, []
-    for line in section.splitlines():
-        match = re.match(r"^([\w, ]+?) : (.*)$", line)
-        if match:
-            names = [n.strip() for n in match.group(1).split(",")]
-            for name in names:
-                meanings[name] = match.group(2).strip()
-        elif line.startswith("    ") and names:
-            for name in names:
-                if " — " not in meanings[name]:
-                    meanings[name] += " — " + line.strip()
-            names = []
-    return meanings
-
-
 @app.command()
 def methods(
     name: str = typer.Argument(None, help="One method: every parameter with its default and meaning."),
@@ -489,19 +466,16 @@ def methods(
     A config may also name any detector class as "package.module:Class"
     (e.g. sklearn.ensemble:IsolationForest, pyod.models.ecod:ECOD).
     """
-    import inspect
-
     from rich.table import Table
 
+    from kpca_bench.methods.describe import describe_parameters, parameter_defaults
     from kpca_bench.methods.registry import METHODS
 
     out = console()
     if name is None:
         table = Table("name", "what", "paper", "parameters (default)")
         for spec in METHODS.values():
-            defaults = {p: v.default for p, v in inspect.signature(spec.estimator).parameters.items()}
-            shown = ", ".join(f"{p}={spec.defaults.get(p, defaults.get(p))!r}" for p in spec.param_names()
-                              if p != "random_state")
+            shown = ", ".join(f"{p}={value!r}" for p, value in parameter_defaults(spec).items() if p != "random_state")
             table.add_row(spec.name, spec.summary, spec.reference, shown)
         out.print(table)
         out.print("details: kpca-bench methods NAME; any detector class: name: \"package.module:Class\"",
@@ -511,12 +485,9 @@ def methods(
         fail(KpcaBenchError(f"unknown method {name!r}; accepted: {', '.join(METHODS)}"))
     spec = METHODS[name]
     out.print(f"{spec.name}: {spec.summary}\n{spec.reference}", highlight=False, markup=False)
-    meanings = _parameter_meanings(spec.estimator)
-    defaults = {p: v.default for p, v in inspect.signature(spec.estimator).parameters.items()}
     table = Table("parameter", "default", "meaning")
-    for parameter in spec.param_names():
-        table.add_row(parameter, repr(spec.defaults.get(parameter, defaults.get(parameter))),
-                      meanings.get(parameter, ""))
+    for parameter in describe_parameters(spec):
+        table.add_row(parameter.name, repr(parameter.default), parameter.meaning)
     out.print(table)
 
 
