@@ -10,8 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from kpca_bench import cli
-from kpca_bench.cli import app
+from kpca_bench.cli import app, options
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
@@ -33,8 +32,8 @@ def test_the_cli_mirrors_of_heavier_modules_agree():
     from kpca_bench.experiment.export import FORMATS
     from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR
 
-    assert cli.PROFILE_NAMES == PROFILES and cli.DEFAULT_REPRODUCTIONS_DIR == DEFAULT_REPRODUCTIONS_DIR
-    assert cli.DEFAULT_CONFIG_DIR == DEFAULT_CONFIG_DIR and cli.EXPORT_FORMATS == FORMATS
+    assert options.PROFILE_NAMES == PROFILES and options.DEFAULT_REPRODUCTIONS_DIR == DEFAULT_REPRODUCTIONS_DIR
+    assert options.DEFAULT_CONFIG_DIR == DEFAULT_CONFIG_DIR and options.EXPORT_FORMATS == FORMATS
 
 
 def test_version():
@@ -61,7 +60,7 @@ def test_jobs_help_states_joblibs_meaning_and_zero_is_an_error(tmp_path):
 def test_negative_jobs_follow_joblib():
     from joblib import effective_n_jobs
 
-    assert cli.worker_count(-1) == effective_n_jobs(-1) and cli.worker_count(3) == 3
+    assert options.worker_count(-1) == effective_n_jobs(-1) and options.worker_count(3) == 3
 
 
 def test_methods_and_protocols_list_the_registries():

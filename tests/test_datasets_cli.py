@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kpca_bench.datasets import DATASETS, locate
-from kpca_bench.datasets.cli import app
+from kpca_bench.cli.datasets import app
 from kpca_bench.datasets.locate import DataFile
 
 YEAST_ROW = "ADT1_YEAST  0.58  0.61  0.47  0.13  0.50  0.00  0.48  0.22  MIT\n"

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
 from typing import List, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from kpca_bench.datasets import files, openml_data
-from kpca_bench.datasets.locate import find
-from kpca_bench.datasets.registry import DATASETS, get_spec
+from kpca_bench.cli.options import DEFAULT_REPRODUCTIONS_DIR
+from kpca_bench.cli.render import fail, print_datasets, print_verification
 from kpca_bench.errors import DataError, KpcaBenchError
 
 app = typer.Typer(help="List, verify and fetch the benchmark datasets.", no_args_is_help=True)
 
 
-def _fail(err: KpcaBenchError) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"error: {err}", markup=False, highlight=False, emoji=False)
-    return typer.Exit(2)
-
-
 def _location(spec) -> str:
+    from kpca_bench.datasets import files
+
     if not spec.files:
         return "built-in" if spec.collection != "user" else "yours"
     return "present" if files.present(spec.name, spec.files) else "missing"
@@ -31,6 +23,8 @@ def _location(spec) -> str:
 
 def _size(spec) -> str:
     """The size of the dataset's files that are here, in MB ("" if none are)."""
+    from kpca_bench.datasets.locate import find
+
     paths = [path for path in (find(spec.name, file) for file in spec.files) if path is not None]
     return f"{sum(path.stat().st_size for path in paths) / 1e6:.2f} MB" if paths else ""
 
@@ -40,50 +34,49 @@ def list_datasets(
     collection: Optional[str] = typer.Option(None, "--collection", help="Only this collection: papers, adbench or "
                                                                          "user."),
 ) -> None:
-    """Every registered dataset: shape, classes, collection, whether its files are here and their size."""
-    print_datasets(collection)
+    """Every registered dataset: shape, classes, collection, the papers using it (those of the reproductions folder),
+    whether its files are here and their size."""
+    from kpca_bench.datasets.registry import DATASETS
+    from kpca_bench.report.reproductions import papers_by_dataset
 
-
-def print_datasets(collection: Optional[str], papers: Mapping[str, Sequence[str]] = MappingProxyType({})) -> None:
-    """The table of ``datasets list``; ``papers``: dataset name -> the reproduced papers whose configs name it."""
+    try:
+        papers = papers_by_dataset(DEFAULT_REPRODUCTIONS_DIR)
+    except KpcaBenchError as error:
+        fail(error)
     collections = sorted({spec.collection for spec in DATASETS.values()})
     if collection is not None and collection not in collections:
-        raise _fail(DataError(f"--collection: unknown collection {collection!r}; accepted: {', '.join(collections)}"))
-    table = Table("name", "shape", "classes", "collection", "papers", "local", "size")
-    # Names whole on any terminal width: they are what a config names.
-    table.columns[0].no_wrap = True
-    table.columns[0].min_width = max(len(spec.name) for spec in DATASETS.values())
-    for spec in DATASETS.values():
-        if collection is not None and spec.collection != collection:
-            continue
-        shape = "x".join(map(str, spec.shape)) if spec.shape else "?"
-        table.add_row(spec.name, shape, str(spec.n_classes or "?"), spec.collection, ", ".join(papers.get(spec.name, ())),
-                      _location(spec), _size(spec))
-    Console(soft_wrap=True).print(table)
+        fail(DataError(f"--collection: unknown collection {collection!r}; accepted: {', '.join(collections)}"))
+    rows = [(spec.name, "x".join(map(str, spec.shape)) if spec.shape else "?", str(spec.n_classes or "?"),
+             spec.collection, ", ".join(papers.get(spec.name, ())), _location(spec), _size(spec))
+            for spec in DATASETS.values() if collection is None or spec.collection == collection]
+    print_datasets(rows, max(len(spec.name) for spec in DATASETS.values()))
 
 
 @app.command("verify")
-def verify(names: Optional[List[str]] = typer.Argument(None, help="Datasets to check (default: all with files).")) -> None:
+def verify(names: Optional[List[str]] = typer.Argument(None, help="Datasets to check (default: all with "
+                                                                   "files).")) -> None:
     """Check the checksums of the files present (every listed image for ETH-80).
 
     Exit code 2 if a file is corrupted, or if a dataset named on the command line is missing.
     """
+    from kpca_bench.datasets import files
+    from kpca_bench.datasets.registry import DATASETS, get_spec
+
     try:
         specs = [get_spec(name) for name in names] if names else [s for s in DATASETS.values() if s.files]
-    except KpcaBenchError as err:
-        raise _fail(err) from err
+    except KpcaBenchError as error:
+        fail(error)
     statuses = [status for spec in specs for status in files.verify(spec.name, spec.files)]
-    table = Table("dataset", "file", "status", "path or problem")
-    for status in statuses:
-        table.add_row(status.dataset, status.file, status.status, status.detail or str(status.path))
-    Console(soft_wrap=True).print(table)
+    print_verification(statuses)
     bad = [s for s in statuses if s.status == "corrupt" or (names and s.status == "missing")]
     if bad:
         listed = ", ".join(f"{s.dataset}/{s.file} ({s.status})" for s in bad)
-        raise _fail(DataError(f"{len(bad)} file(s) failed verification: {listed}"))
+        fail(DataError(f"{len(bad)} file(s) failed verification: {listed}"))
 
 
 def _fetch_openml(name: str) -> None:
+    from kpca_bench.datasets import openml_data
+
     data_id = name.removeprefix(openml_data.FETCH_PREFIX)
     if not data_id.isdigit():
         raise DataError(f"{name}: an OpenML dataset is fetched as {openml_data.FETCH_PREFIX}<data id>, e.g. openml:40978")
@@ -91,9 +84,12 @@ def _fetch_openml(name: str) -> None:
 
 
 @app.command("fetch")
-def fetch(names: List[str] = typer.Argument(..., help="Datasets to download into the cache; openml:<data id> "
-                                                      "for an OpenML dataset.")) -> None:
+def fetch(names: List[str] = typer.Argument(..., help="Datasets to download into the cache; "
+                                                      "openml:<data id> for an OpenML dataset.")) -> None:
     """Download the named datasets' missing files into the per-user cache, verifying their checksums."""
+    from kpca_bench.datasets import files, openml_data
+    from kpca_bench.datasets.registry import get_spec
+
     try:
         for name in names:
             if name.startswith(openml_data.FETCH_PREFIX):
@@ -106,5 +102,5 @@ def fetch(names: List[str] = typer.Argument(..., help="Datasets to download into
             paths = files.ensure(spec.name, spec.files, spec.homepage, offline=False)
             files.checked_records(spec.name, spec.files, paths)
             typer.echo(f"{spec.name}: ok ({', '.join(str(path) for path in paths.values())})")
-    except KpcaBenchError as err:
-        raise _fail(err) from err
+    except KpcaBenchError as error:
+        fail(error)

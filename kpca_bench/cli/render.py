@@ -1,0 +1,166 @@
+"""How the commands show things on the terminal: error lines, tables, a run's summary.
+
+Each function takes plain data the library returned and prints it; none computes a result.
+rich and pandas are imported when a function runs, so that importing the CLI stays light.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from kpca_bench.errors import KpcaBenchError
+
+
+def fail(error: KpcaBenchError) -> None:
+    """Report a user-fixable problem as one line per problem; exit code 2 (1 for failed cells)."""
+    for line in str(error).splitlines():
+        typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(error.exit_code)
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, soft_wrap=True)
+
+
+def print_run_summary(results, seconds: float) -> None:
+    """After a run: its summary as a table and the paths of the files written."""
+    import pandas as pd
+    from rich.table import Table
+
+    outcome, summary = results.outcome, results.summary
+    out = console()
+    out.print(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {seconds:.1f} s", highlight=False)
+    if not summary.empty:
+        table = Table(title=f"{results.folder.name}: mean ± std over the finished trials", title_justify="left")
+        table.add_column("method", no_wrap=True)
+        shown = [c for c in summary.columns if c.endswith("_mean")]
+        extra = [c for c in ("done", "planned", "failed") if c in summary.columns]
+        for column in extra:
+            table.add_column(column, justify="right")
+        for column in shown:
+            table.add_column(column.removesuffix("_mean"), justify="right")
+        for _, row in summary.iterrows():
+            cells = [str(row["method"])] + [str(row[c]) if pd.notna(row[c]) else "–" for c in extra]
+            for column in shown:
+                std = row.get(column.removesuffix("_mean") + "_std")
+                value = row[column]
+                cells.append("–" if pd.isna(value) else f"{value:.3f}" + (f" ± {std:.3f}" if pd.notna(std) else ""))
+            table.add_row(*cells)
+        out.print(table)
+    written = sorted(p for p in results.folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    out.print("written:", highlight=False)
+    for path in written:
+        out.print(f"  {path}", highlight=False, markup=False)
+
+
+def print_plan(config: Path, result, n_jobs: int) -> None:
+    """What ``run`` would do (a :func:`kpca_bench.experiment.plan.plan_run` result): per method entry its cells,
+    those stored, and the time left with ``n_jobs`` workers."""
+    from rich.table import Table
+
+    out_console = console()
+    out_console.print(f"{config}: {result.datasets}, protocol {result.protocol}, {result.trials} trials; "
+                      f"results in {result.directory}", highlight=False, markup=False)
+    if result.skipped:
+        out_console.print(f"skipped (files not here, as run skips them): {', '.join(result.skipped)}",
+                          highlight=False, markup=False)
+    table = Table("method", "name", "settings", "cells", "stored", "left", "mean cell time (s)")
+    for entry in result.entries:
+        table.add_row(entry.label, entry.method, str(entry.settings), f"{entry.cells:,}", f"{entry.stored:,}",
+                      f"{entry.left:,}", "–" if entry.mean_wall_time is None else f"{entry.mean_wall_time:.2f}")
+    table.add_row("total", "", "", f"{result.cells:,}", f"{result.stored:,}", f"{result.cells - result.stored:,}", "")
+    out_console.print(table)
+    seconds = result.seconds_left(n_jobs)
+    left = ("unknown (no stored cell to time)" if seconds is None
+            else f"{seconds / 60:.1f} min with {n_jobs} worker{'s' if n_jobs > 1 else ''} (from stored cell times)")
+    out_console.print(f"{result.cells:,} cells, {result.stored:,} stored; estimated time left: {left}",
+                      highlight=False)
+
+
+def print_run_comparison(run_a: Path, run_b: Path, rows: list[dict], note: str) -> None:
+    """Two runs side by side (:func:`kpca_bench.report.compare_runs.compare_runs` rows), then ``note``."""
+    from rich.table import Table
+
+    table = Table("method", "metric", f"A ({run_a.name})", f"B ({run_b.name})", "B - A", "paired trials", "p (Wilcoxon)")
+    for row in rows:
+        table.add_row(row["method"], row["metric"], f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}",
+                      f"{row['difference']:+.4f}", str(row["n_paired"]),
+                      "–" if row["p_value"] is None else f"{row['p_value']:.3g}")
+    out = console()
+    out.print(table)
+    out.print(note, highlight=False)
+
+
+def print_methods(specs, defaults: dict[str, dict[str, object]]) -> None:
+    """The registered methods (``specs``), each with its parameters' ``defaults`` but the random state."""
+    from rich.table import Table
+
+    out = console()
+    table = Table("name", "what", "paper", "parameters (default)")
+    for spec in specs:
+        shown = ", ".join(f"{name}={value!r}" for name, value in defaults[spec.name].items() if name != "random_state")
+        table.add_row(spec.name, spec.summary, spec.reference, shown)
+    out.print(table)
+    out.print("details: kpca-bench methods NAME; any detector class: name: \"package.module:Class\"",
+              highlight=False, markup=False)
+
+
+def print_method(spec, parameters) -> None:
+    """One method: what it is, its paper, and every parameter (:class:`kpca_bench.methods.describe.Parameter`)."""
+    from rich.table import Table
+
+    out = console()
+    out.print(f"{spec.name}: {spec.summary}\n{spec.reference}", highlight=False, markup=False)
+    table = Table("parameter", "default", "meaning")
+    for parameter in parameters:
+        table.add_row(parameter.name, repr(parameter.default), parameter.meaning)
+    out.print(table)
+
+
+def short_repr(value, limit: int = 40) -> str:
+    """``repr(value)``, a long sequence shortened to its ends and length."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, (list, tuple)) and len(value) > 2:
+        return f"[{value[0]!r}, ..., {value[-1]!r}] ({len(value)} values)"
+    return text[: limit - 3] + "..."
+
+
+def print_protocols(protocols: list[tuple[str, str, list[tuple[str, object, bool]]]]) -> None:
+    """The protocols: name, what a trial does, and each option as (name, default, report only)."""
+    from rich.table import Table
+
+    table = Table("protocol", "a trial", "options (default)")
+    for name, description, options in protocols:
+        shown = [f"{option}={short_repr(default)}{' (report only)' if report_only else ''}"
+                 for option, default, report_only in options]
+        table.add_row(name, description, ", ".join(shown) or "none")
+    console().print(table)
+
+
+def print_datasets(rows: list[tuple[str, ...]], name_width: int) -> None:
+    """The table of ``datasets list``: one row per dataset, its name whole in ``name_width`` characters."""
+    from rich.table import Table
+
+    table = Table("name", "shape", "classes", "collection", "papers", "local", "size")
+    # Names whole on any terminal width: they are what a config names.
+    table.columns[0].no_wrap = True
+    table.columns[0].min_width = name_width
+    for row in rows:
+        table.add_row(*row)
+    console().print(table)
+
+
+def print_verification(statuses) -> None:
+    """The table of ``datasets verify``: one row per file checked."""
+    from rich.table import Table
+
+    table = Table("dataset", "file", "status", "path or problem")
+    for status in statuses:
+        table.add_row(status.dataset, status.file, status.status, status.detail or str(status.path))
+    console().print(table)

@@ -1,0 +1,122 @@
+"""``kpca-bench report``, ``analyse``, ``compare`` and ``export``: what is made from runs already on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from kpca_bench.cli.options import CONFIGS, EXPORT_FORMATS, OUT, REPRODUCTIONS
+from kpca_bench.cli.render import fail, print_run_comparison
+from kpca_bench.cli.run import require_no_failures
+from kpca_bench.errors import KpcaBenchError
+
+
+def report(
+    results_dir: Path = typer.Argument(None, metavar="[RESULTS_DIR]",
+                                       help="A run's results folder: rebuild its tables and figures from its "
+                                            "records (a suite: also its ranks and tests across datasets)."),
+    out: Path = OUT,
+    configs: Path = CONFIGS,
+    reproductions: Path = REPRODUCTIONS,
+    list_configs: bool = typer.Option(False, "--list-configs",
+                                      help="Only print the paper configs whose data are here, one per line (what "
+                                           "make all-figures runs); skipped ones go to stderr with the reason."),
+):
+    """Write OUT/REPORT.md: per paper, its numbers beside ours, the figures, the analyses.
+
+    With RESULTS_DIR: rebuild that run's tables and figures from its records instead (any run; a
+    suite's statistics across datasets, and its rank table printed). Reads only what runs left on
+    disk; run 'make all-figures' to rebuild the runs first.
+    """
+    try:
+        if results_dir is not None:
+            from kpca_bench.report.rebuild import rebuild
+
+            rebuilt = rebuild(results_dir, configs, reproductions_dir=reproductions)
+            typer.echo(rebuilt.text)
+            typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
+            require_no_failures(rebuilt)
+            return
+        if list_configs:
+            print_paper_configs(reproductions)
+            return
+        from kpca_bench.report.overview import write_overview
+
+        typer.echo(f"wrote {write_overview(out, configs, reproductions)}")
+    except KpcaBenchError as error:
+        fail(error)
+
+
+def analyse(
+    papers: list[str] = typer.Argument(None, metavar="[PAPER]...",
+                                       help="Papers to analyse: folder names in the reproductions folder."),
+    all_papers: bool = typer.Option(False, "--all", help="Every paper."),
+    out: Path = OUT,
+    reproductions: Path = REPRODUCTIONS,
+):
+    """Write the papers' own tables, figures and write-ups from their finished full runs.
+
+    Reads only what runs left on disk (run 'make all-figures' or the papers' configs first).
+    """
+    from kpca_bench.report.reproductions import load_reproductions
+
+    try:
+        found = load_reproductions(reproductions)
+        keys = list(found) if all_papers else papers or []
+        unknown = [key for key in keys if key not in found]
+        if not keys or unknown:
+            raise KpcaBenchError(f"name papers to analyse ({', '.join(found)}) or give --all"
+                                 + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+        for key in keys:
+            reproduction = found[key]
+            for analysis in reproduction.analyses:
+                for path in analysis(out, reproduction.config_paths()):
+                    typer.echo(f"{key}: wrote {path}")
+    except KpcaBenchError as error:
+        fail(error)
+
+
+def print_paper_configs(reproductions_dir: Path) -> None:
+    from kpca_bench.report.overview import runnable_paper_configs
+
+    runnable, skipped = runnable_paper_configs(reproductions_dir)
+    for path, reason in skipped:
+        typer.echo(f"skipped {path}: {reason}", err=True)
+    for path in runnable:
+        typer.echo(path.as_posix())
+
+
+def compare(
+    run_a: Path = typer.Argument(..., help="Results folder of the first run (with records.jsonl)."),
+    run_b: Path = typer.Argument(..., help="Results folder of the second run."),
+):
+    """Compare two runs: per method and metric, both means, the difference B - A, and a paired test.
+
+    The Wilcoxon signed-rank test pairs the trials of the two runs when they
+    drew the same splits (same trials, same split seeds).
+    """
+    from kpca_bench.report.compare_runs import compare_runs, same_run_note
+
+    try:
+        rows = compare_runs(run_a, run_b)
+    except KpcaBenchError as error:
+        fail(error)
+    print_run_comparison(run_a, run_b, rows, same_run_note(run_a, run_b, rows))
+
+
+def export(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="Results folder of a run (with records.jsonl)."),
+    fmt: str = typer.Option("parquet", "--format", "-f", help=f"{' | '.join(EXPORT_FORMATS)}."),
+    output: Path = typer.Option(None, "--output", "-o", help="File to write (default RUN/records.FORMAT)."),
+):
+    """Write a run's records as one Parquet, JSON or CSV file: one row per cell, every field.
+
+    Mappings and lists (parameters, versions, ROC points) are JSON text in CSV and Parquet.
+    """
+    from kpca_bench.experiment.export import export_run
+
+    try:
+        typer.echo(f"wrote {export_run(run_dir, fmt, output)}")
+    except KpcaBenchError as error:
+        fail(error)

@@ -1,0 +1,101 @@
+"""``kpca-bench run`` and ``plan``: run an experiment through :func:`kpca_bench.run`, or show what it would do."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from kpca_bench.cli.options import (FAIL_FAST, JOBS, MAX_MEMORY, NO_WAIT, OFFLINE, OUT, QUIET, RETRY, SCHEDULER,
+                                    profile_option, worker_count)
+from kpca_bench.cli.render import fail, print_plan, print_run_summary
+from kpca_bench.errors import KpcaBenchError
+
+
+def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: bool, quiet: bool, **run_options):
+    """:func:`kpca_bench.run` of the config at ``path`` with ``n_jobs`` workers (:func:`worker_count`); Ctrl-C,
+    SIGTERM or SIGHUP say how to resume, in one line."""
+    from kpca_bench.api import run as run_experiment
+    from kpca_bench.experiment.interrupts import Stopped, stop_signals_interrupt
+
+    try:
+        with stop_signals_interrupt():
+            return run_experiment(path, profile=profile, out=out, jobs=n_jobs, offline=offline, quiet=quiet,
+                                  **run_options)
+    except KeyboardInterrupt as interrupt:
+        cause = f"stopped by {interrupt.signal_name}" if isinstance(interrupt, Stopped) else "interrupted"
+        typer.echo(f"{cause}: finished cells are saved under {out} and the tables show what finished; "
+                   "run the same command again to resume", err=True)
+        raise typer.Exit(getattr(interrupt, "exit_code", 130)) from None
+
+
+def require_no_failures(outcome) -> None:
+    """Raise :class:`CellsFailed` (exit code 1) if any cell of the run failed; its tables are written by then."""
+    from kpca_bench.experiment.runner import CellsFailed
+
+    if outcome.failures:
+        raise CellsFailed.of(outcome)
+
+
+def run(
+    config: Path = typer.Argument(..., help="Experiment config (YAML), e.g. configs/quickstart.yaml."),
+    out: Path = OUT,
+    jobs: int = JOBS,
+    trials: int = typer.Option(None, "--trials", min=1, help="Override the config's number of random splits."),
+    seed: int = typer.Option(None, "--seed", min=0, help="Override the config's seed."),
+    profile: str = profile_option("full"),
+    offline: bool = OFFLINE,
+    quiet: bool = QUIET,
+    scheduler: str = SCHEDULER,
+    max_memory: float = MAX_MEMORY,
+    retry_failed: bool = RETRY,
+    fail_fast: bool = FAIL_FAST,
+    no_wait: bool = NO_WAIT,
+    reuse_from: Path = typer.Option(None, "--reuse-from", metavar="RESULTS_DIR",
+                                    help="First copy in the finished records of another run's folder whose cells "
+                                         "this config plans (same data only), e.g. a variant that changes only "
+                                         "the report; only the cells it lacks run."),
+):
+    """Run an experiment: every trial x method x setting, resuming what is already done.
+
+    Writes trials.csv (one row per trial and setting), summary.csv / summary.md
+    (mean ± std per method, trials done / planned, failures) and PNG figures to
+    OUT/<name>/. Interrupt at any time: finished cells are kept and the same
+    command resumes. A failed cell is recorded with its error and run again next
+    time; exit code 1 if any cell failed, 2 on bad input or a disk problem.
+    """
+    start = time.perf_counter()
+    try:
+        results = run_config(config, profile=profile, out=out, n_jobs=worker_count(jobs), offline=offline,
+                             quiet=quiet, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
+                             retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait, reuse_from=reuse_from)
+        if not quiet:
+            print_run_summary(results, time.perf_counter() - start)
+        require_no_failures(results.outcome)
+    except KpcaBenchError as error:
+        fail(error)
+
+
+def plan(
+    config: Path = typer.Argument(..., help="Experiment config (YAML)."),
+    out: Path = OUT,
+    jobs: int = JOBS,
+    trials: int = typer.Option(None, "--trials", min=1, help="Override the config's number of random splits."),
+    profile: str = profile_option("full"),
+):
+    """Show what 'run' would do, without loading data or running anything.
+
+    Dataset, protocol, and per method entry: settings, cells, cells already
+    stored in OUT, and the time left estimated from the stored cells' wall times.
+    """
+    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.plan import plan_run
+
+    try:
+        n_jobs = worker_count(jobs)
+        loaded = load_config(config, profile).with_overrides(trials=trials)
+        result = plan_run(loaded, out)
+    except KpcaBenchError as error:
+        fail(error)
+    print_plan(config, result, n_jobs)
