@@ -147,6 +147,27 @@ def test_run_ends_with_a_table_and_the_files_written(two_runs, tmp_path):
     assert str(tmp_path / "quickstart" / "environment.json") in result.output
 
 
+def test_a_piped_run_shows_every_summary_number_whole_then_its_headline(tmp_path):
+    """CliRunner's stdout is no terminal, as in a pipe or a log: no number may be cut to fit 80 columns."""
+    result = invoke("run", QUICKSTART, "--out", tmp_path, "--trials", "2")
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    summary = pd.read_csv(tmp_path / "quickstart" / "summary.csv")
+    for _, row in summary.iterrows():
+        for metric in ("f1", "auroc", "auprc", "fit_time"):
+            assert f"{row[f'{metric}_mean']:.3f} ± {row[f'{metric}_std']:.3f}" in result.output, (row["method"], metric)
+    best = summary.sort_values("auroc_mean", ascending=False, kind="stable").iloc[0]
+    headline = next(line for line in result.output.splitlines() if line.startswith("best by mean AUROC: "))
+    assert headline.startswith(f"best by mean AUROC: {best['method']} {best['auroc_mean']:.3f}")
+    assert result.output.index(headline) < result.output.index("written:")
+
+
+def test_methods_show_their_defaults_uncut_off_a_terminal():
+    result = invoke("methods")
+    assert result.exit_code == 0 and "…" not in result.output
+    assert "eigen_solver='auto'" in result.output and "rank_cutoff='numerical'" in result.output
+
+
 def test_trials_csv_holds_versions_as_json(two_runs):
     trials = pd.read_csv(two_runs[0] / "trials.csv")
     assert json.loads(trials["versions"][0])["scikit-learn"]

@@ -20,29 +20,46 @@ def fail(error: KpcaBenchError) -> None:
     raise typer.Exit(error.exit_code)
 
 
+# Wide enough that no table of ours is cut: off a terminal, rich would otherwise assume 80 columns.
+LOG_WIDTH = 10_000
+
+
 def console(stderr: bool = False):
+    """A rich console: a terminal's width on a terminal, :data:`LOG_WIDTH` in pipes, logs and CI."""
     from rich.console import Console
 
-    return Console(stderr=stderr, soft_wrap=True)
+    out = Console(stderr=stderr, soft_wrap=True)
+    if not out.is_terminal:
+        out.width = LOG_WIDTH
+    return out
+
+
+def new_table(*headers: str, **options):
+    """A rich table whose cells wrap, long words and numbers folded onto the next line, never cut with "…"."""
+    from rich.table import Table
+
+    shown = Table(*headers, **options)
+    for column in shown.columns:
+        column.overflow = "fold"
+    return shown
 
 
 def print_run_summary(results, seconds: float) -> None:
-    """After a run: its summary as a table and the paths of the files written."""
+    """After a run: its summary as a table, its headline and the paths of the files written."""
     import pandas as pd
-    from rich.table import Table
 
     outcome, summary = results.outcome, results.summary
     out = console()
     out.print(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {seconds:.1f} s", highlight=False)
     if not summary.empty:
-        table = Table(title=f"{results.folder.name}: mean ± std over the finished trials", title_justify="left")
+        table = new_table(title=f"{results.folder.name}: mean ± std over the finished trials", title_justify="left")
         table.add_column("method", no_wrap=True)
         shown = [c for c in summary.columns if c.endswith("_mean")]
-        extra = [c for c in ("done", "planned", "failed") if c in summary.columns]
+        extra = [c for c in ("trials", "planned", "failed") if c in summary.columns]
         for column in extra:
-            table.add_column(column, justify="right")
+            table.add_column(column, justify="right", overflow="fold")
         for column in shown:
-            table.add_column(column.removesuffix("_mean"), justify="right")
+            table.add_column(column.removesuffix("_mean"), justify="right", overflow="fold")
         for _, row in summary.iterrows():
             cells = [str(row["method"])] + [str(row[c]) if pd.notna(row[c]) else "–" for c in extra]
             for column in shown:
@@ -51,16 +68,24 @@ def print_run_summary(results, seconds: float) -> None:
                 cells.append("–" if pd.isna(value) else f"{value:.3f}" + (f" ± {std:.3f}" if pd.notna(std) else ""))
             table.add_row(*cells)
         out.print(table)
+    for line in headline_lines(results):
+        out.print(line, highlight=False, markup=False)
     written = sorted(p for p in results.folder.iterdir() if p.is_file() and not p.name.startswith("."))
     out.print("written:", highlight=False)
     for path in written:
         out.print(f"  {path}", highlight=False, markup=False)
 
 
+def headline_lines(results) -> list[str]:
+    """The run's headline (:mod:`kpca_bench.report.run_headline`): its best methods, or a suite's top ranks."""
+    from kpca_bench.report.run_headline import run_headline, suite_headline
+
+    return [line for line in (run_headline(results.summary), suite_headline(results.ranks)) if line]
+
+
 def print_plan(config: Path, result, n_jobs: int) -> None:
     """What ``run`` would do (a :func:`kpca_bench.experiment.plan.plan_run` result): per method entry its cells,
     those stored, and the time left with ``n_jobs`` workers."""
-    from rich.table import Table
 
     out_console = console()
     out_console.print(f"{config}: {result.datasets}, protocol {result.protocol}, {result.trials} trials; "
@@ -68,7 +93,7 @@ def print_plan(config: Path, result, n_jobs: int) -> None:
     if result.skipped:
         out_console.print(f"skipped (files not here, as run skips them): {', '.join(result.skipped)}",
                           highlight=False, markup=False)
-    table = Table("method", "name", "settings", "cells", "stored", "left", "mean cell time (s)")
+    table = new_table("method", "name", "settings", "cells", "stored", "left", "mean cell time (s)")
     for entry in result.entries:
         table.add_row(entry.label, entry.method, str(entry.settings), f"{entry.cells:,}", f"{entry.stored:,}",
                       f"{entry.left:,}", "–" if entry.mean_wall_time is None else f"{entry.mean_wall_time:.2f}")
@@ -83,9 +108,8 @@ def print_plan(config: Path, result, n_jobs: int) -> None:
 
 def print_run_comparison(run_a: Path, run_b: Path, rows: list[dict], note: str) -> None:
     """Two runs side by side (:func:`kpca_bench.report.compare_runs.compare_runs` rows), then ``note``."""
-    from rich.table import Table
 
-    table = Table("method", "metric", f"A ({run_a.name})", f"B ({run_b.name})", "B - A", "paired trials", "p (Wilcoxon)")
+    table = new_table("method", "metric", f"A ({run_a.name})", f"B ({run_b.name})", "B - A", "paired trials", "p (Wilcoxon)")
     for row in rows:
         table.add_row(row["method"], row["metric"], f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}",
                       f"{row['difference']:+.4f}", str(row["n_paired"]),
@@ -97,10 +121,9 @@ def print_run_comparison(run_a: Path, run_b: Path, rows: list[dict], note: str) 
 
 def print_methods(specs, defaults: dict[str, dict[str, object]]) -> None:
     """The registered methods (``specs``), each with its parameters' ``defaults`` but the random state."""
-    from rich.table import Table
 
     out = console()
-    table = Table("name", "what", "paper", "parameters (default)")
+    table = new_table("name", "what", "paper", "parameters (default)")
     for spec in specs:
         shown = ", ".join(f"{name}={value!r}" for name, value in defaults[spec.name].items() if name != "random_state")
         table.add_row(spec.name, spec.summary, spec.reference, shown)
@@ -111,11 +134,10 @@ def print_methods(specs, defaults: dict[str, dict[str, object]]) -> None:
 
 def print_method(spec, parameters) -> None:
     """One method: what it is, its paper, and every parameter (:class:`kpca_bench.methods.describe.Parameter`)."""
-    from rich.table import Table
 
     out = console()
     out.print(f"{spec.name}: {spec.summary}\n{spec.reference}", highlight=False, markup=False)
-    table = Table("parameter", "default", "meaning")
+    table = new_table("parameter", "default", "meaning")
     for parameter in parameters:
         table.add_row(parameter.name, repr(parameter.default), parameter.meaning)
     out.print(table)
@@ -133,9 +155,8 @@ def short_repr(value, limit: int = 40) -> str:
 
 def print_protocols(protocols: list[tuple[str, str, list[tuple[str, object, bool]]]]) -> None:
     """The protocols: name, what a trial does, and each option as (name, default, report only)."""
-    from rich.table import Table
 
-    table = Table("protocol", "a trial", "options (default)")
+    table = new_table("protocol", "a trial", "options (default)")
     for name, description, options in protocols:
         shown = [f"{option}={short_repr(default)}{' (report only)' if report_only else ''}"
                  for option, default, report_only in options]
@@ -145,9 +166,8 @@ def print_protocols(protocols: list[tuple[str, str, list[tuple[str, object, bool
 
 def print_datasets(rows: list[tuple[str, ...]], name_width: int) -> None:
     """The table of ``datasets list``: one row per dataset, its name whole in ``name_width`` characters."""
-    from rich.table import Table
 
-    table = Table("name", "shape", "classes", "collection", "papers", "local", "size")
+    table = new_table("name", "shape", "classes", "collection", "papers", "local", "size")
     # Names whole on any terminal width: they are what a config names.
     table.columns[0].no_wrap = True
     table.columns[0].min_width = name_width
@@ -158,9 +178,8 @@ def print_datasets(rows: list[tuple[str, ...]], name_width: int) -> None:
 
 def print_verification(statuses) -> None:
     """The table of ``datasets verify``: one row per file checked."""
-    from rich.table import Table
 
-    table = Table("dataset", "file", "status", "path or problem")
+    table = new_table("dataset", "file", "status", "path or problem")
     for status in statuses:
         table.add_row(status.dataset, status.file, status.status, status.detail or str(status.path))
     console().print(table)

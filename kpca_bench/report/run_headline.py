@@ -1,0 +1,38 @@
+"""The line a run ends with on the terminal: its best methods by the main metric, a suite's top ranks.
+
+Built from the tables :func:`kpca_bench.run` returns (``Results.summary`` and ``Results.ranks``).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+# The main metric is the first of these the summary holds; each is better when higher.
+MAIN_METRICS = {"auroc": "AUROC", "accuracy": "accuracy", "auprc": "AUPRC", "f1": "F1"}
+TOP = 3
+
+
+def main_metric(summary: pd.DataFrame) -> str | None:
+    """The metric a headline ranks by: AUROC where the run has it, else the first the protocol reports."""
+    return next((metric for metric in MAIN_METRICS if f"{metric}_mean" in summary
+                 and summary[f"{metric}_mean"].notna().any()), None)
+
+
+def run_headline(summary: pd.DataFrame) -> str | None:
+    """``best by AUROC: A 0.912, B 0.871, C 0.850`` (mean over finished trials); None without a metric."""
+    metric = main_metric(summary)
+    if metric is None or "dataset" in summary:
+        return None
+    best = summary.dropna(subset=[f"{metric}_mean"]).sort_values(f"{metric}_mean", ascending=False, kind="stable")
+    shown = ", ".join(f"{row['method']} {row[f'{metric}_mean']:.3f}" for _, row in best.head(TOP).iterrows())
+    return f"best by mean {MAIN_METRICS[metric]}: {shown}"
+
+
+def suite_headline(ranks: pd.DataFrame | None) -> str | None:
+    """``best average AUROC rank across datasets: 1. A 2.10 (mean AUROC 0.812), 2. ...``; None without ranks."""
+    if ranks is None or ranks.empty or "rank_auroc" not in ranks:
+        return None
+    best = ranks.sort_values("rank_auroc", kind="stable").head(TOP)
+    shown = ", ".join(f"{place}. {row['method']} {row['rank_auroc']:.2f} (mean AUROC {row['auroc_mean']:.3f})"
+                      for place, (_, row) in enumerate(best.iterrows(), start=1))
+    return f"best average AUROC rank across datasets: {shown}"
