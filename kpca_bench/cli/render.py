@@ -80,7 +80,8 @@ def headline_lines(results) -> list[str]:
     """The run's headline (:mod:`kpca_bench.report.run_headline`): its best methods, or a suite's top ranks."""
     from kpca_bench.report.run_headline import run_headline, suite_headline
 
-    return [line for line in (run_headline(results.summary), suite_headline(results.ranks)) if line]
+    line = run_headline(results.summary) if results.ranks is None else suite_headline(results.ranks)
+    return [line] if line else []
 
 
 def print_plan(config: Path, result, n_jobs: int) -> None:
@@ -117,6 +118,29 @@ def print_run_comparison(run_a: Path, run_b: Path, rows: list[dict], note: str) 
     out = console()
     out.print(table)
     out.print(note, highlight=False)
+
+
+def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests: list[dict]) -> None:
+    """Two suites paired by dataset (:func:`kpca_bench.report.compare_runs.compare_suites` rows and tests)."""
+    out = console()
+    if not rows:
+        out.print(f"no method has a finished AUROC on a dataset of both {suite_a} and {suite_b}", highlight=False,
+                  markup=False)
+        return
+    table = new_table("method", "dataset", f"A ({suite_a.name})", f"B ({suite_b.name})", "B - A",
+                      title="mean AUROC per dataset", title_justify="left")
+    for row in rows:
+        table.add_row(row["method"], row["dataset"], f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}",
+                      f"{row['difference']:+.4f}")
+    out.print(table)
+    tests_table = new_table("method", "datasets", "mean B - A", "p (Wilcoxon)",
+                            title="per method, over the datasets", title_justify="left")
+    for test in tests:
+        tests_table.add_row(test["method"], str(test["n_datasets"]), f"{test['mean_difference']:+.4f}",
+                            "–" if test["p_value"] is None else f"{test['p_value']:.3g}")
+    out.print(tests_table)
+    out.print("p from a two-sided Wilcoxon signed-rank test of the per-dataset mean AUROCs, paired by dataset",
+              highlight=False)
 
 
 def print_methods(specs, defaults: dict[str, dict[str, object]]) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from kpca_bench.cli.options import CONFIGS, EXPORT_FORMATS, OUT, REPRODUCTIONS
-from kpca_bench.cli.render import fail, print_run_comparison
+from kpca_bench.cli.render import fail, print_run_comparison, print_suite_comparison
 from kpca_bench.cli.run import require_no_failures
 from kpca_bench.errors import KpcaBenchError
 
@@ -88,17 +88,22 @@ def print_paper_configs(reproductions_dir: Path) -> None:
 
 
 def compare(
-    run_a: Path = typer.Argument(..., help="Results folder of the first run (with records.jsonl)."),
-    run_b: Path = typer.Argument(..., help="Results folder of the second run."),
+    run_a: Path = typer.Argument(..., help="Results folder of the first run (with records.jsonl) or suite."),
+    run_b: Path = typer.Argument(..., help="Results folder of the second run, or suite."),
 ):
     """Compare two runs: per method and metric, both means, the difference B - A, and a paired test.
 
     The Wilcoxon signed-rank test pairs the trials of the two runs when they
-    drew the same splits (same trials, same split seeds).
+    drew the same splits (same trials, same split seeds). Two suites: per method
+    and dataset in both, the mean AUROC of each and B - A, and per method a
+    Wilcoxon signed-rank test over the datasets.
     """
-    from kpca_bench.report.compare_runs import compare_runs, same_run_note
+    from kpca_bench.report.compare_runs import both_suites, compare_runs, compare_suites, same_run_note
 
     try:
+        if both_suites(run_a, run_b):
+            print_suite_comparison(run_a, run_b, *compare_suites(run_a, run_b))
+            return
         rows = compare_runs(run_a, run_b)
     except KpcaBenchError as error:
         fail(error)
@@ -106,17 +111,24 @@ def compare(
 
 
 def export(
-    run_dir: Path = typer.Argument(..., metavar="RUN", help="Results folder of a run (with records.jsonl)."),
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="Results folder of a run (with records.jsonl) or of a "
+                                                            "suite (a sub-folder per dataset)."),
     fmt: str = typer.Option("parquet", "--format", "-f", help=f"{' | '.join(EXPORT_FORMATS)}."),
     output: Path = typer.Option(None, "--output", "-o", help="File to write (default RUN/records.FORMAT)."),
+    tables: bool = typer.Option(True, "--tables/--no-tables",
+                                help="A suite: also write its tables across datasets (ranks, tests, per dataset), "
+                                     "each beside the records as OUTPUT-STEM_TABLE.FORMAT."),
 ):
     """Write a run's records as one Parquet, JSON or CSV file: one row per cell, every field.
 
-    Mappings and lists (parameters, versions, ROC points) are JSON text in CSV and Parquet.
+    A suite's folder: every dataset's cells in one file with a dataset column, and its tables across
+    datasets beside it. Mappings and lists (parameters, versions, ROC points) are JSON text in CSV and
+    Parquet.
     """
     from kpca_bench.experiment.export import export_run
 
     try:
-        typer.echo(f"wrote {export_run(run_dir, fmt, output)}")
+        for path in export_run(run_dir, fmt, output, tables):
+            typer.echo(f"wrote {path}")
     except KpcaBenchError as error:
         fail(error)

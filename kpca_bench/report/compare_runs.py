@@ -1,8 +1,10 @@
-"""``kpca-bench compare RUN_A RUN_B``: two runs' numbers side by side, from their records alone.
+"""``kpca-bench compare A B``: two runs' or two suites' numbers side by side, from their records alone.
 
-Per method setting and metric: the mean over each run's finished trials, the
-difference B - A, and, when both runs drew the same splits (the same trials with
-the same split seeds), a paired Wilcoxon signed-rank test over those trials.
+Two runs: per method setting and metric, the mean over each run's finished
+trials, the difference B - A, and, when both runs drew the same splits (the same
+trials with the same split seeds), a paired Wilcoxon signed-rank test over those
+trials. Two suites: per method and dataset present in both, the mean AUROC of
+each and B - A, and per method a Wilcoxon signed-rank test over the datasets.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kpca_bench.experiment.export import run_records
+from kpca_bench.errors import KpcaBenchError
+from kpca_bench.experiment.export import run_records, suite_members
 
 METRICS = ("auroc", "auprc", "f1", "precision", "recall", "sparsity", "accuracy", "fit_time")
 
@@ -73,3 +76,46 @@ def same_run_note(run_a: Path, run_b: Path, rows: list[dict]) -> str:
     if any(r["n_paired"] for r in rows):
         return "paired: both runs drew the same splits; p from a two-sided Wilcoxon signed-rank test over the trials"
     return "not paired: the runs drew different splits (or share no trial), so no test is made"
+
+
+def both_suites(folder_a, folder_b) -> bool:
+    """True for two suites' results folders, False for two runs'; a one-line error for one of each."""
+    suites = [bool(suite_members(folder)) for folder in (folder_a, folder_b)]
+    if suites[0] != suites[1]:
+        suite, run = (folder_a, folder_b) if suites[0] else (folder_b, folder_a)
+        raise KpcaBenchError(f"{suite} is a suite's results folder and {run} a single run's; compare two runs, "
+                             f"or two suites (a run of a suite's dataset is its folder, e.g. {suite}/<dataset>)")
+    return suites[0]
+
+
+def suite_means(folder, metric: str) -> dict[tuple[str, str], float]:
+    """Per (method, dataset) of a suite: the mean of ``metric`` over its finished trials."""
+    means = {}
+    for dataset, member in suite_members(folder).items():
+        for method, trials in _by_method(run_records(member)).items():
+            values = [r[metric] for r in trials.values() if _number(r.get(metric))]
+            if values:
+                means[(method, dataset)] = float(np.mean(values))
+    return means
+
+
+def compare_suites(suite_a, suite_b, metric: str = "auroc") -> tuple[list[dict], list[dict]]:
+    """Two suites, paired by dataset.
+
+    Returns
+    -------
+    rows : per method and dataset with ``metric`` in both: method, dataset, mean_a, mean_b, difference (B - A).
+    tests : per method: n_datasets, mean_difference and the two-sided Wilcoxon signed-rank p-value over
+        the datasets (:func:`paired_p_value`: None for fewer than 2 datasets).
+    """
+    a, b = suite_means(suite_a, metric), suite_means(suite_b, metric)
+    methods, datasets = dict.fromkeys(method for method, _ in a), sorted({dataset for _, dataset in a})
+    rows = [{"method": method, "dataset": dataset, "mean_a": a[(method, dataset)], "mean_b": b[(method, dataset)],
+             "difference": b[(method, dataset)] - a[(method, dataset)]}
+            for method in methods for dataset in datasets if (method, dataset) in a and (method, dataset) in b]
+    tests = []
+    for method in dict.fromkeys(row["method"] for row in rows):
+        pairs = [(row["mean_a"], row["mean_b"]) for row in rows if row["method"] == method]
+        tests.append({"method": method, "n_datasets": len(pairs),
+                      "mean_difference": float(np.mean([b - a for a, b in pairs])), "p_value": paired_p_value(pairs)})
+    return rows, tests

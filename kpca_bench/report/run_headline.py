@@ -21,7 +21,7 @@ def main_metric(summary: pd.DataFrame) -> str | None:
 def run_headline(summary: pd.DataFrame) -> str | None:
     """``best by AUROC: A 0.912, B 0.871, C 0.850`` (mean over finished trials); None without a metric."""
     metric = main_metric(summary)
-    if metric is None or "dataset" in summary:
+    if metric is None:
         return None
     best = summary.dropna(subset=[f"{metric}_mean"]).sort_values(f"{metric}_mean", ascending=False, kind="stable")
     shown = ", ".join(f"{row['method']} {row[f'{metric}_mean']:.3f}" for _, row in best.head(TOP).iterrows())
