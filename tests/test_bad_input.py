@@ -701,7 +701,7 @@ def test_a_run_where_every_cell_fails_ends_with_tables_listing_the_failures(tmp_
 
 @pytest.mark.parametrize("command", ["run", "report"])
 def test_a_suite_where_every_cell_fails_ends_the_same_way(tmp_path, failing_ocsvm, command):
-    data = ROOT / "tests" / "data"
+    data = ROOT / "kpca_bench" / "configs" / "examples" / "data"
     datasets = [{"name": "file", "options": {"path": str(data / "example.npz")}},
                 {"name": "file", "options": {"path": str(data / "example.csv"), "label": "status"},
                  "inliers": ["ok"], "outliers": ["faulty"]}]
