@@ -26,7 +26,7 @@ from kpca_bench.methods.registry import estimator_spec
 from kpca_bench.protocols import PROTOCOLS
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
 CONFIG = {"name": "api", "dataset": {"name": "file", "options": {"path": str(DATA / "example.npz")},
                                      "scaling": "minmax"},
           "protocol": {"name": "adbench", "max_train": 50}, "trials": 2, "seed": 0,

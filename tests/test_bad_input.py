@@ -701,7 +701,7 @@ def test_a_run_where_every_cell_fails_ends_with_tables_listing_the_failures(tmp_
 
 @pytest.mark.parametrize("command", ["run", "report"])
 def test_a_suite_where_every_cell_fails_ends_the_same_way(tmp_path, failing_ocsvm, command):
-    data = ROOT / "tests" / "data"
+    data = ROOT / "kpca_bench" / "configs" / "examples" / "data"
     datasets = [{"name": "file", "options": {"path": str(data / "example.npz")}},
                 {"name": "file", "options": {"path": str(data / "example.csv"), "label": "status"},
                  "inliers": ["ok"], "outliers": ["faulty"]}]
@@ -878,18 +878,24 @@ def test_a_damaged_environment_json_is_set_aside_keeping_its_history(finished_ru
 
 
 @pytest.mark.parametrize("damage", ["not JSON", "not UTF-8", "a folder"])
-def test_a_damaged_lock_file_does_not_stop_a_run(finished_run, damage):
-    lock = finished_run / ".kpca-bench.lock"
+@pytest.mark.parametrize("damaged", [".kpca-bench.lock", ".kpca-bench.holder"])
+def test_a_damaged_lock_file_does_not_stop_a_run(finished_run, damage, damaged):
+    path = finished_run / damaged
     if damage == "a folder":
-        lock.unlink()
-        (lock / "inside").mkdir(parents=True)
+        path.unlink()
+        (path / "inside").mkdir(parents=True)
     else:
-        lock.write_bytes(DAMAGE[damage])
+        path.write_bytes(DAMAGE[damage])
     result = invoke(finished_run.parents[1] / "normal.yaml", "--out", finished_run.parent, "--quiet")
+    moved_aside = damage == "a folder" and damaged == ".kpca-bench.lock"
+    if damage == "a folder" and not moved_aside:  # a folder in the holder file's place: one line, exit 2
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1 and ".kpca-bench.holder" in result.stderr
+        return
     assert result.exit_code == 0 and "Traceback" not in result.output + result.stderr, result.stderr
-    assert json.loads(lock.read_text())["pid"] == os.getpid()  # the holder is written anew
-    assert (finished_run / ".kpca-bench.damaged.lock" / "inside").is_dir() == (damage == "a folder")
-    assert result.stderr.count("\n") == (damage == "a folder")
+    holder = json.loads((finished_run / ".kpca-bench.holder").read_text())
+    assert holder["pid"] == os.getpid()  # the holder is written anew
+    assert (finished_run / ".kpca-bench.damaged.lock" / "inside").is_dir() == moved_aside
+    assert result.stderr.count("\n") == moved_aside
 
 
 def test_run_with_a_damaged_run_json_writes_it_anew(finished_run):

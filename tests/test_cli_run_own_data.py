@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 
 EXAMPLES = Path(__file__).parents[1] / "configs" / "examples"
-SHIPPED = Path(__file__).parent / "data"
+SHIPPED = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
 ARFF = "@RELATION t\n@ATTRIBUTE a NUMERIC\n@ATTRIBUTE b NUMERIC\n@ATTRIBUTE class {0,1}\n@DATA\n"
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kpca_bench.experiment.lock import LOCK_FILE, FolderInUse, folder_lock, prepare_folder
+from kpca_bench.experiment.lock import HOLDER_FILE, FolderInUse, folder_lock, prepare_folder
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
@@ -34,10 +34,10 @@ def test_the_lock_is_free_again_after_the_block(tmp_path):
 
 def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (tmp_path / LOCK_FILE).write_text(json.dumps({"pid": int(dead.stdout), "host": socket.gethostname(),
+    (tmp_path / HOLDER_FILE).write_text(json.dumps({"pid": int(dead.stdout), "host": socket.gethostname(),
                                                   "started": "yesterday"}))
     with folder_lock(tmp_path, wait=False):
-        assert json.loads((tmp_path / LOCK_FILE).read_text())["pid"] == os.getpid()
+        assert json.loads((tmp_path / HOLDER_FILE).read_text())["pid"] == os.getpid()
 
 
 def test_a_killed_holder_leaves_a_lock_the_next_run_takes(tmp_path):
@@ -67,6 +67,17 @@ def test_a_waiting_run_says_whom_it_waits_for_once(tmp_path):
         waited = time.monotonic() - start
     holder.wait()
     assert waited > 0.5 and len(messages) == 1 and f"pid {holder.pid}" in messages[0]
+
+
+def test_importing_the_lock_needs_no_fcntl():
+    """Windows has no fcntl: the module imports without it and, with it blocked, still locks a folder."""
+    code = ("import sys; import kpca_bench.experiment.lock; assert 'fcntl' not in sys.modules, 'fcntl imported'\n"
+            "sys.modules['fcntl'] = None\n"
+            "import tempfile; from kpca_bench.experiment.lock import folder_lock\n"
+            "with tempfile.TemporaryDirectory() as folder:\n"
+            "    with folder_lock(folder, wait=False): print('locked')")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "locked", result.stderr
 
 
 def test_prepare_folder_creates_nested_folders(tmp_path):

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
 
 
 def invoke(*args):

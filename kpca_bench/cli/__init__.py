@@ -12,7 +12,7 @@ from __future__ import annotations
 import typer
 
 from kpca_bench import __version__
-from kpca_bench.cli import check, datasets, describe, report, run, schema
+from kpca_bench.cli import check, datasets, describe, init, report, run, schema
 
 app = typer.Typer(
     help="Reproduce kernel-PCA outlier-detection benchmarks from YAML configs.\n\n"
@@ -36,6 +36,6 @@ def main(version: bool = typer.Option(False, "--version", callback=show_version,
 
 
 app.add_typer(datasets.app, name="datasets", help="List, verify and fetch the datasets configs can name.")
-for command in (run.run, check.bless, check.check, report.report, report.analyse, run.plan, report.compare,
-                report.export, describe.methods, describe.protocols, schema.schema):
+for command in (init.init, run.run, check.bless, check.check, report.report, report.analyse, run.plan,
+                report.compare, report.export, describe.methods, describe.protocols, schema.schema):
     app.command()(command)

@@ -18,11 +18,12 @@ def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: boo
     SIGTERM or SIGHUP say how to resume, in one line."""
     from kpca_bench.api import run as run_experiment
     from kpca_bench.experiment.interrupts import Stopped, stop_signals_interrupt
+    from kpca_bench.experiment.packaged import find_config
 
     try:
         with stop_signals_interrupt():
-            return run_experiment(path, profile=profile, out=out, jobs=n_jobs, offline=offline, quiet=quiet,
-                                  **run_options)
+            return run_experiment(find_config(path), profile=profile, out=out, jobs=n_jobs, offline=offline,
+                                  quiet=quiet, **run_options)
     except KeyboardInterrupt as interrupt:
         cause = f"stopped by {interrupt.signal_name}" if isinstance(interrupt, Stopped) else "interrupted"
         typer.echo(f"{cause}: finished cells are saved under {out} and the tables show what finished; "
@@ -39,7 +40,8 @@ def require_no_failures(outcome) -> None:
 
 
 def run(
-    config: Path = typer.Argument(..., help="Experiment config (YAML), e.g. configs/quickstart.yaml."),
+    config: Path = typer.Argument(..., help="Experiment config (YAML), e.g. configs/quickstart.yaml, "
+                                                    "or a packaged one by name, e.g. quickstart."),
     out: Path = OUT,
     jobs: int = JOBS,
     trials: int = typer.Option(None, "--trials", min=1, help="Override the config's number of random splits."),
@@ -78,7 +80,7 @@ def run(
 
 
 def plan(
-    config: Path = typer.Argument(..., help="Experiment config (YAML)."),
+    config: Path = typer.Argument(..., help="Experiment config (YAML), or a packaged one by name (quickstart)."),
     out: Path = OUT,
     jobs: int = JOBS,
     trials: int = typer.Option(None, "--trials", min=1, help="Override the config's number of random splits."),
@@ -90,11 +92,12 @@ def plan(
     stored in OUT, and the time left estimated from the stored cells' wall times.
     """
     from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.packaged import find_config
     from kpca_bench.experiment.plan import plan_run
 
     try:
         n_jobs = worker_count(jobs)
-        loaded = load_config(config, profile).with_overrides(trials=trials)
+        loaded = load_config(find_config(config), profile).with_overrides(trials=trials)
         result = plan_run(loaded, out)
     except KpcaBenchError as error:
         fail(error)

@@ -751,7 +751,8 @@ def _config_text(path: Path) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file; the examples are in configs/") from None
+        raise ConfigError(f"{path}: no such config file; name a file, or a packaged config by name (quickstart, "
+                          "examples/csv, ...; kpca-bench init DIR copies them into DIR)") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
     try:

@@ -1,24 +1,20 @@
 """Claim a results folder before computing anything: create it, check that it takes writes, lock it.
 
-One run writes to a folder at a time. The lock is an ``flock`` on
-``.kpca-bench.lock`` in the folder, which also holds the holder's pid, host and
-start time so that a second run can say whom it waits for. The kernel releases
-an ``flock`` when its process dies however it dies, so the lock of a killed run
-(a dead pid) is simply taken over by the next one. The file itself is never
-removed: removing it would let two runs lock two different files of the same
-name; its content only names the holder, so unreadable content is simply
-rewritten, and a folder in its place is moved aside. Readers (``report``,
-``check``'s comparison, the papers' analyses) do not take the lock: the store
-is append-only and tables are replaced atomically.
+One run writes to a folder at a time. The lock is a :class:`filelock.FileLock` on
+``.kpca-bench.lock`` in the folder (``flock`` on POSIX, ``msvcrt`` on Windows); beside it,
+``.kpca-bench.holder`` holds the holder's pid, host and start time so that a second run can say
+whom it waits for. The operating system releases the lock when its process dies however it dies,
+so the lock of a killed run is simply taken over by the next one, whatever the holder file still
+says. The holder file only names the holder, so unreadable content is simply rewritten; a folder
+in the lock's place is moved aside. Readers (``report``, ``check``'s comparison, the papers'
+analyses) do not take the lock: the store is append-only and tables are replaced atomically.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import socket
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -28,6 +24,7 @@ from kpca_bench.errors import KpcaBenchError, StorageError
 from kpca_bench.experiment.store import set_aside, writing
 
 LOCK_FILE = ".kpca-bench.lock"
+HOLDER_FILE = ".kpca-bench.holder"
 POLL_INTERVAL_S = 0.5
 
 
@@ -60,14 +57,6 @@ def holder_description(path: Path) -> str:
         return "another process"
 
 
-def _try_lock(handle: int) -> bool:
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
 @contextmanager
 def folder_lock(directory: Path, *, wait: bool = True, notify: Callable[[str], None] = print) -> Iterator[None]:
     """Hold the exclusive lock of a results folder for the block.
@@ -75,30 +64,44 @@ def folder_lock(directory: Path, *, wait: bool = True, notify: Callable[[str], N
     If another run holds it: with ``wait``, say so once through ``notify`` and
     wait for it; without, raise :class:`FolderInUse` naming the holder.
     """
+    # Imported here: filelock imports fcntl on POSIX, and importing this module must not need it.
+    from filelock import FileLock
+
     path = Path(directory) / LOCK_FILE
+    holder_path = Path(directory) / HOLDER_FILE
     if path.exists() and not path.is_file():
         # A folder (or a device) in the lock's place cannot be locked by any run: set it aside, lock anew.
         notify(f"{path} is not a file; moved it to {set_aside(path)}")
-    with writing(path):
-        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    lock = FileLock(path)
+    if not _acquired(lock, path, timeout=0):
+        holder = holder_description(holder_path)
+        if not wait:
+            raise FolderInUse(f"{directory} is in use by another run ({holder}); wait for it to finish, "
+                              "run without --no-wait to wait, or choose another --out")
+        notify(f"waiting for {directory}: another run is writing it ({holder})")
+        _acquired(lock, path, poll_interval=POLL_INTERVAL_S)
     try:
-        if not _try_lock(handle):
-            holder = holder_description(path)
-            if not wait:
-                raise FolderInUse(f"{directory} is in use by another run ({holder}); wait for it to finish, "
-                                  "run without --no-wait to wait, or choose another --out")
-            notify(f"waiting for {directory}: another run is writing it ({holder})")
-            while not _try_lock(handle):
-                time.sleep(POLL_INTERVAL_S)
-        _write_holder(handle, path)
+        _write_holder(holder_path)
         yield
     finally:
-        os.close(handle)
+        lock.release()
 
 
-def _write_holder(handle: int, path: Path) -> None:
+def _acquired(lock, path: Path, **acquire) -> bool:
+    """Whether ``lock.acquire(**acquire)`` got the lock before its timeout; other OS errors are one line."""
+    from filelock import Timeout
+
+    try:
+        lock.acquire(**acquire)
+    except Timeout:  # a TimeoutError, so an OSError: caught before the one-line StorageError
+        return False
+    except OSError as error:
+        raise StorageError.from_os_error(path, error) from None
+    return True
+
+
+def _write_holder(path: Path) -> None:
     holder = {"pid": os.getpid(), "host": socket.gethostname(),
               "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     with writing(path):
-        os.ftruncate(handle, 0)
-        os.pwrite(handle, json.dumps(holder).encode(), 0)
+        path.write_text(json.dumps(holder))
