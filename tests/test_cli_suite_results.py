@@ -1,7 +1,7 @@
 """``export`` and ``compare`` on suites' results folders, and the headline a suite's run ends with.
 
 Hand-built suite folders (a records.jsonl per dataset) where the answer is known, and two tiny
-suites run end to end on the example files in tests/data (2 datasets, 2 trials).
+suites run end to end on the example files shipped in kpca_bench/configs/examples/data (2 datasets, 2 trials).
 """
 
 import json
@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.report.compare_runs import compare_suites
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
 DATASETS = [{"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
             {"name": "file", "options": {"path": str(DATA / "example.csv"), "label": "status"}, "inliers": ["ok"],
              "outliers": ["faulty"], "scaling": "minmax"}]
