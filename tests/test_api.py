@@ -148,6 +148,7 @@ print(sorted(set(results.records["method_name"])), len(results.failures))
 """
 
 
+@pytest.mark.slow
 def test_the_documented_example_runs_a_detector_defined_in_main_on_two_workers(tmp_path):
     """The example of docs/python-api.md as a script (run as ``__main__``): its class travels to two workers."""
     code = python_blocks((ROOT / "docs" / "python-api.md").read_text())

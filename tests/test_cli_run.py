@@ -56,6 +56,7 @@ def test_same_config_twice_gives_identical_trials(quickstart, tmp_path):
     pd.testing.assert_frame_equal(without_timing(first), without_timing(run(tmp_path)))
 
 
+@pytest.mark.slow
 def test_parallel_run_is_identical_to_serial(quickstart, tmp_path):
     _, serial = quickstart
     pd.testing.assert_frame_equal(without_timing(serial), without_timing(run(tmp_path, "--jobs", "2")))
@@ -69,6 +70,7 @@ def test_rerun_reuses_every_finished_cell(quickstart, monkeypatch):
     assert calls == []
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_without_recomputing(quickstart, tmp_path, monkeypatch):
     _, complete = quickstart
     real = PROTOCOLS["novelty"].evaluate
@@ -93,6 +95,7 @@ def test_interrupted_run_resumes_without_recomputing(quickstart, tmp_path, monke
     pd.testing.assert_frame_equal(without_timing(complete), without_timing(resumed))
 
 
+@pytest.mark.slow
 def test_a_torn_last_record_is_dropped_and_recomputed(quickstart, tmp_path):
     _, complete = quickstart
     run(tmp_path, "--trials", "1")

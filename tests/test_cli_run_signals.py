@@ -83,6 +83,7 @@ def reference(tmp_path_factory):
     return tables(out)
 
 
+@pytest.mark.slow
 def test_kill_9_at_random_points_loses_no_finished_cell_and_leaves_no_process(tmp_path, reference):
     rng = random.Random(18)
     folder = tmp_path / "killed"
@@ -108,6 +109,7 @@ def test_kill_9_at_random_points_loses_no_finished_cell_and_leaves_no_process(tm
     assert_same_tables(folder, reference)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, jobs", [(signal.SIGTERM, "2"), (signal.SIGHUP, "1")])
 def test_sigterm_and_sighup_stop_the_run_like_ctrl_c(tmp_path, reference, signum, jobs):
     run = start(tmp_path, "--jobs", jobs)
@@ -124,6 +126,7 @@ def test_sigterm_and_sighup_stop_the_run_like_ctrl_c(tmp_path, reference, signum
     assert_same_tables(tmp_path, reference)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["starting", "running"])
 def test_ctrl_c_on_a_dask_local_cluster_is_one_line(tmp_path, when):
     pytest.importorskip("distributed")

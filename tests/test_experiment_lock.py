@@ -85,6 +85,7 @@ def test_prepare_folder_creates_nested_folders(tmp_path):
     assert (tmp_path / "a" / "b").is_dir() and list((tmp_path / "a" / "b").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_two_runs_at_once_on_one_folder_compute_each_cell_once(tmp_path):
     command = [sys.executable, "-m", "kpca_bench", "run", str(QUICKSTART), "--out", str(tmp_path), "--quiet",
                "--trials", "3"]

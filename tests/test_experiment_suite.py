@@ -109,6 +109,7 @@ def adbench_stand_ins(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_a_collection_with_an_exclusion_skips_and_counts_missing_datasets(adbench_stand_ins, monkeypatch):
     tmp_path = adbench_stand_ins
     config = write_config(tmp_path / "collection.yaml", suite={"collection": "adbench", "exclude": ["speech"],
@@ -145,6 +146,7 @@ def test_a_missing_dataset_is_an_error_when_data_are_required(adbench_stand_ins,
     assert "dataset adbench_wine of suite suite: its files are not in" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_config_naming_one_missing_dataset_runs_the_others_and_resumes(tmp_path, monkeypatch):
     monkeypatch.delenv("KPCA_BENCH_REQUIRE_DATA", raising=False)
     missing = {"name": "file", "options": {"path": str(tmp_path / "nowhere.npz")}}
@@ -241,6 +243,7 @@ def test_the_adbench_comparison_adds_the_pyod_defaults_run_beside_the_suite(tmp_
     assert knn["explained_by_defaults"] == pytest.approx(0.05, abs=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.real_data
 def test_detectors_by_import_path_run_report_and_plan_on_two_adbench_datasets(real_data_dir, tmp_path, monkeypatch):
     """PyOD's ECOD and scikit-learn's IsolationForest by import path beside a kernel-PCA variant, on two small

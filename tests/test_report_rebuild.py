@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+import pytest
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
@@ -34,6 +35,7 @@ def test_a_single_run_gets_its_tables_back(tmp_path):
     assert "1 / 10" in (folder / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_suite_prints_its_rank_table(tmp_path):
     config = {"name": "pair", "protocol": "adbench", "trials": 1,
               "datasets": [{"name": "file", "options": {"path": str(DATA / "example.npz")}},
