@@ -3,8 +3,8 @@
 from pathlib import Path
 
 import pandas as pd
-import yaml
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
