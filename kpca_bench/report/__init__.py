@@ -68,7 +68,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     threshold = config.threshold.describe()
     title = run_title(config.name, config.dataset.name)
     note = incomplete_note(summary)
-    figure_title = run_title(config.name, config.dataset.name) + (f"\n{note}" if note else "")
+    figure_title = title + (f"\n{note}" if note else "")
     figures = []
     ok = [r for r in records if r["status"] == "ok"]
     single = [label for label in _single_setting_labels(config) if any(r["method"] == label for r in ok)]

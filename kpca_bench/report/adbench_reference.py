@@ -137,7 +137,8 @@ def comparison(reference: pd.DataFrame, ours: pd.DataFrame, columns: dict[str, s
 
 def unreferenced(reference: pd.DataFrame, datasets) -> list[str]:
     """Those of ``datasets`` for which ADBench's file has no unsupervised number."""
-    return [name for name in datasets if name not in set(reference["dataset"])]
+    have = set(reference["dataset"])
+    return [name for name in datasets if name not in have]
 
 
 def gap_summary(table: pd.DataFrame) -> pd.DataFrame:

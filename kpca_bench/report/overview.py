@@ -514,7 +514,7 @@ def suite_sections(results_root: Path, config_dir="configs") -> list[str]:
         headline = (folder / "headline.md").read_text().strip()
         sections.append("\n".join([
             f"## Benchmark suite: {config.name}", "", config.description, "", *([headline, ""] if headline else []),
-            f"Per-dataset tables, ranks, Friedman, the post-hoc groups, Wilcoxon-Holm and win / tie / loss: "
+            f"Per-dataset tables and the statistics across datasets: "
             f"[{config.name}/summary.md]({config.name}/summary.md).", "", *figures, ""]))
     return sections
 
