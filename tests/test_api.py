@@ -1,6 +1,6 @@
 """``kpca_bench.run``: the Python entry point, with configs as paths, dicts or objects and estimators as objects.
 
-No real data: the in-process runs read the small example file in tests/data; the documentation's
+No real data: the in-process runs read the small example file shipped in kpca_bench/configs/examples/data; the documentation's
 example, run as a notebook-style script, uses scikit-learn's bundled digits.
 """
 

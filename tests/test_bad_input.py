@@ -437,7 +437,7 @@ COMMANDS = [
     (["export", "{tmp}/empty", "--format", "xml"], "--format: unknown format 'xml'"),
     (["analyse"], "name papers to analyse"),
     (["analyse", "nosuch"], "unknown: nosuch"),
-    (["analyse", "das"], "das_report.md: No such file or directory"),  # --out names no folder of results
+    (["analyse", "das"], "no results folder; run the papers' configs first"),
     (["analyse", "--all", "--reproductions", "{tmp}/missing"], "no reproduction in"),
     (["methods", "kpcaa"], "unknown method 'kpcaa'"),
     (["datasets", "verify", "mnistt"], "unknown dataset 'mnistt'"),

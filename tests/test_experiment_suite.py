@@ -1,6 +1,6 @@
 """Suites: several datasets in one config, end to end through the CLI, each with resume after an interruption.
 
-No real data: the datasets are the small example files in tests/data and, for the ADBench
+No real data: the datasets are the small example files shipped in kpca_bench/configs/examples/data and, for the ADBench
 collection, stand-in files written into a temporary data folder under the names of the four
 ADBench files that have no checksum (backdoor, census, fraud, speech).
 """

@@ -95,7 +95,7 @@ def test_analyse_writes_the_reports_tables_from_records_and_reference_files(resu
     assert (results / "mnist" / "f1_box_das.png").stat().st_size > 0
     text = report.read_text()
     assert text.startswith("# notes kept") and text.endswith("prose kept\n") and "STALE" not in text
-    # AUROC and sparsity: the paper's value (papers.yaml), its spread (das.yaml), ours (summary.csv).
+    # AUROC and sparsity: the paper's value (reproductions/das/reference/numbers.yaml), its spread (das.yaml), ours (summary.csv).
     assert "| MNIST | 0.974 | 0.990 | 0.986 | 0.991 | – | – | – | – | KPCA > SKPCA > " in text
     assert "| MNIST | 2 | 3.35 ± 0.13 | 1.75 ± 0.07 | – | – | 0.950 | 0.950 |" in text
     assert "| ETH-80 | – | – | not run |" in text

@@ -137,7 +137,7 @@ def test_the_committed_wang_yaml_loads():
 
 @pytest.mark.parametrize("name", ["australian", "breast_cancer", "climate"])
 def test_grid_checks_search_the_full_runs_splits_on_wider_grids(name):
-    """configs/wang_gridcheck_<dataset>.yaml: same splits and method seeds as the full run, no paper numbers of its own."""
+    """reproductions/wang/configs/wang_gridcheck_<dataset>.yaml: same splits and method seeds as the full run, no paper numbers of its own."""
     full = load_config(CONFIGS / f"wang_{name}.yaml")
     check = load_config(grid_check_config(CONFIGS / f"wang_{name}.yaml"))
     assert check.reference is None and check.name == f"wang_gridcheck_{name}"

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # builds and installs the wheel, then runs from it: about 10 s
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

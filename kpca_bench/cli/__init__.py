@@ -16,7 +16,7 @@ from kpca_bench.cli import check, datasets, describe, init, report, run, schema
 
 app = typer.Typer(
     help="Reproduce kernel-PCA outlier-detection benchmarks from YAML configs.\n\n"
-         "Start with: kpca-bench run configs/quickstart.yaml",
+         "Start with: kpca-bench run quickstart",
     rich_markup_mode="rich",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -68,6 +68,9 @@ def analyse(
         if not keys or unknown:
             raise KpcaBenchError(f"name papers to analyse ({', '.join(found)}) or give --all"
                                  + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+        if not out.is_dir():
+            raise KpcaBenchError(f"{out}: no results folder; run the papers' configs first (make all-figures) "
+                                 "or name the folder that holds their runs with --out")
         for key in keys:
             reproduction = found[key]
             for analysis in reproduction.analyses:

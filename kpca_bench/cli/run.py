@@ -18,11 +18,9 @@ def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: boo
     SIGTERM or SIGHUP say how to resume, in one line."""
     from kpca_bench.api import run as run_experiment
     from kpca_bench.experiment.interrupts import Stopped, stop_signals_interrupt
-    from kpca_bench.experiment.packaged import find_config
-
     try:
         with stop_signals_interrupt():
-            return run_experiment(find_config(path), profile=profile, out=out, jobs=n_jobs, offline=offline,
+            return run_experiment(path, profile=profile, out=out, jobs=n_jobs, offline=offline,
                                   quiet=quiet, **run_options)
     except KeyboardInterrupt as interrupt:
         cause = f"stopped by {interrupt.signal_name}" if isinstance(interrupt, Stopped) else "interrupted"
@@ -92,12 +90,11 @@ def plan(
     stored in OUT, and the time left estimated from the stored cells' wall times.
     """
     from kpca_bench.experiment.config import load_config
-    from kpca_bench.experiment.packaged import find_config
     from kpca_bench.experiment.plan import plan_run
 
     try:
         n_jobs = worker_count(jobs)
-        loaded = load_config(find_config(config), profile).with_overrides(trials=trials)
+        loaded = load_config(config, profile).with_overrides(trials=trials)
         result = plan_run(loaded, out)
     except KpcaBenchError as error:
         fail(error)

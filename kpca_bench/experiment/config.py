@@ -765,8 +765,11 @@ def _config_text(path: Path) -> str:
 
 
 def load_config(path, profile: str = "full") -> Config:
-    """Read and validate a YAML config file (UTF-8, no key given twice), with a profile's overrides applied."""
-    path = Path(path)
+    """Read and validate a YAML config file (UTF-8, no key given twice), with a profile's overrides applied;
+    a path that is no file may name a packaged config (``quickstart``, :func:`~.packaged.find_config`)."""
+    from kpca_bench.experiment.packaged import find_config
+
+    path = find_config(Path(path))
     text = _config_text(path)
     try:
         raw = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a subclass of SafeLoader

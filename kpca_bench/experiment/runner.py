@@ -253,7 +253,8 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
             result = PROTOCOLS[config.protocol].evaluate(method, split, config.options)
         except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
             result = failed_record(cell.key, error)
-    return {**cell_fields(cell, config), "wall_time": time.perf_counter() - start, "max_memory_mb": max_memory_mb,
+    wall_time = time.perf_counter() - start  # before cell_fields, whose provenance look-ups are not the cell's work
+    return {**cell_fields(cell, config), "wall_time": wall_time, "max_memory_mb": max_memory_mb,
             "peak_memory_mb": peak.mib, **warning_fields(caught), **flag_overflow(result, split, caught)}
 
 
@@ -516,11 +517,7 @@ def _outcome(config: Config, directory: Path, members: list[_Member], ran_member
     runs = [MemberRun(m.label, m.config, m.store.directory, _stored_records(m.config, m.store, m.cells),
                       m.dataset.provenance if m.label in ran_labels else None)
             for m in members if m.label in ran_labels or (m.label not in dict(skipped) and m.store.path.exists())]
-    failures = []
-    for m in ran_members:
-        stored = m.store.load()
-        failures += [labelled(stored[key], cell, m.config) for key, cell in {c.key: c for c in m.cells}.items()
-                     if key in stored and not is_finished(stored[key])]
+    failures = [record for run in runs if run.label in ran_labels for record in run.records if not is_finished(record)]
     return RunOutcome(directory=directory, n_cells=sum(len(m.cells) for m in members if m.missing is None),
                       n_reused=sum(len(m.cells) - len(m.todo) for m in ran_members),
                       n_run=sum(len(m.todo) for m in ran_members), failures=failures, skipped=skipped,

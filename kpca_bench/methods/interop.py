@@ -20,6 +20,7 @@ against PyOD's own methods when PyOD is installed (``pip install "kpca-bench[pyo
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 from numbers import Real
 
 import numpy as np
@@ -307,9 +308,14 @@ def known_sign(klass) -> str | None:
 
 def package_version(klass) -> str:
     """``distribution version`` of the package defining ``klass`` (``scikit-learn 1.9.1``), or its module name."""
+    return _top_package_version(klass.__module__.split(".")[0])
+
+
+@lru_cache(maxsize=None)
+def _top_package_version(top: str) -> str:
+    # Cached: packages_distributions() scans every installed distribution (~0.3 s), and each cell asks.
     from importlib import metadata
 
-    top = klass.__module__.split(".")[0]
     for distribution in metadata.packages_distributions().get(top, []):
         try:
             return f"{distribution} {metadata.version(distribution)}"
