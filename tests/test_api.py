@@ -106,6 +106,17 @@ def test_a_bad_config_or_method_raises_the_config_error(tmp_path, config, method
     assert not (tmp_path / "api").exists()
 
 
+@pytest.mark.parametrize("overrides, message", [
+    ({"trials": 0}, "--trials: must be >= 1, got 0"),
+    ({"seed": -1}, "--seed: must be >= 0, got -1"),
+    ({"trials": 2.5}, "--trials: must be an integer >= 1, got 2.5"),
+])
+def test_overrides_from_python_are_bounded_as_in_the_config(tmp_path, overrides, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        kpca_bench.run(CONFIG, out=tmp_path, **overrides)
+    assert not (tmp_path / "api").exists()
+
+
 def test_a_missing_config_file_raises_the_config_error(tmp_path):
     with pytest.raises(ConfigError, match="no_such.yaml"):
         kpca_bench.run(tmp_path / "no_such.yaml", out=tmp_path)

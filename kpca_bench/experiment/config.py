@@ -194,6 +194,12 @@ class Config:
                        max_memory_mb: float | None = None) -> "Config":
         """A copy with command-line overrides applied."""
         changes = {"execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)}
+        problems = Problems()
+        for key, value in (("trials", trials), ("seed", seed)):
+            if value is not None:
+                _declared_integer({key: value}, key, problems)
+        if problems.items:
+            raise ConfigError("\n".join(f"--{key}: {message}" for key, message in problems.items))
         if trials is not None:
             if trials > 1 and any(d.draw == "file_order" for d in (self.dataset, *self.datasets) if d is not None):
                 raise ConfigError(f"--trials {trials}: dataset.draw: file_order takes the same rows in every trial; "
