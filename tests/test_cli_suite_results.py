@@ -14,7 +14,7 @@ from scipy.stats import wilcoxon
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.report.compare_runs import compare_suites
+from kpca_bench.report.compare_runs import compare_suites, with_holm
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
 DATASETS = [{"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
@@ -55,6 +55,14 @@ def test_two_suites_pair_by_dataset_with_a_wilcoxon_test_over_datasets(tmp_path)
     assert by_method["KPCA"]["mean_difference"] == pytest.approx(sum(differences) / 5)
     assert by_method["KPCA"]["p_value"] == pytest.approx(wilcoxon(differences).pvalue)
     assert by_method["LOF"]["p_value"] is None  # one dataset: no test
+    assert by_method["KPCA"]["p_holm"] == pytest.approx(by_method["KPCA"]["p_value"])  # the only test made
+    assert by_method["LOF"]["p_holm"] is None
+
+
+def test_two_suites_correct_the_per_method_tests_for_their_number():
+    tests = [{"method": m, "p_value": p} for m, p in (("A", 0.01), ("B", 0.04), ("C", None), ("D", 0.03))]
+    holm = {test["method"]: test["p_holm"] for test in with_holm(tests)}
+    assert holm == pytest.approx({"A": 0.03, "B": 0.06, "C": None, "D": 0.06})
 
 
 def test_a_suite_compared_with_a_single_run_is_one_line_exit_2(tmp_path):

@@ -133,14 +133,14 @@ def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests
         table.add_row(row["method"], row["dataset"], f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}",
                       f"{row['difference']:+.4f}")
     out.print(table)
-    tests_table = new_table("method", "datasets", "mean B - A", "p (Wilcoxon)",
+    tests_table = new_table("method", "datasets", "mean B - A", "p (Wilcoxon)", "p (Holm)",
                             title="per method, over the datasets", title_justify="left")
     for test in tests:
         tests_table.add_row(test["method"], str(test["n_datasets"]), f"{test['mean_difference']:+.4f}",
-                            "–" if test["p_value"] is None else f"{test['p_value']:.3g}")
+                            *("–" if test[key] is None else f"{test[key]:.3g}" for key in ("p_value", "p_holm")))
     out.print(tests_table)
-    out.print("p from a two-sided Wilcoxon signed-rank test of the per-dataset mean AUROCs, paired by dataset",
-              highlight=False)
+    out.print("p from a two-sided Wilcoxon signed-rank test of the per-dataset mean AUROCs, paired by dataset; "
+              "p (Holm) corrects it for testing every method (read that one)", highlight=False)
 
 
 def print_methods(specs, defaults: dict[str, dict[str, object]]) -> None:

@@ -4,7 +4,8 @@ Two runs: per method setting and metric, the mean over each run's finished
 trials, the difference B - A, and, when both runs drew the same splits (the same
 trials with the same split seeds), a paired Wilcoxon signed-rank test over those
 trials. Two suites: per method and dataset present in both, the mean AUROC of
-each and B - A, and per method a Wilcoxon signed-rank test over the datasets.
+each and B - A, and per method a Wilcoxon signed-rank test over the datasets, its
+p-values Holm-corrected across the methods (one test per method is a family).
 """
 
 from __future__ import annotations
@@ -105,8 +106,9 @@ def compare_suites(suite_a, suite_b, metric: str = "auroc") -> tuple[list[dict],
     Returns
     -------
     rows : per method and dataset with ``metric`` in both: method, dataset, mean_a, mean_b, difference (B - A).
-    tests : per method: n_datasets, mean_difference and the two-sided Wilcoxon signed-rank p-value over
-        the datasets (:func:`paired_p_value`: None for fewer than 2 datasets).
+    tests : per method: n_datasets, mean_difference, the two-sided Wilcoxon signed-rank p-value over
+        the datasets (:func:`paired_p_value`: None for fewer than 2 datasets) and ``p_holm``, that p-value
+        Holm-corrected over the methods tested (None where untested).
     """
     a, b = suite_means(suite_a, metric), suite_means(suite_b, metric)
     methods, datasets = dict.fromkeys(method for method, _ in a), sorted({dataset for _, dataset in a})
@@ -118,4 +120,13 @@ def compare_suites(suite_a, suite_b, metric: str = "auroc") -> tuple[list[dict],
         pairs = [(row["mean_a"], row["mean_b"]) for row in rows if row["method"] == method]
         tests.append({"method": method, "n_datasets": len(pairs),
                       "mean_difference": float(np.mean([b - a for a, b in pairs])), "p_value": paired_p_value(pairs)})
-    return rows, tests
+    return rows, with_holm(tests)
+
+
+def with_holm(tests: list[dict]) -> list[dict]:
+    """``tests`` with ``p_holm``: the p-values that exist, Holm-corrected together (statsmodels)."""
+    from statsmodels.stats.multitest import multipletests
+
+    tested = [test["p_value"] for test in tests if test["p_value"] is not None]
+    adjusted = iter(multipletests(tested, method="holm")[1] if tested else [])
+    return [{**test, "p_holm": None if test["p_value"] is None else float(next(adjusted))} for test in tests]
