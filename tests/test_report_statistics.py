@@ -124,6 +124,18 @@ def test_smallest_wilcoxon_p_is_what_scipy_gives_when_every_difference_has_one_s
     assert stats.wilcoxon(differences * np.r_[-1, np.ones(n - 1)]).pvalue > statistics.smallest_wilcoxon_p(n)
 
 
+@pytest.mark.parametrize("n", [2, 7, 20, 50])
+def test_smallest_wilcoxon_p_is_one_sign_pattern_of_all_up_to_50_datasets(n):
+    assert statistics.smallest_wilcoxon_p(n) == pytest.approx(2.0 ** (1 - n), rel=1e-9)
+
+
+@pytest.mark.parametrize("n", [51, 120])
+def test_smallest_wilcoxon_p_beyond_50_datasets_is_the_normal_approximation(n):
+    mean, sd = n * (n + 1) / 4, np.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+    assert statistics.smallest_wilcoxon_p(n) == pytest.approx(2 * stats.norm.sf(mean / sd), rel=1e-9)
+    assert statistics.smallest_wilcoxon_p(n) > 2.0 ** (1 - n)
+
+
 def test_smallest_holm_p_on_7_datasets_and_78_pairs_is_above_one():
     assert statistics.smallest_holm_p(7, 78) == pytest.approx(78 / 64)
     assert statistics.smallest_holm_p(36, 78) < 1e-8

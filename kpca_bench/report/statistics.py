@@ -146,9 +146,12 @@ def group_table(groups: list[list[str]], ranks: pd.Series) -> pd.DataFrame:
 
 
 def smallest_wilcoxon_p(n_datasets: int) -> float:
-    """The smallest two-sided p-value the exact Wilcoxon signed-rank test can give on ``n_datasets`` pairs:
-    every difference of one sign, ``2 / 2**n`` (the one most extreme sign pattern of 2**n, both tails)."""
-    return min(1.0, 2.0 ** (1 - n_datasets))
+    """The smallest two-sided p-value :func:`wilcoxon_holm`'s test can give on ``n_datasets`` pairs: scipy's
+    p for every difference of one sign. scipy computes it exactly up to 50 pairs without ties (``2 / 2**n``,
+    the one most extreme sign pattern of 2**n, both tails) and by the normal approximation beyond."""
+    if n_datasets < 2:
+        return 1.0
+    return float(stats.wilcoxon(np.arange(1.0, n_datasets + 1)).pvalue)
 
 
 def smallest_holm_p(n_datasets: int, n_pairs: int) -> float:

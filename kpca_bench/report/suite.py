@@ -498,7 +498,7 @@ def holm_reach(n_datasets: int, n_pairs: int) -> str:
     smallest = statistics.smallest_holm_p(n_datasets, n_pairs)
     text = (f"With {n_datasets} datasets and {n_pairs} pairs, the smallest attainable Holm-adjusted p is {n_pairs} x "
             f"{statistics.smallest_wilcoxon_p(n_datasets):.3g} = {smallest:.3g} (every difference of one sign; "
-            "the exact two-sided signed-rank test)")
+            "the two-sided signed-rank test as scipy computes it, exact up to 50 datasets)")
     if smallest >= ALPHA:
         return text + f": **no pair can be significant at this size** (alpha {ALPHA})."
     return text + f", below alpha {ALPHA}."
