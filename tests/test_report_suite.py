@@ -126,3 +126,17 @@ def test_the_rank_heatmap_orders_methods_by_average_rank_and_prints_each_rank(tm
                                                                   "LOF (3.50)"]
     cells = [text.get_text() for text in ax.texts]
     assert len(cells) == 12 * 4 and cells[:4] == ["1", "2", "4", "3"]  # the first dataset: LOF 3rd, kNN 4th
+
+
+@pytest.mark.parametrize("posthoc, expected", [
+    ("nemenyi", "the Nemenyi critical difference (alpha 0.05) is 1.35 ranks, so 1 of the other 3 methods are not "
+                "significantly apart from KPCA RE by the Nemenyi test (alpha 0.05)"),
+    ("wilcoxon_holm", "0 of the other 3 methods are not significantly apart from KPCA RE by Wilcoxon's signed-rank "
+                      "test with Holm's correction (alpha 0.05)"),
+])
+def test_the_headline_counts_what_the_configs_posthoc_test_separates(posthoc, expected):
+    config = suite_config(list(SEPARATED.index), posthoc=posthoc)
+    stats = suite.suite_statistics(config, suite.dataset_table(config, records_of(SEPARATED)))
+    text = suite.headline(config, stats)
+    assert expected in text
+    assert ("Nemenyi" in text) == (posthoc == "nemenyi")

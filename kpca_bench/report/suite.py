@@ -279,12 +279,8 @@ def headline(config: Config, stats: dict) -> str:
     if detectors:
         best = detectors[0]
         parts.append(f"the best other detector is {best} (rank {ranks[best]:.2f}, mean AUROC {scores[best].mean():.3f})")
-    if "cd" in entry:
-        top = ranks[variants[0]]
-        within = [m for m in ranks.index if abs(ranks[m] - top) < entry["cd"] and m != variants[0]]
-        parts.append(f"the Nemenyi critical difference (alpha {ALPHA}) is {entry['cd']:.2f} ranks, so "
-                     f"{len(within)} of the other {len(ranks) - 1} methods are not significantly apart from "
-                     f"{variants[0]} by it")
+    if "p_values" in entry:
+        parts.append(not_separated_from(variants[0], entry, config.statistics.posthoc))
     if "friedman" in entry:
         f = entry["friedman"]
         parts.append(f"Friedman chi2 = {f.statistic:.1f}, p = {f.p_value:.2g}")
@@ -297,6 +293,17 @@ def headline(config: Config, stats: dict) -> str:
             parts.append(f"Wilcoxon-Holm {variants[0]} vs {detectors[0]}: p = {row['p_holm']:.2g}"
                          + (" (significant)" if row["significant"] else " (not significant)"))
     return "; ".join(p for p in parts if p) + "."
+
+
+def not_separated_from(method: str, entry: dict, posthoc: str) -> str:
+    """How many other methods the config's post-hoc test does not separate from ``method`` (p >= alpha)."""
+    p_values = entry["p_values"]
+    others = [m for m in entry["ranks"].index if m != method]
+    within = [m for m in others if p_values.loc[method, m] >= ALPHA]
+    lead = (f"the Nemenyi critical difference (alpha {ALPHA}) is {entry['cd']:.2f} ranks, so "
+            if posthoc == "nemenyi" else "")
+    return (f"{lead}{len(within)} of the other {len(others)} methods are not significantly apart from {method} "
+            f"by {POSTHOC_NAMES[posthoc]} (alpha {ALPHA})")
 
 
 def suite_facts(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
