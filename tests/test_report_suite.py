@@ -140,3 +140,12 @@ def test_the_headline_counts_what_the_configs_posthoc_test_separates(posthoc, ex
     text = suite.headline(config, stats)
     assert expected in text
     assert ("Nemenyi" in text) == (posthoc == "nemenyi")
+
+
+def test_the_skipped_line_names_no_folder_of_this_machine(tmp_path, monkeypatch):
+    monkeypatch.setenv("KPCA_BENCH_DATA", str(tmp_path / "mine"))
+    monkeypatch.setenv("KPCA_BENCH_CACHE", str(tmp_path / "cache"))
+    reason = f"its files are not in {tmp_path / 'mine' / 'x'}, {tmp_path / 'cache' / 'x'}; fetch it"
+    line = suite.skipped_line([("adbench_x", reason.replace("/x", "/adbench_x"))])
+    assert str(tmp_path) not in line
+    assert "$KPCA_BENCH_DATA/<name>, the cache (~/.cache/kpca-bench)/<name>" in line

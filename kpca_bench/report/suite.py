@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from kpca_bench.datasets import DATASETS
+from kpca_bench.datasets.locate import data_dirs
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
 from kpca_bench.report.tables import mean_std
@@ -359,10 +360,19 @@ def method_lines(config: Config) -> list[str]:
 
 
 def skipped_line(skipped: list[tuple[str, str]]) -> str:
-    """The skipped datasets as one line of names plus how to get them (each reason once, names generalised)."""
-    how = dict.fromkeys(reason.replace(name, "<name>") for name, reason in skipped)
+    """The skipped datasets as one line of names plus how to get them (each reason once, names and this
+    machine's data folders generalised, so that a committed summary reads the same anywhere)."""
+    how = dict.fromkeys(without_data_dirs(reason.replace(name, "<name>")) for name, reason in skipped)
     return (f"Skipped, files not here: {', '.join(name for name, _ in skipped)}. For each: "
             + "; or ".join(how) + ".")
+
+
+def without_data_dirs(text: str) -> str:
+    """``text`` with the data folders searched here named as a user sets them (``$KPCA_BENCH_DATA``, the cache)."""
+    *listed, cache = data_dirs()
+    for directory in listed:
+        text = text.replace(str(directory), "$KPCA_BENCH_DATA")
+    return text.replace(str(cache), "the cache (~/.cache/kpca-bench)")
 
 
 def incomplete_datasets(table: pd.DataFrame) -> list[str]:
