@@ -84,3 +84,16 @@ def test_an_unknown_sign_must_be_declared(tmp_path):
 def test_higher_is_is_only_for_import_paths(tmp_path):
     with pytest.raises(ConfigError, match="higher_is: only for a class named by import path"):
         load_config(write(tmp_path, [{"name": "kpca", "higher_is": "outlier"}]))
+
+
+def test_a_subclass_of_a_pyod_detector_has_pyods_sign_by_import_path_and_as_an_object(tmp_path, monkeypatch):
+    pytest.importorskip("pyod")
+    (tmp_path / "own_pyod.py").write_text("from pyod.models.knn import KNN\n\n\nclass FarKNN(KNN):\n"
+                                          "    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from kpca_bench.methods.registry import estimator_spec, method_spec
+
+    assert load_config(write(tmp_path, [{"name": "own_pyod:FarKNN"}])).methods[0].label == "FarKNN"
+    import own_pyod
+
+    assert method_spec("own_pyod:FarKNN").higher_is == estimator_spec(own_pyod.FarKNN).higher_is == "outlier"

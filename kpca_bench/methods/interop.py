@@ -300,10 +300,14 @@ def import_class(path: str):
         raise AttributeError(f"module {module_name} has no attribute {class_name!r}") from None
 
 
+PACKAGE_SIGNS = {"sklearn": "normal", "pyod": "outlier", "kpca_bench": "normal"}
+
+
 def known_sign(klass) -> str | None:
-    """``normal`` for scikit-learn's detectors, ``outlier`` for PyOD's, None when the class's package is neither."""
-    package = klass.__module__.split(".")[0]
-    return {"sklearn": "normal", "pyod": "outlier", "kpca_bench": "normal"}.get(package)
+    """``normal`` for scikit-learn's detectors, ``outlier`` for PyOD's, each also for a class derived from one
+    (the nearest such class in the method resolution order decides), None when no base is from either package."""
+    packages = (base.__module__.split(".")[0] for base in klass.__mro__)
+    return next((PACKAGE_SIGNS[package] for package in packages if package in PACKAGE_SIGNS), None)
 
 
 def package_version(klass) -> str:

@@ -26,7 +26,7 @@ from sklearn.utils._param_validation import InvalidParameterError, validate_para
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.baselines import KernelOneClassSVM, KNNDetector, PCADetector
-from kpca_bench.methods.interop import (HIGHER_IS, SignedDetector, import_class, is_pyod_detector_class, known_sign,
+from kpca_bench.methods.interop import (HIGHER_IS, SignedDetector, import_class, known_sign,
                                         package_version)
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
@@ -218,11 +218,11 @@ def class_path(klass: type) -> str:
 def estimator_spec(klass: type, higher_is: str | None = None) -> MethodSpec:
     """The spec of a detector class given as an object (``kpca_bench.run(methods=...)``), never imported by path.
 
-    Its sign is ``higher_is`` if given, else that of its package (:func:`known_sign`), else PyOD's
-    for a PyOD detector, else scikit-learn's (higher = more normal) for a class with ``score_samples``;
+    Its sign is ``higher_is`` if given, else that of its package or a base class's (:func:`known_sign`, as by
+    import path), else scikit-learn's (higher = more normal) for a class with ``score_samples``;
     a class with only ``decision_function`` and no known sign is refused, as by import path.
     """
-    sign = higher_is or known_sign(klass) or ("outlier" if is_pyod_detector_class(klass) else None)
+    sign = higher_is or known_sign(klass)
     if sign is None and hasattr(klass, "score_samples"):
         sign = "normal"
     if sign is None and hasattr(klass, "fit") and hasattr(klass, "decision_function"):
