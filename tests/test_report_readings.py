@@ -91,8 +91,9 @@ def test_a_number_a_variant_did_not_compute_is_not_within_under_it():
     ({"inconsistent": [True], "beyond_tolerance": [True]}, True),
     ({"inconsistent": [True], "beyond_tolerance": [False]}, False),   # inconsistent, but within tolerance of a reading
     ({"inconsistent": [False], "beyond_tolerance": [True]}, False),
-    ({"inconsistent": [True], "margin": [0.05], "tolerance": [0.04]}, True),
-    ({"inconsistent": [True], "margin": [0.001], "tolerance": [0.04]}, False),
+    ({"inconsistent": [True], "margin": [0.001]}, True),    # das_consistency's margin is beyond the tolerance
+    ({"inconsistent": [False], "margin": [-0.02]}, False),
+    ({"inconsistent": [True]}, False),                      # a check that does not say how far explains nothing
 ])
 def test_a_check_explains_a_number_only_where_it_shows_the_paper_beyond_tolerance_of_every_reading(check, explained):
     comparison = headline("t", "yn")

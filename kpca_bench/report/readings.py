@@ -18,7 +18,8 @@ reading is not credited with a value it was not seen to give.
 Diagnostic readings (marked ``diagnostic: true`` in ``choices.yaml``) never count. A consistency
 check explains a number outside tolerance under its table's reading only where its row finds the
 paper's value inconsistent with its protocol *and* beyond tolerance of every reading's range
-(column ``beyond_tolerance``, or ``margin`` above ``tolerance``). A number equal by construction
+(column ``beyond_tolerance``, or a positive ``margin``, the distance by which the paper's value clears the
+tolerance of every split of every reading). A number equal by construction
 (``by_construction`` in ``numbers.yaml``) is counted as neither reproduced nor missed.
 
 Pure functions on DataFrames: the caller reads the files.
@@ -140,8 +141,8 @@ def beyond_tolerance(checks: pd.DataFrame) -> pd.Series:
     inconsistent = checks["inconsistent"].astype(bool)
     if "beyond_tolerance" in checks:
         return inconsistent & checks["beyond_tolerance"].astype(bool)
-    if {"margin", "tolerance"} <= set(checks):
-        return inconsistent & (checks["margin"] > checks["tolerance"])
+    if "margin" in checks:
+        return inconsistent & (checks["margin"] > 0)
     return pd.Series(False, index=checks.index)
 
 
