@@ -11,21 +11,20 @@ Built from what is on disk alone, so it never re-runs anything:
   reproduction's folder, each entry linking to the analysis it comes from;
 * the figures of every run of a paper.
 
-The report opens with one row per paper (numbers compared, within tolerance,
-explained by a variant, explained by a check, not explained, not run, numbers
-of runs on stand-in data, which are shown but not counted, claims that hold,
-the main deviation); then
-per paper its table, its deviations (a number outside tolerance that no entry
-explains is listed as not explained yet), its claims and its figures.
+The report opens with one row per paper (numbers compared; within tolerance under the headline,
+under one reading per table, under one reading per paper, on the statistical part of the tolerance
+alone and under any reading per number; explained by a check; not explained; equal by construction;
+not run; numbers of runs on stand-in data, which are shown but not counted; claims that hold; the
+main deviation); then per paper its table (each number's tolerance parts, its table's reading and
+its outcome under it), its deviations (a number no entry names is listed as not explained yet), its
+claims and its figures.
 
-A number outside tolerance is *explained* when a deviation entry that matches it
-was tested and the test accounts for it: one of the entry's ``variants``
-(its reproduction's ``configs/variants/``, runs of one reading of the paper) holds it within
-tolerance, or one of its ``checks`` (a consistency check's CSV) finds the
-paper's value inconsistent with its own protocol (issue 20's rule). A cause that
-no variant or check tests explains nothing. Every other number is *not
-explained*, and its deviation lists what was tried: each variant's value for
-it, each check's verdict, and the entry's ``tried``.
+The counting rule, one reading per table, is :mod:`kpca_bench.report.readings`'s: a number counts as
+reproduced when its table's one reading (the headline or one variant run, the one bringing most of
+the table's numbers within tolerance) holds it within tolerance, or as explained when a consistency
+check a deviation entry names shows the paper's value beyond tolerance of every reading. A cause
+that no variant or check tests explains nothing. Every number not explained lists what was tried:
+each variant's value for it, each check's verdict, and the entry's ``tried``.
 """
 
 from __future__ import annotations

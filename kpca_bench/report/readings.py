@@ -131,7 +131,7 @@ def paper_grid(comparison: pd.DataFrame, grid: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(columns, index=grid.index)
 
 
-def chosen_per_paper(grid: pd.DataFrame, comparison: pd.DataFrame) -> str:
+def chosen_per_paper(comparison: pd.DataFrame, grid: pd.DataFrame) -> str:
     """The one reading kind (or :data:`HEADLINE`) that, applied to every table, brings most numbers within."""
     return _best(_ordered_counts(paper_grid(comparison, grid)))
 
@@ -182,7 +182,7 @@ def readings(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], che
     chosen = chosen_per_table(comparison, grid)
     reading = comparison["config"].map(table_of).map(chosen)
     under_reading = pd.Series([bool(grid.at[i, r]) for i, r in reading.items()], index=comparison.index, dtype=bool)
-    paper = paper_grid(comparison, grid)[chosen_per_paper(grid, comparison)] if len(grid) else grid[HEADLINE]
+    paper = paper_grid(comparison, grid)[chosen_per_paper(comparison, grid)] if len(grid) else grid[HEADLINE]
     by_check = explained_by_checks(comparison, checks) & counted(comparison) & ~under_reading
     table = pd.DataFrame({
         "reading": reading,
@@ -211,7 +211,7 @@ def value_under_reading(comparison: pd.DataFrame, variants: Mapping[str, pd.Data
 
 def outcome(comparison: pd.DataFrame, verdicts: pd.DataFrame) -> pd.Series:
     """Per number, one of :data:`OUTCOMES` under one reading per table."""
-    by_construction = comparison.get("by_construction", pd.Series("", index=comparison.index)).fillna("").astype(bool)
+    by_construction = comparison["ours"].notna() & ~counted(comparison)
     values = [NOT_RUN if pd.isna(row.ours) else BY_CONSTRUCTION if by_construction[i]
               else WITHIN if verdicts.at[i, "within_headline"] and verdicts.at[i, "reading"] == HEADLINE
               else BY_VARIANT if verdicts.at[i, "within_table_reading"]
@@ -231,4 +231,4 @@ def paper_reading(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame]
                   diagnostic: Collection[str] = ()) -> str:
     """The paper's one reading: :data:`HEADLINE` or a reading kind applied to every table (module docstring)."""
     grid = within_by_reading(comparison, variants, diagnostic)
-    return chosen_per_paper(grid, comparison) if len(grid) else HEADLINE
+    return chosen_per_paper(comparison, grid) if len(grid) else HEADLINE
