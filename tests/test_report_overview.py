@@ -86,6 +86,15 @@ def write_findings(tree, deviations=(), claims=()):
             (reference_dir(tree, paper) / "claims.yaml").write_text(yaml.safe_dump(own_claims))
 
 
+def glance(*counts, paper_reading="the headline") -> str:
+    """The counts of an at-a-glance row: compared, within under the headline, one reading per table, one reading per
+    paper (named), statistics alone, any reading per number, explained by a check, not explained, equal by
+    construction, not run, on stand-in data."""
+    cells = list(map(str, counts))
+    cells[3] += f" ({paper_reading})"
+    return " | ".join(cells)
+
+
 def report(tree) -> str:
     return write_overview(tree / "results", tree / "configs", tree / "reproductions").read_text()
 
@@ -104,10 +113,13 @@ def test_report_puts_paper_numbers_beside_ours_and_embeds_figures(tree):
     text = report(tree)
 
     assert "## Someone et al." in text
-    assert ("1 of 2 compared numbers within tolerance; of the others 0 explained (0 by a variant, 0 by a check), "
-            "1 not explained; 1 not run here.") in text
-    assert "| `tiny` | KPCA | auroc_mean | 0.900 | 0.910 | +0.010 | 0.020 | yes |" in text
-    assert "| `tiny` | KPCA | f1_mean | 0.800 | 0.910 | +0.110 | 0.020 | **no** |" in text
+    assert ("2 compared numbers: 1 within tolerance under the headline, 1 under one reading per table (the table's "
+            "reading is named in each row), 1 under one reading per paper (the headline), 0 on the statistical part of "
+            "the tolerance alone, 1 under any reading per number; of the others 0 explained by a check, 1 not "
+            "explained; 1 not run here.") in text
+    assert "| `tiny` | KPCA | auroc_mean | 0.900 | 0.910 | +0.010 |  |  | 0.020 | yes | headline |  | within |" in text
+    assert ("| `tiny` | KPCA | f1_mean | 0.800 | 0.910 | +0.110 |  |  | 0.020 | **no** | headline |  | "
+            "**not explained** |") in text
     assert "| `tiny` | OCSVM | auroc_mean | 0.800 | not run |" in text
     assert "![tiny: roc](tiny/roc.png)" in text
 
@@ -155,15 +167,15 @@ def test_at_a_glance_table_counts_numbers_and_claims_and_names_the_main_deviatio
     large = {"paper": "Someone et al.", "match": {"configs": ["tiny"], "methods": ["KPCA"]},
              "numbers": "KPCA's F1", "cause": "the threshold rule differs", "analysis": "someone_report.md"}
     write_findings(tree, deviations=[small, large], claims=[claim("partly", ["robust_tiny"])])
-    glance = report(tree).split("\n## ")[0]
+    table = report(tree).split("\n## ")[0]
 
     # a cause no variant or check tests explains nothing
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 | 0 | – | KPCA's F1: the threshold rule differs |" \
-        in glance
-    assert "| all papers | 2 | 1 | 0 | 0 | 1 | 1 | 0 | | |" in glance
-    assert "| [Kim & Klabjan](#kim--klabjan) | – | – | – | – | – | – | – | 0 of 1 (1 partly) | L1 is more robust: partly, " \
-           "for wide kernels |" in glance
-    assert "Analyses: [someone_report.md](someone_report.md), [kim_report.md](kim_report.md)." in glance
+    assert (f"| [Someone et al.](#someone-et-al) | {glance(2, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0)} | – | KPCA's F1: the "
+            "threshold rule differs |") in table
+    assert "| all papers | 2 | 1 | 1 | 1 | 0 | 1 | 0 | 1 | 0 | 1 | 0 | | |" in table
+    assert ("| [Kim & Klabjan](#kim--klabjan) | " + "– | " * 11 + "0 of 1 (1 partly) | L1 is more robust: partly, "
+            "for wide kernels |") in table
+    assert "Analyses: [someone_report.md](someone_report.md), [kim_report.md](kim_report.md)." in table
 
 
 VARIANT_CONFIG = CONFIG.replace("name: tiny", "name: tiny_literal").replace(
@@ -189,9 +201,14 @@ def test_a_variant_that_holds_a_number_explains_it_and_every_variant_is_listed(t
             "(within)") in deviations
     assert "  - variant `tiny_missing`: not run" in deviations
     assert "  - tried: an oracle cut: F1 0.95" in deviations
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 1 | 0 | 0 | 1 |" in text
+    # the variant holds both numbers, so it is the table's reading and the row names it
+    assert f"| [Someone et al.](#someone-et-al) | {glance(2, 1, 2, 2, 0, 2, 0, 0, 0, 1, 0, paper_reading='`literal`')} |" \
+        in text
+    assert ("| `tiny` | KPCA | f1_mean | 0.800 | 0.910 | +0.110 |  |  | 0.020 | **no** | `tiny_literal` | 0.810 | "
+            "within under the table's reading |") in text
     # the variant's numbers never join the headline table
-    assert "tiny_literal` |" not in section(text, "## Someone et al.").split("### Deviations")[0]
+    assert not re.search(r"^\| `tiny_literal`", section(text, "## Someone et al.").split("### Deviations")[0],
+                         flags=re.MULTILINE)
 
 
 def test_a_variant_outside_tolerance_leaves_the_number_not_explained(tree):
@@ -207,22 +224,24 @@ def test_a_variant_outside_tolerance_leaves_the_number_not_explained(tree):
 
     assert "- **KPCA's F1** (1 number, 0 explained): a guess." in text
     assert "KPCA f1_mean 0.910 → 0.880 (outside)" in text
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 |" in text
+    assert f"| [Someone et al.](#someone-et-al) | {glance(2, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0)} |" in text
 
 
-def test_a_consistency_check_explains_the_numbers_it_flags(tree):
+@pytest.mark.parametrize("beyond", [True, False])
+def test_a_consistency_check_explains_only_the_numbers_it_shows_beyond_tolerance(tree, beyond):
     (tree / "results" / "someone_check.csv").write_text(
-        "config,method,metric,inconsistent\ntiny,KPCA,f1_mean,True\ntiny,KPCA,auroc_mean,False\n")
+        "config,method,metric,inconsistent,beyond_tolerance\n"
+        f"tiny,KPCA,f1_mean,True,{beyond}\ntiny,KPCA,auroc_mean,False,False\n")
     checked = {"paper": "Someone et al.", "match": {"configs": ["tiny"]}, "numbers": "KPCA",
                "cause": "the paper's F1 cannot come from its protocol", "analysis": "someone_check.md",
                "checks": ["someone_check.csv"]}
     write_findings(tree, deviations=[checked])
     text = report(tree)
 
-    assert "  - check [someone_check.md](someone_check.md): the paper's value inconsistent with its protocol for 1 of " \
-           "1 number" in text
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 1 | 0 | 1 |" in text
-    assert "of the others 1 explained (0 by a variant, 1 by a check), 0 not explained" in text
+    assert ("  - check [someone_check.md](someone_check.md): the paper's value inconsistent with its protocol for 1 of "
+            f"1 number, beyond tolerance of every reading's range (what explains a number) for {int(beyond)}") in text
+    assert f"| [Someone et al.](#someone-et-al) | {glance(2, 1, 1, 1, 0, 1, int(beyond), 1 - beyond, 0, 1, 0)} |" in text
+    assert f"of the others {int(beyond)} explained by a check, {1 - beyond} not explained" in text
 
 
 def test_a_cause_with_only_words_tried_explains_nothing(tree):
@@ -231,7 +250,7 @@ def test_a_cause_with_only_words_tried_explains_nothing(tree):
                 "tried": ["min-max scaling on one split: F1 0.80"]}
     write_findings(tree, deviations=[untested])
     text = report(tree)
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 |" in text
+    assert f"| [Someone et al.](#someone-et-al) | {glance(2, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0)} |" in text
     assert ("- **KPCA's F1** (1 number, 0 explained): the scaling. [someone_report.md](someone_report.md)\n"
             "  - tried: min-max scaling on one split: F1 0.80") \
         in text
@@ -352,8 +371,7 @@ def test_numbers_of_a_stand_in_run_are_shown_but_counted_nowhere(tree):
         "method,trials,auroc_mean,auroc_std,f1_mean,f1_std\nKPCA,10,0.90,0.01,0.69,0.01\n")
     write_findings(tree)
     text = report(tree)
-    glance = text.split("\n## ")[0]
-    assert "| [Someone et al.](#someone-et-al) | 2 | 1 | 0 | 0 | 1 | 1 | 2 |" in glance
+    assert f"| [Someone et al.](#someone-et-al) | {glance(2, 1, 1, 1, 0, 1, 0, 1, 0, 1, 2)} |" in text.split("\n## ")[0]
     paper = section(text, "## Someone et al.")
     assert "| `tiny_other` (stand-in) | KPCA | f1_mean | 0.800 | 0.690 |" in paper
     assert "2 numbers of runs on stand-in data shown, not counted" in paper

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kpca_bench.errors import KpcaBenchError
+from kpca_bench.errors import ConfigError, KpcaBenchError
 from kpca_bench.experiment.config import load_config, parse_config
 from kpca_bench.report.compare import compare_with_papers
-from kpca_bench.report.reference import config_references, reference_folder, references_of
+from kpca_bench.report.reference import (config_references, diagnostic_variants, load_references, reference_folder,
+                                         references_of)
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = {"name": "tiny", "reference": {"paper": "Toy et al.", "dataset": "Digits"},
@@ -85,3 +86,35 @@ def test_every_shipped_reproduction_keeps_its_papers_numbers_in_its_own_folder()
 def test_a_config_named_from_inside_its_configs_folder_finds_the_same_numbers(toy, monkeypatch):
     monkeypatch.chdir(toy / "configs")
     assert reference_folder("tiny.yaml").resolve() == (toy / "reference").resolve()
+
+
+def test_the_tolerance_parts_and_the_diagnostic_mark_are_read_and_checked(toy):
+    parts = {**number("Digits", 0.9), "statistical": 0.012, "floor": 0.02, "by_construction": "always 0"}
+    (toy / "reference" / "numbers.yaml").write_text(yaml.safe_dump([parts]))
+    assert config_references(load_config(toy / "configs" / "tiny.yaml"))[0]["floor"] == 0.02
+    (toy / "reference" / "numbers.yaml").write_text(yaml.safe_dump([{**parts, "flor": 0.02}]))
+    with pytest.raises(ConfigError, match=r"entries \[0\] must each have the keys .* \(optional: statistical, floor"):
+        config_references(load_config(toy / "configs" / "tiny.yaml"))
+    choices = [{"paper": "Toy et al.", "choice": "a", "variants": ["tiny_other"], "diagnostic": True},
+               {"paper": "Toy et al.", "choice": "b", "variants": ["tiny_read"]}]
+    (toy / "reference" / "choices.yaml").write_text(yaml.safe_dump(choices))
+    assert diagnostic_variants(toy / "reference") == {"tiny_other"}
+    (toy / "reference" / "choices.yaml").write_text(yaml.safe_dump([{**choices[0], "diagnostic": "yes please"}]))
+    with pytest.raises(ConfigError, match=r"entries \[0\]: diagnostic must be true or false"):
+        diagnostic_variants(toy / "reference")
+    assert diagnostic_variants(None) == set()
+
+
+def test_every_shipped_number_shows_its_tolerance_as_its_statistical_part_or_its_floor():
+    """The tolerance is max(statistical, floor), rounded to two decimals at most (Das rounds up, Li to the nearest)."""
+    for folder in sorted((REPO / "reproductions").glob("*/reference")):
+        for entry in load_references(folder):
+            assert {"statistical", "floor"} <= set(entry), entry
+            assert abs(entry["tolerance"] - max(entry["statistical"], entry["floor"])) < 0.01, entry
+
+
+def test_shipped_diagnostics_are_li_s_uncentred_re_and_ocsvm_predictions():
+    diagnostic = set().union(*(diagnostic_variants(f) for f in (REPO / "reproductions").glob("*/reference")))
+    assert diagnostic and all(stem.startswith("li_") and ("re_uncentred" in stem or "ocsvm_predictions" in stem)
+                              for stem in diagnostic)
+    assert "li_spect_re_uncentred_kernel_max" in diagnostic

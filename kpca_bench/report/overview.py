@@ -11,21 +11,20 @@ Built from what is on disk alone, so it never re-runs anything:
   reproduction's folder, each entry linking to the analysis it comes from;
 * the figures of every run of a paper.
 
-The report opens with one row per paper (numbers compared, within tolerance,
-explained by a variant, explained by a check, not explained, not run, numbers
-of runs on stand-in data, which are shown but not counted, claims that hold,
-the main deviation); then
-per paper its table, its deviations (a number outside tolerance that no entry
-explains is listed as not explained yet), its claims and its figures.
+The report opens with one row per paper (numbers compared; within tolerance under the headline,
+under one reading per table, under one reading per paper, on the statistical part of the tolerance
+alone and under any reading per number; explained by a check; not explained; equal by construction;
+not run; numbers of runs on stand-in data, which are shown but not counted; claims that hold; the
+main deviation); then per paper its table (each number's tolerance parts, its table's reading and
+its outcome under it), its deviations (a number no entry names is listed as not explained yet), its
+claims and its figures.
 
-A number outside tolerance is *explained* when a deviation entry that matches it
-was tested and the test accounts for it: one of the entry's ``variants``
-(its reproduction's ``configs/variants/``, runs of one reading of the paper) holds it within
-tolerance, or one of its ``checks`` (a consistency check's CSV) finds the
-paper's value inconsistent with its own protocol (issue 20's rule). A cause that
-no variant or check tests explains nothing. Every other number is *not
-explained*, and its deviation lists what was tried: each variant's value for
-it, each check's verdict, and the entry's ``tried``.
+The counting rule, one reading per table, is :mod:`kpca_bench.report.readings`'s: a number counts as
+reproduced when its table's one reading (the headline or one variant run, the one bringing most of
+the table's numbers within tolerance) holds it within tolerance, or as explained when a consistency
+check a deviation entry names shows the paper's value beyond tolerance of every reading. A cause
+that no variant or check tests explains nothing. Every number not explained lists what was tried:
+each variant's value for it, each check's verdict, and the entry's ``tried``.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -44,13 +44,16 @@ from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
 from kpca_bench.report.findings import (CLAIMS_FILE, DEVIATIONS_FILE, NOT_EXPLAINED, VERDICTS, Claim, Deviation,
                                        load_claims, load_deviations)
-from kpca_bench.report.reference import load_references, reference_folder
+from kpca_bench.report import readings
+from kpca_bench.report.readings import BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, HEADLINE, NOT_RUN, WITHIN
+from kpca_bench.report.reference import diagnostic_variants, load_references, reference_folder
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory
 from kpca_bench.experiment.store import write_atomic
 
 Runs = list[tuple[Path, Config]]
+COUNTING_RULE_DOC = "../docs/reproducing.md#the-counting-rule"
 
 
 def paper_configs(reproductions: Mapping[str, Reproduction], claims: Sequence[Claim] = ()) -> dict[str, Runs]:
@@ -134,24 +137,32 @@ def heading_anchor(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
+TOLERANCE_PARTS = ["statistical", "floor", "by_construction"]
+
+
 def _comparison(results_root: Path, path: Path, config: Config) -> pd.DataFrame:
-    """The paper's numbers beside the run's; every number "not run" (ours NaN) if the run has no summary."""
+    """The paper's numbers beside the run's, with each tolerance's parts (``statistical``, ``floor``) and
+    ``by_construction``; every number "not run" (ours NaN) if the run has no summary."""
     directory = experiment_directory(config, results_root)
+    entries = [e for e in load_references(reference_folder(path))
+               if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset]
     try:
-        return compare_with_papers(path.as_posix(), config, directory)
+        table = compare_with_papers(path.as_posix(), config, directory)
     except KpcaBenchError:
-        entries = [e for e in load_references(reference_folder(path))
-                   if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset]
-        return pd.DataFrame([{"config": path.as_posix(), "method": e["method"], "metric": e["metric"],
-                              "reference": e["value"], "ours": float("nan"), "delta": float("nan"),
-                              "tolerance": e["tolerance"], "ok": False} for e in entries], columns=COMPARISON_COLUMNS)
+        table = pd.DataFrame([{"config": path.as_posix(), "method": e["method"], "metric": e["metric"],
+                               "reference": e["value"], "ours": float("nan"), "delta": float("nan"),
+                               "tolerance": e["tolerance"], "ok": False} for e in entries], columns=COMPARISON_COLUMNS)
+    parts = pd.DataFrame([{"method": e["method"], "metric": e["metric"], "statistical": e.get("statistical", float("nan")),
+                           "floor": e.get("floor", float("nan")), "by_construction": e.get("by_construction", "")}
+                          for e in entries], columns=["method", "metric", *TOLERANCE_PARTS])
+    return table.merge(parts.drop_duplicates(["method", "metric"]), on=["method", "metric"], how="left")
 
 
 def paper_comparison(results_root: Path, runs: Runs) -> pd.DataFrame:
     """Every number of the paper beside ours, over the runs that name paper numbers."""
     tables = [_comparison(results_root, path, config) for path, config in runs if config.reference is not None]
     if not tables:
-        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+        return pd.DataFrame(columns=[*COMPARISON_COLUMNS, *TOLERANCE_PARTS])
     return pd.concat(tables, ignore_index=True)
 
 
@@ -161,15 +172,40 @@ def stand_ins(runs: Runs) -> dict[str, str]:
             if config.reference is not None and config.reference.stand_in}
 
 
-def _table(comparison: pd.DataFrame, stand_in: dict[str, str] | None = None) -> str:
-    lines = ["| config | method | metric | paper | ours | delta | tolerance | holds |", "|---|---|---|---|---|---|---|---|"]
-    for row in comparison.itertuples():
+def _cell(value: float, digits: int = 3) -> str:
+    return "" if pd.isna(value) else f"{value:.{digits}f}"
+
+
+def _reading_cells(row, verdict) -> list[str]:
+    """The table's reading, our value under it and the number's outcome; blank for a stand-in row."""
+    if verdict is None:
+        return ["", "", "shown, not counted"]
+    if verdict.outcome == BY_CONSTRUCTION:
+        return ["", "", f"{BY_CONSTRUCTION}: {row.by_construction}"]
+    reading = HEADLINE if verdict.reading == HEADLINE else f"`{verdict.reading}`"
+    under = "" if verdict.reading == HEADLINE else ("not run" if pd.isna(verdict.ours_under_reading)
+                                                   else f"{verdict.ours_under_reading:.3f}")
+    shown = verdict.outcome if verdict.outcome in (WITHIN, NOT_RUN, BY_VARIANT) else f"**{verdict.outcome}**"
+    return [reading, under, shown]
+
+
+def _table(comparison: pd.DataFrame, stand_in: dict[str, str] | None = None,
+           verdicts: pd.DataFrame | None = None) -> str:
+    """The paper's numbers beside ours: the tolerance's parts, the headline's verdict, the table's reading and the
+    number's outcome under it (``verdicts``, :func:`kpca_bench.report.readings.readings`; rows it lacks are stand-ins)."""
+    lines = ["| config | method | metric | paper | ours | delta | statistical | floor | tolerance | holds (headline) "
+             "| table's reading | ours under it | outcome |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    verdicts = pd.DataFrame(columns=["reading"]) if verdicts is None else verdicts
+    for index, row in zip(comparison.index, comparison.itertuples()):
         ours = "not run" if pd.isna(row.ours) else f"{row.ours:.3f}"
         delta = "" if pd.isna(row.delta) else f"{row.delta:+.3f}"
         holds = "–" if pd.isna(row.ours) else ("yes" if row.ok else "**no**")
         config = f"`{Path(row.config).stem}`" + (" (stand-in)" if Path(row.config).stem in (stand_in or {}) else "")
-        lines.append(f"| {config} | {row.method} | {row.metric} | {row.reference:.3f} | {ours} | "
-                     f"{delta} | {row.tolerance:.3f} | {holds} |")
+        verdict = next(verdicts.loc[[index]].itertuples()) if index in verdicts.index else None
+        cells = [config, row.method, row.metric, f"{row.reference:.3f}", ours, delta,
+                 _cell(getattr(row, "statistical", float("nan"))), _cell(getattr(row, "floor", float("nan"))),
+                 f"{row.tolerance:.3f}", holds, *_reading_cells(row, verdict)]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -206,17 +242,18 @@ def variant_comparisons(results_root: Path, reproductions: Mapping[str, Reproduc
 
 
 def check_results(results_root: Path, deviations: Sequence[Deviation]) -> dict[str, pd.DataFrame]:
-    """Check file -> its rows (config, method, metric, inconsistent), for the files the deviations name that exist."""
+    """Check file -> its rows (config, method, metric, inconsistent, ...), for the files the deviations name that exist."""
     files = dict.fromkeys(name for d in deviations for name in d.checks)
     return {name: pd.read_csv(Path(results_root) / name) for name in files if (Path(results_root) / name).exists()}
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """The variant runs and consistency checks the deviations point at."""
+    """The variant runs and consistency checks the deviations point at, and the variants that are diagnostics."""
 
     variants: dict[str, pd.DataFrame]
     checks: dict[str, pd.DataFrame]
+    diagnostic: frozenset[str] = frozenset()
 
 
 NO_EVIDENCE = Evidence({}, {})
@@ -230,44 +267,46 @@ def _variant_row(table: pd.DataFrame | None, row) -> pd.Series | None:
     return hit.iloc[0] if len(hit) else None
 
 
-def _inconsistent(table: pd.DataFrame | None, row) -> bool:
+def _check_rows(table: pd.DataFrame | None, row) -> pd.DataFrame | None:
     if table is None:
-        return False
+        return None
     hit = table[(table["config"] == Path(row.config).stem) & (table["method"] == row.method)
                 & (table["metric"] == row.metric)]
-    return bool(len(hit)) and bool(hit["inconsistent"].astype(bool).all())
+    return hit if len(hit) else None
 
 
-BY_VARIANT, BY_CHECK = "explained by a variant", "explained by a check"
+def _inconsistent(table: pd.DataFrame | None, row) -> bool:
+    hit = _check_rows(table, row)
+    return hit is not None and bool(hit["inconsistent"].astype(bool).all())
+
+
+def _beyond(table: pd.DataFrame | None, row) -> bool:
+    hit = _check_rows(table, row)
+    return hit is not None and bool(readings.beyond_tolerance(hit).all())
+
+
 EXPLAINED = (BY_VARIANT, BY_CHECK)
 
 
-def explanation(row, deviation: Deviation, evidence: Evidence) -> str | None:
-    """How ``deviation`` explains the comparison ``row``: :data:`BY_VARIANT`, :data:`BY_CHECK`; None if it does not."""
-    if any((hit := _variant_row(evidence.variants.get(stem), row)) is not None and bool(hit["ok"])
-           for stem in deviation.variants):
-        return BY_VARIANT
-    if any(_inconsistent(evidence.checks.get(name), row) for name in deviation.checks):
-        return BY_CHECK
-    return None
+def paper_checks(deviations: Sequence[Deviation], evidence: Evidence) -> list[pd.DataFrame]:
+    """The rows of each check a deviation names, restricted to the numbers that deviation matches."""
+    tables = []
+    for deviation in deviations:
+        for name in deviation.checks:
+            if (table := evidence.checks.get(name)) is not None:
+                tables.append(table[[deviation.explains(str(row.config), row.method, row.metric)
+                                     for row in table.itertuples()]])
+    return tables
+
+
+def verdicts(comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence: Evidence = NO_EVIDENCE) -> pd.DataFrame:
+    """Per comparison row, its table's reading and every count's verdict (:func:`kpca_bench.report.readings.readings`)."""
+    return readings.readings(comparison, evidence.variants, paper_checks(deviations, evidence), evidence.diagnostic)
 
 
 def classify(comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence: Evidence = NO_EVIDENCE) -> pd.Series:
-    """Per comparison row: ``within``, ``not run``, one of :data:`EXPLAINED` or ``not explained`` (module docstring).
-
-    A number both a variant and a check explain counts as explained by the variant.
-    """
-    outcome = []
-    for row in comparison.itertuples():
-        if pd.isna(row.ours):
-            outcome.append("not run")
-        elif row.ok:
-            outcome.append("within")
-        else:
-            found = {explanation(row, d, evidence) for d in deviations
-                     if d.explains(Path(row.config).stem, row.method, row.metric)}
-            outcome.append(next((kind for kind in EXPLAINED if kind in found), "not explained"))
-    return pd.Series(outcome, index=comparison.index, dtype=object)
+    """Per comparison row, its outcome under one reading per table (one of :data:`kpca_bench.report.readings.OUTCOMES`)."""
+    return verdicts(comparison, deviations, evidence)["outcome"]
 
 
 def _count(n: int) -> str:
@@ -301,7 +340,8 @@ def tested_lines(deviation: Deviation, rows: pd.DataFrame, evidence: Evidence) -
                 values.append(f"{row.method} {row.metric} {row.ours:.3f} → {hit['ours']:.3f} ({mark})")
         reading = table["variant"].iloc[0] if len(table) else ""
         held = sum(v.endswith("(within)") for v in values)
-        lines.append(f"  - variant `{stem}` ({reading}): {held} of {len(values)} within tolerance"
+        diagnostic = "; a diagnostic, never counted" if stem in evidence.diagnostic else ""
+        lines.append(f"  - variant `{stem}` ({reading}{diagnostic}): {held} of {len(values)} within tolerance"
                      + (f": {'; '.join(values)}" if values else ""))
     for name in deviation.checks:
         table = evidence.checks.get(name)
@@ -309,18 +349,29 @@ def tested_lines(deviation: Deviation, rows: pd.DataFrame, evidence: Evidence) -
             lines.append(f"  - check `{name}`: not run")
             continue
         flagged = sum(_inconsistent(table, row) for row in rows.itertuples())
+        beyond = sum(_beyond(table, row) for row in rows.itertuples())
         lines.append(f"  - check [{name.replace('.csv', '.md')}]({name.replace('.csv', '.md')}): the paper's value "
-                     f"inconsistent with its protocol for {flagged} of {_count(len(rows))}")
+                     f"inconsistent with its protocol for {flagged} of {_count(len(rows))}, beyond tolerance of every "
+                     f"reading's range (what explains a number) for {beyond}")
     lines += [f"  - tried: {text}" for text in deviation.tried]
     return lines or ["  - no variant or check tests this cause yet, so it explains none of these numbers"]
 
 
-def unexplained_bullets(rows: pd.DataFrame) -> list[str]:
-    """One bullet per config for the numbers no deviation entry names."""
+def _number(row, verdict) -> str:
+    """``method metric``, with why it is in question when it ran and holds under the headline."""
+    if pd.isna(row.ours):
+        return f"{row.method} {row.metric} (not run)"
+    if verdict is not None and verdict.within_headline and not verdict.within_table_reading:
+        return f"{row.method} {row.metric} (within under the headline, outside under the table's reading `{verdict.reading}`)"
+    return f"{row.method} {row.metric}"
+
+
+def unexplained_bullets(rows: pd.DataFrame, verdict_rows: pd.DataFrame | None = None) -> list[str]:
+    """One bullet per config for the numbers no deviation entry names (``verdict_rows``: their verdicts)."""
     bullets = []
     for config, group in rows.groupby(rows["config"].map(lambda c: Path(c).stem), sort=False):
-        numbers = ", ".join(f"{row.method} {row.metric}" + (" (not run)" if pd.isna(row.ours) else "")
-                            for row in group.itertuples())
+        numbers = ", ".join(_number(row, None if verdict_rows is None else next(verdict_rows.loc[[index]].itertuples()))
+                            for index, row in zip(group.index, group.itertuples()))
         bullets.append(f"- **`{config}`: {numbers}** ({_count(len(group))}): {NOT_EXPLAINED}; no hypothesis "
                        "tested yet.")
     return bullets
@@ -329,11 +380,14 @@ def unexplained_bullets(rows: pd.DataFrame) -> list[str]:
 def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation], evidence: Evidence = NO_EVIDENCE) -> list[str]:
     """The deviations list of a paper: entries that name some of its numbers, then the numbers none names.
 
-    Each entry tested by variants or checks says how many of its numbers they explain, and
-    lists what every variant and check gave for them.
+    The numbers in question are those not within under both the headline and their table's reading (a number the
+    table's reading pushes out is one). Each entry tested by variants or checks says how many of its numbers count as
+    explained, and lists what every variant and check gave for them.
     """
-    rows = not_holding(comparison)
-    outcome = classify(rows, deviations, evidence)
+    found = verdicts(comparison, deviations, evidence)
+    in_question = ~(found["within_headline"] & found["within_table_reading"]) & (found["outcome"] != BY_CONSTRUCTION)
+    rows, found = comparison[in_question], found[in_question]
+    outcome = found["outcome"]
     named = pd.Series(False, index=rows.index, dtype=bool)
     bullets = []
     for deviation in deviations:
@@ -343,7 +397,7 @@ def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation], evide
             bullets.append(deviation_bullet(deviation, int(mask.sum()), explained))
             bullets += tested_lines(deviation, rows[mask].dropna(subset=["ours"]), evidence)
             named |= mask
-    return bullets + unexplained_bullets(rows[~named])
+    return bullets + unexplained_bullets(rows[~named], found[~named])
 
 
 def main_deviation(comparison: pd.DataFrame, deviations: list[Deviation], claims: list[Claim]) -> str:
@@ -379,16 +433,21 @@ def claims_table(claims: list[Claim]) -> str:
     return "\n".join(lines)
 
 
-def numbers_summary(comparison: pd.DataFrame, outcome: pd.Series | None = None, on_stand_in: int = 0) -> str:
-    ran = comparison.dropna(subset=["ours"])
-    not_run = len(comparison) - len(ran)
-    explained = "" if outcome is None else (
-        f"; of the others {int(outcome.isin(EXPLAINED).sum())} explained ({int((outcome == BY_VARIANT).sum())} by a "
-        f"variant, {int((outcome == BY_CHECK).sum())} by a check), {int((outcome == 'not explained').sum())} not "
-        "explained")
-    return (f"{int(ran['ok'].sum())} of {len(ran)} compared numbers within tolerance{explained}"
-            + (f"; {not_run} not run here" if not_run else "")
+def numbers_summary(counts: Mapping[str, int], paper_reading: str = HEADLINE, on_stand_in: int = 0) -> str:
+    """The paper's counts (:func:`glance_counts`) in a sentence."""
+    by_construction = counts["equal by construction"]
+    return (f"{counts['compared']} compared numbers: {counts['headline']} within tolerance under the headline, "
+            f"{counts['table']} under one reading per table (the table's reading is named in each row), "
+            f"{counts['paper']} under one reading per paper ({_paper_reading(paper_reading)}), "
+            f"{counts['statistics']} on the statistical part of the tolerance alone, {counts['any']} under any reading "
+            f"per number; of the others {counts[BY_CHECK]} explained by a check, {counts['not explained']} not explained"
+            + (f"; {_count(by_construction)} equal by construction, not counted" if by_construction else "")
+            + (f"; {counts[NOT_RUN]} not run here" if counts[NOT_RUN] else "")
             + (f"; {_count(on_stand_in)} of runs on stand-in data shown, not counted" if on_stand_in else "") + ".")
+
+
+def _paper_reading(kind: str) -> str:
+    return "the headline" if kind == HEADLINE else f"`{kind}`"
 
 
 def _figures(results_root: Path, runs: Runs) -> list[str]:
@@ -424,10 +483,20 @@ class PaperFindings:
     evidence: Evidence = NO_EVIDENCE
     stand_in_comparison: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COMPARISON_COLUMNS))
 
+    @cached_property
+    def verdicts(self) -> pd.DataFrame:
+        """Per comparison row, its table's reading and every count's verdict (:func:`verdicts`)."""
+        return verdicts(self.comparison, self.deviations, self.evidence)
+
     @property
     def outcome(self) -> pd.Series:
-        """Per comparison row: within, explained, not explained or not run (:func:`classify`)."""
-        return classify(self.comparison, self.deviations, self.evidence)
+        """Per comparison row, its outcome under one reading per table (:func:`classify`)."""
+        return self.verdicts["outcome"]
+
+    @cached_property
+    def paper_reading(self) -> str:
+        """The one reading kind applied to every table of the paper (:func:`kpca_bench.report.readings.paper_reading`)."""
+        return readings.paper_reading(self.comparison, self.evidence.variants, self.evidence.diagnostic)
 
 
 def paper_findings(results_root: Path, groups: dict[str, Runs], deviations: list[Deviation],
@@ -448,9 +517,9 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
     if len(found.comparison) or len(found.stand_in_comparison):
         stand_in = stand_ins(found.runs)
         shown = pd.concat([found.comparison, found.stand_in_comparison]).sort_index()
-        lines += [numbers_summary(found.comparison, found.outcome,
+        lines += [numbers_summary(glance_counts(found), found.paper_reading,
                                   len(found.stand_in_comparison.dropna(subset=["ours"]))), "",
-                  _table(shown, stand_in), ""]
+                  _table(shown, stand_in, found.verdicts), ""]
         if stand_in:
             lines += [*stand_in_lines(stand_in), ""]
         lines += ["### Deviations", ""]
@@ -469,31 +538,55 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
     return "\n".join(lines)
 
 
-GLANCE_OUTCOMES = ("within", BY_VARIANT, BY_CHECK, "not explained", "not run")
+GLANCE_COUNTS = {
+    "compared": "numbers compared",
+    "headline": "within under the headline",
+    "table": "within under one reading per table",
+    "paper": "within under one reading per paper",
+    "statistics": "within on statistics alone",
+    "any": "within under any reading per number",
+    BY_CHECK: BY_CHECK,
+    "not explained": "not explained",
+    "equal by construction": "equal by construction (not counted)",
+    NOT_RUN: NOT_RUN,
+    "stand-in": "on stand-in data (not counted)",
+}
+
+
+def glance_counts(found: PaperFindings) -> dict[str, int]:
+    """The paper's counts, keyed as :data:`GLANCE_COUNTS`: numbers compared (ran), within under each rule, explained by
+    a check, not explained and equal by construction (all under one reading per table), not run, on stand-in data."""
+    found_verdicts, outcome = found.verdicts, found.outcome
+    return {"compared": int(found.comparison["ours"].notna().sum()),
+            "headline": int(found_verdicts["within_headline"].sum()),
+            "table": int(found_verdicts["within_table_reading"].sum()),
+            "paper": int(found_verdicts["within_paper_reading"].sum()),
+            "statistics": int(found_verdicts["within_statistics"].sum()),
+            "any": int(found_verdicts["within_any_reading"].sum()),
+            **{key: int((outcome == key).sum()) for key in (BY_CHECK, "not explained", BY_CONSTRUCTION, NOT_RUN)},
+            "stand-in": len(found.stand_in_comparison.dropna(subset=["ours"]))}
 
 
 def glance_row(found: PaperFindings) -> str:
-    """Numbers compared, within tolerance, explained by a variant / a check, not explained, not run, claims that
+    """The paper's counts (:data:`GLANCE_COUNTS`; within under one reading per paper names that reading), claims that
     hold, the main deviation."""
-    ran = found.comparison.dropna(subset=["ours"])
-    outcome = found.outcome
-    on_stand_in = len(found.stand_in_comparison.dropna(subset=["ours"]))
-    numbers = [len(ran), *(int((outcome == key).sum()) for key in GLANCE_OUTCOMES), on_stand_in] \
-        if len(found.comparison) or on_stand_in else ["–"] * 7
-    cells = [f"[{found.paper}](#{heading_anchor(found.paper)})", *map(str, numbers), claims_tally(found.claims),
+    if len(found.comparison) or len(found.stand_in_comparison.dropna(subset=["ours"])):
+        counts = {key: str(value) for key, value in glance_counts(found).items()}
+        counts["paper"] += f" ({_paper_reading(found.paper_reading)})"
+        numbers = list(counts.values())
+    else:
+        numbers = ["–"] * len(GLANCE_COUNTS)
+    cells = [f"[{found.paper}](#{heading_anchor(found.paper)})", *numbers, claims_tally(found.claims),
              main_deviation(found.comparison, found.deviations, found.claims)]
     return "| " + " | ".join(cells) + " |"
 
 
 def glance_table(findings: list[PaperFindings]) -> str:
-    """One row per paper, the report's opening table."""
-    lines = ["| paper | numbers compared | within tolerance | explained by a variant | explained by a check "
-             "| not explained | not run | on stand-in data (not counted) | claims that hold | main deviation |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    totals = [sum(int((f.outcome == key).sum()) for f in findings) for key in GLANCE_OUTCOMES] \
-        + [sum(len(f.stand_in_comparison.dropna(subset=["ours"])) for f in findings)]
-    compared = sum(len(f.comparison.dropna(subset=["ours"])) for f in findings)
-    total = f"| all papers | {compared} | " + " | ".join(map(str, totals)) + " | | |"
+    """One row per paper, the report's opening table, and a row of totals."""
+    header = ["paper", *GLANCE_COUNTS.values(), "claims that hold", "main deviation"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    totals = [sum(glance_counts(found)[key] for found in findings) for key in GLANCE_COUNTS]
+    total = "| all papers | " + " | ".join(map(str, totals)) + " | | |"
     return "\n".join(lines + [glance_row(found) for found in findings] + [total])
 
 
@@ -529,7 +622,9 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
     if not groups:
         raise KpcaBenchError(f"no reproduction in {reproductions_dir} has a config or a claim in its "
                              "reference/claims.yaml")
-    evidence = Evidence(variant_comparisons(results_root, reproductions), check_results(results_root, deviations))
+    diagnostic = frozenset().union(*(diagnostic_variants(r.reference_dir) for r in reproductions.values()))
+    evidence = Evidence(variant_comparisons(results_root, reproductions), check_results(results_root, deviations),
+                        diagnostic)
     findings = paper_findings(results_root, groups, deviations, claims, evidence)
     header = [
         "# kpca-bench reproduction report",
@@ -537,10 +632,26 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
         "Generated by `kpca-bench report` from the full-profile runs in this folder and each paper's reference "
         "files in `reproductions/<paper>/reference/`: its numbers (`numbers.yaml`, each with its source and the "
         "tolerance we hold ourselves to), and the findings of the analyses: why numbers deviate (`deviations.yaml`) "
-        "and the claims without numbers (`claims.yaml`). *Explained*: a number outside tolerance that a tested reading of the paper "
-        "(a variant run, `reproductions/<paper>/configs/variants/`) brings within tolerance, or that a consistency check shows the paper "
-        "could not have obtained by its own protocol; a cause that no variant or check tests explains nothing. Every "
-        "number not explained lists the hypotheses tried with their results. A run on stand-in data (other data than "
+        "and the claims without numbers (`claims.yaml`). Each tolerance shows its two parts, the statistical error "
+        "of the paper's number and a floor; the tolerance is the larger (rounded), and *within on statistics alone* "
+        "counts the numbers within the statistical part. A number equal by construction (`by_construction`) is "
+        "counted neither as reproduced nor as missed.",
+        "",
+        f"**The counting rule** ([docs/reproducing.md]({COUNTING_RULE_DOC})). A *table* is one block of a "
+        "paper's results, the numbers of one headline config (one Li dataset, one Wang table, one Das dataset, one "
+        "SAS example). Its *reading* is the headline run or exactly one variant run "
+        "(`reproductions/<paper>/configs/variants/`, each a reading of the paper with its source in `choices.yaml`) "
+        "applied to every number of the table: the one that brings the most of the table's numbers within tolerance "
+        "(ties: the headline, then the variant first by name); a number a variant did not compute is not within "
+        "under it. *Within under one reading per table* is the headline count, and every row names its table's "
+        "reading: a number another variant would hold but the table's reading does not is *not explained*. "
+        "Diagnostic variants (`diagnostic: true` in `choices.yaml`) never count. A consistency check explains a "
+        "number outside tolerance under its table's reading only where it finds the paper's value inconsistent with "
+        "the paper's protocol and beyond tolerance of every reading's range. *One reading per paper* applies one "
+        "reading kind (a variant's name less its table's, e.g. `file_order`; the headline where a table has none) "
+        "to every table, chosen the same way; *any reading per number*, the old count, credits a number any "
+        "counted reading of its table holds. Every number not explained lists the hypotheses tried with their "
+        "results. A run on stand-in data (other data than "
         "the paper's, where its own are not to be had) is shown beside the paper's numbers and counted nowhere: it "
         "is not the paper's experiment. The readings each headline config takes are in each paper's "
         "`choices.yaml`. Rebuild everything with `make all-figures` (variants: `make variants`).",

@@ -4,7 +4,10 @@ Each reproduction folder keeps its paper's reference files in ``<folder>/referen
 (:func:`reference_folder` finds it from a config's path). ``numbers.yaml`` is a list of
 entries, each with the keys ``paper``, ``source`` (table or figure), ``dataset`` (as the
 paper names it), ``method`` (the config label), ``metric``, ``value``, ``tolerance`` and
-``reason`` (one line on why that tolerance).
+``reason`` (one line on why that tolerance), and optionally the tolerance's two parts, ``statistical``
+and ``floor`` (the tolerance is the larger, rounded), and ``by_construction`` (why the number equals
+the paper's whatever the run does). ``choices.yaml`` lists the readings a paper's configs take; an
+entry marked ``diagnostic: true`` names variants that probe the code, not readings of the paper.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from kpca_bench.errors import ConfigError
 REFERENCE_DIR = "reference"
 NUMBERS_FILE = "numbers.yaml"
 CONFIGS_DIR = "configs"
+CHOICES_FILE = "choices.yaml"
 ENTRY_KEYS = ("paper", "source", "dataset", "method", "metric", "value", "tolerance", "reason")
+OPTIONAL_KEYS = ("statistical", "floor", "by_construction")
 
 
 def reference_folder(config_path) -> Path | None:
@@ -39,10 +44,25 @@ def load_references(folder) -> list[dict]:
     if folder is None or not (path := Path(folder) / NUMBERS_FILE).exists():
         return []
     entries = yaml.safe_load(path.read_text()) or []
-    bad = [i for i, e in enumerate(entries) if not isinstance(e, dict) or set(e) != set(ENTRY_KEYS)]
+    bad = [i for i, e in enumerate(entries)
+           if not isinstance(e, dict) or not set(ENTRY_KEYS) <= set(e) <= {*ENTRY_KEYS, *OPTIONAL_KEYS}]
     if not isinstance(entries, list) or bad:
-        raise ConfigError(f"{path}: entries {bad} must each have exactly the keys {', '.join(ENTRY_KEYS)}")
+        raise ConfigError(f"{path}: entries {bad} must each have the keys {', '.join(ENTRY_KEYS)} "
+                          f"(optional: {', '.join(OPTIONAL_KEYS)})")
     return entries
+
+
+def diagnostic_variants(folder) -> set[str]:
+    """The variant stems that ``<folder>/choices.yaml`` lists under entries marked ``diagnostic: true``."""
+    if folder is None or not (path := Path(folder) / CHOICES_FILE).exists():
+        return set()
+    entries = yaml.safe_load(path.read_text()) or []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ConfigError(f"{path}: must be a list of entries (paper, choice, option, source, why, variants)")
+    bad = [i for i, e in enumerate(entries) if not isinstance(e.get("diagnostic", False), bool)]
+    if bad:
+        raise ConfigError(f"{path}: entries {bad}: diagnostic must be true or false")
+    return {str(stem) for e in entries if e.get("diagnostic", False) for stem in e.get("variants", [])}
 
 
 def config_references(config) -> list[dict]:
