@@ -85,3 +85,25 @@ def test_every_shipped_reproduction_keeps_its_papers_numbers_in_its_own_folder()
 def test_a_config_named_from_inside_its_configs_folder_finds_the_same_numbers(toy, monkeypatch):
     monkeypatch.chdir(toy / "configs")
     assert reference_folder("tiny.yaml").resolve() == (toy / "reference").resolve()
+
+
+@pytest.mark.parametrize("flagged", [2, 0])
+def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy, tmp_path, flagged):
+    """Issue 32: the comparison carries the summary's flag; REPORT.md marks the row and names the number."""
+    from kpca_bench.report.compare import degenerate_line
+    from kpca_bench.report.overview import _table
+
+    path = toy / "configs" / "tiny.yaml"
+    run = tmp_path / "run"
+    run.mkdir()
+    reason = "no components: 15 of 15 empty" if flagged else ""
+    (run / "summary.csv").write_text("method,trials,planned,failed,degenerate,degenerate_reason,auroc_mean\n"
+                                     f"KPCA,2,2,0,{flagged},{reason},0.91\n")
+    comparison = compare_with_papers(str(path), load_config(path), run)
+    assert list(comparison["degenerate"]) == [reason]
+    line, table = degenerate_line(comparison), _table(comparison)
+    if flagged:
+        assert line.endswith("`tiny` KPCA auroc_mean 0.910 (no components: 15 of 15 empty).")
+        assert "| `tiny` | KPCA **(no components)** | auroc_mean | 0.900 | 0.910 |" in table
+    else:
+        assert line is None and "| `tiny` | KPCA | auroc_mean |" in table
