@@ -17,6 +17,7 @@ import pandas as pd
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.reference import NUMBERS_FILE, load_references, reference_folder
+from kpca_bench.report.tables import degenerate_reasons
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
 
@@ -100,18 +101,8 @@ def compare_with_papers(config_path: str, config: Config, directory: Path) -> pd
                              f"{config.reference.paper!r}, dataset {config.reference.dataset!r} ({config_path})")
     reference = pd.DataFrame(entries).rename(columns={"value": "reference"}).assign(config=config_path)
     table = _compare(reference[["config", "method", "metric", "reference", "tolerance"]], summary_metrics(directory))
-    reasons = degenerate_reasons(directory)
+    reasons = degenerate_reasons(pd.read_csv(Path(directory) / "summary.csv"))
     return table.assign(degenerate=[reasons.get(method, "") for method in table["method"]])
-
-
-def degenerate_reasons(directory: Path) -> dict[str, str]:
-    """Method -> why its numbers do not measure it (the ``degenerate_reason`` of the run's ``summary.csv``), for
-    the methods with a flagged trial."""
-    summary = pd.read_csv(Path(directory) / "summary.csv")
-    if "degenerate" not in summary:
-        return {}
-    flagged = summary[summary["degenerate"] > 0]
-    return dict(zip(flagged["method"], flagged["degenerate_reason"].astype(str)))
 
 
 def degenerate_line(comparison: pd.DataFrame) -> str | None:

@@ -86,13 +86,19 @@ def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY
     return summary.rename_axis("method").reset_index()
 
 
-def degenerate_marks(summary: pd.DataFrame) -> dict[str, str]:
-    """Method -> the short mark of why its numbers mean nothing (its flag up to the first ":", e.g.
-    "no components"), for the methods with a flagged trial; the label a figure gives them."""
+def degenerate_reasons(summary: pd.DataFrame) -> dict[str, str]:
+    """Method -> why its numbers do not measure it (the summary's ``degenerate_reason``), for the methods with a
+    flagged trial."""
     if "degenerate" not in summary:
         return {}
     flagged = summary[summary["degenerate"] > 0]
-    return {str(row["method"]): str(row["degenerate_reason"]).split(":")[0] for _, row in flagged.iterrows()}
+    return dict(zip(flagged["method"].astype(str), flagged["degenerate_reason"].astype(str)))
+
+
+def degenerate_marks(summary: pd.DataFrame) -> dict[str, str]:
+    """Method -> the short mark of why its numbers mean nothing (its flag up to the first ":", e.g.
+    "no components"), for the methods with a flagged trial; the label a figure gives them."""
+    return {method: reason.split(":")[0] for method, reason in degenerate_reasons(summary).items()}
 
 
 def trials_used(trials: pd.DataFrame, methods: list[str]) -> str:
