@@ -290,3 +290,13 @@ def test_outer_stop_cap_runs_the_preset_outer_loops(blobs, cls, params):
     one = [cls(2, max_outer_iter=1, outer_stop=s, **{k: v for k, v in params.items() if k != "max_outer_iter"})
            .fit(blobs).raw_coef_ for s in ("converged", "cap")]
     assert_array_equal(*one)
+
+
+@pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
+@pytest.mark.parametrize("cls, penalty", [(L1SparseKernelPCA, "lam1"), (L21SparseKernelPCA, "mu21")])
+def test_empty_components_name_the_components_without_a_non_zero_coefficient(blobs, cls, penalty):
+    """Issue 32: a penalty that empties every component leaves a model without components, and it says so."""
+    for value, empty in ((1e-4, False), (100.0, True)):
+        model = cls(3, gamma=GAMMA, **{penalty: value}).fit(blobs)
+        assert_array_equal(model.empty_components_, [empty] * 3)
+        assert_array_equal(model.empty_components_, ~model.dual_coef_.any(axis=0))

@@ -118,6 +118,29 @@ def test_table1_pairs_the_papers_trials_with_the_runs(results, config_dir):
     assert lines[8].startswith("| mean ± std | 0.850 ± 0.071 | 0.950 ± 0.014 | 3.375 ± 0.177 | 1.750 ± 0.071 |")
 
 
+def test_a_wang_tanaka_model_without_components_is_marked_in_every_das_table(results, config_dir):
+    """Issue 32: the flag of trials.csv and summary.csv reaches Table I, the AUROC, sparsity and rule tables."""
+    trials = pd.read_csv(results / "mnist" / "trials.csv")
+    trials["degenerate"] = ["", "", "no components: 15 of 15 empty", ""]
+    trials.to_csv(results / "mnist" / "trials.csv", index=False)
+    pd.DataFrame({"method": ["SKPCA", "KPCA", "Wang-Tanaka"], "auroc_mean": [0.990, 0.991, 0.960],
+                  "sparsity_mean": [1.75, 100.0, 0.0], "sparsity_std": [0.07, 0.0, 0.0], "trials": [2, 1, 1],
+                  "f1_mean": [0.95, 0.95, 0.86], "degenerate": [0, 0, 1],
+                  "degenerate_reason": ["", "", "no components: 15 of 15 empty"]}
+                 ).to_csv(results / "mnist" / "summary.csv", index=False)
+    ResultStore(results / "mnist").append(record("Wang-Tanaka", 0, (0.86, 0.90, 0.91)))
+    analyse(results, config_paths(config_dir))
+    table1 = (results / "mnist" / "table1.md").read_text()
+    assert "| Wang-Tanaka F1 paper | ours (no components) |" in table1
+    assert "Wang-Tanaka, 1 of 1 trials: no components: 15 of 15 empty; its numbers are not the method's." in table1
+    assert "SKPCA F1 paper | ours |" in table1
+    text = (results / "das_report.md").read_text()
+    assert "| MNIST | 0.974 | 0.990 | 0.986 | 0.991 | – | 0.960 (no components) |" in text
+    assert "| MNIST | 2 | 3.35 ± 0.13 | 1.75 ± 0.07 | – | 0.00 (no components) |" in text
+    assert "| MNIST | Wang-Tanaka (no components) | 1 | 0.95 | 0.860 |" in text
+    assert "| MNIST | SKPCA | 2 |" in text
+
+
 def write_das_yaml(results, text):
     (results.parent / "reference" / "das.yaml").write_text(text)
 

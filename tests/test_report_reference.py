@@ -118,3 +118,25 @@ def test_shipped_diagnostics_are_li_s_uncentred_re_and_ocsvm_predictions():
     assert diagnostic and all(stem.startswith("li_") and ("re_uncentred" in stem or "ocsvm_predictions" in stem)
                               for stem in diagnostic)
     assert "li_spect_re_uncentred_kernel_max" in diagnostic
+
+
+@pytest.mark.parametrize("flagged", [2, 0])
+def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy, tmp_path, flagged):
+    """Issue 32: the comparison carries the summary's flag; REPORT.md marks the row and names the number."""
+    from kpca_bench.report.compare import degenerate_line
+    from kpca_bench.report.overview import _table
+
+    path = toy / "configs" / "tiny.yaml"
+    run = tmp_path / "run"
+    run.mkdir()
+    reason = "no components: 15 of 15 empty" if flagged else ""
+    (run / "summary.csv").write_text("method,trials,planned,failed,degenerate,degenerate_reason,auroc_mean\n"
+                                     f"KPCA,2,2,0,{flagged},{reason},0.91\n")
+    comparison = compare_with_papers(str(path), load_config(path), run)
+    assert list(comparison["degenerate"]) == [reason]
+    line, table = degenerate_line(comparison), _table(comparison)
+    if flagged:
+        assert line.endswith("`tiny` KPCA auroc_mean 0.910 (no components: 15 of 15 empty).")
+        assert "| `tiny` | KPCA **(no components)** | auroc_mean | 0.900 | 0.910 |" in table
+    else:
+        assert line is None and "| `tiny` | KPCA | auroc_mean |" in table

@@ -34,6 +34,7 @@ from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
+from kpca_bench.protocols.base import stored_empty_model, with_flags
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
 from kpca_bench.experiment.execution import open_backend
@@ -264,10 +265,7 @@ def flag_overflow(result: dict, split, caught: list) -> dict:
     overflow = input_overflow(split) or next(
         (" ".join(str(w.message).split()) for w in caught
          if issubclass(w.category, RuntimeWarning) and str(w.message).startswith("overflow")), None)
-    if overflow is None:
-        return result
-    flags = [flag for flag in (result.get("degenerate"), overflow) if flag]
-    return {**result, "degenerate": "; ".join(flags)}
+    return with_flags(result, {"degenerate": overflow} if overflow else {})
 
 
 def input_overflow(split) -> str | None:
@@ -284,7 +282,8 @@ def input_overflow(split) -> str | None:
 
 
 def degenerate_summary(records: list[dict]) -> list[str]:
-    """One warning line per ``degenerate`` flag of finished cells (constant scores, :func:`flag_overflow`)."""
+    """One warning line per ``degenerate`` flag of finished cells (constant scores, a model without components,
+    :func:`flag_overflow`)."""
     kinds: dict[str, list[dict]] = {}
     for record in records:
         if record.get("degenerate") and is_finished(record):
@@ -555,8 +554,11 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
 
 
 def _stored_records(config: Config, store: ResultStore, cells: list[Cell]) -> list[dict]:
+    """The stored records of ``cells`` (:func:`labelled`), each flagged as a model without components where
+    its stored fields show one that was stored before the flag was recorded (:func:`stored_empty_model`)."""
     stored = store.load()
-    return [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
+    return [with_flags(labelled(stored[c.key], c, config), stored_empty_model(stored[c.key]))
+            for c in cells if c.key in stored]
 
 
 RUN_FILE = "run.json"

@@ -230,11 +230,12 @@ _COUNT = [NumberInterval(Integral, 1, None, closed="left")]
 def _unit_components(A: np.ndarray, K: np.ndarray, unit: bool = True):
     """Scale each column of A to unit feature-space norm (if ``unit``); fix its sign.
 
-    Returns ``(dual_coef, raw_coef, eigenvalues, gram)``: the unit columns (A
+    Returns ``(dual_coef, raw_coef, eigenvalues, gram, empty)``: the unit columns (A
     itself, sign-fixed, when not ``unit``), A with the same sign flips, ``||K
     a||^2`` of each column of dual_coef (for unit columns the training variance
     along the component times N, exact KPCA's eigenvalue when the penalty
-    vanishes) and ``dual_coef^T K dual_coef``.
+    vanishes), ``dual_coef^T K dual_coef`` and which columns are empty (no
+    non-zero coefficient, or a zero feature-space norm).
     """
     KA = K @ A
     sq_norms = np.einsum("ij,ij->j", A, KA)
@@ -256,7 +257,7 @@ def _unit_components(A: np.ndarray, K: np.ndarray, unit: bool = True):
     dual = raw * scale
     KD = KA * (signs * scale)
     eigenvalues = np.einsum("ij,ij->j", KD, KD)
-    return dual, raw, eigenvalues, dual.T @ KD
+    return dual, raw, eigenvalues, dual.T @ KD, empty
 
 
 class _SparseADMMBase(BaseKernelPCA):
@@ -295,8 +296,8 @@ class _SparseADMMBase(BaseKernelPCA):
         self._solve(_Spectrum.of(K_centered), K_centered)
 
     def _finish(self, A: np.ndarray, K: np.ndarray) -> None:
-        self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_ = _unit_components(
-            A, K, unit=self.projection == "unit")
+        self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_, self.empty_components_ = \
+            _unit_components(A, K, unit=self.projection == "unit")
         self.selected_samples_ = np.flatnonzero(self.dual_coef_.any(axis=1))
 
 
@@ -397,6 +398,10 @@ class L1SparseKernelPCA(_SparseADMMBase):
         how far the sparse components are from orthogonal.
     selected_samples_ : ndarray of int
         Training samples with a non-zero coefficient in at least one component.
+    empty_components_ : ndarray of bool, shape (n_components,)
+        Components with no non-zero coefficient (or a zero feature-space
+        norm): they explain no variance. All empty: the model has no
+        components and scores every point by its distance to the kernel mean.
     lam1_ : ndarray of shape (n_components,)
         The resolved ``lambda_{1,k}``.
     n_iter_ : int
@@ -617,6 +622,8 @@ class L21SparseKernelPCA(_SparseADMMBase):
         The paper's output ``A`` (same signs as ``dual_coef_``).
     selected_samples_ : ndarray of int
         Indices of the non-zero rows of A: the training samples the model uses.
+    empty_components_ : ndarray of bool, shape (n_components,)
+        As in :class:`L1SparseKernelPCA`.
     eigenvalues_ : ndarray of shape (n_components,)
         ``||K~ a_k||^2`` for the unit columns (see :class:`L1SparseKernelPCA`).
     components_gram_ : ndarray of shape (n_components, n_components)

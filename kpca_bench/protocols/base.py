@@ -271,6 +271,44 @@ def constant_scores(scores) -> dict:
 # Scores closer than this, relative to their size, differ by rounding alone.
 ROUNDING = 8 * np.finfo(float).eps
 
+# The start of the flag of a fitted model without a usable component (every component empty).
+NO_COMPONENTS = "no components"
+
+
+def empty_model(model) -> dict:
+    """``{"degenerate": "no components: M of M empty"}`` if every component of a fitted kernel-PCA
+    model is empty, else ``{}``.
+
+    A component is empty when it has no non-zero coefficient (``empty_components_`` of the sparse ADMM
+    models, ``n_nonzero_ == 0`` of the elastic-net ones). With all of them empty the model explains no
+    variance and its outlier score is the distance to the kernel mean: the cell finished, but its numbers
+    are not the method's, so its record is flagged.
+    """
+    model = getattr(model, "estimator_", model)
+    empty = getattr(model, "empty_components_", None)
+    if empty is None and getattr(model, "n_nonzero_", None) is not None:
+        empty = np.asarray(model.n_nonzero_) == 0
+    if empty is None or not np.size(empty) or not np.all(empty):
+        return {}
+    return {"degenerate": f"{NO_COMPONENTS}: {np.size(empty)} of {np.size(empty)} empty"}
+
+
+def stored_empty_model(record: dict) -> dict:
+    """:func:`empty_model`'s flag for a finished record stored before it was recorded, read from its ``sparsity``
+    (0 % non-zero dual coefficients: every component empty); ``{}`` when the record has it or has none."""
+    if record.get("status") != "ok" or record.get("sparsity") != 0 or NO_COMPONENTS in (record.get("degenerate") or ""):
+        return {}
+    count = record.get("params", {}).get("n_components")
+    counted = f"{count} of {count}" if isinstance(count, int) else "all"
+    return {"degenerate": f"{NO_COMPONENTS}: {counted} empty (stored sparsity 0 %)"}
+
+
+def with_flags(record: dict, *flags: dict) -> dict:
+    """``record`` with the ``degenerate`` reasons of ``flags`` (each ``{}`` or ``{"degenerate": reason}``) added
+    to its own, joined by "; "."""
+    reasons = [reason for reason in (record.get("degenerate"), *(f.get("degenerate") for f in flags)) if reason]
+    return {**record, "degenerate": "; ".join(reasons)} if reasons else record
+
 
 def kernel_pca_only(methods: tuple[MethodConfig, ...], problems: Problems, why: str) -> None:
     """A problem for every entry whose method is not a kernel-PCA variant; ``why`` says what the protocol needs."""

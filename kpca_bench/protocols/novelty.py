@@ -17,7 +17,8 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
 from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
-from kpca_bench.protocols.base import NON_FINITE_SCORES, DatasetConfig, Method, Protocol, ThresholdConfig, constant_scores
+from kpca_bench.protocols.base import (NON_FINITE_SCORES, DatasetConfig, Method, Protocol, ThresholdConfig,
+                                      constant_scores, empty_model, with_flags)
 from kpca_bench.validation import Problems
 
 DATASET_KEYS = ("inliers", "outliers", "train_inliers", "test_inliers", "test_outliers")
@@ -167,8 +168,9 @@ def evaluate_novelty(method: Method, split: Split, options: Options) -> dict:
     train_scores = -detector.score_samples(split.X_train)
     test_scores = -detector.score_samples(split.X_test)
     scored = time.perf_counter()
-    return {"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector),
-            **split_sizes(split), **detection_record(options.threshold, train_scores, test_scores, split.is_outlier)}
+    record = {"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector),
+              **split_sizes(split), **detection_record(options.threshold, train_scores, test_scores, split.is_outlier)}
+    return with_flags(record, empty_model(detector))
 
 
 def split_sizes(split) -> dict:

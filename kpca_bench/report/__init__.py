@@ -12,8 +12,8 @@ from kpca_bench.datasets import DATASETS, Provenance
 from kpca_bench.datasets.registry import PAPERS
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_plot
-from kpca_bench.report.tables import (csv_text, failure_lines, incomplete_note, run_facts, summary_frame,
-                                     summary_markdown, trials_frame)
+from kpca_bench.report.tables import (csv_text, degenerate_marks, failure_lines, incomplete_note, run_facts,
+                                     summary_frame, summary_markdown, trials_frame)
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.runner import RunOutcome, first_error_kept, planned_trials
 from kpca_bench.experiment.store import write_atomic
@@ -70,16 +70,18 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     note = incomplete_note(summary)
     figure_title = title + (f"\n{note}" if note else "")
     figures = []
+    marks = degenerate_marks(summary)
     ok = [r for r in records if r["status"] == "ok"]
     single = [label for label in _single_setting_labels(config) if any(r["method"] == label for r in ok)]
     if "box" in config.output.figures and single:
-        f1_box_plot(trials, single, title=figure_title, threshold=threshold, path=directory / "f1_box.png")
+        f1_box_plot(trials, single, title=figure_title, threshold=threshold, path=directory / "f1_box.png",
+                    marks=marks)
         figures.append("f1_box.png")
     if "roc" in config.output.figures and single:
         roc = {m: np.array([r["roc_tpr"] for r in ok if r["method"] == m]) for m in single}
         stats = summary.set_index("method")
         auroc = {m: (stats.loc[m, "auroc_mean"], stats.loc[m, "auroc_std"]) for m in single}
-        roc_plot(roc, auroc, title=figure_title, path=directory / "roc.png")
+        roc_plot(roc, auroc, title=figure_title, path=directory / "roc.png", marks=marks)
         figures.append("roc.png")
     sweeps = _sparsity_sweeps(config)
     if "sparsity" in config.output.figures and sweeps:
@@ -88,7 +90,8 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
                   .rename(columns={"sparsity_mean": "sparsity", "f1_mean": "f1"}) for entry, labels in sweeps.items()}
         references = {m: stats.loc[m, "f1_mean"] for m in single
                       if m in stats.index and stats.loc[m].get("sparsity_mean") == 100.0}
-        sparsity_plot(curves, references, title=figure_title, threshold=threshold, path=directory / "f1_vs_sparsity.png")
+        sparsity_plot(curves, references, title=figure_title, threshold=threshold,
+                      path=directory / "f1_vs_sparsity.png", trials=trials, marks=marks)
         figures.append("f1_vs_sparsity.png")
     write_atomic(directory / "trials.csv", csv_text(trials))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))

@@ -17,6 +17,7 @@ import pandas as pd
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.reference import NUMBERS_FILE, load_references, reference_folder
+from kpca_bench.report.tables import degenerate_reasons
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
 
@@ -99,7 +100,22 @@ def compare_with_papers(config_path: str, config: Config, directory: Path) -> pd
         raise KpcaBenchError(f"{folder / NUMBERS_FILE} has no entries for paper "
                              f"{config.reference.paper!r}, dataset {config.reference.dataset!r} ({config_path})")
     reference = pd.DataFrame(entries).rename(columns={"value": "reference"}).assign(config=config_path)
-    return _compare(reference[["config", "method", "metric", "reference", "tolerance"]], summary_metrics(directory))
+    table = _compare(reference[["config", "method", "metric", "reference", "tolerance"]], summary_metrics(directory))
+    reasons = degenerate_reasons(pd.read_csv(Path(directory) / "summary.csv"))
+    return table.assign(degenerate=[reasons.get(method, "") for method in table["method"]])
+
+
+def degenerate_line(comparison: pd.DataFrame) -> str | None:
+    """The line under a paper's numbers naming those that rest on a degenerate model, or None when none does."""
+    if "degenerate" not in comparison:
+        return None
+    rows = comparison[comparison["degenerate"].fillna("").astype(bool) & comparison["ours"].notna()]
+    if rows.empty:
+        return None
+    numbers = [f"`{Path(row.config).stem}` {row.method} {row.metric} {row.ours:.3f} ({row.degenerate})"
+               for row in rows.itertuples()]
+    return ("Numbers that rest on a degenerate model (not the method's, whatever their delta): " + "; ".join(numbers)
+            + ".")
 
 
 def compare_run(results_root, config_path: str, config: Config, directory: Path) -> pd.DataFrame:

@@ -41,7 +41,7 @@ from kpca_bench.datasets.files import present
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
+from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers, degenerate_line
 from kpca_bench.report.findings import (CLAIMS_FILE, DEVIATIONS_FILE, NOT_EXPLAINED, VERDICTS, Claim, Deviation,
                                        load_claims, load_deviations)
 from kpca_bench.report import readings
@@ -201,8 +201,11 @@ def _table(comparison: pd.DataFrame, stand_in: dict[str, str] | None = None,
         delta = "" if pd.isna(row.delta) else f"{row.delta:+.3f}"
         holds = "–" if pd.isna(row.ours) else ("yes" if row.ok else "**no**")
         config = f"`{Path(row.config).stem}`" + (" (stand-in)" if Path(row.config).stem in (stand_in or {}) else "")
+        degenerate = getattr(row, "degenerate", None)
+        method = row.method + (f" **({degenerate.split(':')[0]})**" if isinstance(degenerate, str) and degenerate
+                               else "")
         verdict = next(verdicts.loc[[index]].itertuples()) if index in verdicts.index else None
-        cells = [config, row.method, row.metric, f"{row.reference:.3f}", ours, delta,
+        cells = [config, method, row.metric, f"{row.reference:.3f}", ours, delta,
                  _cell(getattr(row, "statistical", float("nan"))), _cell(getattr(row, "floor", float("nan"))),
                  f"{row.tolerance:.3f}", holds, *_reading_cells(row, verdict)]
         lines.append("| " + " | ".join(cells) + " |")
@@ -520,6 +523,7 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
         lines += [numbers_summary(glance_counts(found), found.paper_reading,
                                   len(found.stand_in_comparison.dropna(subset=["ours"]))), "",
                   _table(shown, stand_in, found.verdicts), ""]
+        lines += [line, ""] if (line := degenerate_line(shown)) else []
         if stand_in:
             lines += [*stand_in_lines(stand_in), ""]
         lines += ["### Deviations", ""]

@@ -13,6 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from kpca_bench.metrics import ROC_FPR_GRID  # noqa: E402
+from kpca_bench.report.tables import trials_used  # noqa: E402
 from kpca_bench.experiment.store import atomic_output  # noqa: E402
 
 
@@ -57,11 +58,19 @@ def run_title(config_name: str, dataset_name: str) -> str:
     return config_name if config_name == dataset_name else f"{config_name}: {dataset_name}"
 
 
-def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, threshold: str, path) -> None:
-    """Spread of F1 over trials, one box per method; dots are the trials."""
+def marked(method: str, marks: dict[str, str] | None) -> str:
+    """A method's label in a figure: its name, and in brackets why its numbers mean nothing, if they do not
+    (``marks``: :func:`~kpca_bench.report.tables.degenerate_marks`)."""
+    mark = (marks or {}).get(method)
+    return f"{method} ({mark})" if mark else method
+
+
+def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, threshold: str, path,
+                marks: dict[str, str] | None = None) -> None:
+    """Spread of F1 over trials, one box per method (labelled :func:`marked`); dots are the trials."""
     data = [trials.loc[trials["method"] == m, "f1"].dropna().to_numpy() for m in methods]
     fig, ax = plt.subplots(figsize=(max(4.8, 1.6 + 1.3 * len(methods)), 4.4))
-    ax.boxplot(data, tick_labels=methods)
+    ax.boxplot(data, tick_labels=[marked(m, marks) for m in methods])
     rng = np.random.default_rng(0)
     styles = method_styles(methods)
     for position, (method, values) in enumerate(zip(methods, data), start=1):
@@ -74,9 +83,11 @@ def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, thresho
     save_figure(fig, path)
 
 
-def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], *, title: str, path) -> None:
-    """Mean ROC over trials per method, with AUROC mean ± std (3 decimals) in the legend; each method its own
-    colour, line style and markers (:func:`method_styles`), so that curves lying on one another stay apart."""
+def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], *, title: str, path,
+             marks: dict[str, str] | None = None) -> None:
+    """Mean ROC over trials per method (labelled :func:`marked`), with AUROC mean ± std (3 decimals) in the
+    legend; each method its own colour, line style and markers (:func:`method_styles`), so that curves lying on
+    one another stay apart."""
     fig, ax = plt.subplots(figsize=(5.2, 4.8))
     styles = method_styles(list(roc))
     for i, (method, tpr) in enumerate(roc.items()):
@@ -84,7 +95,8 @@ def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], 
         # Markers every tenth of the curve's length, shifted per method so that curves on one another show each.
         ax.plot(ROC_FPR_GRID, tpr.mean(axis=0), drawstyle="steps-post", markevery=(0.025 * i, 0.1), ms=5,
                 fillstyle="none",
-                **styles[method], label=f"{method} (AUROC {mean:.3f} ± {'–' if np.isnan(std) else f'{std:.3f}'})")
+                **styles[method],
+                label=f"{marked(method, marks)} (AUROC {mean:.3f} ± {'–' if np.isnan(std) else f'{std:.3f}'})")
     ax.plot([0, 1], [0, 1], ":", color="grey", label="chance")
     ax.set_xlabel("false-positive rate (inliers flagged)")
     ax.set_ylabel("true-positive rate (outliers caught)")
@@ -96,23 +108,31 @@ def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], 
 
 
 def sparsity_plot(curves: dict[str, pd.DataFrame], references: dict[str, float], *, title: str, threshold: str,
-                  path) -> None:
+                  path, trials: pd.DataFrame, marks: dict[str, str] | None = None) -> None:
     """Mean F1 against mean % non-zero dual coefficients across a sparsity sweep.
 
-    ``curves`` maps a method to rows with columns sparsity, f1 (means over trials)
-    for each setting of its sparsity parameter; ``references`` are methods drawn
-    as horizontal lines (dense KPCA).
+    ``curves`` maps a method to rows with columns sparsity, f1 (means over trials),
+    indexed by the setting label, for each setting of its sparsity parameter;
+    ``references`` are methods drawn as horizontal lines (dense KPCA). Each
+    legend entry says which of the run's ``trials`` its points come from
+    (:func:`~kpca_bench.report.tables.trials_used`); a setting with a mark
+    (``marks``, by setting label) is circled and named in the legend.
     """
     fig, ax = plt.subplots(figsize=(6, 4.4))
     styles = method_styles([*curves, *references])
     for method, points in curves.items():
         points = points.sort_values("sparsity")
-        ax.plot(points["sparsity"], points["f1"], **styles[method], label=method)
+        ax.plot(points["sparsity"], points["f1"], **styles[method],
+                label=f"{method} ({trials_used(trials, list(points.index))})")
+        flagged = points[[setting in (marks or {}) for setting in points.index]]
+        for setting, point in flagged.iterrows():
+            ax.plot(point["sparsity"], point["f1"], "o", ms=12, fillstyle="none", color="black",
+                    label=marked(setting, marks))
     for method, f1 in references.items():
         ax.axhline(f1, color=styles[method]["color"], linestyle=styles[method]["linestyle"],
-                   label=f"{method} (all coefficients non-zero)")
+                   label=f"{marked(method, marks)} (all coefficients non-zero, {trials_used(trials, [method])})")
     ax.set_xlabel("sparsity: % non-zero dual coefficients per component")
-    ax.set_ylabel("mean F1")
+    ax.set_ylabel("F1 (of the trials in the legend)")
     set_title(ax, f"{title}: F1 vs sparsity\nthreshold: {threshold}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)

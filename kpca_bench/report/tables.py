@@ -86,6 +86,30 @@ def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY
     return summary.rename_axis("method").reset_index()
 
 
+def degenerate_reasons(summary: pd.DataFrame) -> dict[str, str]:
+    """Method -> why its numbers do not measure it (the summary's ``degenerate_reason``), for the methods with a
+    flagged trial."""
+    if "degenerate" not in summary:
+        return {}
+    flagged = summary[summary["degenerate"] > 0]
+    return dict(zip(flagged["method"].astype(str), flagged["degenerate_reason"].astype(str)))
+
+
+def degenerate_marks(summary: pd.DataFrame) -> dict[str, str]:
+    """Method -> the short mark of why its numbers mean nothing (its flag up to the first ":", e.g.
+    "no components"), for the methods with a flagged trial; the label a figure gives them."""
+    return {method: reason.split(":")[0] for method, reason in degenerate_reasons(summary).items()}
+
+
+def trials_used(trials: pd.DataFrame, methods: list[str]) -> str:
+    """Which trials the finished rows of ``methods`` come from: "trial 0", or "mean of 10 trials" (a figure's
+    statement of what its points average)."""
+    done = sorted(set(trials.loc[(trials["status"] == "ok") & trials["method"].isin(methods), "trial"].astype(int)))
+    if len(done) == 1:
+        return f"trial {done[0]}"
+    return f"mean of {len(done)} trials"
+
+
 def failure_lines(trials: pd.DataFrame) -> list[str]:
     """One line per method setting and kind of failure: how many trials, and the first message of that kind."""
     failed = trials[trials["status"] != "ok"]
@@ -162,6 +186,13 @@ def summary_table_markdown(summary: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Under a summary table with a flagged method.
+DEGENERATE_NOTE = ("A method marked with a reason finished, but its numbers do not measure it (degenerate in "
+                   "trials.csv); for instance *no components*: every component of the fitted model is empty, so "
+                   "it explains no variance and scores a point by its distance to the kernel mean; *constant "
+                   "scores*: every test point got the same score.")
+
+
 def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str],
                      failures: list[str] = ()) -> str:
     """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table, the
@@ -172,6 +203,8 @@ def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], fig
     lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", *warning,
              "Mean ± standard deviation over the finished trials (trials: done / planned).", "",
              summary_table_markdown(summary)]
+    if degenerate_marks(summary):
+        lines += [DEGENERATE_NOTE, ""]
     if failures:
         lines += ["Failures (the first message of each kind):", "", *[f"- {line}" for line in failures], ""]
     lines += [f"![{name}]({name})" for name in figures]

@@ -31,6 +31,7 @@ import pandas as pd
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.plots import plt, run_title, save_figure, set_title
+from kpca_bench.report.tables import degenerate_marks
 from kpca_bench.report.reference import (in_reference_order, read_reference_mapping, reference_folder,
                                          reference_values, references_of)
 from kpca_bench.experiment.config import Config, load_config
@@ -125,12 +126,16 @@ def das_configs(paths: list[Path], references: list[dict]) -> list[Config]:
     return [config for config in configs if not config.reference.stand_in]
 
 
-def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path) -> None:
-    """F1 over trials: SKPCA, KPCA, naive thresholding; Wang & Tanaka hatched and marked apart (section V, Figs. 1-5)."""
+def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path,
+                 marks: dict[str, str] | None = None) -> None:
+    """F1 over trials: SKPCA, KPCA, naive thresholding; Wang & Tanaka hatched and marked apart (section V, Figs. 1-5);
+    a method with a mark (:func:`~kpca_bench.report.tables.degenerate_marks`) is labelled with it."""
     methods = [m for m in ("SKPCA", "KPCA", "Naive thresholding", MARKED) if (trials["method"] == m).any()]
     data = [trials.loc[trials["method"] == m, "f1"].dropna().to_numpy() for m in methods]
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    boxes = ax.boxplot(data, tick_labels=[m if m != MARKED else f"{m}*" for m in methods], patch_artist=True)
+    marks = marks or {}
+    labels = [(m if m != MARKED else f"{m}*") + (f"\n({marks[m]})" if m in marks else "") for m in methods]
+    boxes = ax.boxplot(data, tick_labels=labels, patch_artist=True)
     for method, box in zip(methods, boxes["boxes"]):
         box.set(facecolor="white" if method != MARKED else "0.9", hatch="" if method != MARKED else "//")
     rng = np.random.default_rng(0)
@@ -155,7 +160,11 @@ def table1_lines(trials: pd.DataFrame, paper: PaperNumbers) -> list[str]:
     """Table I (section V) as Markdown: per trial, the paper's F1 and sparsity beside the run's, then mean ± std."""
     ok = trials[trials["status"] == "ok"]
     ours = {method: ok[ok["method"] == method].set_index("trial") for method in paper.table1}
-    header = " | ".join(f"{method} {name} paper | ours" for method in paper.table1 for _, name, _ in TABLE1_COLUMNS)
+    reasons = degenerate_flags(ok)
+    flags = {method: reasons[(ok["method"] == method) & (reasons != "")] for method in paper.table1}
+    header = " | ".join(f"{method} {name} paper | " + marked("ours", flags[method].str.split(":").str[0].iloc[0]
+                                                            if len(flags[method]) else None)
+                        for method in paper.table1 for _, name, _ in TABLE1_COLUMNS)
     lines = [f"# Table I: {paper.table1_dataset}, fixed parameters, paper vs ours", "",
              f"{paper.table1_parameters}. Sparsity = % non-zero dual coefficients per component. Our trial t is "
              "the run's split t (the paper's splits are unknown, so rows pair trials by number only). "
@@ -172,7 +181,8 @@ def table1_lines(trials: pd.DataFrame, paper: PaperNumbers) -> list[str]:
     stats = [f"{_mean_std(columns[column])} | {_mean_std(ours[method][column].to_numpy())}"
              for method, columns in paper.table1.items() for column, _, _ in TABLE1_COLUMNS]
     lines.append("| mean ± std | " + " | ".join(stats) + " |")
-    return lines
+    return lines + [f"\n{method}, {len(flag)} of {len(ours[method])} trials: {flag.iloc[0]}; its numbers are not "
+                    "the method's." for method, flag in flags.items() if len(flag)]
 
 
 def write_table1(directory, paper: PaperNumbers) -> Path:
@@ -180,6 +190,16 @@ def write_table1(directory, paper: PaperNumbers) -> Path:
     path = Path(directory) / "table1.md"
     write_atomic(path, "\n".join(table1_lines(pd.read_csv(Path(directory) / "trials.csv"), paper)) + "\n")
     return path
+
+
+def marked(text: str, mark: str | None) -> str:
+    """``text`` with a degenerate model's mark in brackets, or as it is."""
+    return f"{text} ({mark})" if mark else text
+
+
+def degenerate_flags(trials: pd.DataFrame) -> pd.Series:
+    """The ``degenerate`` flag of each row of ``trials`` ("" for none, and for every row of a table without it)."""
+    return trials["degenerate"].fillna("").astype(str) if "degenerate" in trials else pd.Series("", trials.index)
 
 
 def _summary(directory: Path) -> pd.DataFrame | None:
@@ -207,12 +227,15 @@ def report_tables(results, configs: list[Config], paper: PaperNumbers) -> str:
         def ours(method, column):
             return summary.loc[method, column] if summary is not None and method in summary.index else None
 
+        marks = {} if summary is None else degenerate_marks(summary.reset_index())
+
         cells = []
         for method in METHOD_LABELS:
             ref = refs.get((method, "auroc_mean"))
-            cells.append(f"{_fmt(ref['value'] if ref else None)} | {_fmt(ours(method, 'auroc_mean'))}")
+            cells.append(f"{_fmt(ref['value'] if ref else None)} | "
+                         + marked(_fmt(ours(method, 'auroc_mean')), marks.get(method)))
         order = "not run" if summary is None else " > ".join(
-            sorted(METHOD_LABELS, key=lambda m: -(ours(m, "auroc_mean") or 0.0)))
+            marked(m, marks.get(m)) for m in sorted(METHOD_LABELS, key=lambda m: -(ours(m, "auroc_mean") or 0.0)))
         auroc.append(f"| {dataset} | " + " | ".join(cells) + f" | {order} |")
         ref = refs.get(("SKPCA", "sparsity_mean"))
         std = paper.sparsity_std.get(dataset)
@@ -222,7 +245,8 @@ def report_tables(results, configs: list[Config], paper: PaperNumbers) -> str:
         trials = ours("SKPCA", "trials")
         sparsity.append(f"| {dataset} | {'–' if trials is None else int(trials)} | {published} | {mine} | "
                         f"{_fmt(ours('Naive thresholding', 'sparsity_mean'), 2)} | "
-                        f"{_fmt(ours(MARKED, 'sparsity_mean'), 2)} | {_fmt(ours('SKPCA', 'f1_mean'))} | "
+                        f"{marked(_fmt(ours(MARKED, 'sparsity_mean'), 2), marks.get(MARKED))} | "
+                        f"{_fmt(ours('SKPCA', 'f1_mean'))} | "
                         f"{_fmt(ours('KPCA', 'f1_mean'))} |")
     return "\n".join(["## AUROC, mean over trials: paper vs ours", "", *auroc, "",
                       "## Sparsity (% non-zero dual coefficients per component), mean ± std over trials", "",
@@ -252,9 +276,11 @@ def threshold_table(results, configs: list[Config]) -> str:
             lines.append(f"| {dataset} | {NOT_RECORDED if records[config.name] else 'not run'} | | |{blank}")
             continue
         means = frame.groupby("method").agg(["mean", "count"])
+        summary = _summary(experiment_directory(config, results))
+        marks = {} if summary is None else degenerate_marks(summary.reset_index())
         for method in (m for m in METHOD_LABELS if m in means.index):
             row = means.loc[method]
-            lines.append(f"| {dataset} | {method} | {int(row[(RULES[0], 'count')])} | "
+            lines.append(f"| {dataset} | {marked(method, marks.get(method))} | {int(row[(RULES[0], 'count')])} | "
                          f"{config.threshold.quantile:g} | " + " | ".join(_fmt(row[(rule, 'mean')]) for rule in RULES) + " |")
     return "\n".join(lines) + "\n"
 
@@ -275,7 +301,8 @@ def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Pat
     trials = pd.read_csv(directory / "trials.csv")
     written = [directory / "f1_box_das.png"]
     das_box_plot(trials[trials["status"] == "ok"], title=run_title(config.name, config.dataset.name),
-                 threshold=config.threshold.describe(), path=written[0])
+                 threshold=config.threshold.describe(), path=written[0],
+                 marks=degenerate_marks(pd.read_csv(directory / "summary.csv")))
     if config.reference.dataset == paper.table1_dataset:
         written.append(write_table1(directory, paper))
     return written
