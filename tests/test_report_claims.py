@@ -181,7 +181,7 @@ def test_bad_claims_are_reported_all_at_once(tmp_path):
         load_claims(claims_file(tmp_path, entries))
 
     message = str(error.value)
-    for part in ("entry 0: rule: kind must be one of beats, close, faster, got 'wins'",
+    for part in ("entry 0: rule: kind must be one of beats, steadier, close, faster, got 'wins'",
                  "entry 1: rule: kind close needs a number margin",
                  "entry 2: rule: unknown key 'colour'", "entry 2: rule: config 'elsewhere' is not in the claim's configs",
                  "entry 3: holds must be one of holds, partly, fails, not run, not assessed, got 'maybe'",
@@ -230,3 +230,36 @@ def test_a_papers_claims_analysis_writes_each_configs_readme(tmp_path):
     assert written == [results / "one" / "README.md"]
     text = written[0].read_text()
     assert "`one`: A 0.945 vs B 0.895" in text and "`two`" not in text
+
+
+def test_steadier_compares_the_spread_over_the_trials_with_the_brown_forsythe_test(tmp_path):
+    steady = [0.90 + 0.001 * (i % 2) for i in range(10)]
+    wild = [0.90 + 0.1 * (-1) ** i * (i + 1) / 10 for i in range(10)]
+    folders = {"run": run(tmp_path, "run", {"A": steady, "B": wild, "C": [v + 0.0005 for v in reversed(steady)]},
+                          metric="f1")}
+    rule = {"kind": "steadier", "method": "A", "than": ["B", "C"], "metric": "f1"}
+    rule_back = {**rule, "method": "B", "than": ["A"]}
+    [forth, back] = verdicts(tmp_path, [claim(["run"], rule), claim(["run"], rule_back)], folders)
+
+    assert [case.outcome for case in forth.headline] == ["holds", "tie"]
+    assert "Brown-Forsythe p = " in forth.headline[0].detail
+    assert back.holds == "fails"
+
+
+def test_report_names_a_bad_claim_in_one_line_and_exits_2(tmp_path):
+    from typer.testing import CliRunner
+
+    from kpca_bench.cli import app
+
+    folder = tmp_path / "reproductions" / "toy"
+    (folder / "reference").mkdir(parents=True)
+    (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
+                                        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n")
+    (folder / "reference" / "claims.yaml").write_text(yaml.safe_dump([claim([], {**BEATS, "kind": "wins"})]))
+
+    result = CliRunner().invoke(app, ["report", "--out", str(tmp_path / "results"), "--configs", str(tmp_path),
+                                      "--reproductions", str(tmp_path / "reproductions")])
+
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ") and "kind must be one of beats" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output

@@ -11,12 +11,15 @@ as ``auroc_q25``), never by running a cell. A case's outcome is one of :data:`OU
   two methods; p < :data:`ALPHA` with the method ahead on the mean paired difference: ``holds``, with the method
   behind: ``fails``; otherwise ``tie`` (the tie rule: the trials do not separate them; fewer than six pairs
   never do);
+* ``steadier``: the method's values vary less over the trials than the other's: the Brown-Forsythe test of equal
+  spread (:func:`scipy.stats.levene`, deviations from the median; Brown & Forsythe 1974, JASA 69) with
+  p < :data:`ALPHA` and the method's standard deviation the smaller: ``holds``, the larger: ``fails``; otherwise
+  ``tie``;
 * ``close``: the means over the trials differ by at most the comparison's ``margin``: ``holds``, else ``fails``;
 * ``faster``: the other method's mean time is at least ``factor`` times the method's: ``holds``, else ``fails``.
 
-A case whose run folder, method or metric is missing is ``not run``. A claim's verdict (:data:`CLAIM_VERDICTS`)
-is ``holds`` when every case holds, ``partly`` when some do, ``fails`` when none does though some ran, ``not
-run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
+A case whose run folder, method or metric is missing is ``not run``. A claim's verdict is ``holds`` when every
+case holds, ``partly`` when some do, ``fails`` when none does though some ran, ``not run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
 -> the variant stem of the table's chosen reading, None for the headline) names a variant for one of the claim's
 configs, again on the variant's run. A claim without a rule keeps its verdict by hand and is shown as such.
 """
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from scipy.stats import wilcoxon
+from scipy.stats import levene, wilcoxon
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import load_config
@@ -43,10 +46,10 @@ from kpca_bench.report.sweep import METRICS as SWEEP_METRICS
 
 ALPHA = 0.05
 OUTCOMES = ("holds", "tie", "fails", "not run")
-CLAIM_VERDICTS = ("holds", "partly", "fails", "not run")
 TIE_RULE = ("A claim's verdict is computed from the runs' stored trials: *A beats B* holds where the two-sided "
             "Wilcoxon signed-rank test over the trials, paired by split, gives p < 0.05 with A ahead (Demšar 2006, "
-            "JMLR 7), and is a **tie** where it does not separate them; *close* holds where the means differ by at "
+            "JMLR 7), and is a **tie** where it does not separate them; *A is steadier than B* likewise with the "
+            "Brown-Forsythe test of equal spread over the trials; *close* holds where the means differ by at "
             "most the claim's margin, *faster* where the time ratio reaches the claim's factor (each with its "
             "basis). *partly*: holds on some of the claim's cases (dataset, method compared with), not all. "
             "*not run*: the records are missing.")
@@ -142,6 +145,18 @@ def paired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str
     return ("holds" if ahead.mean() > 0 else "fails"), detail
 
 
+def spread_outcome(ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
+    """``steadier``: the outcome of the Brown-Forsythe test of equal spread over the trials, and its detail."""
+    if ours.std() == theirs.std() == 0:
+        return "tie", "no spread in either"
+    p = float(levene(ours, theirs, center="median").pvalue)
+    detail = f"std {ours.std():.3f} vs {theirs.std():.3f} over {len(ours)} and {len(theirs)} trials, " \
+             f"Brown-Forsythe p = {p:.3g}"
+    if p >= ALPHA:
+        return "tie", detail
+    return ("holds" if ours.std() < theirs.std() else "fails"), detail
+
+
 def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
     """``close`` / ``faster``: the outcome of the means' difference or ratio against the comparison's bound."""
     trials = f"{len(ours)} and {len(theirs)} trials"
@@ -152,6 +167,15 @@ def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) ->
     ratio = theirs.mean() / ours.mean()
     return ("holds" if ratio >= comparison.factor else "fails"), f"{trials}, {ratio:.2f}× faster, needs " \
                                                                  f"{comparison.factor:g}×"
+
+
+def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
+    """The outcome of ``comparison`` on the two methods' values by trial, and the test or bound behind it."""
+    if comparison.kind == "beats":
+        return paired_outcome(ours, theirs, comparison.better)
+    if comparison.kind == "steadier":
+        return spread_outcome(ours, theirs)
+    return bound_outcome(comparison, ours, theirs)
 
 
 def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapping[str, Path],
@@ -166,9 +190,8 @@ def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapp
     case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=runs)
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
-    judge = paired_outcome(ours, theirs, comparison.better) if comparison.kind == "beats" \
-        else bound_outcome(comparison, ours, theirs)
-    return Case(**case, outcome=judge[0], detail=judge[1], ours=float(ours.mean()), theirs=float(theirs.mean()))
+    outcome, detail = case_outcome(comparison, ours, theirs)
+    return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()))
 
 
 def evaluate_rule(claim: Claim, folders: Mapping[str, Path],

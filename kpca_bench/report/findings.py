@@ -20,7 +20,7 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
   (``source``) and the config stems whose runs are its evidence (``configs``). A claim
   with a ``rule`` gets its verdict computed from those runs' stored trials
   (:mod:`kpca_bench.report.claims`): ``rule`` is a comparison or a list of them, each
-  ``{kind: beats | close | faster, method: label, than: [labels], metric: name}`` with
+  ``{kind: beats | steadier | close | faster, method: label, than: [labels], metric: name}`` with
   ``better: lower`` for an error or a time, ``configs`` (a subset of the claim's; default
   all), ``margin`` (``close``) or ``factor`` (``faster``) and ``basis``, where that
   margin or factor comes from; a label written ``label@config`` is read from that
@@ -67,7 +67,7 @@ class Deviation:
                    for selector in self.selectors)
 
 
-RULE_KINDS = ("beats", "close", "faster")
+RULE_KINDS = ("beats", "steadier", "close", "faster")
 DIRECTIONS = ("higher", "lower")
 RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "basis")
 
@@ -78,8 +78,9 @@ class Comparison:
 
     Attributes
     ----------
-    kind : ``beats`` (``method`` better than each of ``than``), ``close`` (within ``margin`` of each) or
-        ``faster`` (``metric``, a time, at least ``factor`` times smaller than each).
+    kind : ``beats`` (``method`` better than each of ``than``), ``steadier`` (its values vary less over the
+        trials), ``close`` (within ``margin`` of each) or ``faster`` (``metric``, a time, at least ``factor``
+        times smaller than each).
     method, than : method labels of the runs, ``label@config`` for a label read from another config's run.
     metric : a column of the runs' ``trials.csv`` or a sweep statistic (``auroc_best``, ``auroc_q25``, ...).
     better : ``higher`` or ``lower`` (an error, a time).
