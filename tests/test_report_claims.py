@@ -263,3 +263,13 @@ def test_report_names_a_bad_claim_in_one_line_and_exits_2(tmp_path):
     assert result.exit_code == 2
     assert result.output.startswith("error: ") and "kind must be one of beats" in result.output
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_a_method_the_variant_did_not_rerun_is_read_from_the_headline_run(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+               "one_converge": run(tmp_path, "one_converge", {"A": [v + 0.10 for v in AHEAD]})}
+    [result] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_converge"})
+
+    assert (result.holds, result.reading_holds) == ("fails", "holds")
+    assert result.reading[0].runs == ("one_converge", "one")
+    assert case_text(result.reading[0]).startswith("`one` [runs one_converge / one]: A 1.045 vs B 0.995")

@@ -21,7 +21,8 @@ as ``auroc_q25``), never by running a cell. A case's outcome is one of :data:`OU
 A case whose run folder, method or metric is missing is ``not run``. A claim's verdict is ``holds`` when every
 case holds, ``partly`` when some do, ``fails`` when none does though some ran, ``not run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
 -> the variant stem of the table's chosen reading, None for the headline) names a variant for one of the claim's
-configs, again on the variant's run. A claim without a rule keeps its verdict by hand and is shown as such.
+configs, again on the variant's run (a method the variant did not re-run is read from the headline run, and
+the case names both runs). A claim without a rule keeps its verdict by hand and is shown as such.
 """
 
 from __future__ import annotations
@@ -178,16 +179,28 @@ def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> 
     return bound_outcome(comparison, ours, theirs)
 
 
+def read_side(folders: Mapping[str, Path], config: str, label: str, metric: str,
+              readings: Mapping[str, str | None]) -> tuple[pd.Series | str, str]:
+    """The ``metric`` values of ``label`` on ``config`` under ``readings``, and the run they come from: the
+    reading's variant run, or the headline's where the variant has no such method (a variant re-runs only the
+    methods its reading concerns)."""
+    variant = readings.get(config)
+    if variant:
+        values = _values(folders, variant, label, metric)
+        if not isinstance(values, str):
+            return values, variant
+    return _values(folders, config, label, metric), config
+
+
 def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapping[str, Path],
                   readings: Mapping[str, str | None]) -> Case:
     """One case of ``comparison``: its method against ``other`` on ``config``, each side read from the run of its
-    config's reading (``readings``; the headline where it names none)."""
+    config's reading (``readings``; the headline where it names none, :func:`read_side`)."""
     (label, ours_config), (other_label, theirs_config) = side(comparison.method, config), side(other, config)
-    runs = tuple(readings.get(stem) or stem for stem in (ours_config, theirs_config))
-    ours = _values(folders, runs[0], label, comparison.metric)
-    theirs = _values(folders, runs[1], other_label, comparison.metric)
+    ours, ours_run = read_side(folders, ours_config, label, comparison.metric, readings)
+    theirs, theirs_run = read_side(folders, theirs_config, other_label, comparison.metric, readings)
     missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
-    case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=runs)
+    case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_run, theirs_run))
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
     outcome, detail = case_outcome(comparison, ours, theirs)
