@@ -79,13 +79,13 @@ SWEEP_STATISTICS = {metric: statistic for statistic, metric in SWEEP_METRICS.ite
 def trial_values(folder: Path, metric: str) -> pd.DataFrame | None:
     """Trial x method label -> ``metric`` in the run folder ``folder``: a column of its ``trials.csv`` (ok trials
     only) or a sweep statistic of its ``sweep_statistics.csv``; None if the folder holds neither."""
-    trials = _csv(Path(folder) / "trials.csv")
     if metric in SWEEP_STATISTICS:
         sweep = _csv(Path(folder) / "sweep_statistics.csv")
         if sweep is None:
             return None
         rows = sweep[sweep["statistic"] == SWEEP_STATISTICS[metric]]
-        return rows.pivot_table(index="trial", columns="entry", values=metric.split("_")[0], aggfunc="mean")
+        return rows.pivot_table(index="trial", columns="entry", values="auroc", aggfunc="mean")
+    trials = _csv(Path(folder) / "trials.csv")
     if trials is None or metric not in trials.columns:
         return None
     rows = trials[trials["status"] == "ok"]
@@ -166,8 +166,8 @@ def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) ->
         return ("holds" if gap <= comparison.margin else "fails"), f"{trials}, |difference| {gap:.3f}, margin " \
                                                                   f"{comparison.margin:g}"
     ratio = theirs.mean() / ours.mean()
-    return ("holds" if ratio >= comparison.factor else "fails"), f"{trials}, {ratio:.2f}× faster, needs " \
-                                                                 f"{comparison.factor:g}×"
+    return ("holds" if ratio >= comparison.factor else "fails"), f"{trials}, time ratio {ratio:.2f}, needs " \
+                                                                 f"{comparison.factor:g}"
 
 
 def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
