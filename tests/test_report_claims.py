@@ -10,7 +10,7 @@ import yaml
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.claims import (START, Case, case_text, claim_verdict, claims_analysis, claims_table,
-                                      claims_tally, evaluate_claims, write_claims_block)
+                                      claims_tally, evaluate_claims, write_claims_block, write_claims_csv)
 from kpca_bench.report.findings import load_claims
 
 AHEAD = [0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99]
@@ -273,3 +273,18 @@ def test_a_method_the_variant_did_not_rerun_is_read_from_the_headline_run(tmp_pa
     assert (result.holds, result.reading_holds) == ("fails", "holds")
     assert result.reading[0].runs == ("one_converge", "one")
     assert case_text(result.reading[0]).startswith("`one` [runs one_converge / one]: A 1.045 vs B 0.995")
+
+
+def test_the_verdicts_are_data_one_row_per_case_and_reading(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+               "one_literal": run(tmp_path, "one_literal", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    hand = {"paper": "Someone et al.", "claim": "Figure 2", "source": "Figure 2", "configs": [], "holds": "partly",
+            "verdict": "in structure", "evidence": "e"}
+    results = verdicts(tmp_path, [claim(["one"], BEATS), hand], folders, {"one": "one_literal"})
+
+    frame = pd.read_csv(write_claims_csv(tmp_path / "claims.csv", results))
+
+    assert frame[["reading", "verdict", "outcome", "runs"]].fillna("").values.tolist() == [
+        ["headline", "fails", "fails", "one / one"], ["chosen", "holds", "holds", "one_literal / one_literal"],
+        ["by hand", "partly", "", ""]]
+    assert frame.loc[0, "ours"] == pytest.approx(0.945) and frame.loc[0, "theirs"] == pytest.approx(0.995)

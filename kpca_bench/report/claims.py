@@ -284,6 +284,34 @@ def evaluate_claims(claims: Sequence[Claim], folders: Mapping[str, Path],
     return results
 
 
+CLAIMS_CSV = "claims.csv"
+
+
+def claims_frame(claims: Sequence[ClaimResult]) -> pd.DataFrame:
+    """One row per case of each claim, under the headline (``reading``: headline) and under the chosen readings
+    (chosen), with the claim's verdict under each; a claim by hand is one row (by hand) with its verdict."""
+    rows = []
+    for result in claims:
+        base = {"paper": result.paper, "claim": result.claim}
+        if not result.computed:
+            rows.append({**base, "reading": "by hand", "verdict": result.holds, "detail": result.entry.verdict})
+        for reading, cases in (("headline", result.headline), ("chosen", result.reading)):
+            verdict = claim_verdict(cases)
+            rows += [{**base, "reading": reading, "verdict": verdict, "config": case.config, "method": case.method,
+                      "other": case.other, "metric": case.metric, "ours": case.ours, "theirs": case.theirs,
+                      "outcome": case.outcome, "detail": case.detail, "runs": " / ".join(case.runs)}
+                     for case in cases]
+    columns = ["paper", "claim", "reading", "verdict", "config", "method", "other", "metric", "ours", "theirs",
+               "outcome", "detail", "runs"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def write_claims_csv(path, claims: Sequence[ClaimResult]) -> Path:
+    """Write :func:`claims_frame` to ``path``: the verdicts as data beside the tables that show them."""
+    write_atomic(Path(path), claims_frame(claims).to_csv(index=False))
+    return Path(path)
+
+
 def claims_tally(claims: Sequence[ClaimResult]) -> str:
     """``1 of 4 (3 partly)``: how many claims hold, and the other verdicts."""
     if not claims:

@@ -43,7 +43,8 @@ from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
-from kpca_bench.report.claims import TIE_RULE, claims_table, claims_tally, evaluate_claims, run_folders
+from kpca_bench.report.claims import (CLAIMS_CSV, TIE_RULE, claims_table, claims_tally, evaluate_claims,
+                                     run_folders, write_claims_csv)
 from kpca_bench.report.findings import (CLAIMS_FILE, DEVIATIONS_FILE, NOT_EXPLAINED, Claim, Deviation, load_claims,
                                        load_deviations)
 from kpca_bench.report.reference import load_references, reference_folder
@@ -531,7 +532,7 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
         "`choices.yaml`. Rebuild everything with `make all-figures` (variants: `make variants`).",
         "",
         f"Claims (`claims.yaml`), each with where the paper makes it: {TIE_RULE} A claim no record can settle keeps a "
-        "verdict by hand and says so.",
+        f"verdict by hand and says so. Every case with its numbers: [{CLAIMS_CSV}]({CLAIMS_CSV}).",
         "",
         glance_table(findings),
         "",
@@ -540,5 +541,6 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
     ]
     body = [paper_section(results_root, found) for found in findings] + suite_sections(results_root, config_dir)
     path = results_root / "REPORT.md"
+    write_claims_csv(results_root / CLAIMS_CSV, claims)
     write_atomic(path, "\n".join(header + body))
     return path
