@@ -288,3 +288,11 @@ def test_the_verdicts_are_data_one_row_per_case_and_reading(tmp_path):
         ["headline", "fails", "fails", "one / one"], ["chosen", "holds", "holds", "one_literal / one_literal"],
         ["by hand", "partly", "", ""]]
     assert frame.loc[0, "ours"] == pytest.approx(0.945) and frame.loc[0, "theirs"] == pytest.approx(0.995)
+
+
+def test_a_computed_claims_evidence_follows_its_numbers(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    entry = {**claim(["one"], BEATS), "evidence": "B has no components here."}
+    [result] = verdicts(tmp_path, [entry], folders)
+
+    assert "Wilcoxon p = 0.00195): holds. B has no components here. |" in claims_table([result])

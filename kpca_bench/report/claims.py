@@ -344,7 +344,8 @@ def _numbers_cell(result: ClaimResult) -> str:
         return result.entry.evidence
     cases = "; ".join(map(case_text, result.headline))
     changed = [case_text(case) for case, head in zip(result.reading, result.headline) if case.runs != head.runs]
-    return cases + (f". Under the chosen readings: {'; '.join(changed)}" if changed else "")
+    return (cases + (f". Under the chosen readings: {'; '.join(changed)}" if changed else "")
+            + (f". {result.entry.evidence}" if result.entry.evidence else ""))
 
 
 def _link(analysis: str) -> str:

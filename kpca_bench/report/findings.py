@@ -24,9 +24,10 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
   ``better: lower`` for an error or a time, ``configs`` (a subset of the claim's; default
   all), ``margin`` (``close``) or ``factor`` (``faster``) and ``basis``, where that
   margin or factor comes from; a label written ``label@config`` is read from that
-  config's run. A claim no record can settle (a figure, a page of prose) keeps a
-  verdict by hand: ``holds`` (one of :data:`VERDICTS`), ``verdict``, ``evidence``, and
-  says so wherever it is shown.
+  config's run; its optional ``evidence`` says what a reader must know beside the numbers
+  (a model without components behind one of them, a timing measured elsewhere). A claim no
+  record can settle (a figure, a page of prose) keeps a verdict by hand: ``holds`` (one of
+  :data:`VERDICTS`), ``verdict``, ``evidence``, and says so wherever it is shown.
 """
 
 from __future__ import annotations
