@@ -243,10 +243,21 @@ class ClaimResult:
     headline: tuple[Case, ...] = ()
     reading: tuple[Case, ...] = ()
 
-    paper = property(lambda self: self.entry.paper)
-    claim = property(lambda self: self.entry.claim)
-    configs = property(lambda self: self.entry.configs)
-    analysis = property(lambda self: self.entry.analysis)
+    @property
+    def paper(self) -> str:
+        return self.entry.paper
+
+    @property
+    def claim(self) -> str:
+        return self.entry.claim
+
+    @property
+    def configs(self) -> tuple[str, ...]:
+        return self.entry.configs
+
+    @property
+    def analysis(self) -> str:
+        return self.entry.analysis
 
     @property
     def computed(self) -> bool:
