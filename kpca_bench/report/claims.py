@@ -283,7 +283,7 @@ class ClaimResult:
 def evaluate_claims(claims: Sequence[Claim], folders: Mapping[str, Path],
                     readings: Mapping[str, str | None] = {}) -> list[ClaimResult]:
     """Each claim with its cases under the headline and, where ``readings`` names a variant for one of its
-    configs, under that reading (:mod:`module docstring <kpca_bench.report.claims>`)."""
+    configs, under that reading (the rules: the module docstring)."""
     results = []
     for claim in claims:
         if not claim.rule:
