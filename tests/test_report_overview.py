@@ -41,7 +41,7 @@ def entry(method, value, metric="auroc_mean"):
 
 
 def claim(holds, configs, text="L1 is more robust"):
-    return {"paper": "Kim & Klabjan", "claim": text, "holds": holds, "verdict": "for wide kernels",
+    return {"paper": "Kim & Klabjan", "claim": text, "source": "p. 1", "holds": holds, "verdict": "for wide kernels",
             "evidence": "ahead in 10 of 10 trials.", "analysis": "kim_report.md#robustness", "configs": configs}
 
 
@@ -152,9 +152,9 @@ def test_a_paper_with_claims_only_gets_a_claims_table_and_its_runs_figures(tree)
     kim = section(text, "## Kim & Klabjan")
 
     assert "No published numbers to compare; claims that hold: 1 of 2 (1 partly)." in kim
-    assert ("| L1 is more robust | **partly**, for wide kernels | ahead in 10 of 10 trials. | "
+    assert ("| L1 is more robust | p. 1 | **partly**, by hand: for wide kernels | ahead in 10 of 10 trials. | "
             "[kim_report.md](kim_report.md#robustness) |") in kim
-    assert "| competitive with LOF | yes, for wide kernels |" in kim
+    assert "| competitive with LOF | p. 1 | holds, by hand: for wide kernels |" in kim
     assert "![robust_tiny: explained_variation](robust_tiny/explained_variation.png)" in kim
     assert "### Deviations" not in kim
     assert "claims that hold: 0 of 1 (1 not assessed)" in section(text, "## Nobody et al.")
@@ -174,7 +174,7 @@ def test_at_a_glance_table_counts_numbers_and_claims_and_names_the_main_deviatio
             "threshold rule differs |") in table
     assert "| all papers | 2 | 1 | 1 | 1 | 0 | 1 | 0 | 1 | 0 | 1 | 0 | | |" in table
     assert ("| [Kim & Klabjan](#kim--klabjan) | " + "– | " * 11 + "0 of 1 (1 partly) | L1 is more robust: partly, "
-            "for wide kernels |") in table
+            "by hand: for wide kernels |") in table
     assert "Analyses: [someone_report.md](someone_report.md), [kim_report.md](kim_report.md)." in table
 
 
@@ -259,7 +259,7 @@ def test_a_cause_with_only_words_tried_explains_nothing(tree):
 def test_findings_files_are_checked(tree):
     reference = reference_dir(tree, "Kim & Klabjan")
     (reference / "claims.yaml").write_text(yaml.safe_dump([claim("maybe", [])]))
-    with pytest.raises(ConfigError, match="holds must be one of yes, partly"):
+    with pytest.raises(ConfigError, match="holds must be one of holds, partly"):
         load_claims(reference)
     (reference / "deviations.yaml").write_text(yaml.safe_dump([{"paper": "P", "match": {"methods": ["KPCA"]},
                                                                 "numbers": "n", "cause": "c", "analysis": "a"}]))
@@ -268,7 +268,7 @@ def test_findings_files_are_checked(tree):
     (reference / "claims.yaml").write_text("- paper: P\n  evidence: a: b\n")
     with pytest.raises(ConfigError, match="claims.yaml: YAML syntax error at line 2"):
         load_claims(reference)
-    write_findings(tree, claims=[claim("yes", ["no_such_config"])])
+    write_findings(tree, claims=[claim("holds", ["no_such_config"])])
     with pytest.raises(Exception, match="claims name configs that are not in .*: no_such_config"):
         report(tree)
 
@@ -315,8 +315,8 @@ def test_a_config_naming_another_paper_than_its_folders_is_one_line_naming_it(tr
 
 def test_a_deviation_or_claim_in_another_papers_folder_is_one_line_naming_the_file(tree):
     write_findings(tree)
-    (reference_dir(tree, "Kim & Klabjan") / "claims.yaml").write_text(yaml.safe_dump([claim("yes", [])]))
-    (reference_dir(tree, "Someone et al.") / "claims.yaml").write_text(yaml.safe_dump([claim("yes", [])]))
+    (reference_dir(tree, "Kim & Klabjan") / "claims.yaml").write_text(yaml.safe_dump([claim("holds", [])]))
+    (reference_dir(tree, "Someone et al.") / "claims.yaml").write_text(yaml.safe_dump([claim("holds", [])]))
     with pytest.raises(KpcaBenchError, match=r"someone_toy/reference/claims.yaml has entries of 'Kim & Klabjan'; a "
                                              r"reproduction's reference files hold its own paper's \('Someone et al.'\)"):
         report(tree)

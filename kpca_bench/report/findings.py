@@ -1,4 +1,4 @@
-"""What the reproduction report says beyond the numbers: why numbers deviate, and claims without numbers.
+"""What the reproduction report says beyond the numbers: why numbers deviate, and the papers' claims.
 
 Two hand-written lists sit beside a paper's numbers in its reproduction's ``reference/`` folder,
 each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.md``,
@@ -15,9 +15,19 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
   paper's value is inconsistent with its own protocol); ``tried``, other hypotheses
   tested and their results, in words. A cause no variant or check tests explains
   nothing (issue 20's rule).
-* ``claims.yaml``: claims a paper makes without a number (Kim & Klabjan's summary page,
-  Shen & Asgharzadeh's Figure 2, Wang & Tanaka's toy figures), whether they hold, and
-  the configs whose runs are the evidence.
+* ``claims.yaml``: a paper's qualitative claims (which method beats which, what is faster,
+  what is comparable), each with the section or sentence of the paper it comes from
+  (``source``) and the config stems whose runs are its evidence (``configs``). A claim
+  with a ``rule`` gets its verdict computed from those runs' stored trials
+  (:mod:`kpca_bench.report.claims`): ``rule`` is a comparison or a list of them, each
+  ``{kind: beats | steadier | close | faster, method: label, than: [labels], metric: name}`` with
+  ``better: lower`` for an error or a time, ``configs`` (a subset of the claim's; default
+  all), ``margin`` (``close``) or ``factor`` (``faster``) and ``basis``, where that
+  margin or factor comes from; a label written ``label@config`` is read from that
+  config's run; its optional ``evidence`` says what a reader must know beside the numbers
+  (a model without components behind one of them, a timing measured elsewhere). A claim no
+  record can settle (a figure, a page of prose) keeps a verdict by hand: ``holds`` (one of
+  :data:`VERDICTS`), ``verdict``, ``evidence``, and says so wherever it is shown.
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ from kpca_bench.errors import ConfigError
 DEVIATIONS_FILE = "deviations.yaml"
 CLAIMS_FILE = "claims.yaml"
 NOT_EXPLAINED = "not explained yet"
-VERDICTS = ("yes", "partly", "no", "not tested", "not assessed")
+VERDICTS = ("holds", "partly", "fails", "not run", "not assessed")
 SELECTOR_KEYS = ("configs", "methods", "metrics")
 
 
@@ -58,16 +68,54 @@ class Deviation:
                    for selector in self.selectors)
 
 
+RULE_KINDS = ("beats", "steadier", "close", "faster")
+DIRECTIONS = ("higher", "lower")
+RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "basis")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One comparison a claim's verdict is computed from (:mod:`kpca_bench.report.claims` says how).
+
+    Attributes
+    ----------
+    kind : ``beats`` (``method`` better than each of ``than``), ``steadier`` (its values vary less over the
+        trials), ``close`` (within ``margin`` of each) or ``faster`` (``metric``, a time, at least ``factor``
+        times smaller than each).
+    method, than : method labels of the runs, ``label@config`` for a label read from another config's run.
+    metric : a column of the runs' ``trials.csv`` or a sweep statistic (``auroc_best``, ``auroc_q25``, ...).
+    better : ``higher`` or ``lower`` (an error, a time).
+    configs : the config stems it is evaluated on, one case per config and label of ``than``.
+    margin, factor : the bound of ``close`` / ``faster``; ``basis`` says where it comes from.
+    """
+
+    kind: str
+    method: str
+    than: tuple[str, ...]
+    metric: str
+    configs: tuple[str, ...]
+    better: str = "higher"
+    margin: float | None = None
+    factor: float | None = None
+    basis: str = ""
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A claim with no number to compare, our verdict on it (``holds``: one of :data:`VERDICTS`) and the evidence."""
+    """A claim of a paper (``source``: its section or sentence) and the configs whose runs are its evidence.
+
+    With a ``rule`` its verdict is computed from the runs; without one ``holds`` (one of :data:`VERDICTS`),
+    ``verdict`` and ``evidence`` are a verdict by hand.
+    """
 
     paper: str
     claim: str
-    holds: str
-    verdict: str
-    evidence: str
+    source: str
     configs: tuple[str, ...]
+    rule: tuple[Comparison, ...] = ()
+    holds: str = ""
+    verdict: str = ""
+    evidence: str = ""
     analysis: str = ""
 
 
@@ -105,9 +153,9 @@ def _selectors(match, where: str) -> tuple[dict, ...]:
 
 
 def _verdict(value):
-    """YAML reads an unquoted ``yes`` / ``no`` as a boolean: take it as the word."""
+    """YAML reads an unquoted ``yes`` / ``no`` as a boolean: take it as the verdict it means."""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return "holds" if value else "fails"
     return value
 
 
@@ -127,16 +175,62 @@ def load_deviations(folder) -> list[Deviation]:
             for i, e in enumerate(entries)]
 
 
+def _comparison_problems(rule: dict, configs: list) -> list[str]:
+    """What is wrong with one comparison of a claim's ``rule`` (an empty list if nothing)."""
+    if not isinstance(rule, dict):
+        return [f"each comparison of rule must be a mapping with the keys kind, method, than, metric, got {rule!r}"]
+    problems = [f"rule: missing {key}" for key in ("kind", "method", "than", "metric") if key not in rule]
+    problems += [f"rule: unknown key {key!r} (allowed: {', '.join(RULE_KEYS)})" for key in rule if key not in RULE_KEYS]
+    if rule.get("kind", RULE_KINDS[0]) not in RULE_KINDS:
+        problems.append(f"rule: kind must be one of {', '.join(RULE_KINDS)}, got {rule['kind']!r}")
+    if rule.get("better", DIRECTIONS[0]) not in DIRECTIONS:
+        problems.append(f"rule: better must be one of {', '.join(DIRECTIONS)}, got {rule['better']!r}")
+    if not isinstance(rule.get("than", []), list) or not rule.get("than", [None]):
+        problems.append("rule: than must be a non-empty list of method labels")
+    bound = {"close": "margin", "faster": "factor"}.get(rule.get("kind"))
+    if bound and not isinstance(rule.get(bound), (int, float)):
+        problems.append(f"rule: kind {rule['kind']} needs a number {bound} (and its basis)")
+    labels = [rule.get("method", ""), *(rule.get("than") or [])]
+    named = set(rule.get("configs", [])) | {str(label).rpartition("@")[2] for label in labels if "@" in str(label)}
+    problems += [f"rule: config {stem!r} is not in the claim's configs" for stem in sorted(named - set(configs))]
+    return problems
+
+
+def _rule(entry: dict) -> tuple[Comparison, ...]:
+    """A claim entry's ``rule`` (one comparison or a list) as comparisons; () if it has none."""
+    rules = entry.get("rule") or []
+    return tuple(Comparison(kind=r["kind"], method=str(r["method"]), than=tuple(map(str, r["than"])),
+                            metric=str(r["metric"]), configs=tuple(r.get("configs") or entry["configs"]),
+                            better=r.get("better", "higher"), margin=r.get("margin"), factor=r.get("factor"),
+                            basis=str(r.get("basis", "")))
+                 for r in (rules if isinstance(rules, list) else [rules]))
+
+
+def _claim_problems(entry: dict) -> list[str]:
+    """What is wrong with one claims.yaml entry: a rule's comparisons, or a verdict by hand."""
+    if not isinstance(entry["configs"] or [], list):
+        return ["configs must be a list of config stems"]
+    if "rule" in entry:
+        rules = entry["rule"] if isinstance(entry["rule"], list) else [entry["rule"]]
+        return [p for rule in rules for p in _comparison_problems(rule, entry["configs"] or [])]
+    missing = [key for key in ("holds", "verdict", "evidence") if key not in entry]
+    if missing:
+        return [f"a claim without a rule needs a verdict by hand: {', '.join(missing)} missing"]
+    entry["holds"] = _verdict(entry["holds"])
+    if entry["holds"] not in VERDICTS:
+        return [f"holds must be one of {', '.join(VERDICTS)}, got {entry['holds']!r}"]
+    return []
+
+
 def load_claims(folder) -> list[Claim]:
     """Every entry of ``<folder>/claims.yaml`` (``folder`` a reproduction's reference files), in file order."""
     path = Path(folder) / CLAIMS_FILE
-    entries = _entries(path, ("paper", "claim", "holds", "verdict", "evidence", "configs"), ("analysis",))
-    for entry in entries:
-        entry["holds"] = _verdict(entry["holds"])
-    bad = [f"{path}: entry {i}: holds must be one of {', '.join(VERDICTS)}, got {e['holds']!r}"
-           for i, e in enumerate(entries) if e["holds"] not in VERDICTS]
+    entries = _entries(path, ("paper", "claim", "source", "configs"),
+                       ("rule", "holds", "verdict", "evidence", "analysis"))
+    bad = [f"{path}: entry {i}: {problem}" for i, e in enumerate(entries) for problem in _claim_problems(e)]
     if bad:
         raise ConfigError("\n".join(bad))
-    return [Claim(paper=e["paper"], claim=str(e["claim"]), holds=e["holds"], verdict=str(e["verdict"]),
-                  evidence=str(e["evidence"]), configs=tuple(e["configs"] or ()), analysis=str(e.get("analysis", "")))
+    return [Claim(paper=e["paper"], claim=str(e["claim"]), source=str(e["source"]), configs=tuple(e["configs"] or ()),
+                  rule=_rule(e), holds=e.get("holds", ""), verdict=str(e.get("verdict", "")),
+                  evidence=str(e.get("evidence", "")), analysis=str(e.get("analysis", "")))
             for e in entries]

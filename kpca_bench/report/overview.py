@@ -6,8 +6,9 @@ Built from what is on disk alone, so it never re-runs anything:
   full run's ``summary.csv``, paper by paper: a paper's configs are those of its
   reproduction folder (:mod:`kpca_bench.report.reproductions`), and name its numbers
   with ``reference: {paper, dataset}``;
-* why numbers deviate, ``reference/deviations.yaml``, and the claims without
-  numbers, ``reference/claims.yaml`` (:mod:`kpca_bench.report.findings`), in each
+* why numbers deviate, ``reference/deviations.yaml``, and the papers' claims,
+  ``reference/claims.yaml`` (:mod:`kpca_bench.report.findings`; verdicts computed by
+  :mod:`kpca_bench.report.claims`), in each
   reproduction's folder, each entry linking to the analysis it comes from;
 * the figures of every run of a paper.
 
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -42,8 +43,10 @@ from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers, degenerate_line
-from kpca_bench.report.findings import (CLAIMS_FILE, DEVIATIONS_FILE, NOT_EXPLAINED, VERDICTS, Claim, Deviation,
-                                       load_claims, load_deviations)
+from kpca_bench.report.claims import (CLAIMS_CSV, READINGS_CSV, TIE_RULE, claims_table, claims_tally, evaluate_claims,
+                                     run_folders, write_claims_csv)
+from kpca_bench.report.findings import (CLAIMS_FILE, DEVIATIONS_FILE, NOT_EXPLAINED, Claim, Deviation, load_claims,
+                                       load_deviations)
 from kpca_bench.report import readings
 from kpca_bench.report.readings import BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, HEADLINE, NOT_RUN, WITHIN
 from kpca_bench.report.reference import diagnostic_variants, load_references, reference_folder
@@ -412,28 +415,10 @@ def main_deviation(comparison: pd.DataFrame, deviations: list[Deviation], claims
         return f"{top.numbers}: {top.cause}"
     if len(ran):
         return f"{_count(len(ran))} outside tolerance: {NOT_EXPLAINED}"
-    partial = [claim for claim in claims if claim.holds != "yes"]
+    partial = [claim for claim in claims if claim.holds != "holds"]
     if partial:
         return f"{partial[0].claim}: {partial[0].holds}, {partial[0].verdict}"
     return "none"
-
-
-def claims_tally(claims: list[Claim]) -> str:
-    """``1 of 4 (3 partly)``: how many claims hold, and the other verdicts."""
-    if not claims:
-        return "–"
-    others = [verdict for verdict in VERDICTS if verdict != "yes" and any(claim.holds == verdict for claim in claims)]
-    detail = ", ".join(f"{sum(c.holds == v for c in claims)} {v}" for v in others)
-    held = sum(claim.holds == "yes" for claim in claims)
-    return f"{held} of {len(claims)}" + (f" ({detail})" if detail else "")
-
-
-def claims_table(claims: list[Claim]) -> str:
-    lines = ["| claim | holds | our evidence | analysis |", "|---|---|---|---|"]
-    for claim in claims:
-        holds = claim.holds if claim.holds == "yes" else f"**{claim.holds}**"
-        lines.append(f"| {claim.claim} | {holds}, {claim.verdict} | {claim.evidence} | {_link(claim.analysis).strip()} |")
-    return "\n".join(lines)
 
 
 def numbers_summary(counts: Mapping[str, int], paper_reading: str = HEADLINE, on_stand_in: int = 0) -> str:
@@ -532,7 +517,7 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
     else:
         lines += [f"No published numbers to compare; claims that hold: {claims_tally(found.claims)}.", ""]
     if found.claims:
-        lines += ["### Claims without numbers", "", claims_table(found.claims), ""]
+        lines += ["### Claims", "", claims_table(found.claims), ""]
     analyses = _analyses(found.deviations, found.claims)
     if analyses:
         lines += ["Analyses: " + ", ".join(f"[{a}]({a})" for a in analyses) + ".", ""]
@@ -616,27 +601,38 @@ def suite_sections(results_root: Path, config_dir="configs") -> list[str]:
     return sections
 
 
+def table_readings(findings: list[PaperFindings]) -> dict[str, str | None]:
+    """Every paper's config stem -> its table's one reading (:func:`kpca_bench.report.readings.chosen_readings`)."""
+    chosen = {}
+    for found in findings:
+        chosen |= readings.chosen_readings(found.comparison, found.evidence.variants, found.evidence.diagnostic)
+    return chosen
+
+
 def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> Path:
     """Write ``<results_root>/REPORT.md`` (the papers of ``reproductions_dir``, the suites of ``config_dir``) and
     return its path."""
     results_root = Path(results_root)
     reproductions = load_reproductions(Path(reproductions_dir))
-    deviations, claims = all_deviations(reproductions), all_claims(reproductions)
-    groups = paper_configs(reproductions, claims)
+    deviations = all_deviations(reproductions)
+    groups = paper_configs(reproductions, all_claims(reproductions))
     if not groups:
         raise KpcaBenchError(f"no reproduction in {reproductions_dir} has a config or a claim in its "
                              "reference/claims.yaml")
     diagnostic = frozenset().union(*(diagnostic_variants(r.reference_dir) for r in reproductions.values()))
     evidence = Evidence(variant_comparisons(results_root, reproductions), check_results(results_root, deviations),
                         diagnostic)
-    findings = paper_findings(results_root, groups, deviations, claims, evidence)
+    findings = paper_findings(results_root, groups, deviations, all_claims(reproductions), evidence)
+    chosen = table_readings(findings)
+    claims = evaluate_claims(all_claims(reproductions), run_folders(reproductions, results_root), chosen)
+    findings = [replace(found, claims=[c for c in claims if c.paper == found.paper]) for found in findings]
     header = [
         "# kpca-bench reproduction report",
         "",
         "Generated by `kpca-bench report` from the full-profile runs in this folder and each paper's reference "
         "files in `reproductions/<paper>/reference/`: its numbers (`numbers.yaml`, each with its source and the "
         "tolerance we hold ourselves to), and the findings of the analyses: why numbers deviate (`deviations.yaml`) "
-        "and the claims without numbers (`claims.yaml`). Each tolerance shows its two parts, the statistical error "
+        "and the papers' claims (`claims.yaml`). Each tolerance shows its two parts, the statistical error "
         "of the paper's number and a floor; the tolerance is the larger (rounded), and *within on statistics alone* "
         "counts the numbers within the statistical part. A number equal by construction (`by_construction`) is "
         "counted neither as reproduced nor as missed.",
@@ -660,6 +656,9 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
         "is not the paper's experiment. The readings each headline config takes are in each paper's "
         "`choices.yaml`. Rebuild everything with `make all-figures` (variants: `make variants`).",
         "",
+        f"Claims (`claims.yaml`), each with where the paper makes it: {TIE_RULE} A claim no record can settle keeps a "
+        f"verdict by hand and says so. Every case with its numbers: [{CLAIMS_CSV}]({CLAIMS_CSV}).",
+        "",
         glance_table(findings),
         "",
         "Analyses: " + ", ".join(f"[{a}]({a})" for a in _analyses(deviations, claims)) + ".",
@@ -667,5 +666,8 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
     ]
     body = [paper_section(results_root, found) for found in findings] + suite_sections(results_root, config_dir)
     path = results_root / "REPORT.md"
+    write_claims_csv(results_root / CLAIMS_CSV, claims)
+    write_atomic(results_root / READINGS_CSV, pd.DataFrame({"table": list(chosen), "reading": list(chosen.values())})
+                 .to_csv(index=False))
     write_atomic(path, "\n".join(header + body))
     return path

@@ -1,5 +1,6 @@
 """Das, Golatkar & Awate: sparse kernel PCA for outlier detection."""
 
+from kpca_bench.report.claims import claims_analysis
 from kpca_bench.report.reproductions import Reproduction
 
 from . import consistency, report
@@ -7,5 +8,5 @@ from . import consistency, report
 REPRODUCTION = Reproduction(
     reference="Das et al.",
     citation="R. Das, A. Golatkar, S. P. Awate. Sparse kernel PCA for outlier detection. ICMLA 2018.",
-    analyses=(report.analyse, consistency.analyse),
+    analyses=(report.analyse, consistency.analyse, claims_analysis("das_report.md")),
 )

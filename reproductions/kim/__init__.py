@@ -1,5 +1,6 @@
 """Kim & Klabjan: L1-norm kernel PCA (outlier detection and robustness)."""
 
+from kpca_bench.report.claims import claims_analysis
 from kpca_bench.report.reproductions import Reproduction
 
 from . import outliers
@@ -7,5 +8,5 @@ from . import outliers
 REPRODUCTION = Reproduction(
     reference="Kim & Klabjan",
     citation="C. Kim, D. Klabjan. A simple and fast algorithm for L1-norm kernel PCA.",
-    analyses=(outliers.analyse,),
+    analyses=(outliers.analyse, claims_analysis("kim_report.md")),
 )

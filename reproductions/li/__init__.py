@@ -1,5 +1,6 @@
 """Li, Georgiopoulos & Anagnostopoulos: kernel principal subspace Mahalanobis distances for outlier detection."""
 
+from kpca_bench.report.claims import claims_analysis
 from kpca_bench.report.reproductions import Reproduction
 
 from . import consistency, figure3, tables
@@ -8,5 +9,5 @@ REPRODUCTION = Reproduction(
     reference="Li et al.",
     citation="C. Li, M. Georgiopoulos, G. C. Anagnostopoulos. Kernel principal subspace Mahalanobis "
              "distances for outlier detection.",
-    analyses=(figure3.analyse, tables.analyse, consistency.analyse),
+    analyses=(figure3.analyse, tables.analyse, consistency.analyse, claims_analysis("li_summary.md")),
 )

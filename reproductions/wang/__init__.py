@@ -1,5 +1,6 @@
 """Wang & Tanaka: kernel PCA allowing sparse representation and sample selection (ADMM, l1 and l2,1)."""
 
+from kpca_bench.report.claims import claims_analysis
 from kpca_bench.report.reproductions import Reproduction
 
 from . import report
@@ -8,5 +9,5 @@ REPRODUCTION = Reproduction(
     reference="Wang & Tanaka",
     citation="D. Wang, T. Tanaka. Kernel principal component analysis allowing sparse representation "
              "and sample selection.",
-    analyses=(report.analyse,),
+    analyses=(report.analyse, claims_analysis("wang_report.md")),
 )

@@ -1,0 +1,444 @@
+"""The papers' claims with verdicts computed from stored runs: what the claims tables of REPORT.md and the papers'
+own reports show.
+
+A claim of a reproduction's ``reference/claims.yaml`` (:mod:`kpca_bench.report.findings`) with a ``rule`` is a
+list of comparisons; each comparison is one *case* per config it names and method it compares with, read from
+that config's run folder (``trials.csv``, one row per trial; ``sweep_statistics.csv`` for a sweep statistic such
+as ``auroc_q25``), never by running a cell. A case's outcome is one of :data:`OUTCOMES`:
+
+* ``beats``: the two methods' values are paired by trial (the same split) and compared with the two-sided
+  Wilcoxon signed-rank test (:func:`scipy.stats.wilcoxon`), the test Demšar (2006, JMLR 7) recommends for
+  two methods; p < :data:`ALPHA` with the method ahead on the mean paired difference: ``holds``, with the method
+  behind: ``fails``; otherwise ``tie`` (the tie rule: the trials do not separate them; fewer than six pairs
+  never do);
+* ``steadier``: the method's values vary less over the trials than the other's: the Brown-Forsythe test of equal
+  spread (:func:`scipy.stats.levene`, deviations from the median; Brown & Forsythe 1974, JASA 69) with
+  p < :data:`ALPHA` and the method's standard deviation the smaller: ``holds``, the larger: ``fails``; otherwise
+  ``tie``;
+* ``close``: the means over the trials differ by at most the comparison's ``margin``: ``holds``, else ``fails``;
+* ``faster``: the other method's mean time is at least ``factor`` times the method's: ``holds``, else ``fails``.
+
+A case whose run folder, method or metric is missing is ``not run``. A claim's verdict is ``holds`` when every
+case holds, ``partly`` when some do, ``fails`` when none does though some ran, ``not run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
+-> the variant stem of the table's chosen reading, None for the headline) names a variant for one of the claim's
+configs, again on the variant's run (a method the variant did not re-run is read from the headline run, and
+the case names both runs). A claim without a rule keeps its verdict by hand and is shown as such.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from scipy.stats import levene, wilcoxon
+
+from kpca_bench.errors import KpcaBenchError
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.store import write_atomic
+from kpca_bench.report.findings import CLAIMS_FILE, VERDICTS, Claim, Comparison, load_claims
+from kpca_bench.report.reference import reference_folder
+from kpca_bench.report.reproductions import Analysis, Reproduction, load_reproduction
+from kpca_bench.report.sweep import METRICS as SWEEP_METRICS
+
+ALPHA = 0.05
+OUTCOMES = ("holds", "tie", "fails", "not run")
+TIE_RULE = ("A claim's verdict is computed from the runs' stored trials: *A beats B* holds where the two-sided "
+            "Wilcoxon signed-rank test over the trials, paired by split, gives p < 0.05 with A ahead (Demšar 2006, "
+            "JMLR 7), and is a **tie** where it does not separate them; *A is steadier than B* likewise with the "
+            "Brown-Forsythe test of equal spread over the trials; *close* holds where the means differ by at "
+            "most the claim's margin, *faster* where the time ratio reaches the claim's factor (each with its "
+            "basis). *partly*: holds on some of the claim's cases (dataset, method compared with), not all. "
+            "*not run*: the records are missing.")
+START, END = "<!-- claims:generated:start -->", "<!-- claims:generated:end -->"
+
+
+def run_folders(reproductions: Mapping[str, Reproduction], results_root) -> dict[str, Path]:
+    """Config stem -> its run folder in ``results_root``, for every config and variant of ``reproductions``."""
+    paths = [path for r in reproductions.values() for path in [*r.config_paths(), *r.variant_paths()]]
+    return {path.stem: experiment_directory(load_config(path), results_root) for path in paths}
+
+
+@functools.cache
+def _read_csv(path: Path, modified: float) -> pd.DataFrame:
+    """A run's CSV file, read once per modification time."""
+    return pd.read_csv(path)
+
+
+def _csv(path: Path) -> pd.DataFrame | None:
+    return _read_csv(path, path.stat().st_mtime) if path.exists() else None
+
+
+SWEEP_STATISTICS = {metric: statistic for statistic, metric in SWEEP_METRICS.items()}
+
+
+def trial_values(folder: Path, metric: str) -> pd.DataFrame | None:
+    """Trial x method label -> ``metric`` in the run folder ``folder``: a column of its ``trials.csv`` (ok trials
+    only) or a sweep statistic of its ``sweep_statistics.csv``; None if the folder holds neither."""
+    if metric in SWEEP_STATISTICS:
+        sweep = _csv(Path(folder) / "sweep_statistics.csv")
+        if sweep is None:
+            return None
+        rows = sweep[sweep["statistic"] == SWEEP_STATISTICS[metric]]
+        return rows.pivot_table(index="trial", columns="entry", values="auroc", aggfunc="mean")
+    trials = _csv(Path(folder) / "trials.csv")
+    if trials is None or metric not in trials.columns:
+        return None
+    rows = trials[trials["status"] == "ok"]
+    return rows.pivot_table(index="trial", columns="method", values=metric, aggfunc="mean")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One comparison on one config: the method's and the other's values (means over trials) and the outcome.
+
+    ``runs``: the run folders' names the two sides were read from; ``detail``: the test or bound behind the outcome,
+    or why it did not run.
+    """
+
+    config: str
+    method: str
+    other: str
+    metric: str
+    outcome: str
+    ours: float = float("nan")
+    theirs: float = float("nan")
+    detail: str = ""
+    runs: tuple[str, ...] = ()
+
+
+def side(label: str, config: str) -> tuple[str, str]:
+    """The method label and config stem ``label`` names in a case on ``config`` (``label@config`` names another)."""
+    name, at, other = label.rpartition("@")
+    return (name, other) if at else (label, config)
+
+
+def _values(folders: Mapping[str, Path], stem: str, label: str, metric: str) -> pd.Series | str:
+    """The ``metric`` values of method ``label`` in the run of ``stem``, by trial; or why there are none."""
+    folder = folders.get(stem)
+    table = None if folder is None else trial_values(folder, metric)
+    if table is None:
+        return f"no {metric} in the records of {stem}"
+    if label not in table.columns:
+        return f"no method {label!r} in the records of {stem}"
+    values = table[label].dropna()
+    return values if len(values) else f"no finished trial of {label!r} in {stem}"
+
+
+def _number(value: float) -> str:
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+
+
+def paired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str, str]:
+    """``beats``: the outcome of the paired Wilcoxon signed-rank test over the trials both have, and its detail."""
+    paired = pd.concat([ours, theirs], axis=1, join="inner").dropna()
+    ahead = (paired.iloc[:, 0] - paired.iloc[:, 1]) * (1 if better == "higher" else -1)
+    if not (ahead != 0).any():
+        return "tie", f"{len(paired)} paired trials, all equal"
+    p = float(wilcoxon(ahead).pvalue)
+    detail = f"{len(paired)} paired trials, Wilcoxon p = {p:.3g}"
+    if p >= ALPHA:
+        return "tie", detail
+    return ("holds" if ahead.mean() > 0 else "fails"), detail
+
+
+def spread_outcome(ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
+    """``steadier``: the outcome of the Brown-Forsythe test of equal spread over the trials, and its detail."""
+    if ours.std() == theirs.std() == 0:
+        return "tie", "no spread in either"
+    p = float(levene(ours, theirs, center="median").pvalue)
+    detail = f"std {ours.std():.3f} vs {theirs.std():.3f} over {len(ours)} and {len(theirs)} trials, " \
+             f"Brown-Forsythe p = {p:.3g}"
+    if p >= ALPHA:
+        return "tie", detail
+    return ("holds" if ours.std() < theirs.std() else "fails"), detail
+
+
+def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
+    """``close`` / ``faster``: the outcome of the means' difference or ratio against the comparison's bound."""
+    trials = f"{len(ours)} and {len(theirs)} trials"
+    if comparison.kind == "close":
+        gap = abs(ours.mean() - theirs.mean())
+        return ("holds" if gap <= comparison.margin else "fails"), f"{trials}, |difference| {gap:.3f}, margin " \
+                                                                  f"{comparison.margin:g}"
+    ratio = theirs.mean() / ours.mean()
+    return ("holds" if ratio >= comparison.factor else "fails"), f"{trials}, time ratio {ratio:.2f}, needs " \
+                                                                 f"{comparison.factor:g}"
+
+
+def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
+    """The outcome of ``comparison`` on the two methods' values by trial, and the test or bound behind it."""
+    if comparison.kind == "beats":
+        return paired_outcome(ours, theirs, comparison.better)
+    if comparison.kind == "steadier":
+        return spread_outcome(ours, theirs)
+    return bound_outcome(comparison, ours, theirs)
+
+
+def read_side(folders: Mapping[str, Path], config: str, label: str, metric: str,
+              readings: Mapping[str, str | None]) -> tuple[pd.Series | str, str]:
+    """The ``metric`` values of ``label`` on ``config`` under ``readings``, and the run they come from: the
+    reading's variant run, or the headline's where the variant has no such method (a variant re-runs only the
+    methods its reading concerns)."""
+    variant = readings.get(config)
+    if variant:
+        values = _values(folders, variant, label, metric)
+        if not isinstance(values, str):
+            return values, variant
+    return _values(folders, config, label, metric), config
+
+
+def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapping[str, Path],
+                  readings: Mapping[str, str | None]) -> Case:
+    """One case of ``comparison``: its method against ``other`` on ``config``, each side read from the run of its
+    config's reading (``readings``; the headline where it names none, :func:`read_side`)."""
+    (label, ours_config), (other_label, theirs_config) = side(comparison.method, config), side(other, config)
+    ours, ours_run = read_side(folders, ours_config, label, comparison.metric, readings)
+    theirs, theirs_run = read_side(folders, theirs_config, other_label, comparison.metric, readings)
+    missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
+    case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_run, theirs_run))
+    if missing:
+        return Case(**case, outcome="not run", detail="; ".join(missing))
+    outcome, detail = case_outcome(comparison, ours, theirs)
+    return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()))
+
+
+def evaluate_rule(claim: Claim, folders: Mapping[str, Path],
+                  readings: Mapping[str, str | None] = {}) -> tuple[Case, ...]:
+    """Every case of ``claim``'s rule: per comparison, per config it names, per method it compares with."""
+    return tuple(evaluate_case(comparison, config, other, folders, readings)
+                 for comparison in claim.rule for config in comparison.configs for other in comparison.than)
+
+
+def claim_verdict(cases: Sequence[Case]) -> str:
+    """``holds`` if every case holds, ``partly`` if some do, ``fails`` if none does but some ran, else ``not run``."""
+    outcomes = [case.outcome for case in cases]
+    if outcomes and all(outcome == "holds" for outcome in outcomes):
+        return "holds"
+    if "holds" in outcomes:
+        return "partly"
+    return "fails" if any(outcome != "not run" for outcome in outcomes) else "not run"
+
+
+def _tally(cases: Sequence[Case]) -> str:
+    """``3 of 4 cases hold (1 tie)``."""
+    others = ", ".join(f"{sum(c.outcome == o for c in cases)} {o}" for o in OUTCOMES[1:]
+                       if any(c.outcome == o for c in cases))
+    return f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} cases hold" + (f" ({others})" if others else "")
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim with its cases under the headline runs and, where a reading differs, under the chosen readings.
+
+    It reads like a :class:`~kpca_bench.report.findings.Claim` (``paper``, ``claim``, ``configs``, ``analysis``,
+    ``holds``, ``verdict``), with ``holds`` the verdict under the headline runs.
+    """
+
+    entry: Claim
+    headline: tuple[Case, ...] = ()
+    reading: tuple[Case, ...] = ()
+
+    @property
+    def paper(self) -> str:
+        return self.entry.paper
+
+    @property
+    def claim(self) -> str:
+        return self.entry.claim
+
+    @property
+    def configs(self) -> tuple[str, ...]:
+        return self.entry.configs
+
+    @property
+    def analysis(self) -> str:
+        return self.entry.analysis
+
+    @property
+    def computed(self) -> bool:
+        """Whether the verdict comes from the records (the claim has a rule) rather than by hand."""
+        return bool(self.entry.rule)
+
+    @property
+    def holds(self) -> str:
+        """The verdict under the headline runs (by hand for a claim without a rule)."""
+        return claim_verdict(self.headline) if self.computed else self.entry.holds
+
+    @property
+    def reading_holds(self) -> str | None:
+        """The verdict under the chosen readings, None where no reading differs from the headline."""
+        return claim_verdict(self.reading) if self.reading else None
+
+    @property
+    def verdict(self) -> str:
+        """The verdict in a phrase: the cases' tally, or the verdict by hand."""
+        return _tally(self.headline) if self.computed else f"by hand: {self.entry.verdict}"
+
+
+def evaluate_claims(claims: Sequence[Claim], folders: Mapping[str, Path],
+                    readings: Mapping[str, str | None] = {}) -> list[ClaimResult]:
+    """Each claim with its cases under the headline and, where ``readings`` names a variant for one of its
+    configs, under that reading (the rules: the module docstring)."""
+    results = []
+    for claim in claims:
+        if not claim.rule:
+            results.append(ClaimResult(claim))
+            continue
+        read = any(readings.get(stem) for stem in claim.configs)
+        results.append(ClaimResult(claim, evaluate_rule(claim, folders),
+                                   evaluate_rule(claim, folders, readings) if read else ()))
+    return results
+
+
+CLAIMS_CSV = "claims.csv"
+READINGS_CSV = "readings.csv"
+
+
+def claims_frame(claims: Sequence[ClaimResult]) -> pd.DataFrame:
+    """One row per case of each claim, under the headline (``reading``: headline) and under the chosen readings
+    (chosen), with the claim's verdict under each; a claim by hand is one row (by hand) with its verdict."""
+    rows = []
+    for result in claims:
+        base = {"paper": result.paper, "claim": result.claim}
+        if not result.computed:
+            rows.append({**base, "reading": "by hand", "verdict": result.holds, "detail": result.entry.verdict})
+        for reading, cases in (("headline", result.headline), ("chosen", result.reading)):
+            verdict = claim_verdict(cases)
+            rows += [{**base, "reading": reading, "verdict": verdict, "config": case.config, "method": case.method,
+                      "other": case.other, "metric": case.metric, "ours": case.ours, "theirs": case.theirs,
+                      "outcome": case.outcome, "detail": case.detail, "runs": " / ".join(case.runs)}
+                     for case in cases]
+    columns = ["paper", "claim", "reading", "verdict", "config", "method", "other", "metric", "ours", "theirs",
+               "outcome", "detail", "runs"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def write_claims_csv(path, claims: Sequence[ClaimResult]) -> Path:
+    """Write :func:`claims_frame` to ``path``: the verdicts as data beside the tables that show them."""
+    write_atomic(Path(path), claims_frame(claims).to_csv(index=False))
+    return Path(path)
+
+
+def claims_tally(claims: Sequence[ClaimResult]) -> str:
+    """``1 of 4 (3 partly)``: how many claims hold, and the other verdicts."""
+    if not claims:
+        return "–"
+    others = [verdict for verdict in VERDICTS if verdict != "holds" and any(claim.holds == verdict for claim in claims)]
+    detail = ", ".join(f"{sum(c.holds == v for c in claims)} {v}" for v in others)
+    held = sum(claim.holds == "holds" for claim in claims)
+    return f"{held} of {len(claims)}" + (f" ({detail})" if detail else "")
+
+
+def case_text(case: Case) -> str:
+    """``mnist: SKPCA 0.990 vs Wang-Tanaka 0.960 (auroc; 10 paired trials, Wilcoxon p = 0.002): holds``."""
+    runs = "" if case.runs == (case.config, case.config) else f" [runs {' / '.join(dict.fromkeys(case.runs))}]"
+    if case.outcome == "not run":
+        return f"`{case.config}`{runs}: {case.method} vs {case.other}: not run ({case.detail})"
+    return (f"`{case.config}`{runs}: {case.method} {_number(case.ours)} vs {case.other} {_number(case.theirs)} "
+            f"({case.metric}; {case.detail}): {case.outcome}")
+
+
+def _verdict_cell(result: ClaimResult) -> str:
+    holds = result.holds if result.holds == "holds" else f"**{result.holds}**"
+    if not result.computed:
+        return f"{holds}, {result.verdict}"
+    reading = "" if result.reading_holds is None else f"; under the chosen readings: {result.reading_holds}"
+    return f"{holds}: {result.verdict}{reading}"
+
+
+def _numbers_cell(result: ClaimResult) -> str:
+    if not result.computed:
+        return result.entry.evidence
+    cases = "; ".join(map(case_text, result.headline))
+    changed = [case_text(case) for case, head in zip(result.reading, result.headline) if case.runs != head.runs]
+    return (cases + (f". Under the chosen readings: {'; '.join(changed)}" if changed else "")
+            + (f". {result.entry.evidence}" if result.entry.evidence else ""))
+
+
+def _link(analysis: str) -> str:
+    return f"[{analysis.split('#')[0]}]({analysis})" if analysis else ""
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def claims_table(claims: Sequence[ClaimResult], link_prefix: str = "") -> str:
+    """The claims of a paper: the claim, where the paper makes it, the verdict and the numbers behind it.
+
+    ``link_prefix`` is prepended to the analyses' links (relative to the results root), for a table written
+    into a file below it.
+    """
+    lines = ["| claim | where the paper says it | verdict | the numbers behind it | analysis |",
+             "|---|---|---|---|---|"]
+    for result in claims:
+        cells = (result.claim, result.entry.source, _verdict_cell(result), _numbers_cell(result),
+                 _link(link_prefix + result.analysis if result.analysis else ""))
+        lines.append("| " + " | ".join(map(_cell, cells)) + " |")
+    return "\n".join(lines)
+
+
+def claims_block(claims: Sequence[ClaimResult], link_prefix: str = "") -> str:
+    """The claims section written into a paper's own report: the rule, then its claims table."""
+    return "\n".join([START, "## Claims: computed verdicts", "",
+                      "Generated by `kpca-bench analyse` from the stored runs and the paper's "
+                      f"`reference/{CLAIMS_FILE}`. {TIE_RULE}", "", claims_table(claims, link_prefix), END])
+
+
+def write_claims_block(path, claims: Sequence[ClaimResult], link_prefix: str = "") -> Path:
+    """Rewrite the claims block of the Markdown file ``path`` (appended where it has none), keeping the rest."""
+    path = Path(path)
+    block = claims_block(claims, link_prefix)
+    text = path.read_text() if path.exists() else ""
+    if START in text and END in text:
+        text = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text.strip() else "") + block + "\n"
+    write_atomic(path, text)
+    return path
+
+
+def paper_claims(config_paths: Sequence[Path], results_root,
+                 readings: Mapping[str, str | None] = {}) -> list[ClaimResult]:
+    """The evaluated claims of the reproduction the configs ``config_paths`` belong to."""
+    if not config_paths:
+        raise KpcaBenchError("no config given: a paper's claims are found through its reproduction's configs")
+    reproduction = load_reproduction(reference_folder(config_paths[0]).parent)
+    folders = run_folders({reproduction.key: reproduction}, results_root)
+    return evaluate_claims(load_claims(reproduction.reference_dir), folders, readings)
+
+
+def stored_readings(results_root) -> dict[str, str | None]:
+    """The tables' chosen readings ``kpca-bench report`` wrote beside REPORT.md (:data:`READINGS_CSV`; config
+    stem -> variant stem, None for the headline), or none before its first report."""
+    path = Path(results_root) / READINGS_CSV
+    if not path.exists():
+        return {}
+    frame = pd.read_csv(path, keep_default_na=False)
+    return {row.table: row.reading or None for row in frame.itertuples()}
+
+
+def claims_analysis(report: str, readings: Mapping[str, str | None] | None = None) -> Analysis:
+    """An analysis writing a paper's claims block into ``<results_root>/<report>``; a ``report`` with ``{config}``
+    gets one file per config stem (where that file exists), each with the claims naming that config. The
+    readings default to those REPORT.md chose (:func:`stored_readings`), so both show the same verdicts."""
+
+    def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
+        chosen = stored_readings(results_root) if readings is None else readings
+        claims = paper_claims(config_paths, results_root, chosen)
+        if "{config}" not in report:
+            return [write_claims_block(Path(results_root) / report, claims)]
+        written = []
+        for stem in dict.fromkeys(stem for claim in claims for stem in claim.configs):
+            path = Path(results_root) / report.format(config=stem)
+            own = [claim for claim in claims if stem in claim.configs]
+            if path.exists():
+                written.append(write_claims_block(path, own, "../"))
+        return written
+
+    return analyse

@@ -1,0 +1,321 @@
+"""A paper's claims get verdicts computed from hand-built stored trials (kpca_bench/report/claims.py): holds,
+partly, fails, a tie, not run, and a chosen reading that differs from the headline."""
+
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from kpca_bench.errors import ConfigError
+from kpca_bench.report.claims import (START, stored_readings, Case, case_text, claim_verdict, claims_analysis, claims_table,
+                                      claims_tally, evaluate_claims, write_claims_block, write_claims_csv)
+from kpca_bench.report.findings import load_claims
+
+AHEAD = [0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99]
+
+
+def run(root: Path, stem: str, values: dict[str, list[float]], metric: str = "auroc") -> Path:
+    """A run folder ``root/stem`` whose trials.csv holds ``values`` (method -> one value per trial)."""
+    folder = root / stem
+    folder.mkdir(parents=True)
+    rows = [{"method": method, "trial": trial, "status": "ok", metric: value}
+            for method, per_trial in values.items() for trial, value in enumerate(per_trial)]
+    pd.DataFrame(rows).to_csv(folder / "trials.csv", index=False)
+    return folder
+
+
+def claims_file(tmp_path: Path, entries: list[dict]) -> Path:
+    reference = tmp_path / "reference"
+    reference.mkdir(exist_ok=True)
+    (reference / "claims.yaml").write_text(yaml.safe_dump(entries, sort_keys=False))
+    return reference
+
+
+def claim(configs, rule, text="A beats B"):
+    return {"paper": "Someone et al.", "claim": text, "source": "Section 5: 'A is better'", "configs": configs,
+            "rule": rule}
+
+
+BEATS = {"kind": "beats", "method": "A", "than": ["B"], "metric": "auroc"}
+
+
+def verdicts(tmp_path, entries, folders, readings=None):
+    return evaluate_claims(load_claims(claims_file(tmp_path, entries)), folders, readings or {})
+
+
+def test_a_method_ahead_in_every_paired_trial_holds_with_the_wilcoxon_p(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    [result] = verdicts(tmp_path, [claim(["one"], BEATS)], folders)
+
+    assert result.holds == "holds"
+    [case] = result.headline
+    assert (case.outcome, case.ours, case.theirs) == ("holds", pytest.approx(0.945), pytest.approx(0.895))
+    # ten pairs all one way: the exact two-sided p is 2 / 2**10
+    assert "10 paired trials, Wilcoxon p = 0.00195" in case.detail
+
+
+def test_holding_on_some_configs_only_is_partly_and_behind_everywhere_fails(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
+               "two": run(tmp_path, "two", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]})}
+    both, behind = verdicts(tmp_path, [claim(["one", "two"], BEATS), claim(["two"], BEATS)], folders)
+
+    assert [case.outcome for case in both.headline] == ["holds", "fails"]
+    assert (both.holds, both.verdict) == ("partly", "1 of 2 cases hold (1 fails)")
+    assert behind.holds == "fails"
+
+
+def test_trials_that_do_not_separate_the_methods_are_a_tie_and_a_tie_is_no_win(tmp_path):
+    mixed = [v + (0.01 if i % 2 else -0.01) for i, v in enumerate(AHEAD)]
+    few = AHEAD[:5]
+    folders = {"mixed": run(tmp_path, "mixed", {"A": AHEAD, "B": mixed}),
+               "few": run(tmp_path, "few", {"A": few, "B": [v - 0.05 for v in few]}),
+               "equal": run(tmp_path, "equal", {"A": AHEAD, "B": AHEAD})}
+    [result] = verdicts(tmp_path, [claim(["mixed", "few", "equal"], BEATS)], folders)
+
+    # five pairs all one way give p = 1/16: fewer than six pairs never separate two methods at 0.05
+    assert [case.outcome for case in result.headline] == ["tie", "tie", "tie"]
+    assert "5 paired trials, Wilcoxon p = 0.0625" in result.headline[1].detail
+    assert "all equal" in result.headline[2].detail
+    assert result.holds == "fails"
+
+
+def test_a_missing_run_method_or_metric_is_not_run(tmp_path):
+    folders = {"ran": run(tmp_path, "ran", {"A": AHEAD}), "absent": tmp_path / "absent"}
+    entries = [claim(["absent"], BEATS), claim(["ran"], BEATS), claim(["ran"], {**BEATS, "metric": "f1"}),
+               claim(["ran", "absent"], {**BEATS, "than": ["A"]})]
+    absent, no_method, no_metric, some = verdicts(tmp_path, entries, folders)
+
+    assert absent.holds == no_method.holds == no_metric.holds == "not run"
+    assert "no method 'B' in the records of ran" in no_method.headline[0].detail
+    assert "no f1 in the records of ran" in no_metric.headline[0].detail
+    # a case that ran and tied, one that did not run: nothing holds, so it fails
+    assert [case.outcome for case in some.headline] == ["tie", "not run"]
+    assert some.holds == "fails"
+
+
+def test_the_chosen_reading_is_evaluated_on_the_variants_run_beside_the_headline(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+               "one_literal": run(tmp_path, "one_literal", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
+               "two": run(tmp_path, "two", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    entries = [claim(["one", "two"], BEATS), claim(["two"], BEATS)]
+    read, untouched = verdicts(tmp_path, entries, folders, {"one": "one_literal", "two": None})
+
+    assert (read.holds, read.reading_holds) == ("partly", "holds")
+    assert [case.runs for case in read.reading] == [("one_literal", "one_literal"), ("two", "two")]
+    assert untouched.reading == () and untouched.reading_holds is None
+    table = claims_table([read, untouched])
+    assert "**partly**: 1 of 2 cases hold (1 fails); under the chosen readings: holds" in table
+    assert "Under the chosen readings: `one` [runs one_literal]: A 0.945 vs B 0.895" in table
+
+
+def test_close_and_faster_compare_the_means_with_the_claims_bound(tmp_path):
+    folders = {"run": run(tmp_path, "run", {"fast": [1.0, 3.0], "exact": [40.0], "slow": [10.0]}, metric="fit_time")}
+    close = {"kind": "close", "method": "fast", "than": ["exact", "slow"], "metric": "fit_time", "margin": 9,
+             "basis": "test"}
+    faster = {"kind": "faster", "method": "fast", "than": ["exact", "slow"], "metric": "fit_time", "better": "lower",
+              "factor": 10, "basis": "an order of magnitude"}
+    near, quick = verdicts(tmp_path, [claim(["run"], close), claim(["run"], faster)], folders)
+
+    assert [case.outcome for case in near.headline] == ["fails", "holds"]
+    assert "|difference| 8.000, margin 9" in near.headline[1].detail
+    assert [case.outcome for case in quick.headline] == ["holds", "fails"]
+    assert "2 and 1 trials, time ratio 20.00, needs 10" in quick.headline[0].detail
+
+
+def test_a_label_at_another_config_and_a_lower_is_better_metric(tmp_path):
+    folders = {"ours": run(tmp_path, "ours", {"A": AHEAD}, metric="error"),
+               "theirs": run(tmp_path, "theirs", {"B": [v + 0.05 for v in AHEAD]}, metric="error")}
+    rule = {"kind": "beats", "method": "A", "than": ["B@theirs"], "metric": "error", "better": "lower",
+            "configs": ["ours"]}
+    [result] = verdicts(tmp_path, [claim(["ours", "theirs"], rule)], folders)
+
+    assert result.holds == "holds"
+    assert case_text(result.headline[0]).startswith("`ours` [runs ours / theirs]: A 0.945 vs B 0.995 (error; ")
+
+
+def test_a_sweep_statistic_is_read_from_sweep_statistics(tmp_path):
+    folder = tmp_path / "sweep"
+    folder.mkdir()
+    rows = [{"entry": entry, "trial": trial, "statistic": statistic, "auroc": value + (0.1 if entry == "MD" else 0)}
+            for trial, value in enumerate(AHEAD) for entry in ("MD", "RE") for statistic in ("best", "25%")]
+    pd.DataFrame(rows).to_csv(folder / "sweep_statistics.csv", index=False)
+    rule = {"kind": "beats", "method": "MD", "than": ["RE"], "metric": "auroc_q25"}
+    [result] = verdicts(tmp_path, [claim(["sweep"], rule)], {"sweep": folder})
+
+    assert result.holds == "holds"
+    assert result.headline[0].ours == pytest.approx(1.045)
+
+
+def test_claim_verdict_and_tally():
+    def cases(*outcomes):
+        return [Case("c", "A", "B", "auroc", outcome) for outcome in outcomes]
+
+    assert claim_verdict(cases("holds", "holds")) == "holds"
+    assert claim_verdict(cases("holds", "tie", "not run")) == "partly"
+    assert claim_verdict(cases("tie", "fails")) == "fails"
+    assert claim_verdict(cases("not run")) == claim_verdict([]) == "not run"
+    assert claims_tally([]) == "–"
+
+
+def test_a_claim_without_a_rule_keeps_its_verdict_by_hand(tmp_path):
+    hand = {"paper": "Someone et al.", "claim": "Figure 2 looks right", "source": "Figure 2", "configs": [],
+            "holds": "partly", "verdict": "in structure", "evidence": "the scatter matches"}
+    [result] = verdicts(tmp_path, [hand], {})
+
+    assert (result.computed, result.holds, result.verdict) == (False, "partly", "by hand: in structure")
+    assert "| Figure 2 looks right | Figure 2 | **partly**, by hand: in structure | the scatter matches |  |" \
+        in claims_table([result])
+    assert claims_tally([result]) == "0 of 1 (1 partly)"
+
+
+def test_bad_claims_are_reported_all_at_once(tmp_path):
+    entries = [claim(["one"], {**BEATS, "kind": "wins"}),
+               claim(["one"], {"kind": "close", "method": "A", "than": ["B"], "metric": "auroc"}),
+               claim(["one"], {**BEATS, "than": ["B@elsewhere"], "colour": "red"}),
+               {"paper": "P", "claim": "c", "source": "s", "configs": [], "holds": "maybe", "verdict": "v",
+                "evidence": "e"},
+               {"paper": "P", "claim": "c", "source": "s", "configs": []}]
+    with pytest.raises(ConfigError) as error:
+        load_claims(claims_file(tmp_path, entries))
+
+    message = str(error.value)
+    for part in ("entry 0: rule: kind must be one of beats, steadier, close, faster, got 'wins'",
+                 "entry 1: rule: kind close needs a number margin",
+                 "entry 2: rule: unknown key 'colour'", "entry 2: rule: config 'elsewhere' is not in the claim's configs",
+                 "entry 3: holds must be one of holds, partly, fails, not run, not assessed, got 'maybe'",
+                 "entry 4: a claim without a rule needs a verdict by hand"):
+        assert part in message
+
+
+def test_the_claims_block_replaces_itself_and_keeps_the_prose_around_it(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    [result] = verdicts(tmp_path, [claim(["one"], BEATS)], folders)
+    report = tmp_path / "report.md"
+    report.write_text("# Report\n\nProse.\n")
+
+    write_claims_block(report, [result])
+    write_claims_block(report, [result])
+
+    text = report.read_text()
+    assert text.startswith("# Report\n\nProse.\n\n" + START)
+    assert text.count(START) == 1 and "| A beats B | Section 5: 'A is better' | holds: 1 of 1 cases hold |" in text
+    assert "Wilcoxon signed-rank" in text
+
+
+CONFIG = textwrap.dedent("""\
+    name: {name}
+    dataset: {{name: digits, inliers: [0], outliers: [1], train_inliers: 40, test_inliers: 20, test_outliers: 20}}
+    methods:
+      - {{name: kpca, label: A}}
+    """)
+
+
+def test_a_papers_claims_analysis_writes_each_configs_readme(tmp_path):
+    folder = tmp_path / "reproductions" / "toy"
+    (folder / "configs").mkdir(parents=True)
+    (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
+                                        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n")
+    for name in ("one", "two"):
+        (folder / "configs" / f"{name}.yaml").write_text(CONFIG.format(name=name))
+    (folder / "reference").mkdir()
+    (folder / "reference" / "claims.yaml").write_text(yaml.safe_dump([claim(["one"], BEATS), claim(["two"], BEATS)]))
+    results = tmp_path / "results"
+    run(results, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})
+    (results / "one" / "README.md").write_text("# one\n")
+
+    written = claims_analysis("{config}/README.md")(results, sorted((folder / "configs").glob("*.yaml")))
+
+    assert written == [results / "one" / "README.md"]
+    text = written[0].read_text()
+    assert "`one`: A 0.945 vs B 0.895" in text and "`two`" not in text
+
+
+def test_a_papers_claims_analysis_takes_the_readings_report_wrote_beside_report_md(tmp_path):
+    folder = tmp_path / "reproductions" / "toy"
+    (folder / "__init__.py").parent.mkdir(parents=True)
+    (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
+                                        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n")
+    (folder / "configs" / "variants").mkdir(parents=True)
+    (folder / "configs" / "one.yaml").write_text(CONFIG.format(name="one"))
+    (folder / "configs" / "variants" / "one_literal.yaml").write_text(CONFIG.format(name="one_literal"))
+    (folder / "reference").mkdir()
+    (folder / "reference" / "claims.yaml").write_text(yaml.safe_dump([claim(["one"], BEATS)]))
+    results = tmp_path / "results"
+    run(results, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})
+    run(results, "one_literal", {"A": [v - 0.1 for v in AHEAD]})
+    (results / "one" / "README.md").write_text("# one\n")
+    analyse = claims_analysis("{config}/README.md")
+    configs = [folder / "configs" / "one.yaml"]
+
+    assert "under the chosen readings" not in analyse(results, configs)[0].read_text()
+    (results / "readings.csv").write_text("table,reading\none,one_literal\n")
+    assert stored_readings(results) == {"one": "one_literal"}
+    assert "under the chosen readings: fails" in analyse(results, configs)[0].read_text()
+
+
+def test_steadier_compares_the_spread_over_the_trials_with_the_brown_forsythe_test(tmp_path):
+    steady = [0.90 + 0.001 * (i % 2) for i in range(10)]
+    wild = [0.90 + 0.1 * (-1) ** i * (i + 1) / 10 for i in range(10)]
+    folders = {"run": run(tmp_path, "run", {"A": steady, "B": wild, "C": [v + 0.0005 for v in reversed(steady)]},
+                          metric="f1")}
+    rule = {"kind": "steadier", "method": "A", "than": ["B", "C"], "metric": "f1"}
+    rule_back = {**rule, "method": "B", "than": ["A"]}
+    [forth, back] = verdicts(tmp_path, [claim(["run"], rule), claim(["run"], rule_back)], folders)
+
+    assert [case.outcome for case in forth.headline] == ["holds", "tie"]
+    assert "Brown-Forsythe p = " in forth.headline[0].detail
+    assert back.holds == "fails"
+
+
+def test_report_names_a_bad_claim_in_one_line_and_exits_2(tmp_path):
+    from typer.testing import CliRunner
+
+    from kpca_bench.cli import app
+
+    folder = tmp_path / "reproductions" / "toy"
+    (folder / "reference").mkdir(parents=True)
+    (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
+                                        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n")
+    (folder / "reference" / "claims.yaml").write_text(yaml.safe_dump([claim([], {**BEATS, "kind": "wins"})]))
+
+    result = CliRunner().invoke(app, ["report", "--out", str(tmp_path / "results"), "--configs", str(tmp_path),
+                                      "--reproductions", str(tmp_path / "reproductions")])
+
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ") and "kind must be one of beats" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_a_method_the_variant_did_not_rerun_is_read_from_the_headline_run(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+               "one_converge": run(tmp_path, "one_converge", {"A": [v + 0.10 for v in AHEAD]})}
+    [result] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_converge"})
+
+    assert (result.holds, result.reading_holds) == ("fails", "holds")
+    assert result.reading[0].runs == ("one_converge", "one")
+    assert case_text(result.reading[0]).startswith("`one` [runs one_converge / one]: A 1.045 vs B 0.995")
+
+
+def test_the_verdicts_are_data_one_row_per_case_and_reading(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+               "one_literal": run(tmp_path, "one_literal", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    hand = {"paper": "Someone et al.", "claim": "Figure 2", "source": "Figure 2", "configs": [], "holds": "partly",
+            "verdict": "in structure", "evidence": "e"}
+    results = verdicts(tmp_path, [claim(["one"], BEATS), hand], folders, {"one": "one_literal"})
+
+    frame = pd.read_csv(write_claims_csv(tmp_path / "claims.csv", results))
+
+    assert frame[["reading", "verdict", "outcome", "runs"]].fillna("").values.tolist() == [
+        ["headline", "fails", "fails", "one / one"], ["chosen", "holds", "holds", "one_literal / one_literal"],
+        ["by hand", "partly", "", ""]]
+    assert frame.loc[0, "ours"] == pytest.approx(0.945) and frame.loc[0, "theirs"] == pytest.approx(0.995)
+
+
+def test_a_computed_claims_evidence_follows_its_numbers(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    entry = {**claim(["one"], BEATS), "evidence": "B has no components here."}
+    [result] = verdicts(tmp_path, [entry], folders)
+
+    assert "Wilcoxon p = 0.00195): holds. B has no components here. |" in claims_table([result])
