@@ -372,9 +372,8 @@ def related_lines(config: Config, labels: list[str]) -> list[str]:
     counted = f"{len(groups)} groups of this suite's datasets share their source" if len(groups) > 1 else \
         "one group of this suite's datasets shares its source"
     return [f"**Related datasets:** {counted}: {listed}. "
-            "They are not independent observations, so the rank tests below (Friedman, Nemenyi, Wilcoxon-Holm), "
-            "which count each dataset as one, overstate the evidence; the groups and their sources: "
-            "`kpca-bench datasets show NAME`.", ""]
+            "They are not independent observations, so the tests across datasets below, which count each dataset "
+            "as one, overstate the evidence; the groups and their sources: `kpca-bench datasets show NAME`.", ""]
 
 
 def incomplete_datasets(table: pd.DataFrame) -> list[str]:
