@@ -122,6 +122,20 @@ def test_a_suites_summary_lists_its_related_datasets():
     assert "not independent" in related[0]
 
 
+def test_a_related_dataset_left_out_of_the_statistics_is_not_flagged():
+    config = hand_suite(["adbench_breastw", "adbench_wbc", "adbench_glass"])
+    records = {name: [{"method": method, "status": "ok", "auroc": 0.8 - shift, "auprc": 0.4, "f1": 0.5}
+                      for method, shift in (("IForest", 0.0), ("LOF", 0.1))] for name in ("adbench_breastw",
+                                                                                        "adbench_glass")}
+    records["adbench_wbc"] = [{"method": "IForest", "status": "ok", "auroc": 0.9, "auprc": 0.4, "f1": 0.5},
+                              {"method": "LOF", "status": "failed", "error": "boom"}]
+    table = suite.dataset_table(config, records)
+    stats = suite.suite_statistics(config, table)
+    text = suite.summary_markdown(config, records, [], table, stats, suite.rank_frame(stats), [])
+    assert "adbench_wbc" not in list(stats["auroc"]["scores"].index)
+    assert "Related datasets" not in text
+
+
 def test_a_suite_without_related_datasets_says_nothing():
     config = hand_suite(["adbench_glass", "adbench_wine"])
     assert suite.related_lines(config, ["adbench_glass", "adbench_wine"]) == []

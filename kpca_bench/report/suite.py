@@ -359,8 +359,9 @@ def skipped_line(skipped: list[tuple[str, str]]) -> str:
 
 
 def related_lines(config: Config, labels: list[str]) -> list[str]:
-    """The suite's datasets that share their source (:func:`~kpca_bench.datasets.descriptions.related_present`):
-    a paragraph naming each group, or nothing when no two datasets are related."""
+    """Those of ``labels`` (the datasets in the statistics) that share their source
+    (:func:`~kpca_bench.datasets.descriptions.related_present`): a paragraph naming each group, or nothing when no
+    two are related."""
     from kpca_bench.datasets.descriptions import related_present
 
     names = {member.dataset.name: label for label, member in config.members() if label in labels}
@@ -478,7 +479,7 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
                   "missing and retry what failed (each failure's error: the dataset's `trials.csv`).", ""]
     if skipped:
         lines += [skipped_line(skipped), ""]
-    lines += related_lines(config, list(records))
+    lines += related_lines(config, list(stats["auroc"]["scores"].index))
     if text := headline(config, stats):
         lines += ["## Where kernel PCA stands", "", text, ""]
     lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
