@@ -128,11 +128,9 @@ def test_a_related_dataset_left_out_of_the_statistics_is_not_flagged():
                                                                                         "adbench_glass")}
     records["adbench_wbc"] = [{"method": "IForest", "status": "ok", "auroc": 0.9, "auprc": 0.4, "f1": 0.5},
                               {"method": "LOF", "status": "failed", "error": "boom"}]
-    table = suite.dataset_table(config, records)
-    stats = suite.suite_statistics(config, table)
-    text = suite.summary_markdown(config, records, [], table, stats, suite.rank_frame(stats), [])
-    assert "adbench_wbc" not in list(stats["auroc"]["scores"].index)
-    assert "Related datasets" not in text
+    in_statistics = list(suite.score_table(suite.dataset_table(config, records), "auroc", ["IForest", "LOF"]).index)
+    assert in_statistics == ["adbench_breastw", "adbench_glass"]
+    assert suite.related_lines(config, in_statistics) == []
 
 
 def test_a_suite_without_related_datasets_says_nothing():
