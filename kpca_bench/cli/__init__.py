@@ -35,7 +35,7 @@ def main(version: bool = typer.Option(False, "--version", callback=show_version,
     """Reproduce kernel-PCA outlier-detection benchmarks from YAML configs."""
 
 
-app.add_typer(datasets.app, name="datasets", help="List, verify and fetch the datasets configs can name.")
+app.add_typer(datasets.app, name="datasets", help="List, describe, verify and fetch the datasets configs can name.")
 for command in (init.init, run.run, check.bless, check.check, report.report, report.analyse, run.plan,
                 report.compare, report.export, describe.methods, describe.protocols, schema.schema):
     app.command()(command)

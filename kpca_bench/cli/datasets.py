@@ -1,4 +1,4 @@
-"""``kpca-bench datasets``: list, verify and fetch the registered datasets."""
+"""``kpca-bench datasets``: list, describe, verify and fetch the registered datasets."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from kpca_bench.cli.options import DEFAULT_REPRODUCTIONS_DIR
 from kpca_bench.cli.render import fail, print_datasets, print_verification
 from kpca_bench.errors import DataError, KpcaBenchError
 
-app = typer.Typer(help="List, verify and fetch the benchmark datasets.", no_args_is_help=True)
+app = typer.Typer(help="List, describe, verify and fetch the benchmark datasets.", no_args_is_help=True)
 
 
 def _location(spec) -> str:
@@ -50,6 +50,74 @@ def list_datasets(
              spec.collection, ", ".join(papers.get(spec.name, ())), _location(spec), _size(spec))
             for spec in DATASETS.values() if collection is None or spec.collection == collection]
     print_datasets(rows, max(len(spec.name) for spec in DATASETS.values()))
+
+
+def _here(spec) -> str:
+    """Where the dataset's files are, or how to get them."""
+    from kpca_bench.datasets.locate import find
+
+    if not spec.files:
+        return "yours: named in the config" if spec.collection == "user" else "built in: nothing to fetch"
+    paths = [find(spec.name, file) for file in spec.files]
+    if all(paths):
+        return "present: " + ", ".join(str(path) for path in paths)
+    if all(file.url for file in spec.files):
+        return f"missing: kpca-bench datasets fetch {spec.name} downloads it from {spec.files[0].url}"
+    return f"missing: get it by hand from {spec.homepage} into a folder of KPCA_BENCH_DATA (docs/datasets.md)"
+
+
+def _show_fields(name: str) -> dict:
+    """The facts ``datasets show`` prints, in order (registry and ``descriptions.yaml``)."""
+    from kpca_bench.datasets.descriptions import describe, related_groups
+    from kpca_bench.datasets.registry import get_spec
+
+    spec, description = get_spec(name), describe(name)
+    size = (f"{spec.shape[0]:,} rows x {spec.shape[1]:,} features" if spec.shape else "as the file or OpenML has it")
+    related = [f"{', '.join(n for n in group.datasets if n != spec.name)} ({group.name}): {group.reason} "
+               f"(source: {group.source})"
+               for group in related_groups() if spec.name in group.datasets]
+    return {"name": spec.name, "description": spec.description, "collection": spec.collection,
+            "origin": description.origin, "version": description.version, "source": spec.homepage or spec.source,
+            "size": size + (f", {spec.n_classes} classes" if spec.n_classes else ""), "classes": description.classes,
+            "anomalies": description.anomalies, "inliers": description.inliers, "licence": description.licence,
+            "cite": [f"{key}: {reference}" for key, reference in description.references], "related": related,
+            "here": _here(spec)}
+
+
+def _wrapped(label: str, values, width: int) -> list[str]:
+    """``label`` then each value, wrapped (never cut) under a hanging indent."""
+    import textwrap
+
+    values = [values] if isinstance(values, str) else list(values) or ["none"]
+    indent = " " * 12
+    lines = []
+    for position, value in enumerate(values):
+        first = f"{label:<11} " if position == 0 else indent
+        lines += textwrap.wrap(value, width=width, initial_indent=first, subsequent_indent=indent,
+                               break_long_words=False, break_on_hyphens=False)
+    return lines
+
+
+@app.command("show")
+def show(name: str = typer.Argument(..., help="A registered dataset (kpca-bench datasets list)."),
+         as_json: bool = typer.Option(False, "--json", help="The same facts as one JSON object.")) -> None:
+    """What a dataset is: origin and version, size, classes, what its anomalies and inliers are, licence,
+    references to cite, the datasets sharing its source, and whether its files are here."""
+    import json
+    import shutil
+
+    try:
+        fields = _show_fields(name)
+    except KpcaBenchError as error:
+        fail(error)
+    if as_json:
+        typer.echo(json.dumps(fields, indent=2, ensure_ascii=False))
+        return
+    width = max(60, shutil.get_terminal_size((100, 24)).columns - 1)
+    typer.echo(f"{fields['name']}: {fields['description']}")
+    for label, value in fields.items():
+        if label not in ("name", "description"):
+            typer.echo("\n".join(_wrapped(label, value, width)))
 
 
 @app.command("verify")

@@ -375,6 +375,25 @@ def without_data_dirs(text: str) -> str:
     return text.replace(str(cache), "the cache (~/.cache/kpca-bench)")
 
 
+def related_lines(config: Config, labels: list[str]) -> list[str]:
+    """Those of ``labels`` (the datasets in the statistics) that share their source
+    (:func:`~kpca_bench.datasets.descriptions.related_present`): a paragraph naming each group, or nothing when no
+    two are related."""
+    from kpca_bench.datasets.descriptions import related_present
+
+    names = {member.dataset.name: label for label, member in config.members() if label in labels}
+    groups = related_present(names)
+    if not groups:
+        return []
+    listed = "; ".join(f"{{{', '.join(names[name] for name in members)}}} ({group.name})"
+                       for group, members in groups)
+    counted = f"{len(groups)} groups of this suite's datasets share their source" if len(groups) > 1 else \
+        "one group of this suite's datasets shares its source"
+    return [f"**Related datasets:** {counted}: {listed}. "
+            "They are not independent observations, so the tests across datasets below, which count each dataset "
+            "as one, overstate the evidence; the groups and their sources: `kpca-bench datasets show NAME`.", ""]
+
+
 def incomplete_datasets(table: pd.DataFrame) -> list[str]:
     marks = []
     for dataset, rows in table.groupby("dataset", sort=False):
@@ -477,6 +496,7 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
                   "missing and retry what failed (each failure's error: the dataset's `trials.csv`).", ""]
     if skipped:
         lines += [skipped_line(skipped), ""]
+    lines += related_lines(config, list(stats["auroc"]["scores"].index))
     if text := headline(config, stats):
         lines += ["## Where kernel PCA stands", "", text, ""]
     lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
