@@ -135,7 +135,7 @@ def test_a_markdown_page_keeps_its_anchors_and_is_written_beside_it(tmp_path):
 def test_the_committed_pages_are_self_contained_and_a_few_megabytes(path):
     page = path.read_text()
     assert_self_contained(page)
-    assert path.stat().st_size < 8 * MEGABYTE
+    assert path.stat().st_size < 5 * MEGABYTE
 
 
 def test_report_html_writes_a_runs_page(quickstart_run):
