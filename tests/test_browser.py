@@ -59,6 +59,16 @@ def quickstart_page(tmp_path_factory):
     return write_run_html(directory)
 
 
+@pytest.fixture(scope="module")
+def failed_page(tmp_path_factory):
+    """The page of a copy of the committed quickstart run with one failed cell."""
+    directory = tmp_path_factory.mktemp("browser") / "quickstart"
+    shutil.copytree(ROOT / "results" / "quickstart", directory, ignore=shutil.ignore_patterns(REPORT_FILE))
+    with open(directory / "records.jsonl", "a") as records:
+        records.write('{"key": "failed", "status": "failed", "method": "KPCA", "error_type": "ValueError"}\n')
+    return write_run_html(directory)
+
+
 def open_page(driver, path: Path, artifact: str) -> list[dict]:
     """Load ``path``, save a screenshot as test-artifacts/``artifact``.png, and return the console's errors."""
     driver.get_log("browser")  # drop what an earlier page left
@@ -110,3 +120,11 @@ def test_a_committed_page_loads_without_errors_and_shows_every_figure(browser, p
     first = tables[0].find_element("css selector", "thead th")
     first.click()
     assert first.get_attribute("aria-sort") == "ascending"
+
+
+def test_failed_cells_are_shown_in_a_red_box_above_the_summary(browser, failed_page):
+    assert open_page(browser, failed_page, "quickstart_failed") == []
+    box = browser.find_element("id", "failed-cells")
+    assert box.is_displayed() and "quickstart: 1 cell failed (KPCA 1)" in box.text
+    assert box.value_of_css_property("border-left-color") == "rgba(192, 0, 0, 1)"
+    assert box.location["y"] < browser.find_element("css selector", "table.sortable").location["y"]

@@ -50,6 +50,7 @@ def assert_self_contained(page: str) -> None:
     tables = tags.of("table")
     assert tables and all(attrs.get("class") == "sortable" for attrs in tables)
     assert len(tags.of("input")) == len(tables)
+    assert "p > strong" in page  # the style sheet inlined as it is, not escaped as text
 
 
 @pytest.fixture
@@ -117,7 +118,7 @@ def test_a_suite_page_has_each_dataset_and_opens_the_one_that_failed(tmp_path, q
     page = run_page(suite)
     assert_self_contained(page)
     assert page.index('<details id="dataset-set_a">') < page.index('<details id="dataset-set_b" open>')
-    assert "set_b: 1 cell failed (LOF 1)" in page and "set_a:" not in page
+    assert '<a href="#dataset-set_b">set_b: 1 cell failed (LOF 1)</a>' in page and "set_a:" not in page
     assert len(Tags(page).of("img")) == 4
 
 

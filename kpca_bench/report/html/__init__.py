@@ -67,10 +67,16 @@ def run_page(directory: Path) -> str:
         raise KpcaBenchError(f"{directory}: no {SUMMARY_FILE}; rebuild the run's tables first "
                              f"(kpca-bench report {directory})")
     folders = sorted(sub for sub in directory.iterdir() if (sub / SUMMARY_FILE).is_file())
-    members = [Member(sub.name, render_markdown(sub / SUMMARY_FILE).body, len(failed_cells(sub))) for sub in folders]
-    failures = [failure_line(folder.name, failed) for folder in (directory, *folders)
-                if (failed := failed_cells(folder))]
+    members = [Member(sub.name, whole(render_markdown(sub / SUMMARY_FILE)), len(failed_cells(sub)))
+               for sub in folders]
+    failures = [(None, failure_line(directory.name, failed))] if (failed := failed_cells(directory)) else []
+    failures += [(f"dataset-{folder.name}", failure_line(folder.name, failed)) for folder in folders
+                 if (failed := failed_cells(folder))]
     return page(render_markdown(summary), sources=SUMMARY_FILE, failures=failures, members=members)
+
+
+def whole(rendered: Rendered) -> str:
+    return rendered.heading + rendered.body
 
 
 def failed_cells(directory: Path) -> list[dict]:
@@ -95,7 +101,7 @@ def page(rendered: Rendered, *, sources: str, failures=(), members=()) -> str:
     assets = resources.files(__package__)
     template = jinja2.Environment(autoescape=True).from_string(assets.joinpath("page.html.j2").read_text())
     contents = [*rendered.contents, *([("each-dataset", "Each dataset")] if members else [])]
-    return template.render(title=rendered.title, body=rendered.body, contents=contents, sources=sources,
+    return template.render(title=rendered.title, heading=rendered.heading, body=rendered.body, contents=contents, sources=sources,
                            failures=failures, members=members,
                            style=assets.joinpath("page.css").read_text(), script=assets.joinpath("page.js").read_text(),
                            version=package_version())
@@ -110,9 +116,10 @@ def package_version() -> str:
 
 @dataclass(frozen=True)
 class Rendered:
-    """A Markdown file as HTML: ``body``, its first heading as ``title`` and its sections (``##``) as
-    ``contents``, pairs of anchor and heading."""
+    """A Markdown file as HTML: its first heading as ``title`` (and as ``heading``, the HTML, where the file
+    starts with it), the rest as ``body``, and its sections (``##``) as ``contents``, pairs of anchor and heading."""
 
+    heading: str
     body: str
     title: str
     contents: list[tuple[str, str]]
@@ -125,7 +132,11 @@ def render_markdown(path: Path) -> Rendered:
     tokens = renderer.parse(path.read_text(encoding="utf-8"), env)
     headings = [(token.tag, token.attrGet("id"), tokens[i + 1].content) for i, token in enumerate(tokens)
                 if token.type == "heading_open"]
-    return Rendered(body=renderer.renderer.render(tokens, renderer.options, env),
+    # heading_open, inline, heading_close: the title, shown above what the page puts before the body.
+    starts_with_heading = bool(tokens) and tokens[0].type == "heading_open"
+    top = 3 if starts_with_heading else 0
+    return Rendered(heading=renderer.renderer.render(tokens[:top], renderer.options, env),
+                    body=renderer.renderer.render(tokens[top:], renderer.options, env),
                     title=headings[0][2] if headings else path.name,
                     contents=[(anchor, text) for tag, anchor, text in headings if tag == "h2"])
 
