@@ -72,8 +72,8 @@ def run(
 
     Writes trials.csv (one row per trial and setting), summary.csv / summary.md
     (mean ± std per method, trials done / planned, failures), PNG figures and
-    report.html (all of them in one page; --no-html: not) to OUT/<name>/. Interrupt at any time: finished cells are kept and the same
-    command resumes. A failed cell is recorded with its error and run again next
+    report.html (all of them in one page; --no-html: not) to OUT/<name>/.
+    Interrupt at any time: finished cells are kept and the same command resumes. A failed cell is recorded with its error and run again next
     time; exit code 1 if any cell failed, 2 on bad input or a disk problem.
     """
     start = time.perf_counter()

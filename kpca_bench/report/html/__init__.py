@@ -101,8 +101,8 @@ def page(rendered: Rendered, *, sources: str, failures=(), members=()) -> str:
     assets = resources.files(__package__)
     template = jinja2.Environment(autoescape=True).from_string(assets.joinpath("page.html.j2").read_text())
     contents = [*rendered.contents, *([("each-dataset", "Each dataset")] if members else [])]
-    return template.render(title=rendered.title, heading=rendered.heading, body=rendered.body, contents=contents, sources=sources,
-                           failures=failures, members=members,
+    return template.render(title=rendered.title, heading=rendered.heading, body=rendered.body, contents=contents,
+                           sources=sources, failures=failures, members=members,
                            style=assets.joinpath("page.css").read_text(), script=assets.joinpath("page.js").read_text(),
                            version=package_version())
 
@@ -187,7 +187,8 @@ def palette_png(content: bytes) -> bytes:
     with Image.open(io.BytesIO(content)) as image:
         opaque = Image.alpha_composite(Image.new("RGBA", image.size, "white"), image.convert("RGBA"))
         out = io.BytesIO()
-        opaque.convert("RGB").quantize(colors=256).save(out, format="PNG", optimize=True)
+        palette = opaque.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+        palette.save(out, format="PNG", optimize=True)
     return out.getvalue()
 
 
