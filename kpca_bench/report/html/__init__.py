@@ -182,13 +182,14 @@ def data_uri(path: Path) -> str:
 
 
 def palette_png(content: bytes) -> bytes:
-    """A PNG with at most 256 colours, on white where it was transparent: a third of the size of matplotlib's
-    anti-aliased figures, which is what keeps a suite's page with every dataset's figures at a few MB."""
+    """A PNG with at most 256 colours, on white where it was transparent: much smaller than matplotlib's
+    anti-aliased figures, which keeps a suite's page with every dataset's figures at a few MB."""
     with Image.open(io.BytesIO(content)) as image:
         opaque = Image.alpha_composite(Image.new("RGBA", image.size, "white"), image.convert("RGBA"))
         out = io.BytesIO()
         palette = opaque.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE)
-        palette.save(out, format="PNG", optimize=True)
+        # Not optimize=True: a little smaller, several times slower, and every run ends here (docs/html-report.md).
+        palette.save(out, format="PNG")
     return out.getvalue()
 
 
