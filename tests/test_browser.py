@@ -78,6 +78,11 @@ def open_page(driver, path: Path, artifact: str) -> list[dict]:
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
+def fits_the_window(driver) -> bool:
+    """No sideways scrolling of the page (a wide table scrolls in its own box)."""
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth;")
+
+
 def figures_shown(driver) -> list[bool]:
     return driver.execute_script("return Array.from(document.images).map(i => i.complete && i.naturalWidth > 0);")
 
@@ -94,6 +99,7 @@ def numbers(cells: list[str]) -> list[float]:
 def test_a_run_page_shows_its_figures_and_sorts_and_filters_its_table(browser, quickstart_page):
     assert open_page(browser, quickstart_page, "quickstart") == []
     assert figures_shown(browser) == [True, True]
+    assert fits_the_window(browser)
     table = browser.find_element("css selector", "table.sortable")
     headers = table.find_elements("css selector", "thead th")
     auroc = [header.text for header in headers].index("AUROC")
@@ -115,6 +121,7 @@ def test_a_committed_page_loads_without_errors_and_shows_every_figure(browser, p
     assert open_page(browser, path, path.parent.name + "_" + path.stem) == []
     shown = figures_shown(browser)
     assert shown and all(shown), f"{shown.count(False)} of {len(shown)} figures not shown"
+    assert fits_the_window(browser)
     tables = browser.find_elements("css selector", "table.sortable")
     assert tables
     first = tables[0].find_element("css selector", "thead th")
