@@ -61,7 +61,7 @@ class Results:
 def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: int = 1, profile: str = "full",
         offline: bool = False, quiet: bool = True, trials: int | None = None, seed: int | None = None,
         scheduler: str | None = None, max_memory: float | None = None, retry_failed: bool = True,
-        fail_fast: bool = False, wait: bool = True, reuse_from=None,
+        fail_fast: bool = False, wait: bool = True, reuse_from=None, html: bool = True,
         notify: Callable[[str], None] = print_notice) -> Results:
     """Run an experiment (one dataset, or a suite of them), write its tables and figures, and return them.
 
@@ -85,6 +85,8 @@ def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: 
     trials, seed, scheduler, max_memory : override the config's (as the command line's options).
     retry_failed, fail_fast, wait, reuse_from : as ``kpca-bench run``'s ``--retry-failed``, ``--fail-fast``,
         ``--no-wait`` (negated) and ``--reuse-from``.
+    html : also write the run's tables and figures as one HTML page, ``report.html`` in its folder (as
+        ``kpca-bench run`` does unless given ``--no-html``).
     notify : receives the messages that are not progress (default: printed on stderr).
 
     Returns
@@ -105,7 +107,7 @@ def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: 
     outcome = run_experiment(config, DEFAULT_OUT if out is None else out, jobs=jobs, offline=offline,
                              progress=make_progress(quiet), retry_failed=retry_failed, fail_fast=fail_fast,
                              wait=wait, notify=notify, reuse_from=reuse_from)
-    tables = write_outcome_report(config, outcome)
+    tables = write_outcome_report(config, outcome, html=html)
     if outcome.stopped_by is not None:
         raise outcome.stopped_by
     return Results(records=tables.trials, summary=tables.summary, folder=outcome.directory, config=config, outcome=outcome,

@@ -22,6 +22,10 @@ def report(
     list_configs: bool = typer.Option(False, "--list-configs",
                                       help="Only print the paper configs whose data are here, one per line (what "
                                            "make all-figures runs); skipped ones go to stderr with the reason."),
+    html: bool = typer.Option(False, "--html",
+                              help="Also write the report as one HTML page that opens offline: RESULTS_DIR/"
+                                   "report.html, or OUT/REPORT.html (a results root as RESULTS_DIR: only that, "
+                                   "from its REPORT.md)."),
 ):
     """Write OUT/REPORT.md: per paper, its numbers beside ours, the figures, the analyses.
 
@@ -29,13 +33,20 @@ def report(
     suite's statistics across datasets, and its rank table printed). Reads only what runs left on
     disk; run 'make all-figures' to rebuild the runs first.
     """
+    from kpca_bench.report.html import write_markdown_html, write_run_html
+
     try:
+        if results_dir is not None and html and is_results_root(results_dir):
+            typer.echo(f"wrote {write_markdown_html(results_dir / OVERVIEW_FILE)}")
+            return
         if results_dir is not None:
             from kpca_bench.report.rebuild import rebuild
 
             rebuilt = rebuild(results_dir, configs, reproductions_dir=reproductions)
             typer.echo(rebuilt.text)
             typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
+            if html:
+                typer.echo(f"wrote {write_run_html(results_dir)}")
             require_no_failures(rebuilt)
             return
         if list_configs:
@@ -43,9 +54,23 @@ def report(
             return
         from kpca_bench.report.overview import write_overview
 
-        typer.echo(f"wrote {write_overview(out, configs, reproductions)}")
+        overview = write_overview(out, configs, reproductions)
+        typer.echo(f"wrote {overview}")
+        if html:
+            typer.echo(f"wrote {write_markdown_html(overview)}")
     except KpcaBenchError as error:
         fail(error)
+
+
+OVERVIEW_FILE = "REPORT.md"
+
+
+def is_results_root(folder: Path) -> bool:
+    """Whether ``folder`` is a results root (it holds REPORT.md) rather than a run's folder (records or run.json)."""
+    from kpca_bench.experiment.runner import RUN_FILE
+    from kpca_bench.experiment.store import RECORDS_FILE
+
+    return (folder / OVERVIEW_FILE).is_file() and not any((folder / name).exists() for name in (RUN_FILE, RECORDS_FILE))
 
 
 def analyse(

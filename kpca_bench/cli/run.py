@@ -29,6 +29,14 @@ def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: boo
         raise typer.Exit(getattr(interrupt, "exit_code", 130)) from None
 
 
+def print_html_path(folder: Path) -> None:
+    """The line a run ends with: where its HTML report is (none when its tables could not be written)."""
+    from kpca_bench.report.html import REPORT_FILE
+
+    if (folder / REPORT_FILE).is_file():
+        typer.echo(f"HTML report (opens offline): {folder / REPORT_FILE}")
+
+
 def require_no_failures(outcome) -> None:
     """Raise :class:`CellsFailed` (exit code 1) if any cell of the run failed; its tables are written by then."""
     from kpca_bench.experiment.runner import CellsFailed
@@ -56,22 +64,28 @@ def run(
                                     help="First copy in the finished records of another run's folder whose cells "
                                          "this config plans (same data only), e.g. a variant that changes only "
                                          "the report; only the cells it lacks run."),
+    html: bool = typer.Option(True, "--html/--no-html",
+                              help="Also write the tables and figures as one HTML page that opens offline, "
+                                   "OUT/<name>/report.html."),
 ):
     """Run an experiment: every trial x method x setting, resuming what is already done.
 
     Writes trials.csv (one row per trial and setting), summary.csv / summary.md
-    (mean ± std per method, trials done / planned, failures) and PNG figures to
-    OUT/<name>/. Interrupt at any time: finished cells are kept and the same
-    command resumes. A failed cell is recorded with its error and run again next
+    (mean ± std per method, trials done / planned, failures), PNG figures and
+    report.html (all of them in one page; --no-html: not) to OUT/<name>/.
+    Interrupt at any time: finished cells are kept and the same command resumes. A failed cell is recorded with its error and run again next
     time; exit code 1 if any cell failed, 2 on bad input or a disk problem.
     """
     start = time.perf_counter()
     try:
         results = run_config(config, profile=profile, out=out, n_jobs=worker_count(jobs), offline=offline,
                              quiet=quiet, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
-                             retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait, reuse_from=reuse_from)
+                             retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait, reuse_from=reuse_from,
+                             html=html)
         if not quiet:
             print_run_summary(results, time.perf_counter() - start)
+            if html:
+                print_html_path(results.folder)
         require_no_failures(results.outcome)
     except KpcaBenchError as error:
         fail(error)

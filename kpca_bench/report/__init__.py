@@ -130,11 +130,13 @@ def write_tables(config: Config, records: list[dict], directory: Path, provenanc
     return tables
 
 
-def write_outcome_report(config: Config, outcome: RunOutcome) -> Tables:
+def write_outcome_report(config: Config, outcome: RunOutcome, html: bool = True) -> Tables:
     """Every table and figure of a finished, failed or stopped run, written from its outcome: each dataset's
-    (:func:`write_tables`), then a suite's own across its datasets (:mod:`.suite`); the tables as DataFrames.
+    (:func:`write_tables`), then a suite's own across its datasets (:mod:`.suite`), then with ``html`` the page
+    of them all (:func:`~kpca_bench.report.html.write_run_html`); the tables as DataFrames.
 
     If an error stopped the run, one in writing the tables is dropped (:func:`first_error_kept`)."""
+    from kpca_bench.report.html import SUMMARY_FILE, write_run_html
     from kpca_bench.report.suite import write_suite_report
 
     per_member, suite = {}, None
@@ -146,6 +148,8 @@ def write_outcome_report(config: Config, outcome: RunOutcome) -> Tables:
         if outcome.is_suite and outcome.members:
             suite = write_suite_report(config, {m.label: m.records for m in outcome.members}, outcome.skipped,
                                        outcome.directory)
+        if html and (outcome.directory / SUMMARY_FILE).is_file():
+            write_run_html(outcome.directory)
     if not outcome.is_suite:
         return per_member.get(config.name, Tables(pd.DataFrame(), pd.DataFrame()))
     trials = pd.concat([tables.trials.assign(dataset=label) for label, tables in per_member.items()],

@@ -1,0 +1,137 @@
+"""The HTML report in a real browser: Debian's headless Chromium, driven through its chromium-driver.
+
+Each page loads with no console error, shows every figure, sorts a table when a header is clicked and
+filters it when text is typed; a screenshot of each is saved in test-artifacts/ (kept by CI). Without
+Chromium the tests skip, naming why, unless KPCA_BENCH_REQUIRE_BROWSER=1 (set in .ci/run) makes that a failure.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kpca_bench.report.html import REPORT_FILE, write_run_html
+
+ROOT = Path(__file__).parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+# Debian's packages: chromium and chromium-driver. Selenium is given both paths, so it never looks for (or
+# downloads) a browser or driver of its own.
+BROWSER, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+
+
+def missing_browser() -> str | None:
+    if BROWSER is None or DRIVER is None:
+        return "no headless Chromium here: apt-get install chromium chromium-driver (Debian)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return 'no selenium: pip install -e ".[test]"'
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = missing_browser()
+    if reason is not None:
+        if os.environ.get("KPCA_BENCH_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"KPCA_BENCH_REQUIRE_BROWSER=1 but {reason}")
+        pytest.skip(reason)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = BROWSER
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,1600"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def quickstart_page(tmp_path_factory):
+    """The page of a copy of the committed quickstart run, written now."""
+    directory = tmp_path_factory.mktemp("browser") / "quickstart"
+    shutil.copytree(ROOT / "results" / "quickstart", directory, ignore=shutil.ignore_patterns(REPORT_FILE))
+    return write_run_html(directory)
+
+
+@pytest.fixture(scope="module")
+def failed_page(tmp_path_factory):
+    """The page of a copy of the committed quickstart run with one failed cell."""
+    directory = tmp_path_factory.mktemp("browser") / "quickstart"
+    shutil.copytree(ROOT / "results" / "quickstart", directory, ignore=shutil.ignore_patterns(REPORT_FILE))
+    with open(directory / "records.jsonl", "a") as records:
+        records.write('{"key": "failed", "status": "failed", "method": "KPCA", "error_type": "ValueError"}\n')
+    return write_run_html(directory)
+
+
+def open_page(driver, path: Path, artifact: str) -> list[dict]:
+    """Load ``path``, save a screenshot as test-artifacts/``artifact``.png, and return the console's errors."""
+    driver.get_log("browser")  # drop what an earlier page left
+    driver.get(path.resolve().as_uri())
+    ARTIFACTS.mkdir(exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"{artifact}.png"))
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def fits_the_window(driver) -> bool:
+    """No sideways scrolling of the page (a wide table scrolls in its own box)."""
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth;")
+
+
+def figures_shown(driver) -> list[bool]:
+    return driver.execute_script("return Array.from(document.images).map(i => i.complete && i.naturalWidth > 0);")
+
+
+def column(driver, table, index: int) -> list[str]:
+    return [row.find_elements("css selector", "td")[index].text
+            for row in table.find_elements("css selector", "tbody tr") if row.is_displayed()]
+
+
+def numbers(cells: list[str]) -> list[float]:
+    return [float(cell.split()[0]) for cell in cells]
+
+
+def test_a_run_page_shows_its_figures_and_sorts_and_filters_its_table(browser, quickstart_page):
+    assert open_page(browser, quickstart_page, "quickstart") == []
+    assert figures_shown(browser) == [True, True]
+    assert fits_the_window(browser)
+    table = browser.find_element("css selector", "table.sortable")
+    headers = table.find_elements("css selector", "thead th")
+    auroc = [header.text for header in headers].index("AUROC")
+    headers[auroc].click()
+    ascending = numbers(column(browser, table, auroc))
+    assert ascending == sorted(ascending) and len(set(ascending)) > 1
+    headers[auroc].click()
+    assert numbers(column(browser, table, auroc)) == sorted(ascending, reverse=True)
+    assert headers[auroc].get_attribute("aria-sort") == "descending"
+    box = table.find_element("xpath", "preceding-sibling::input[@class='table-filter']")
+    box.send_keys("mahalanobis")
+    assert column(browser, table, 0) == ["KPCA-Mahalanobis"]
+
+
+@pytest.mark.parametrize("page", ["results/adbench_classical/report.html", "results/REPORT.html"],
+                         ids=["suite", "results_root"])
+def test_a_committed_page_loads_without_errors_and_shows_every_figure(browser, page):
+    path = ROOT / page
+    assert open_page(browser, path, path.parent.name + "_" + path.stem) == []
+    shown = figures_shown(browser)
+    assert shown and all(shown), f"{shown.count(False)} of {len(shown)} figures not shown"
+    assert fits_the_window(browser)
+    tables = browser.find_elements("css selector", "table.sortable")
+    assert tables
+    first = tables[0].find_element("css selector", "thead th")
+    first.click()
+    assert first.get_attribute("aria-sort") == "ascending"
+
+
+def test_failed_cells_are_shown_in_a_red_box_above_the_summary(browser, failed_page):
+    assert open_page(browser, failed_page, "quickstart_failed") == []
+    box = browser.find_element("id", "failed-cells")
+    assert box.is_displayed() and "quickstart: 1 cell failed (KPCA 1)" in box.text
+    assert box.value_of_css_property("border-left-color") == "rgba(192, 0, 0, 1)"
+    assert box.location["y"] < browser.find_element("css selector", "table.sortable").location["y"]
