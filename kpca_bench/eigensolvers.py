@@ -271,7 +271,9 @@ def _array_api_block_krylov(K, k: int, b: int, m: int, *, tol: float, max_restar
             Wt[filled:filled + b, :] = Qt[filled:filled + b, :] @ K  # = (K Q)^T, K symmetric
             block = xp.asarray(Wt[filled:filled + b, :], copy=True)
             filled += b
-        theta, S = _rayleigh_ritz_of(to_numpy(Qt @ Wt.T).astype(np.float64))
+        H = to_numpy(Qt @ Wt.T).astype(np.float64)
+        with single_threaded_blas():  # a small host problem: threads would only wait for each other
+            theta, S = _rayleigh_ritz_of(H)
         coef = on_device(S[:, :k])
         residuals = to_numpy(xp.linalg.vector_norm(coef.T @ Wt - on_device(theta[:k])[:, None] * (coef.T @ Qt),
                                                     axis=1)).astype(np.float64)
@@ -306,12 +308,14 @@ def _array_api_orthonormal_rows(Qt, P, rng: np.random.Generator, on_device):
 def _array_api_normalize_rows(P, on_device):
     """:func:`_normalize_rows` for array-API arrays: the b x b Cholesky factor on the host, its inverse
     applied on the device; the device's Householder QR when P is too ill-conditioned for it."""
-    try:
-        L = linalg.cholesky(to_numpy(P @ P.T).astype(np.float64), lower=True)
-    except linalg.LinAlgError:
-        L = None
-    if L is not None and np.all(np.abs(np.diag(L)) > 1e-8 * np.abs(L).max()):
-        return on_device(linalg.solve_triangular(L, np.eye(L.shape[0]), lower=True)) @ P
+    gram = to_numpy(P @ P.T).astype(np.float64)
+    with single_threaded_blas():  # a b x b host problem: threads would only wait for each other
+        try:
+            L = linalg.cholesky(gram, lower=True)
+        except linalg.LinAlgError:
+            L = None
+        if L is not None and np.all(np.abs(np.diag(L)) > 1e-8 * np.abs(L).max()):
+            return on_device(linalg.solve_triangular(L, np.eye(L.shape[0]), lower=True)) @ P
     Q, _ = namespace(P).linalg.qr(P.T)
     return Q.T
 

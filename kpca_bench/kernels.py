@@ -26,6 +26,7 @@ steps in larger row blocks on their own device.
 
 from __future__ import annotations
 
+import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -409,24 +410,30 @@ class Kernel:
         x_sq_norms = xp.sum(X * X, axis=1)
         y_sq_norms = x_sq_norms if itself else xp.sum(Y * Y, axis=1)
         K = xp.empty((X.shape[0], Y.shape[0]), dtype=X.dtype, device=device)
-        for rows in gen_batches(X.shape[0], block_rows(Y.shape[0], (xp, device), _itemsize(X))):
+        blocks = list(gen_batches(X.shape[0], block_rows(Y.shape[0], (xp, device), _itemsize(X))))
+        total = 0.0  # the sum of K, as on the NumPy path (KernelMatrix): one number, read once at the end
+        for rows in blocks:
             if self.name == "rbf":
                 block = (-2.0 * X[rows, :]) @ Y.T + x_sq_norms[rows, None] + y_sq_norms[None, :]
                 block = xp.clip(block, min=0.0)
                 if itself:
                     diagonal = xp.eye(block.shape[0], block.shape[1], k=rows.start, dtype=X.dtype, device=device)
                     block = xp.where(diagonal == 1, xp.zeros_like(block), block)
-                K[rows, :] = xp.exp(block * -self.gamma)
+                block = xp.exp(block * -self.gamma)
             elif self.name == "poly":
-                K[rows, :] = (X[rows, :] @ Y.T * self.gamma + self.coef0) ** self.degree
+                block = (X[rows, :] @ Y.T * self.gamma + self.coef0) ** self.degree
             else:
-                K[rows, :] = X[rows, :] @ Y.T
-        if not bool(xp.all(xp.isfinite(K))):
+                block = X[rows, :] @ Y.T
+            K[rows, :] = block
+            total = total + xp.sum(block)
+        total = float(total)
+        # A sum that is not finite is confirmed on the values, block by block (no n x m temporary).
+        if not math.isfinite(total) and not all(bool(xp.all(xp.isfinite(K[rows, :]))) for rows in blocks):
             raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
                              f"{float(xp.max(xp.abs(X))):.3g} overflow its products; scale the features "
                              "(dataset.scaling: standard or minmax)")
         n = X.shape[0]
-        if self.name == "rbf" and itself and n > 1 and float(xp.sum(K)) == n and int(xp.count_nonzero(K)) == n:
+        if self.name == "rbf" and itself and n > 1 and total == n and int(xp.count_nonzero(K)) == n:
             warnings.warn(f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
                           f"{n} points (every pair is too far apart): its scores are uninformative; "
                           "use a smaller gamma or scale the features", RuntimeWarning, stacklevel=3)

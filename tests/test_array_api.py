@@ -160,3 +160,17 @@ def test_float32_on_numpy_arrays_asks_for_a_device(data):
     X, _ = data
     with pytest.raises(ValueError, match="dtype='float32' computes through the array API: give device='cuda'"):
         KernelPCA(3, dtype="float32").fit(X)
+
+
+def test_a_kernel_that_overflows_is_the_numpy_paths_error(data):
+    X, _ = data
+    huge = X * 1e160
+    kernel = make_kernel(X, "poly", gamma=1.0, degree=3)
+    with pytest.raises(ValueError, match="the poly kernel of these data is not finite: features as large as"):
+        kernel(strict(huge))
+
+
+def test_an_rbf_kernel_underflowing_to_the_identity_warns(data):
+    X, _ = data
+    with pytest.warns(RuntimeWarning, match="underflows to the identity"):
+        make_kernel(X, "rbf", gamma=1e6)(strict(X))
