@@ -142,6 +142,8 @@ def to_target(array, target, dtype=None):
     xp, device = target
     if not is_numpy(array) and namespace(array) is not xp:
         array = to_numpy(array)
+    if is_numpy(array):
+        array = np.ascontiguousarray(array)  # PyTorch takes no NumPy array with negative strides
     return xp.asarray(array, dtype=dtype if dtype is not None else xp.float64, device=device)
 
 
@@ -151,11 +153,17 @@ def like_input(result, X):
 
 
 def free_memory_bytes(xp, device) -> int | None:
-    """The free memory of ``device`` in bytes, or None where the library cannot say (the host)."""
+    """The free memory of ``device`` in bytes, or None where the library cannot say (the host).
+
+    The driver's free memory plus what the library's caching allocator holds unused (it gives that
+    to the next arrays), so a second fit in the same process sees the memory the first one released.
+    """
     if array_api_compat.is_torch_namespace(xp) and getattr(device, "type", None) == "cuda":
-        return int(importlib.import_module("torch").cuda.mem_get_info(device)[0])
+        cuda = importlib.import_module("torch").cuda
+        return int(cuda.mem_get_info(device)[0] + cuda.memory_reserved(device) - cuda.memory_allocated(device))
     if array_api_compat.is_cupy_namespace(xp):
-        return int(importlib.import_module("cupy").cuda.runtime.memGetInfo()[0])
+        cupy = importlib.import_module("cupy")
+        return int(cupy.cuda.runtime.memGetInfo()[0] + cupy.get_default_memory_pool().free_bytes())
     return None
 
 

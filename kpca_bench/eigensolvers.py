@@ -259,7 +259,8 @@ def _array_api_block_krylov(K, k: int, b: int, m: int, *, tol: float, max_restar
     n, keep = K.shape[0], m - 2 * b
 
     def on_device(array: np.ndarray):
-        return xp.asarray(array, dtype=K.dtype, device=device)
+        # Contiguous first: PyTorch takes no NumPy array with negative strides (the reversed Ritz pairs).
+        return xp.asarray(np.ascontiguousarray(array), dtype=K.dtype, device=device)
 
     Qt = xp.zeros((m, n), dtype=K.dtype, device=device)
     Wt = xp.zeros((m, n), dtype=K.dtype, device=device)
