@@ -119,11 +119,18 @@ def compute_target(X, device):
     ``device`` None takes the run's default (:func:`use_device`), then the device ``X`` lives on.
     """
     device = device if device is not None else default_device()
+    if device == "cuda" and _on_cuda(X):
+        return namespace(X), device_of(X)
     if device == "cuda":
         return cuda_library()
     if device == "cpu" or is_numpy(X) or not array_api_compat.is_array_api_obj(X):
         return None
     return namespace(X), device_of(X)
+
+
+def _on_cuda(X) -> bool:
+    """Whether X is a CuPy array or a PyTorch tensor on a CUDA device (kept where it is for device='cuda')."""
+    return array_api_compat.is_cupy_array(X) or (array_api_compat.is_torch_array(X) and X.device.type == "cuda")
 
 
 def to_numpy(array) -> np.ndarray:

@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.devices import DeviceError, cuda_library, to_numpy
+from kpca_bench.devices import DeviceError, cuda_library, namespace, to_numpy
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
@@ -68,12 +68,14 @@ def test_kernel_pca_on_cuda_equals_numpy(data, params):
 
 
 @needs_cuda
-def test_arrays_on_the_device_stay_there(data):
+@pytest.mark.parametrize("asked", [None, "cuda"])
+def test_arrays_on_the_device_stay_there(data, asked):
     X, Y = data
     xp, device = CUDA
-    model = KernelPCA(8, eigen_solver="block", random_state=0).fit(xp.asarray(X, device=device))
+    model = KernelPCA(8, eigen_solver="block", random_state=0, device=asked).fit(xp.asarray(X, device=device))
+    assert namespace(model.X_fit_) is xp
     scores = reconstruction_error(model, xp.asarray(Y, device=device))
-    assert not isinstance(scores, np.ndarray)
+    assert namespace(scores) is xp
     assert_allclose(to_numpy(scores), reconstruction_error(KernelPCA(8, eigen_solver="block", random_state=0)
                                                            .fit(X), Y), rtol=TOL, atol=TOL)
 
