@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from kpca_bench.devices import DeviceError, cuda_library, gpu_environment, to_numpy
+from kpca_bench.errors import KpcaBenchError
 from kpca_bench.kernels import resolve_gamma
 from kpca_bench.methods.kpca import KernelPCA
 
@@ -83,18 +84,23 @@ class Row:
 def load_case(case: Case, quick: bool) -> tuple[np.ndarray, str]:
     """The case's n rows and where they come from (the data, or the documented stand-in)."""
     rng = np.random.default_rng(0)
+    missing = "KPCA_BENCH_DATA not set"
     if os.environ.get("KPCA_BENCH_DATA"):
         from kpca_bench.datasets import load_dataset
 
-        X = load_dataset(case.dataset, offline=True).X.astype(np.float64)
-        if case.n <= len(X):
-            return X[rng.permutation(len(X))[:case.n]], case.dataset
-        jittered = X[rng.integers(0, len(X), case.n)] + rng.normal(0, 0.5, (case.n, X.shape[1]))
-        return jittered, f"{case.dataset} resampled with jitter (sd 0.5)"
+        try:
+            X = load_dataset(case.dataset, offline=True).X.astype(np.float64)
+        except KpcaBenchError as error:  # the stand-in below, and the table says why
+            missing = str(error)
+        else:
+            if case.n <= len(X):
+                return X[rng.permutation(len(X))[:case.n]], case.dataset
+            jittered = X[rng.integers(0, len(X), case.n)] + rng.normal(0, 0.5, (case.n, X.shape[1]))
+            return jittered, f"{case.dataset} resampled with jitter (sd 0.5)"
     features = 784 if case.dataset == "mnist" else 16
     if quick and case.dataset == "mnist":
         features = 50
-    return rng.integers(0, 16, size=(case.n, features)).astype(np.float64), "random integers in [0, 16)"
+    return rng.integers(0, 16, size=(case.n, features)).astype(np.float64), f"random integers in [0, 16) ({missing})"
 
 
 def fit_timed(X, k: int, **params) -> tuple[float, KernelPCA]:
@@ -160,7 +166,7 @@ def targets(rows: list[Row], device_path: str, largest_case: str, compared_case:
     agreed = [r.agreement for r in float64 if r.agreement is not None]
     checks = [("GPU float64 speed-up over our CPU path", f">= {TARGET_SPEEDUP:g}x",
                None if gpu is None or cpu is None else cpu / gpu, lambda v: v >= TARGET_SPEEDUP, "{:.1f}x"),
-              (f"{largest_case}, top 200, on the device", f"<= {TARGET_LARGEST_SECONDS:g} s", largest,
+              (f"{largest_case} on the device", f"<= {TARGET_LARGEST_SECONDS:g} s", largest,
                lambda v: v <= TARGET_LARGEST_SECONDS, "{:.2f} s"),
               ("worst float64 residual / lambda_1", f"<= {TARGET_RESIDUAL:g}",
                max((r.residual for r in float64), default=None), lambda v: v <= TARGET_RESIDUAL, "{:.1e}"),
