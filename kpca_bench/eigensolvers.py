@@ -130,6 +130,11 @@ def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", rando
         result = block_krylov_eigh(K, n_components, random_state=random_state, tol=tol)
     else:
         raise ValueError(f"unknown eigen_solver {solver!r}; accepted: {', '.join(EIGEN_SOLVERS)}")
+    if is_numpy(result.vectors):
+        # In place: the vectors keep the memory layout (eigh's reversed view) that later products were computed with.
+        vectors = result.vectors
+        vectors *= column_signs(vectors)
+        return result
     return replace(result, vectors=result.vectors * column_signs(result.vectors))
 
 

@@ -12,7 +12,9 @@ the array API) and give NumPy back for NumPy input (:func:`kpca_bench.devices.li
 
 from __future__ import annotations
 
-from kpca_bench.devices import like_input, namespace
+import numpy as np
+
+from kpca_bench.devices import is_numpy, like_input, namespace
 
 
 def reconstruction_error(model, X) -> np.ndarray:
@@ -48,7 +50,12 @@ def mahalanobis_distance(model, X) -> np.ndarray:
 def _mahalanobis_distance(model, projection):
     xp = namespace(projection.scores)
     variances = xp.asarray(model.projection_variances_)
-    used = xp.nonzero(variances > 0)[0]
+    if is_numpy(projection.scores):
+        # NumPy's boolean column index, whose result's memory layout sets the order of the sum's additions:
+        # the stored numbers were computed so (a gathered copy, as below, differs in the last bit).
+        used = variances > 0
+        return np.sum(projection.scores[:, used] ** 2 / variances[used], axis=1)
+    used = xp.nonzero(variances > 0)[0]  # the array API indexes columns by position only
     return xp.sum(xp.take(projection.scores, used, axis=1) ** 2 / xp.take(variances, used), axis=1)
 
 
