@@ -15,18 +15,25 @@ eigenproblems", SIAM J. Matrix Anal. Appl. 23(3), 2001 (the restart); Y. Saad,
 "Numerical Methods for Large Eigenvalue Problems", 2nd ed., 2011, sections 6.3
 and 8.3 (block Lanczos, residual of a Ritz pair). Block size and basis size are
 our choices (see :func:`block_sizes`).
+
+A matrix of another array-API library (a GPU's; :mod:`kpca_bench.devices`) is
+solved on its device by the same iteration: its products with K and with the
+basis run there, and only the small matrices (a block's b x b Gram matrix, the
+m x m Rayleigh quotient) go to the host for SciPy, which the array API lacks
+(no triangular solve, no eigenvalue subset).
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import linalg
 from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 
+from kpca_bench.devices import device_of, is_numpy, namespace, to_numpy
 from kpca_bench.kernels import single_threaded_blas
 
 EIGEN_SOLVERS = ("auto", "eigh", "arpack", "block")
@@ -79,7 +86,7 @@ def choose_solver(n: int, k: int) -> str:
 
 
 def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", random_state=None, *,
-                   overwrite: bool = False) -> EigenResult:
+                   overwrite: bool = False, tol: float = DEFAULT_TOL) -> EigenResult:
     """The ``n_components`` largest eigenpairs of a symmetric PSD matrix, largest first.
 
     ``eigh`` asks LAPACK for that index range only (no full decomposition);
@@ -92,11 +99,25 @@ def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", rando
     one n x n matrix exists (2 GB instead of 4 GB at n = 16,000). LAPACK works in
     place only on Fortran-ordered arrays; for a C-ordered symmetric K its
     transpose is the same matrix in Fortran order. The other solvers never modify K.
+
+    An array-API K (a GPU's) is solved on its device: ``eigh`` by the library's
+    full ``eigh``, ``block`` there too; ``auto`` never picks ``arpack`` for it
+    (ARPACK is a host library), and an explicit ``arpack`` copies K to the host.
+    ``tol`` is the block solver's (:func:`block_krylov_eigh`).
     """
     n = K.shape[0]
     if solver == "auto":
         solver = choose_solver(n, n_components)
-    if solver == "eigh":
+        if solver == "arpack" and not is_numpy(K):
+            solver = "block"
+    if not is_numpy(K) and solver == "eigh":
+        result = _array_api_eigh(K, n_components)
+    elif not is_numpy(K) and solver == "arpack":
+        host = top_eigenpairs(to_numpy(K), n_components, solver, random_state)
+        xp, device = namespace(K), device_of(K)
+        return replace(host, values=xp.asarray(host.values, dtype=K.dtype, device=device),
+                       vectors=xp.asarray(host.vectors, dtype=K.dtype, device=device))
+    elif solver == "eigh":
         A = K.T if overwrite and K.flags.c_contiguous else K
         values, vectors = linalg.eigh(A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite)
         result = EigenResult(values[::-1], vectors[:, ::-1], solver)
@@ -106,13 +127,34 @@ def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", rando
         order = np.argsort(values)[::-1]
         result = EigenResult(values[order], vectors[:, order], solver)
     elif solver == "block":
-        result = block_krylov_eigh(K, n_components, random_state=random_state)
+        result = block_krylov_eigh(K, n_components, random_state=random_state, tol=tol)
     else:
         raise ValueError(f"unknown eigen_solver {solver!r}; accepted: {', '.join(EIGEN_SOLVERS)}")
-    vectors = result.vectors
-    rows = np.argmax(np.abs(vectors), axis=0)
-    vectors *= np.sign(vectors[rows, np.arange(vectors.shape[1])])
-    return result
+    if is_numpy(result.vectors):
+        # In place: the vectors keep the memory layout (eigh's reversed view) that later products were computed with.
+        vectors = result.vectors
+        vectors *= column_signs(vectors)
+        return result
+    return replace(result, vectors=result.vectors * column_signs(result.vectors))
+
+
+def column_signs(vectors):
+    """The sign of each column's largest-magnitude entry (its first, on a tie), 1 for a zero column.
+
+    Multiplying by them fixes eigenvector signs deterministically (scikit-learn's ``svd_flip`` rule on columns).
+    """
+    xp = namespace(vectors)
+    largest = xp.take(vectors, xp.argmax(xp.abs(vectors), axis=0), axis=0)
+    signs = xp.sign(xp.linalg.diagonal(largest))
+    return xp.where(signs == 0, xp.ones_like(signs), signs)
+
+
+def _array_api_eigh(K, k: int) -> EigenResult:
+    """The top ``k`` eigenpairs by the array library's full ``eigh`` (the array API has no index subset)."""
+    xp = namespace(K)
+    values, vectors = xp.linalg.eigh(K)
+    n = K.shape[0]
+    return EigenResult(xp.flip(values[n - k:], axis=0), xp.flip(vectors[:, n - k:], axis=1), "eigh")
 
 
 def block_sizes(k: int, block_size: int | None = None, n_blocks: int | None = None) -> tuple[int, int]:
@@ -160,6 +202,12 @@ def block_krylov_eigh(K: np.ndarray, k: int, *, tol: float = DEFAULT_TOL, block_
         raise ValueError(f"the block solver's basis ({m} vectors for {k} eigenpairs) must be smaller than n = {n}; "
                          "use eigen_solver='eigh'")
     rng = np.random.default_rng(random_state)
+    if not is_numpy(K):
+        theta, vectors, residuals = _array_api_block_krylov(K, k, b, m, tol=tol, max_restarts=max_restarts, rng=rng)
+        _warn_unless_converged(residuals, theta, tol, max_restarts)
+        xp, device = namespace(K), device_of(K)
+        return EigenResult(values=xp.asarray(theta[:k], dtype=K.dtype, device=device), vectors=vectors,
+                           solver="block", residuals=xp.asarray(residuals, dtype=K.dtype, device=device))
     # Rows are basis vectors: row blocks of C-ordered arrays are contiguous, so
     # ``P^T K`` (= ``(K P)^T``, K symmetric) is written in place by one dgemm.
     Qt = np.empty((m, n))
@@ -189,14 +237,93 @@ def block_krylov_eigh(K: np.ndarray, k: int, *, tol: float = DEFAULT_TOL, block_
             Wt[:keep] = S[:, :keep].T @ Wt
         filled = keep
     vectors = (S[:, :k].T @ Qt).T
+    _warn_unless_converged(residuals, theta, tol, max_restarts)
+    return EigenResult(values=theta[:k], vectors=vectors, solver="block", residuals=residuals)
+
+
+def _warn_unless_converged(residuals: np.ndarray, theta: np.ndarray, tol: float, max_restarts: int) -> None:
     worst = int(np.argmax(residuals))
     if residuals[worst] > tol * theta[0]:
         warnings.warn(
             f"block Krylov eigensolver stopped after {max_restarts} restarts with residual "
             f"{residuals[worst] / theta[0]:.1e} * lambda_1 on eigenpair {worst + 1} "
             f"(wanted <= {tol:g} * lambda_1); raise max_restarts, or use eigen_solver='eigh'",
-            ConvergenceWarning, stacklevel=2)
-    return EigenResult(values=theta[:k], vectors=vectors, solver="block", residuals=residuals)
+            ConvergenceWarning, stacklevel=3)
+
+
+def _array_api_block_krylov(K, k: int, b: int, m: int, *, tol: float, max_restarts: int,
+                            rng: np.random.Generator) -> tuple[np.ndarray, object, np.ndarray]:
+    """:func:`block_krylov_eigh`'s iteration on an array-API K (a GPU's): Ritz values and residuals (host),
+    Ritz vectors (on K's device).
+
+    Every product with K or with the n-long basis runs on K's device; the m x m
+    Rayleigh quotient goes to the host for SciPy's ``eigh`` (the array API's has
+    no index subset and the matrix is small), its coefficients come back.
+    """
+    xp, device = namespace(K), device_of(K)
+    n, keep = K.shape[0], m - 2 * b
+
+    def on_device(array: np.ndarray):
+        # Contiguous first: PyTorch takes no NumPy array with negative strides (the reversed Ritz pairs).
+        return xp.asarray(np.ascontiguousarray(array), dtype=K.dtype, device=device)
+
+    Qt = xp.zeros((m, n), dtype=K.dtype, device=device)
+    Wt = xp.zeros((m, n), dtype=K.dtype, device=device)
+    filled, cycles = 0, 0
+    block = on_device(rng.standard_normal((b, n)))
+    while True:
+        while filled < m:
+            Qt[filled:filled + b, :] = _array_api_orthonormal_rows(Qt[:filled, :], block, rng, on_device)
+            Wt[filled:filled + b, :] = Qt[filled:filled + b, :] @ K  # = (K Q)^T, K symmetric
+            block = xp.asarray(Wt[filled:filled + b, :], copy=True)
+            filled += b
+        H = to_numpy(Qt @ Wt.T).astype(np.float64)
+        with single_threaded_blas():  # a small host problem: threads would only wait for each other
+            theta, S = _rayleigh_ritz_of(H)
+        coef = on_device(S[:, :k])
+        residuals = to_numpy(xp.linalg.vector_norm(coef.T @ Wt - on_device(theta[:k])[:, None] * (coef.T @ Qt),
+                                                    axis=1)).astype(np.float64)
+        cycles += 1
+        if np.all(residuals <= tol * theta[0]) or cycles > max_restarts:
+            break
+        block = _array_api_orthonormal_rows(Qt, block, rng, on_device)
+        kept = on_device(S[:, :keep])
+        Qt[:keep, :] = kept.T @ Qt
+        Wt[:keep, :] = kept.T @ Wt
+        filled = keep
+    return theta, (coef.T @ Qt).T, residuals
+
+
+def _array_api_orthonormal_rows(Qt, P, rng: np.random.Generator, on_device):
+    """:func:`_orthonormal_rows` for array-API arrays; the rows that lost their norm are refilled one by one
+    (the array API has no boolean-mask assignment of rows)."""
+    xp = namespace(P)
+    for _ in range(2):
+        norms = xp.linalg.vector_norm(P, axis=1)
+        P = P - (P @ Qt.T) @ Qt
+        lost = np.flatnonzero(to_numpy(xp.linalg.vector_norm(P, axis=1) <= 1e-8 * norms))
+        if lost.size:
+            fresh = on_device(rng.standard_normal((lost.size, P.shape[1])))
+            fresh = fresh - (fresh @ Qt.T) @ Qt
+            for row, index in enumerate(lost):
+                P[int(index), :] = fresh[row, :]
+        P = _array_api_normalize_rows(P, on_device)
+    return P
+
+
+def _array_api_normalize_rows(P, on_device):
+    """:func:`_normalize_rows` for array-API arrays: the b x b Cholesky factor on the host, its inverse
+    applied on the device; the device's Householder QR when P is too ill-conditioned for it."""
+    gram = to_numpy(P @ P.T).astype(np.float64)
+    with single_threaded_blas():  # a b x b host problem: threads would only wait for each other
+        try:
+            L = linalg.cholesky(gram, lower=True)
+        except linalg.LinAlgError:
+            L = None
+        if L is not None and np.all(np.abs(np.diag(L)) > 1e-8 * np.abs(L).max()):
+            return on_device(linalg.solve_triangular(L, np.eye(L.shape[0]), lower=True)) @ P
+    Q, _ = namespace(P).linalg.qr(P.T)
+    return Q.T
 
 
 
@@ -239,7 +366,11 @@ def _normalize_rows(P: np.ndarray) -> np.ndarray:
 
 def _rayleigh_ritz(Qt: np.ndarray, Wt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ritz values (descending) and coefficient vectors of ``Q^T K Q``."""
-    H = Qt @ Wt.T
+    return _rayleigh_ritz_of(Qt @ Wt.T)
+
+
+def _rayleigh_ritz_of(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenpairs of the symmetric part of ``H = Q^T K Q``, largest first."""
     theta, S = linalg.eigh((H + H.T) / 2)
     return theta[::-1], S[:, ::-1]
 

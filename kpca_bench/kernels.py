@@ -19,11 +19,14 @@ the width that was actually used.
 Kernel matrices are built by :func:`kernel_matrix`: BLAS inner products and the
 element-wise steps of scikit-learn's ``pairwise_kernels`` (in its order, so the
 values are its values), in cache-sized row blocks spread over the BLAS threads
-allowed at the time, with no temporary as large as the result.
+allowed at the time, with no temporary as large as the result. Arrays of another
+array-API library (a GPU's; :mod:`kpca_bench.devices`) take the same element-wise
+steps in larger row blocks on their own device.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -36,6 +39,7 @@ from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import StrOptions, validate_params
 from threadpoolctl import ThreadpoolController
 
+from kpca_bench.devices import block_rows, device_of, is_numpy, namespace, to_numpy
 from kpca_bench.param_validation import NumberInterval
 
 KERNELS = ("rbf", "poly", "linear", "hamming", "hamming_normalized")
@@ -374,6 +378,8 @@ class Kernel:
         far apart, and scores built on it carry no information.
         """
         itself = Y is None or Y is X
+        if not is_numpy(X):
+            return self._array_api_kernel(X, X if itself else Y, itself)
         if self.name in HAMMING_KERNELS:
             return hamming_kernel(X, X if itself else Y, self.gamma, self.domain_sizes,
                                   normalize=self.name == "hamming_normalized")
@@ -390,6 +396,49 @@ class Kernel:
                           "use a smaller gamma or scale the features", RuntimeWarning, stacklevel=2)
         return K.values
 
+    def _array_api_kernel(self, X, Y, itself: bool):
+        """The kernel matrix of array-API arrays (a GPU's), built in row blocks on their device.
+
+        The element-wise steps and their order are the NumPy path's (scikit-learn's),
+        without its cache tiles and mirroring, which a GPU does not need. The Hamming
+        kernels are built on the host and moved back: their one-hot operands need
+        ``put_along_axis``, which the array API lacks.
+        """
+        xp, device = namespace(X), device_of(X)
+        if self.name in HAMMING_KERNELS:
+            return xp.asarray(self(to_numpy(X), None if itself else to_numpy(Y)), device=device)
+        x_sq_norms = xp.sum(X * X, axis=1)
+        y_sq_norms = x_sq_norms if itself else xp.sum(Y * Y, axis=1)
+        K = xp.empty((X.shape[0], Y.shape[0]), dtype=X.dtype, device=device)
+        blocks = list(gen_batches(X.shape[0], block_rows(Y.shape[0], (xp, device), _itemsize(X))))
+        total = 0.0  # the sum of K, as on the NumPy path (KernelMatrix): one number, read once at the end
+        for rows in blocks:
+            if self.name == "rbf":
+                block = (-2.0 * X[rows, :]) @ Y.T + x_sq_norms[rows, None] + y_sq_norms[None, :]
+                block = xp.clip(block, min=0.0)
+                if itself:
+                    diagonal = xp.eye(block.shape[0], block.shape[1], k=rows.start, dtype=X.dtype, device=device)
+                    block = xp.where(diagonal == 1, xp.zeros_like(block), block)
+                block = xp.exp(block * -self.gamma)
+            elif self.name == "poly":
+                block = (X[rows, :] @ Y.T * self.gamma + self.coef0) ** self.degree
+            else:
+                block = X[rows, :] @ Y.T
+            K[rows, :] = block
+            total = total + xp.sum(block)
+        total = float(total)
+        # A sum that is not finite is confirmed on the values, block by block (no n x m temporary).
+        if not math.isfinite(total) and not all(bool(xp.all(xp.isfinite(K[rows, :]))) for rows in blocks):
+            raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
+                             f"{float(xp.max(xp.abs(X))):.3g} overflow its products; scale the features "
+                             "(dataset.scaling: standard or minmax)")
+        n = X.shape[0]
+        if self.name == "rbf" and itself and n > 1 and total == n and int(xp.count_nonzero(K)) == n:
+            warnings.warn(f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
+                          f"{n} points (every pair is too far apart): its scores are uninformative; "
+                          "use a smaller gamma or scale the features", RuntimeWarning, stacklevel=3)
+        return K
+
     def _operands(self, X: np.ndarray, Y: np.ndarray, itself: bool) -> tuple[np.ndarray, np.ndarray, Callable | None]:
         """The left and right rows of :func:`kernel_matrix` and its in-place step to this kernel's values."""
         if self.name == "rbf":
@@ -402,6 +451,10 @@ class Kernel:
 
     def diag(self, X: np.ndarray) -> np.ndarray:
         """``k(x, x)`` for every row of X, without building a matrix."""
+        if not is_numpy(X):
+            xp = namespace(X)
+            return xp.asarray(self.diag(to_numpy(X)) if self.name in HAMMING_KERNELS else self._array_api_diag(X, xp),
+                              dtype=X.dtype, device=device_of(X))
         if self.name in ("rbf", "hamming_normalized"):
             return np.ones(X.shape[0])
         if self.name == "hamming":
@@ -410,6 +463,17 @@ class Kernel:
         if self.name == "linear":
             return sq_norms
         return (self.gamma * sq_norms + self.coef0) ** self.degree
+
+    def _array_api_diag(self, X, xp):
+        if self.name == "rbf":
+            return xp.ones(X.shape[0], dtype=X.dtype, device=device_of(X))
+        sq_norms = xp.sum(X * X, axis=1)
+        return sq_norms if self.name == "linear" else (self.gamma * sq_norms + self.coef0) ** self.degree
+
+
+def _itemsize(array) -> int:
+    """Bytes of one number of an array-API array (its dtype's, through NumPy's name for it)."""
+    return np.dtype(str(array.dtype).rsplit(".", 1)[-1]).itemsize
 
 
 @validate_params(KERNEL_PARAMETER_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -444,7 +508,8 @@ class KernelCentering:
     ``k~(x, x_i) = k(x, x_i) - mean_j k(x, x_j) - mean_j k(x_j, x_i) + mean_jl k(x_j, x_l)``
     (Schölkopf, Smola & Müller 1998, appendix B). Equivalent to scikit-learn's
     ``KernelCenterer`` and also gives ``||phi~(x)||^2``, which the
-    reconstruction error needs.
+    reconstruction error needs. Works on any array-API array; ``column_means``
+    lives where the training kernel did.
     """
 
     column_means: np.ndarray
@@ -452,8 +517,9 @@ class KernelCentering:
 
     @classmethod
     def fit(cls, K_train: np.ndarray) -> "KernelCentering":
-        column_means = K_train.mean(axis=0)
-        return cls(column_means=column_means, grand_mean=float(column_means.mean()))
+        xp = namespace(K_train)
+        column_means = xp.mean(K_train, axis=0)
+        return cls(column_means=column_means, grand_mean=float(xp.mean(column_means)))
 
     def center_train(self, K_train: np.ndarray) -> np.ndarray:
         """Centered training kernel; modifies ``K_train`` in place to save memory.
@@ -468,7 +534,18 @@ class KernelCentering:
             block -= self.column_means[rows, np.newaxis]
             block += self.grand_mean
 
+        if not is_numpy(K_train):
+            return self._center_train_array_api(K_train)
         map_row_blocks(center, row_blocks(*K_train.shape))
+        return K_train
+
+    def _center_train_array_api(self, K_train):
+        """:meth:`center_train` on a device, in row blocks sized from its free memory (:func:`block_rows`)."""
+        xp = namespace(K_train)
+        for rows in gen_batches(K_train.shape[0], block_rows(K_train.shape[1], (xp, device_of(K_train)),
+                                                             _itemsize(K_train))):
+            K_train[rows, :] = K_train[rows, :] - self.column_means[None, :] - self.column_means[rows, None] \
+                + self.grand_mean
         return K_train
 
     def center_cross(self, K_cross: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -476,9 +553,9 @@ class KernelCentering:
 
         The row means are needed for ``||phi~(x)||^2``; see :meth:`sq_norms`.
         """
-        row_means = K_cross.mean(axis=1)
-        K_cross -= self.column_means[np.newaxis, :]
-        K_cross -= row_means[:, np.newaxis]
+        row_means = namespace(K_cross).mean(K_cross, axis=1)
+        K_cross -= self.column_means[None, :]
+        K_cross -= row_means[:, None]
         K_cross += self.grand_mean
         return K_cross, row_means
 

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "kpca_bench"
 
 # Bottom to top; a module may import its own layer and the layers below it.
 LAYERS = [
-    ("errors", "validation", "param_validation"),
+    ("errors", "validation", "param_validation", "devices"),
     ("kernels", "metrics", "eigensolvers"),
     ("methods", "datasets"),
     ("protocols",),

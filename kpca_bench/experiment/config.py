@@ -20,6 +20,7 @@ import yaml
 
 from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.labels import INLIER, OUTLIER
+from kpca_bench.devices import DEVICES
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
@@ -72,11 +73,16 @@ class ExecutionConfig:
     ``max_memory_mb``: the working-memory budget of each cell in MiB
     (scikit-learn's ``working_memory``); test-vs-train kernels are built and
     scored in row blocks within it. None keeps scikit-learn's default.
+    ``device``: where the estimators that compute through the array API (exact
+    and Nystrom kernel PCA, and detectors built on them) compute: ``cuda`` for a
+    GPU (docs/gpu.md), ``cpu``; None leaves each estimator's own ``device``.
     """
 
     backend: str = declared("local", choices=("local", "dask"), doc="where cells run: worker processes here, or Dask")
     address: str | None = declared(None, doc="the Dask scheduler, tcp://HOST:PORT, or 'local' for a LocalCluster")
     max_memory_mb: float | None = declared(None, doc="each cell's working-memory budget in MiB")
+    device: str | None = declared(None, choices=DEVICES,
+                                  doc="where exact and Nystrom kernel PCA compute: cuda (a GPU) or cpu")
 
     def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
         """A copy with the command line's ``--scheduler`` / ``--max-memory`` applied (checked here)."""
@@ -529,8 +535,13 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
         max_memory_mb = None
     if backend == "dask" and address is None:
         address = "local"
+    device = raw.get("device")
+    if device is not None and device not in DEVICES:
+        problems.add("execution.device", f"unknown device {device!r}{did_you_mean(str(device), DEVICES)}; "
+                                         f"accepted: {', '.join(DEVICES)}")
+        device = None
     return ExecutionConfig(backend=backend, address=address,
-                           max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None)
+                           max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None, device=device)
 
 
 TOP_LEVEL = (*accepted_keys(Config), "profiles")

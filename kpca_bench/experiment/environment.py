@@ -1,7 +1,8 @@
 """Where a run ran: the environment stored once per results folder, in ``environment.json``.
 
 Python, platform, host, CPU model and count, the BLAS libraries with their thread
-counts (threadpoolctl), the versions of the packages that compute the numbers,
+counts (threadpoolctl), the GPU model, CUDA driver and GPU libraries' versions when
+a run used a GPU, the versions of the packages that compute the numbers,
 and kpca-bench's own version and git commit when it runs from a checkout. A
 record carries its package versions; this file says the rest once. A folder
 resumed on another machine (or after an upgrade) lists each distinct environment
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
+from kpca_bench.devices import gpu_environment
 from kpca_bench.experiment.progress import print_notice
 from kpca_bench.experiment.store import read_state, write_atomic
 
@@ -76,6 +78,7 @@ def environment() -> dict:
     """This process's environment as plain JSON data."""
     import kpca_bench
 
+    gpu = gpu_environment()
     return {
         "kpca_bench": {"version": kpca_bench.__version__, "git_commit": git_commit()},
         "python": {"version": platform.python_version(), "implementation": platform.python_implementation(),
@@ -86,6 +89,7 @@ def environment() -> dict:
                 "available": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()},
         "blas": blas_libraries(),
         "packages": installed_versions(),
+        **({"gpu": gpu} if gpu is not None else {}),
     }
 
 

@@ -30,6 +30,7 @@ from typing import Callable, Iterator
 
 from joblib import Parallel, delayed
 
+from kpca_bench.devices import check_device, device_fields, use_device
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import ExecutionConfig
 from kpca_bench.experiment.store import failed_record
@@ -131,6 +132,19 @@ class DaskBackend:
     def _window(self) -> int:
         """Cells to keep in flight, from the worker threads connected now (workers may join later)."""
         return CELLS_PER_THREAD * max(1, sum(self.client.nthreads().values()))
+
+
+def check_execution_device(execution: ExecutionConfig) -> None:
+    """Raise DeviceError (one line, exit 2) before anything runs if ``execution.device`` is not to be had here."""
+    check_device(execution.device)
+
+
+@contextmanager
+def on_execution_device(execution: ExecutionConfig) -> Iterator[dict]:
+    """Within the block, estimators whose ``device`` is None compute on ``execution.device``; yields the
+    record's fields saying where (``device``, and ``gpu_model`` on a GPU)."""
+    with use_device(execution.device):
+        yield device_fields(execution.device)
 
 
 def import_distributed():

@@ -37,7 +37,7 @@ from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.protocols.base import stored_empty_model, with_flags
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
-from kpca_bench.experiment.execution import open_backend
+from kpca_bench.experiment.execution import check_execution_device, on_execution_device, open_backend
 from kpca_bench.experiment.lock import folder_lock, prepare_folder
 from kpca_bench.experiment.memory import peak_memory
 from kpca_bench.experiment.progress import NoProgress, PlainProgress, print_notice
@@ -244,7 +244,7 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     start = time.perf_counter()
     budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
     with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak, \
-            warnings.catch_warnings(record=True) as caught:
+            on_execution_device(config.execution) as device, warnings.catch_warnings(record=True) as caught:
         # Every warning of the cell is counted in its record rather than printed among the progress lines
         # (kpca_bench.experiment.runner.warning_summary reports them once, at the end of the run).
         warnings.simplefilter("always")
@@ -256,7 +256,7 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
             result = failed_record(cell.key, error)
     wall_time = time.perf_counter() - start  # before cell_fields, whose provenance look-ups are not the cell's work
     return {**cell_fields(cell, config), "wall_time": wall_time, "max_memory_mb": max_memory_mb,
-            "peak_memory_mb": peak.mib, **warning_fields(caught), **flag_overflow(result, split, caught)}
+            "peak_memory_mb": peak.mib, **device, **warning_fields(caught), **flag_overflow(result, split, caught)}
 
 
 def flag_overflow(result: dict, split, caught: list) -> dict:
@@ -431,6 +431,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     if reuse_from is not None and config.is_suite:
         raise ConfigError(f"--reuse-from: {config.name} is a suite of datasets; reuse works for a "
                           "single-dataset config")
+    check_execution_device(config.execution)
     if config.is_suite and (first := no_dataset_here(config)) is not None:
         raise DataError(f"no dataset of suite {config.name} has its files here, e.g. {first}")
     directory = experiment_directory(config, out_dir)

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, OutlierMixin, _fit_context, clone
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from kpca_bench.devices import is_device_array, namespace, to_numpy
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.scores import OUTLIER_SCORES, training_outlier_scores
 from kpca_bench.param_validation import NumberInterval
@@ -42,6 +43,10 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
         taken from the projection the estimator kept at fit (``training_projection_``)
         when it has one, so fitting builds the training kernel once.
     n_features_in_ : int
+
+    Arrays of another array-API library (a GPU's) pass through to the
+    estimator, which computes where they live (see its ``device``); the scores
+    come back in their namespace.
     """
 
     _parameter_constraints: dict = {
@@ -58,20 +63,27 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
     # False: the wrapped estimator's own parameters are validated when it is fitted.
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
-        X = validate_data(self, X, dtype=np.float64)
+        X = self._validated(X, reset=True)
         self.estimator_ = clone(KernelPCA() if self.estimator is None else self.estimator).fit(X)
-        training_scores = -training_outlier_scores(self.estimator_, self.outlier_score, X)
+        # n scores to the host for NumPy's quantile, which the array API lacks.
+        training_scores = -to_numpy(training_outlier_scores(self.estimator_, self.outlier_score, X))
         self.offset_ = float(np.quantile(training_scores, self.contamination))
         return self
+
+    def _validated(self, X, *, reset: bool):
+        """X checked by scikit-learn (on a host copy of a device array, O(n d)); a device array itself goes on."""
+        checked = validate_data(self, to_numpy(X) if is_device_array(X) else X, dtype=np.float64, reset=reset)
+        return X if is_device_array(X) else checked
 
     def score_samples(self, X):
         """Minus the outlier score: higher means more normal."""
         check_is_fitted(self, "estimator_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return -OUTLIER_SCORES[self.outlier_score](self.estimator_, X)
+        return -OUTLIER_SCORES[self.outlier_score](self.estimator_, self._validated(X, reset=False))
 
     def decision_function(self, X):
         return self.score_samples(X) - self.offset_
 
     def predict(self, X):
-        return np.where(self.decision_function(X) >= 0, 1, -1)
+        decision = self.decision_function(X)
+        xp = namespace(decision)
+        return xp.where(decision >= 0, xp.ones_like(decision, dtype=xp.int64), -xp.ones_like(decision, dtype=xp.int64))

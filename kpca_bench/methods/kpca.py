@@ -6,6 +6,11 @@ describes its components by a dual coefficient matrix ``A`` of shape
 with ``phi~`` the feature map centered on the training mean. That matrix is
 what sparsity is measured on, and :meth:`BaseKernelPCA.project` is all the
 outlier scores in :mod:`kpca_bench.methods.scores` need.
+
+A variant that declares ``_array_api_support`` (exact and Nystrom kernel PCA)
+computes on a GPU when asked (``device="cuda"``, a run's ``execution.device``) or
+when given arrays of another array-API library; its fitted arrays then live on
+that device (:mod:`kpca_bench.devices`).
 """
 
 from __future__ import annotations
@@ -21,12 +26,24 @@ from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kpca_bench.eigensolvers import EIGEN_SOLVERS, top_eigenpairs
+from kpca_bench.devices import (DEVICES, check_fits, compute_target, device_of, is_device_array, is_numpy,
+                                like_input, namespace, to_numpy, to_target)
+from kpca_bench.devices import block_rows as device_block_rows
+from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, top_eigenpairs
 from kpca_bench.kernels import BLOCK_BYTES, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel, map_row_blocks
 from kpca_bench.param_validation import NumberInterval
 
 # Components kept when n_components is None (fewer when the training samples allow fewer).
 DEFAULT_COMPONENTS = 10
+DTYPES = ("float64", "float32")
+# The block solver's residual tolerance in float32 (relative to lambda_1): the square root of its
+# machine epsilon, the residual float32 products can certify; DEFAULT_TOL is beneath their rounding.
+FLOAT32_TOL = float(np.finfo(np.float32).eps) ** 0.5
+# The parameters of a variant that computes through the array API (``_array_api_support``).
+DEVICE_PARAMETER_CONSTRAINTS: dict = {
+    "device": [StrOptions(set(DEVICES)), None],
+    "dtype": [StrOptions(set(DTYPES))],
+}
 
 
 @dataclass(frozen=True)
@@ -58,17 +75,19 @@ def dual_coefficients(eigenvalues: np.ndarray, eigenvectors: np.ndarray, rank_cu
     ``max * n * eps``; ``"positive"`` only at or below 0, keeping the tail that
     rounding leaves above 0 (see :class:`KernelPCA`).
     """
-    tol = eigenvalues.max(initial=0.0) * eigenvectors.shape[0] * np.finfo(float).eps if rank_cutoff == "numerical" \
-        else 0.0
+    xp = namespace(eigenvalues, eigenvectors)
+    largest = max(float(xp.max(eigenvalues)), 0.0) if eigenvalues.shape[0] else 0.0
+    tol = largest * eigenvectors.shape[0] * xp.finfo(eigenvalues.dtype).eps if rank_cutoff == "numerical" else 0.0
     null = eigenvalues <= tol
-    if null.any():
+    if bool(xp.any(null)):
         warnings.warn(
-            f"{int(null.sum())} of {len(eigenvalues)} kernel principal components have a zero "
-            "eigenvalue (the centered kernel has lower rank); their coefficients are set to 0",
+            f"{int(xp.sum(xp.astype(null, xp.int64)))} of {eigenvalues.shape[0]} kernel principal components "
+            "have a zero eigenvalue (the centered kernel has lower rank); their coefficients are set to 0",
             stacklevel=3,
         )
-    scale = np.zeros_like(eigenvalues)
-    scale[~null] = 1.0 / np.sqrt(eigenvalues[~null])
+    # 1 stands in for the null eigenvalues under the root, so that no 1/0 is ever computed (or warned of).
+    scale = xp.where(null, xp.zeros_like(eigenvalues), 1.0 / xp.sqrt(xp.where(null, xp.ones_like(eigenvalues),
+                                                                              eigenvalues)))
     return eigenvectors * scale
 
 
@@ -92,7 +111,13 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
     ``{**Base._parameter_constraints, ...}``. fit checks it first; what depends
     on the data (``n_components <= n_samples - 1``) or on several parameters
     at once is checked in code.
+
+    ``_array_api_support`` (False here): whether the variant computes through
+    the array API, on the device of its ``device`` / ``dtype`` parameters (see
+    :class:`KernelPCA`); the others compute on the host with NumPy.
     """
+
+    _array_api_support = False
 
     _parameter_constraints: dict = {
         "n_components": [NumberInterval(Integral, 1, None, closed="left"), None],
@@ -111,11 +136,15 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Fit the components on X (training inliers in a novelty setting)."""
         X = self._validate_training_data(X)
+        if not is_numpy(X):
+            check_fits(X.shape[0], X.shape[1], block_sizes(self.n_components_)[1], (namespace(X), device_of(X)),
+                       itemsize=np.dtype(self._dtype()).itemsize)
         K = self.kernel_(X)
         self.centering_ = KernelCentering.fit(K)
         K = self.centering_.center_train(K)
         self.X_fit_ = X
-        sq_norms = np.diagonal(K).copy()  # ||phi~(x_i)||^2, before a solver may overwrite K
+        xp = namespace(K)
+        sq_norms = xp.asarray(xp.linalg.diagonal(K), copy=True)  # ||phi~(x_i)||^2, before a solver may overwrite K
         self._fit_components(K)
         scores = self._training_scores(K)
         self.training_projection_ = Projection(scores=scores, sq_norms=sq_norms)
@@ -128,23 +157,50 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     def _projection_variances(self, training_scores: np.ndarray) -> np.ndarray:
         """Variance of each component's projection over the training points."""
-        return np.var(training_scores, axis=0)
+        return namespace(training_scores).var(training_scores, axis=0)
 
     def _validate_training_data(self, X) -> np.ndarray:
-        """Check X and n_components against it; set ``n_features_in_``, ``kernel_`` and ``gamma_``."""
-        X = validate_data(self, X, dtype=np.float64)
-        if X.shape[0] < 2:
-            raise ValueError(f"kernel PCA needs at least 2 training samples, got n_samples = {X.shape[0]}")
-        self._check_n_components(X.shape[0])
+        """Check X and n_components against it; set ``n_features_in_``, ``kernel_`` and ``gamma_``.
+
+        Returns X as NumPy, or on the device the variant computes on (:meth:`_compute_target`).
+        scikit-learn's checks and the kernel's width look at a host copy of device
+        arrays (O(n d), against the kernel's O(n^2)), so the width is the NumPy path's to the bit.
+        """
+        checked = validate_data(self, _host_view(X), dtype=np.float64)
+        if checked.shape[0] < 2:
+            raise ValueError(f"kernel PCA needs at least 2 training samples, got n_samples = {checked.shape[0]}")
+        self._check_n_components(checked.shape[0])
         self.kernel_ = make_kernel(
-            X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
+            checked, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
         )
         self.gamma_ = self.kernel_.gamma
-        return X
+        target = self._compute_target(X)
+        return checked if target is None else to_target(X if is_device_array(X) else checked, target,
+                                                        dtype=getattr(target[0], self._dtype()))
+
+    def _dtype(self) -> str:
+        return getattr(self, "dtype", "float64")
+
+    def _compute_target(self, X):
+        """None for the NumPy path, else the (namespace, device) to compute on: see :mod:`kpca_bench.devices`."""
+        if not self._array_api_support:
+            return None
+        target = compute_target(X, getattr(self, "device", None))
+        if target is None and self._dtype() != "float64":
+            raise ValueError(f"dtype={self._dtype()!r} computes through the array API: give device='cuda' or "
+                             "arrays of an array-API library; NumPy arrays on the CPU compute in float64")
+        return target
+
+    def _fitted_target(self):
+        """Where the fitted arrays live: None for NumPy, else (namespace, device)."""
+        return None if is_numpy(self.dual_coef_) else (namespace(self.dual_coef_), device_of(self.dual_coef_))
 
     def _validate_test_data(self, X) -> np.ndarray:
         check_is_fitted(self, "dual_coef_")
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        checked = validate_data(self, _host_view(X), dtype=np.float64, reset=False)
+        target = self._fitted_target()
+        return checked if target is None else to_target(X if is_device_array(X) else checked, target,
+                                                        dtype=self.dual_coef_.dtype)
 
     def _check_n_components(self, n_samples: int) -> None:
         """Set ``n_components_``: ``n_components``, or for None :data:`DEFAULT_COMPONENTS` or fewer on few samples."""
@@ -176,29 +232,46 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     def _project_on_training(self, X: np.ndarray, coef: np.ndarray) -> Projection:
         """``Projection`` of validated X on the components ``sum_i coef[i, j] phi~(x_i)`` over ``X_fit_``."""
-        scores = np.empty((X.shape[0], coef.shape[1]))
-        sq_norms = np.empty(X.shape[0])
+        xp, device = namespace(coef), device_of(coef)
+        scores = xp.empty((X.shape[0], coef.shape[1]), dtype=coef.dtype, device=device)
+        sq_norms = xp.empty(X.shape[0], dtype=coef.dtype, device=device)
 
         def project_rows(rows: slice) -> None:
-            K, row_means = self.centering_.center_cross(self.kernel_(X[rows], self.X_fit_))
-            sq_norms[rows] = self.centering_.sq_norms(self.kernel_.diag(X[rows]), row_means)
-            scores[rows] = K @ coef
+            K, row_means = self.centering_.center_cross(self.kernel_(X[rows, :], self.X_fit_))
+            sq_norms[rows] = self.centering_.sq_norms(self.kernel_.diag(X[rows, :]), row_means)
+            scores[rows, :] = K @ coef
 
-        map_row_blocks(project_rows, list(gen_batches(X.shape[0], self._block_rows())))
+        blocks = list(gen_batches(X.shape[0], self._block_rows()))
+        if is_numpy(coef):
+            map_row_blocks(project_rows, blocks)
+        else:  # a device runs each block's products whole; threads would only queue them
+            for rows in blocks:
+                project_rows(rows)
         return Projection(scores=scores, sq_norms=sq_norms)
 
     def _block_rows(self) -> int:
         """Test rows per block: :data:`kpca_bench.kernels.BLOCK_BYTES`, or fewer within ``working_memory``.
 
         A block holds its kernel rows, 8 bytes x n_train per row: the kernel
-        builds them in place (:func:`kpca_bench.kernels.kernel_matrix`).
+        builds them in place (:func:`kpca_bench.kernels.kernel_matrix`). On a
+        device, sized from its free memory (:func:`kpca_bench.devices.block_rows`).
         """
+        if (target := self._fitted_target()) is not None:
+            return device_block_rows(self.X_fit_.shape[0], target)
         block_bytes = min(BLOCK_BYTES, get_config()["working_memory"] * 2**20)
         return max(1, int(block_bytes // (8 * self.X_fit_.shape[0])))
 
     def transform(self, X):
-        """Projections of X on the kernel principal components, shape (n_samples, n_components)."""
-        return self.project(X).scores
+        """Projections of X on the kernel principal components, shape (n_samples, n_components).
+
+        NumPy for NumPy input (also when computed on a device), else in X's namespace.
+        """
+        return like_input(self.project(X).scores, X)
+
+
+def _host_view(X):
+    """X for scikit-learn's checks: a host copy of a device array, anything else as given."""
+    return to_numpy(X) if is_device_array(X) else X
 
 
 class KernelPCA(BaseKernelPCA):
@@ -234,6 +307,15 @@ class KernelPCA(BaseKernelPCA):
         that are rounding noise are kept too; that is Li et al.'s "p is searched
         from 1 to N_tr" (section IV.B) read literally. Their values then depend on
         the eigensolver.
+    device : {"cpu", "cuda"} or None, default=None
+        Where to compute. None: the run's ``execution.device``, else where X lives
+        (NumPy: the CPU; CuPy or PyTorch arrays: their device). ``"cuda"`` moves
+        NumPy input to the GPU (CuPy or PyTorch, :func:`kpca_bench.devices.cuda_library`)
+        and gives NumPy back from ``transform`` and the scores. Fitted arrays stay
+        on the device.
+    dtype : {"float64", "float32"}, default="float64"
+        Precision on a device. ``"float32"`` warns with the residual it reached
+        (float64 reaches ``1e-8 * lambda_1``; float32 about its epsilon's square root).
 
     Attributes
     ----------
@@ -254,27 +336,35 @@ class KernelPCA(BaseKernelPCA):
 
     # The first k components do not depend on how many are computed.
     nested_components = True
+    _array_api_support = True
 
     _parameter_constraints: dict = {
         **BaseKernelPCA._parameter_constraints,
         "eigen_solver": [StrOptions(set(EIGEN_SOLVERS))],
         "random_state": [NumberInterval(Integral, 0, None, closed="left"), None],
         "rank_cutoff": [StrOptions(set(RANK_CUTOFFS))],
+        **DEVICE_PARAMETER_CONSTRAINTS,
     }
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 eigen_solver="auto", random_state=None, rank_cutoff="numerical"):
+                 eigen_solver="auto", random_state=None, rank_cutoff="numerical", device=None, dtype="float64"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.eigen_solver = eigen_solver
         self.random_state = random_state
         self.rank_cutoff = rank_cutoff
+        self.device = device
+        self.dtype = dtype
 
     def _fit_components(self, K_centered):
         self._check_n_components(K_centered.shape[0])  # sets n_components_ (also when called directly)
         # K_centered is this fit's own temporary: letting eigh overwrite it keeps
         # one n x n matrix in memory instead of two (the SAS paper's n = 16,000).
-        eig = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state, overwrite=True)
+        float32 = self._dtype() == "float32"
+        eig = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state, overwrite=True,
+                             tol=FLOAT32_TOL if float32 else DEFAULT_TOL)
         self.eigenvalues_, self.eigen_solver_, self.eigen_residuals_ = eig.values, eig.solver, eig.residuals
+        if float32:
+            warn_float32_accuracy(K_centered, eig)
         self.dual_coef_ = dual_coefficients(eig.values, eig.vectors, self.rank_cutoff)
 
     def _training_scores(self, K_centered):
@@ -285,5 +375,21 @@ class KernelPCA(BaseKernelPCA):
         """``lambda_j / n``: ``K~ alpha_j = sqrt(lambda_j) u_j`` has mean 0 (``1^T K~ = 0``) and squared
         norm ``lambda_j``; a component set to zero by :func:`dual_coefficients` has variance 0.
         """
-        live = np.any(self.dual_coef_ != 0, axis=0)
-        return np.where(live, self.eigenvalues_, 0.0) / self.dual_coef_.shape[0]
+        xp = namespace(self.dual_coef_)
+        live = xp.any(self.dual_coef_ != 0, axis=0)
+        return xp.where(live, self.eigenvalues_, xp.zeros_like(self.eigenvalues_)) / self.dual_coef_.shape[0]
+
+
+def warn_float32_accuracy(K, eig) -> None:
+    """Warn that a float32 fit is only as accurate as the largest residual of its eigenpairs, measured.
+
+    The block solver's residuals, or ``||K u_j - lambda_j u_j||`` computed here
+    (the array-API path never overwrites K).
+    """
+    xp = namespace(K)
+    residuals = eig.residuals if eig.residuals is not None else \
+        xp.linalg.vector_norm(K @ eig.vectors - eig.vectors * eig.values, axis=0)
+    worst = float(xp.max(residuals)) / float(eig.values[0])
+    warnings.warn(f"dtype='float32': the eigenpairs' residuals reach {worst:.1e} * lambda_1 (float64 reaches "
+                  f"{DEFAULT_TOL:g}); reconstruction errors and Mahalanobis distances are no more accurate than "
+                  "that; use dtype='float64' for certified numbers", UserWarning, stacklevel=4)

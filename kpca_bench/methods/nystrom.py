@@ -18,9 +18,10 @@ from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array
 
-from kpca_bench.eigensolvers import top_eigenpairs
+from kpca_bench.devices import device_of, is_numpy, namespace, to_numpy, to_target
+from kpca_bench.eigensolvers import column_signs, top_eigenpairs
 from kpca_bench.kernels import KernelCentering
-from kpca_bench.methods.kpca import BaseKernelPCA, Projection
+from kpca_bench.methods.kpca import DEVICE_PARAMETER_CONSTRAINTS, BaseKernelPCA, Projection
 from kpca_bench.param_validation import NumberInterval
 
 LANDMARK_METHODS = ("kmeans", "random")
@@ -122,6 +123,9 @@ class NystromKernelPCA(BaseKernelPCA):
         gives this for new points only and is silent about the training
         points' scores; every point the caller passes is scored the same way
         (our choice).
+    device, dtype : see :class:`~kpca_bench.methods.kpca.KernelPCA`. Landmarks are
+        chosen on the host (scikit-learn's ``KMeans``); the kernels and their
+        products run on the device, the c x c steps 4 and 6 on the host.
 
     Attributes
     ----------
@@ -172,21 +176,28 @@ class NystromKernelPCA(BaseKernelPCA):
         "landmarks": [StrOptions(set(LANDMARK_METHODS)), "array-like"],
         "random_state": ["random_state"],
         "projection": [StrOptions(set(PROJECTIONS))],
+        **DEVICE_PARAMETER_CONSTRAINTS,
     }
+    _array_api_support = True
 
     def __init__(self, n_components=None, *, n_landmarks=200, landmarks="kmeans", kernel="rbf", gamma=None,
-                 sigma=None, degree=3, coef0=1.0, random_state=None, projection="landmarks"):
+                 sigma=None, degree=3, coef0=1.0, random_state=None, projection="landmarks", device=None,
+                 dtype="float64"):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_landmarks = n_landmarks
         self.landmarks = landmarks
         self.random_state = random_state
         self.projection = projection
+        self.device = device
+        self.dtype = dtype
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the low-rank components on X without building the n x n kernel."""
         X = self._validate_training_data(X)
-        Z = self._select_landmarks(X)
+        Z = self._select_landmarks(to_numpy(X))
+        if not is_numpy(X):
+            Z = to_target(Z, (namespace(X), device_of(X)), dtype=X.dtype)
         self.landmarks_, self.n_landmarks_ = Z, Z.shape[0]
         if self.n_components is None:
             self.n_components_ = min(self.n_components_, self.n_landmarks_)
@@ -198,18 +209,18 @@ class NystromKernelPCA(BaseKernelPCA):
 
         E = self.kernel_(X, Z)  # step 2
         W = self.kernel_(Z)  # step 3
-        W_isqrt = pinv_sqrt(W)  # step 4
+        xp = namespace(E)
+        # Step 4 on the c x c matrix, on the host (SciPy's eigh; the array API's has no cut-off) and back.
+        W_isqrt = xp.asarray(pinv_sqrt(to_numpy(W)), dtype=E.dtype, device=device_of(E))
         G = E @ W_isqrt  # step 5
-        g_mean = G.mean(axis=0)
+        g_mean = xp.mean(G, axis=0)
         G -= g_mean
         eig = top_eigenpairs(G.T @ G, self.n_components_, "eigh")  # step 6
         values, V = eig.values, eig.vectors
         train_scores = G @ V  # = U L^{1/2}, step 7
         # Exact KPCA fixes signs on the eigenvectors U of K~; U is proportional
         # to train_scores, so fixing the same way makes c = n runs identical.
-        rows = np.argmax(np.abs(train_scores), axis=0)
-        signs = np.sign(train_scores[rows, np.arange(train_scores.shape[1])])
-        signs[signs == 0] = 1.0
+        signs = column_signs(train_scores)
         V *= signs
         train_scores *= signs
 
@@ -218,7 +229,7 @@ class NystromKernelPCA(BaseKernelPCA):
         self.center_coef_ = W_isqrt @ g_mean
         self._score_offsets = g_mean @ V
         self._center_sq_norm = float(g_mean @ g_mean)
-        self.projection_variances_ = np.var(train_scores, axis=0)
+        self.projection_variances_ = xp.var(train_scores, axis=0)
         if self.projection == "training":
             self._fit_training_projection(X, train_scores, values)
         return self
@@ -226,11 +237,14 @@ class NystromKernelPCA(BaseKernelPCA):
     def _fit_training_projection(self, X: np.ndarray, train_scores: np.ndarray, values: np.ndarray) -> None:
         """``X_fit_``, the exact centring and ``training_coef_ = G~ V Lambda^{-1}`` (SAS scoring step)."""
         self.X_fit_ = X
-        column_means = np.empty(X.shape[0])
+        xp = namespace(X)
+        column_means = xp.empty(X.shape[0], dtype=X.dtype, device=device_of(X))
         for rows in gen_batches(X.shape[0], self._block_rows()):
-            column_means[rows] = self.kernel_(X[rows], X).mean(axis=1)  # K is symmetric
-        self.centering_ = KernelCentering(column_means=column_means, grand_mean=float(column_means.mean()))
-        self.training_coef_ = np.divide(train_scores, values, out=np.zeros_like(train_scores), where=values > 0)
+            column_means[rows] = xp.mean(self.kernel_(X[rows, :], X), axis=1)  # K is symmetric
+        self.centering_ = KernelCentering(column_means=column_means, grand_mean=float(xp.mean(column_means)))
+        positive = values > 0
+        self.training_coef_ = xp.where(positive, train_scores / xp.where(positive, values, xp.ones_like(values)),
+                                       xp.zeros_like(train_scores))
 
     def _select_landmarks(self, X: np.ndarray) -> np.ndarray:
         if not isinstance(self.landmarks, str):

@@ -5,11 +5,16 @@ is a fitted :class:`~kpca_bench.methods.kpca.BaseKernelPCA` (or anything with
 the same ``project`` contract) and a **higher value means more abnormal**.
 :class:`~kpca_bench.methods.detector.KernelSubspaceDetector` flips the sign once,
 to scikit-learn's ``score_samples`` convention.
+
+They compute where the model's projection lives (a GPU's arrays included, through
+the array API) and give NumPy back for NumPy input (:func:`kpca_bench.devices.like_input`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from kpca_bench.devices import is_numpy, like_input, namespace
 
 
 def reconstruction_error(model, X) -> np.ndarray:
@@ -19,11 +24,11 @@ def reconstruction_error(model, X) -> np.ndarray:
     components, for orthonormal components (Hoffmann 2007, eq. 9; Das et al.,
     section II; Li et al., eqs. 9-11).
     """
-    return _reconstruction_error(model, model.project(X))
+    return like_input(_reconstruction_error(model, model.project(X)), X)
 
 
-def _reconstruction_error(model, projection) -> np.ndarray:
-    return projection.sq_norms - np.sum(projection.scores**2, axis=1)
+def _reconstruction_error(model, projection):
+    return projection.sq_norms - namespace(projection.scores).sum(projection.scores**2, axis=1)
 
 
 def mahalanobis_distance(model, X) -> np.ndarray:
@@ -39,12 +44,19 @@ def mahalanobis_distance(model, X) -> np.ndarray:
     sparse KPCA on a small dataset), whose scores are then all zero, and 0 / 0 is
     no distance.
     """
-    return _mahalanobis_distance(model, model.project(X))
+    return like_input(_mahalanobis_distance(model, model.project(X)), X)
 
 
-def _mahalanobis_distance(model, projection) -> np.ndarray:
-    used = np.asarray(model.projection_variances_) > 0
-    return np.sum(projection.scores[:, used] ** 2 / model.projection_variances_[used], axis=1)
+def _mahalanobis_distance(model, projection):
+    xp = namespace(projection.scores)
+    variances = xp.asarray(model.projection_variances_)
+    if is_numpy(projection.scores):
+        # NumPy's boolean column index, whose result's memory layout sets the order of the sum's additions:
+        # the stored numbers were computed so (a gathered copy, as below, differs in the last bit).
+        used = variances > 0
+        return np.sum(projection.scores[:, used] ** 2 / variances[used], axis=1)
+    used = xp.nonzero(variances > 0)[0]  # the array API indexes columns by position only
+    return xp.sum(xp.take(projection.scores, used, axis=1) ** 2 / xp.take(variances, used), axis=1)
 
 
 OUTLIER_SCORES = {
@@ -57,7 +69,7 @@ _OF_PROJECTION = {
 }
 
 
-def training_outlier_scores(model, score: str, X) -> np.ndarray:
+def training_outlier_scores(model, score: str, X):
     """The outlier score named ``score`` of the points ``X`` that ``model`` was fitted on.
 
     From the projection the model kept at fit (``training_projection_``), so the
@@ -65,4 +77,4 @@ def training_outlier_scores(model, score: str, X) -> np.ndarray:
     projects ``X`` anew.
     """
     projection = getattr(model, "training_projection_", None)
-    return _OF_PROJECTION[score](model, model.project(X) if projection is None else projection)
+    return like_input(_OF_PROJECTION[score](model, model.project(X) if projection is None else projection), X)

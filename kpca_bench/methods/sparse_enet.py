@@ -299,8 +299,8 @@ class SparseKernelPCA(BaseKernelPCA):
     """
 
     _parameter_constraints: dict = {
-        # Not rank_cutoff: exact KPCA's option, which these classes do not take.
-        **{k: v for k, v in KernelPCA._parameter_constraints.items() if k != "rank_cutoff"},
+        # Not rank_cutoff, device, dtype: exact KPCA's options, which these classes do not take.
+        **{k: v for k, v in KernelPCA._parameter_constraints.items() if k not in ("rank_cutoff", "device", "dtype")},
         "l1_ratio": [NumberInterval(Real, 0, 1, closed="both")],
         "alpha": [NumberInterval(Real, 0, None, closed="neither")],
         "max_iter": [NumberInterval(Integral, 1, None, closed="left"), None],
@@ -426,8 +426,8 @@ class NaiveThresholdKPCA(BaseKernelPCA):
     """
 
     _parameter_constraints: dict = {
-        # Not rank_cutoff: exact KPCA's option, which these classes do not take.
-        **{k: v for k, v in KernelPCA._parameter_constraints.items() if k != "rank_cutoff"},
+        # Not rank_cutoff, device, dtype: exact KPCA's options, which these classes do not take.
+        **{k: v for k, v in KernelPCA._parameter_constraints.items() if k not in ("rank_cutoff", "device", "dtype")},
         "n_nonzero": [NumberInterval(Integral, 1, None, closed="left"), None],
         # The match_* parameters are those of the SparseKernelPCA fit; None turns matching off.
         **{f"match_{name}": SparseKernelPCA._parameter_constraints[name]

@@ -1,0 +1,248 @@
+"""Where the kernel-PCA arithmetic runs: the array namespace, the device, and the memory there.
+
+NumPy arrays on the CPU take the library's NumPy path (threaded BLAS row blocks,
+bit for bit the numbers it has always given). Any other array of the Python array
+API standard (CuPy or PyTorch on a CUDA device, ``array-api-strict`` in the tests)
+takes the array-API path, through ``array-api-compat`` as scikit-learn's
+``array_api_dispatch`` does (``sklearn/utils/_array_api.py``). An estimator asked
+for ``device="cuda"`` moves NumPy input there and gives NumPy back; a run's
+``execution.device`` sets that default for every cell (:func:`use_device`).
+
+The GPU libraries are optional (``pip install 'kpca-bench[gpu]'``): nothing here
+imports them until a CUDA device is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+import array_api_compat
+import numpy as np
+
+from kpca_bench.errors import KpcaBenchError
+
+DEVICES = ("cpu", "cuda")
+# The GPU libraries tried for device="cuda", in this order (PyTorch first: the lent machines have both).
+CUDA_LIBRARIES = ("torch", "cupy")
+# Share of the free device memory that one fit may plan to fill (our choice): the libraries'
+# allocators, the row blocks' temporaries and the eigensolver's small matrices need the rest.
+DEVICE_MEMORY_SHARE = 0.8
+# Bytes of one row block of a kernel built or scored on a device (our choice: large enough to keep
+# a GPU busy, small against any device's memory; fewer where the free memory is short).
+DEVICE_BLOCK_BYTES = 512 * 2**20
+
+_DEFAULT_DEVICE: ContextVar[str | None] = ContextVar("kpca_bench_default_device", default=None)
+
+
+class DeviceError(KpcaBenchError):
+    """A device was asked for that this machine cannot give (no CUDA device, no GPU library)."""
+
+
+class DeviceMemoryError(KpcaBenchError):
+    """The arrays of a fit would not fit in the device's free memory."""
+
+
+@contextmanager
+def use_device(device: str | None) -> Iterator[None]:
+    """Within the block, estimators whose ``device`` is None compute on ``device`` (a run's ``execution.device``)."""
+    token = _DEFAULT_DEVICE.set(device)
+    try:
+        yield
+    finally:
+        _DEFAULT_DEVICE.reset(token)
+
+
+def default_device() -> str | None:
+    return _DEFAULT_DEVICE.get()
+
+
+def is_numpy(array) -> bool:
+    return array_api_compat.is_numpy_array(array)
+
+
+def namespace(*arrays):
+    """The array-API namespace of ``arrays`` (``array_api_compat``'s wrapper for NumPy, CuPy and PyTorch)."""
+    return array_api_compat.array_namespace(*arrays)
+
+
+def device_of(array):
+    return array_api_compat.device(array)
+
+
+def _import(name: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def cuda_library():
+    """The first GPU library of :data:`CUDA_LIBRARIES` that sees a CUDA device, as (namespace, device).
+
+    Raises DeviceError naming what is missing: no GPU library installed, or no CUDA device visible to them.
+    """
+    found = {name: module for name in CUDA_LIBRARIES if (module := _import(name)) is not None}
+    if not found:
+        raise DeviceError("device 'cuda' asked for, but neither CuPy nor PyTorch is installed: "
+                          "pip install 'kpca-bench[gpu]' on a machine with an NVIDIA GPU, or use device 'cpu'")
+    if "torch" in found and found["torch"].cuda.is_available():
+        return array_api_compat.array_namespace(found["torch"].empty(0)), found["torch"].device("cuda")
+    if "cupy" in found and _cupy_devices(found["cupy"]) > 0:
+        return array_api_compat.array_namespace(found["cupy"].empty(0)), found["cupy"].cuda.Device()
+    raise DeviceError(f"device 'cuda' asked for, but no CUDA device is visible to {' or '.join(sorted(found))}: "
+                      "run on a machine with an NVIDIA GPU and its driver, or use device 'cpu'")
+
+
+def _cupy_devices(cupy) -> int:
+    try:
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # noqa: BLE001 - CuPy raises its own CUDARuntimeError when no driver is present
+        return 0
+
+
+def check_device(device) -> None:
+    """Raise DeviceError (one line) unless ``device`` can be used here: None and 'cpu' always can."""
+    if device == "cuda":
+        cuda_library()
+    elif device not in (None, "cpu"):
+        raise DeviceError(f"unknown device {device!r}; accepted: {', '.join(DEVICES)}")
+
+
+def compute_target(X, device):
+    """Where to compute for input ``X`` and an estimator's ``device``: None (the NumPy path) or (namespace, device).
+
+    ``device`` None takes the run's default (:func:`use_device`), then the device ``X`` lives on.
+    """
+    device = device if device is not None else default_device()
+    if device == "cuda" and _on_cuda(X):
+        return namespace(X), device_of(X)
+    if device == "cuda":
+        return cuda_library()
+    if device == "cpu" or is_numpy(X) or not array_api_compat.is_array_api_obj(X):
+        return None
+    return namespace(X), device_of(X)
+
+
+def _on_cuda(X) -> bool:
+    """Whether X is a CuPy array or a PyTorch tensor on a CUDA device (kept where it is for device='cuda')."""
+    return array_api_compat.is_cupy_array(X) or (array_api_compat.is_torch_array(X) and X.device.type == "cuda")
+
+
+def to_numpy(array) -> np.ndarray:
+    """A host NumPy copy (or the array itself) of any supported array."""
+    if is_numpy(array):
+        return array
+    if array_api_compat.is_cupy_array(array):
+        return array.get()
+    if array_api_compat.is_torch_array(array):
+        return array.detach().cpu().numpy()
+    return np.asarray(array)
+
+
+def to_target(array, target, dtype=None):
+    """``array`` in the target namespace and on its device, as ``dtype`` (default: float64)."""
+    xp, device = target
+    if not is_numpy(array) and namespace(array) is not xp:
+        array = to_numpy(array)
+    if is_numpy(array):
+        array = np.ascontiguousarray(array)  # PyTorch takes no NumPy array with negative strides
+    return xp.asarray(array, dtype=dtype if dtype is not None else xp.float64, device=device)
+
+
+def like_input(result, X):
+    """``result`` as the caller gave ``X``: NumPy for NumPy input, else left in its namespace."""
+    return to_numpy(result) if is_numpy(X) and not is_numpy(result) else result
+
+
+def free_memory_bytes(xp, device) -> int | None:
+    """The free memory of ``device`` in bytes, or None where the library cannot say (the host).
+
+    The driver's free memory plus what the library's caching allocator holds unused (it gives that
+    to the next arrays), so a second fit in the same process sees the memory the first one released.
+    """
+    if array_api_compat.is_torch_namespace(xp) and getattr(device, "type", None) == "cuda":
+        cuda = importlib.import_module("torch").cuda
+        return int(cuda.mem_get_info(device)[0] + cuda.memory_reserved(device) - cuda.memory_allocated(device))
+    if array_api_compat.is_cupy_namespace(xp):
+        cupy = importlib.import_module("cupy")
+        return int(cupy.cuda.runtime.memGetInfo()[0] + cupy.get_default_memory_pool().free_bytes())
+    return None
+
+
+def largest_fitting_n(free_bytes: float, n_features: int, basis: int, itemsize: int = 8) -> int:
+    """The largest n whose exact fit fits in ``free_bytes`` (times :data:`DEVICE_MEMORY_SHARE`).
+
+    A fit holds the n x n kernel, the training data (n x n_features) and the
+    block eigensolver's two basis arrays (2 x basis x n): ``n^2 + n (d + 2 basis)``
+    numbers, solved for n.
+    """
+    numbers = DEVICE_MEMORY_SHARE * free_bytes / itemsize
+    linear = n_features + 2 * basis
+    return int((-linear + math.sqrt(linear**2 + 4 * numbers)) / 2)
+
+
+def check_fits(n: int, n_features: int, basis: int, target, itemsize: int = 8) -> None:
+    """Raise DeviceMemoryError if an exact fit on ``n`` points does not fit in the target device's free memory."""
+    free = free_memory_bytes(*target)
+    if free is None or n <= (largest := largest_fitting_n(free, n_features, basis, itemsize)):
+        return
+    raise DeviceMemoryError(
+        f"an exact kernel PCA of n = {n:,} points needs an n x n kernel of {n * n * itemsize / 2**30:.1f} GiB, "
+        f"more than the {free / 2**30:.1f} GiB free on {target[1]}: the largest n that fits is {largest:,}; "
+        "subsample the training data or use NystromKernelPCA (method nystrom_kpca)")
+
+
+def block_rows(n_columns: int, target, itemsize: int = 8) -> int:
+    """Rows of a kernel block of ``n_columns`` on the target device: :data:`DEVICE_BLOCK_BYTES`, or a
+    quarter of the free memory where that is less (a block and its temporaries)."""
+    free = free_memory_bytes(*target)
+    block_bytes = DEVICE_BLOCK_BYTES if free is None else min(DEVICE_BLOCK_BYTES, free / 4)
+    return max(1, int(block_bytes // (itemsize * max(1, n_columns))))
+
+
+def device_fields(device: str | None) -> dict:
+    """A record's fields saying where its cell computed: ``device``, and ``gpu_model`` on a CUDA device."""
+    if device != "cuda":
+        return {"device": "cpu"}
+    xp, where = cuda_library()
+    return {"device": "cuda", "gpu_model": gpu_model(xp, where)}
+
+
+def gpu_model(xp, device) -> str:
+    if array_api_compat.is_torch_namespace(xp):
+        return importlib.import_module("torch").cuda.get_device_name(device)
+    cupy = importlib.import_module("cupy")
+    name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def gpu_environment() -> dict | None:
+    """The CUDA driver, GPU model and GPU library versions, or None where no GPU was used.
+
+    Used means a GPU library is imported already (a run asking for ``execution.device: cuda`` checks the
+    device first), so a CPU run never pays for importing one.
+    """
+    if not any(name in sys.modules for name in CUDA_LIBRARIES):
+        return None
+    try:
+        xp, device = cuda_library()
+    except DeviceError:
+        return None
+    libraries = {name: module.__version__ for name in CUDA_LIBRARIES if (module := _import(name)) is not None}
+    environment = {"model": gpu_model(xp, device), "libraries": libraries}
+    if (cupy := _import("cupy")) is not None:
+        environment["driver_version"] = cupy.cuda.runtime.driverGetVersion()
+        environment["runtime_version"] = cupy.cuda.runtime.runtimeGetVersion()
+    if (torch := _import("torch")) is not None:
+        environment["torch_cuda"] = torch.version.cuda
+    return environment
+
+
+def is_device_array(array) -> bool:
+    """Whether ``array`` is an array-API array of a library other than NumPy (CuPy, PyTorch, array-api-strict)."""
+    return array_api_compat.is_array_api_obj(array) and not is_numpy(array)

@@ -1,0 +1,133 @@
+"""Choosing the device (kpca_bench.devices): one-line errors naming what is missing, the memory rule on a fake
+device reporting little free memory, the config key ``execution.device`` and the record's ``device`` field."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from typer.testing import CliRunner
+
+from kpca_bench import devices
+from kpca_bench.cli import app
+from kpca_bench.devices import (DEVICE_MEMORY_SHARE, DeviceError, DeviceMemoryError, block_rows, check_fits,
+                                largest_fitting_n, to_numpy)
+from kpca_bench.eigensolvers import block_sizes
+from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.kernels import make_kernel
+from kpca_bench.methods.kpca import KernelPCA
+
+QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
+NO_LIBRARY = "neither CuPy nor PyTorch is installed: pip install 'kpca-bench[gpu]'"
+
+
+def libraries(**present):
+    """A stand-in for devices._import that finds only the given modules."""
+    return lambda name: present.get(name)
+
+
+def torch_without_cuda():
+    return SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: False))
+
+
+def test_cuda_without_a_gpu_library_names_the_missing_libraries(monkeypatch):
+    monkeypatch.setattr(devices, "_import", libraries())
+    with pytest.raises(DeviceError, match=NO_LIBRARY.replace("[", r"\[").replace("]", r"\]")):
+        devices.cuda_library()
+
+
+def test_cuda_without_a_device_names_the_library_that_sees_none(monkeypatch):
+    monkeypatch.setattr(devices, "_import", libraries(torch=torch_without_cuda()))
+    with pytest.raises(DeviceError, match="no CUDA device is visible to torch: run on a machine with an NVIDIA GPU"):
+        devices.cuda_library()
+
+
+def test_an_estimator_asking_for_cuda_fails_before_any_work(monkeypatch):
+    monkeypatch.setattr(devices, "_import", libraries())
+    with pytest.raises(DeviceError, match="neither CuPy nor PyTorch"):
+        KernelPCA(3, device="cuda").fit(np.eye(5))
+
+
+def test_a_cpu_run_records_no_gpu():
+    assert devices.device_fields(None) == {"device": "cpu"} == devices.device_fields("cpu")
+
+
+def test_largest_fitting_n_solves_the_memory_rule_exactly():
+    n, d, basis = 1000, 5, 64
+    free = (n * n + n * (d + 2 * basis)) * 8 / DEVICE_MEMORY_SHARE
+    assert largest_fitting_n(free, d, basis) == n
+    assert largest_fitting_n(free * (1 - 1e-6), d, basis) == n - 1
+    assert largest_fitting_n(80e9, 16, 448) == pytest.approx(math.sqrt(0.8 * 80e9 / 8), rel=0.01)
+
+
+@pytest.fixture
+def small_device(monkeypatch):
+    """array_api_strict's CPU device made to report free memory for 100 training points of 5 features."""
+    basis = block_sizes(3)[1]
+    free = (100 * 100 + 100 * (5 + 2 * basis)) * 8 / DEVICE_MEMORY_SHARE
+    monkeypatch.setattr(devices, "free_memory_bytes", lambda xp, device: free)
+    return pytest.importorskip("array_api_strict"), free
+
+
+def test_n_beyond_the_free_memory_names_the_largest_n_that_fits(small_device):
+    xp, _ = small_device
+    X = np.random.default_rng(0).standard_normal((101, 5))
+    with pytest.raises(DeviceMemoryError, match=r"n = 101 points .* the largest n that fits is 100; subsample the "
+                                                r"training data or use NystromKernelPCA"):
+        KernelPCA(3, eigen_solver="block").fit(xp.asarray(X))
+    KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X[:100]))  # the largest n fits
+    check_fits(100, 5, block_sizes(3)[1], (xp, None))
+
+
+def test_kernel_blocks_are_sized_from_the_free_memory_and_give_the_same_kernel(small_device):
+    xp, free = small_device
+    assert block_rows(100, (xp, None)) == int(free / 4 // (8 * 100))
+    X = np.random.default_rng(1).standard_normal((300, 5))
+    kernel = make_kernel(X, "rbf", gamma=0.2)
+    assert block_rows(300, (xp, None)) < 300  # several blocks
+    assert_allclose(to_numpy(kernel(xp.asarray(X))), kernel(X), rtol=1e-12, atol=1e-12)
+
+
+def write_config(tmp_path, execution: str) -> Path:
+    path = tmp_path / "quickstart.yaml"
+    path.write_text(QUICKSTART.read_text() + f"execution: {execution}\n")
+    return path
+
+
+def test_execution_device_is_a_config_key_that_changes_no_cell_key(tmp_path):
+    on_gpu, plain = load_config(write_config(tmp_path, "{device: cuda}")), load_config(QUICKSTART)
+    assert on_gpu.execution.device == "cuda" and plain.execution.device is None
+    assert on_gpu.config_hash() == plain.config_hash()
+    assert [c.key for c in plan_cells(on_gpu)] == [c.key for c in plan_cells(plain)]
+
+
+def test_an_unknown_device_is_one_config_error(tmp_path):
+    result = CliRunner().invoke(app, ["run", str(write_config(tmp_path, "{device: gpu}")), "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "execution.device: unknown device 'gpu'" in result.stderr and "accepted: cpu, cuda" in result.stderr
+
+
+def test_a_run_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setattr(devices, "_import", libraries())
+    result = CliRunner().invoke(app, ["run", str(write_config(tmp_path, "{device: cuda}")), "--out",
+                                      str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2, result.output + result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and NO_LIBRARY in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_each_record_stores_its_device(tmp_path):
+    config = write_config(tmp_path, "{device: cpu}")
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
+    assert result.exit_code == 0, result.output + result.stderr
+    store = tmp_path / "out" / "quickstart" / "records.jsonl"
+    records = [json.loads(line) for line in store.read_text().splitlines()]
+    assert records and {r["device"] for r in records} == {"cpu"}
+    environment = json.loads((tmp_path / "out" / "quickstart" / "environment.json").read_text())["environments"][-1]
+    assert "gpu" not in environment
