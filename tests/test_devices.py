@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from typer.testing import CliRunner
@@ -129,5 +130,7 @@ def test_each_record_stores_its_device(tmp_path):
     store = tmp_path / "out" / "quickstart" / "records.jsonl"
     records = [json.loads(line) for line in store.read_text().splitlines()]
     assert records and {r["device"] for r in records} == {"cpu"}
+    trials = pd.read_csv(tmp_path / "out" / "quickstart" / "trials.csv")
+    assert set(trials["device"]) == {"cpu"}
     environment = json.loads((tmp_path / "out" / "quickstart" / "environment.json").read_text())["environments"][-1]
     assert "gpu" not in environment

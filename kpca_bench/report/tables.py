@@ -23,6 +23,8 @@ TRIAL_COLUMNS = [
 TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
 # Issue 30: why a finished cell's numbers mean nothing (constant scores, overflow), empty when they do.
 TRIAL_COLUMNS += ["degenerate"]
+# Issue 34: where a cell computed (cpu, or cuda with the GPU's model); absent from records written before.
+TRIAL_COLUMNS += ["device", "gpu_model"]
 # Structured fields kept in trials.csv, written as JSON.
 JSON_COLUMNS = ("versions", "warnings")
 FITTED_ON = {"training": "fitted on the training rows", "all": "fitted on the training and test rows",
