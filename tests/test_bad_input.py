@@ -2,9 +2,13 @@
 failing disks: an exit code, one line naming the problem and the fix, no traceback, no finished work lost."""
 
 import errno
+import json
 import os
+import subprocess
+import warnings
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -18,6 +22,8 @@ from kpca_bench.cli import app
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.experiment import store
 from kpca_bench.experiment.lock import folder_lock
+from kpca_bench.experiment.runner import flag_overflow, input_overflow
+from kpca_bench.protocols.base import constant_scores
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
@@ -616,17 +622,6 @@ def test_a_bad_data_file_of_any_format_is_one_line_before_any_cell(tmp_path, cas
 # environment.json, the lock), write faults and numerics that make a method meaningless.
 # ---------------------------------------------------------------------------------------------------------------
 
-# This section's own imports, kept here so that the sections above and below merge apart.
-import json  # noqa: E402
-import subprocess  # noqa: E402
-import warnings  # noqa: E402
-from types import SimpleNamespace  # noqa: E402
-
-import numpy as np  # noqa: E402
-import yaml  # noqa: E402
-
-from kpca_bench.protocols.base import constant_scores  # noqa: E402
-from kpca_bench.experiment.runner import flag_overflow, input_overflow  # noqa: E402
 
 
 def small_data(folder: Path, kind: str) -> Path:
