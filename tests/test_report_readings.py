@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from kpca_bench.report.readings import (BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, HEADLINE, NOT_EXPLAINED, NOT_RUN,
+from kpca_bench.report.readings import (BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, DEGENERATE, HEADLINE, NOT_EXPLAINED, NOT_RUN,
                                         WITHIN, chosen_readings, paper_reading, readings)
 
 
@@ -111,6 +111,21 @@ def test_a_check_does_not_explain_a_number_its_tables_reading_holds():
     assert list(verdicts["outcome"]) == [BY_VARIANT, NOT_EXPLAINED]
 
 
+@pytest.mark.parametrize(("covers", "explained"), [
+    (None, False),                 # no readings column: the check measured the headline runs only
+    ("t", False),                  # the headline only, and the table is held to t_read
+    ("t, t_read", True),           # its ranges include the table's reading
+])
+def test_a_check_explains_a_number_only_under_a_reading_it_covers(covers, explained):
+    """The table takes t_read (2 within against the headline's 0); m2 stays out under it."""
+    comparison = headline("t", "nnn")
+    check = {"config": ["t"], "method": ["M"], "metric": ["m2"], "inconsistent": [True], "beyond_tolerance": [True]}
+    checks = [pd.DataFrame(check if covers is None else {**check, "readings": [covers]})]
+    verdicts = readings(comparison, {"t_read": variant("t", "yyn")}, checks)
+    assert set(verdicts["reading"]) == {"t_read"}
+    assert verdicts.at[2, "outcome"] == (BY_CHECK if explained else NOT_EXPLAINED)
+
+
 def test_a_number_equal_by_construction_or_not_run_is_counted_as_reproduced_nowhere():
     comparison = headline("t", "yy-", by_construction=["", "always 0 for both", ""])
     verdicts = readings(comparison, {"t_read": variant("t", "yyy")})
@@ -139,3 +154,11 @@ def test_one_reading_per_paper_applies_one_kind_to_every_table_the_headline_wher
     assert verdicts["within_table_reading"].sum() == 6
     assert verdicts["within_headline"].sum() == 4
     assert chosen_readings(comparison, variants) == {"p1": "p1_order", "p2": None}
+
+
+def test_a_number_on_a_degenerate_model_is_counted_as_reproduced_nowhere():
+    comparison = headline("t", "yyn", degenerate=["", "no components: 15 of 15 empty", None])
+    verdicts = readings(comparison, {"t_read": variant("t", "yyy")})
+
+    assert list(verdicts["outcome"]) == [BY_VARIANT, DEGENERATE, BY_VARIANT]
+    assert verdicts["within_headline"].tolist() == [True, False, False]

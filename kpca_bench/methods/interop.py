@@ -303,10 +303,16 @@ def import_class(path: str):
 PACKAGE_SIGNS = {"sklearn": "normal", "pyod": "outlier", "kpca_bench": "normal"}
 
 
+# scikit-learn's generic bases (BaseEstimator, the mixins, their helpers) say nothing of a detector's sign.
+GENERIC_BASES = ("sklearn.base", "sklearn.utils")
+
+
 def known_sign(klass) -> str | None:
     """``normal`` for scikit-learn's detectors, ``outlier`` for PyOD's, each also for a class derived from one
-    (the nearest such class in the method resolution order decides), None when no base is from either package."""
-    packages = (base.__module__.split(".")[0] for base in klass.__mro__)
+    (the nearest such class in the method resolution order decides; scikit-learn's ``BaseEstimator`` and mixins
+    do not), None when no base is from either package."""
+    packages = (base.__module__.split(".")[0] for base in klass.__mro__
+                if not base.__module__.startswith(GENERIC_BASES))
     return next((PACKAGE_SIGNS[package] for package in packages if package in PACKAGE_SIGNS), None)
 
 

@@ -15,7 +15,7 @@ Built from what is on disk alone, so it never re-runs anything:
 The report opens with one row per paper (numbers compared; within tolerance under the headline,
 under one reading per table, under one reading per paper, on the statistical part of the tolerance
 alone and under any reading per number; explained by a check; not explained; equal by construction;
-not run; numbers of runs on stand-in data, which are shown but not counted; claims that hold; the
+on a degenerate model; not run; numbers of runs on stand-in data, which are shown but not counted; claims that hold; the
 main deviation); then per paper its table (each number's tolerance parts, its table's reading and
 its outcome under it), its deviations (a number no entry names is listed as not explained yet), its
 claims and its figures.
@@ -48,7 +48,7 @@ from kpca_bench.report.claims import (CLAIMS_CSV, READINGS_CSV, TIE_RULE, claims
 from kpca_bench.report.findings import (CLAIMS_FILE, DEVIATIONS_FILE, NOT_EXPLAINED, Claim, Deviation, load_claims,
                                        load_deviations)
 from kpca_bench.report import readings
-from kpca_bench.report.readings import BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, HEADLINE, NOT_RUN, WITHIN
+from kpca_bench.report.readings import BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, DEGENERATE, HEADLINE, NOT_RUN, WITHIN
 from kpca_bench.report.reference import diagnostic_variants, load_references, reference_folder
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
 from kpca_bench.experiment.config import Config, load_config
@@ -185,6 +185,8 @@ def _reading_cells(row, verdict) -> list[str]:
         return ["", "", "shown, not counted"]
     if verdict.outcome == BY_CONSTRUCTION:
         return ["", "", f"{BY_CONSTRUCTION}: {row.by_construction}"]
+    if verdict.outcome == DEGENERATE:
+        return ["", "", f"**{DEGENERATE}**, not counted"]
     reading = HEADLINE if verdict.reading == HEADLINE else f"`{verdict.reading}`"
     under = "" if verdict.reading == HEADLINE else ("not run" if pd.isna(verdict.ours_under_reading)
                                                    else f"{verdict.ours_under_reading:.3f}")
@@ -391,7 +393,7 @@ def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation], evide
     explained, and lists what every variant and check gave for them.
     """
     found = verdicts(comparison, deviations, evidence)
-    in_question = ~(found["within_headline"] & found["within_table_reading"]) & (found["outcome"] != BY_CONSTRUCTION)
+    in_question = ~(found["within_headline"] & found["within_table_reading"]) & ~found["outcome"].isin([BY_CONSTRUCTION, DEGENERATE])
     rows, found = comparison[in_question], found[in_question]
     outcome = found["outcome"]
     named = pd.Series(False, index=rows.index, dtype=bool)
@@ -430,6 +432,7 @@ def numbers_summary(counts: Mapping[str, int], paper_reading: str = HEADLINE, on
             f"{counts['statistics']} on the statistical part of the tolerance alone, {counts['any']} under any reading "
             f"per number; of the others {counts[BY_CHECK]} explained by a check, {counts['not explained']} not explained"
             + (f"; {_count(by_construction)} equal by construction, not counted" if by_construction else "")
+            + (f"; {_count(counts[DEGENERATE])} {DEGENERATE}, not counted" if counts[DEGENERATE] else "")
             + (f"; {counts[NOT_RUN]} not run here" if counts[NOT_RUN] else "")
             + (f"; {_count(on_stand_in)} of runs on stand-in data shown, not counted" if on_stand_in else "") + ".")
 
@@ -537,6 +540,7 @@ GLANCE_COUNTS = {
     BY_CHECK: BY_CHECK,
     "not explained": "not explained",
     "equal by construction": "equal by construction (not counted)",
+    DEGENERATE: "on a degenerate model (not counted)",
     NOT_RUN: NOT_RUN,
     "stand-in": "on stand-in data (not counted)",
 }
@@ -552,7 +556,7 @@ def glance_counts(found: PaperFindings) -> dict[str, int]:
             "paper": int(found_verdicts["within_paper_reading"].sum()),
             "statistics": int(found_verdicts["within_statistics"].sum()),
             "any": int(found_verdicts["within_any_reading"].sum()),
-            **{key: int((outcome == key).sum()) for key in (BY_CHECK, "not explained", BY_CONSTRUCTION, NOT_RUN)},
+            **{key: int((outcome == key).sum()) for key in (BY_CHECK, "not explained", BY_CONSTRUCTION, DEGENERATE, NOT_RUN)},
             "stand-in": len(found.stand_in_comparison.dropna(subset=["ours"]))}
 
 
@@ -647,7 +651,9 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
         "reading: a number another variant would hold but the table's reading does not is *not explained*. "
         "Diagnostic variants (`diagnostic: true` in `choices.yaml`) never count. A consistency check explains a "
         "number outside tolerance under its table's reading only where it finds the paper's value inconsistent with "
-        "the paper's protocol and beyond tolerance of every reading's range. *One reading per paper* applies one "
+        "the paper's protocol and beyond tolerance of every reading's range, and its ranges cover the table's "
+        "reading. A number resting on a degenerate model (no components, constant scores) is counted nowhere, like "
+        "one equal by construction. *One reading per paper* applies one "
         "reading kind (a variant's name less its table's, e.g. `file_order`; the headline where a table has none) "
         "to every table, chosen the same way; *any reading per number*, the old count, credits a number any "
         "counted reading of its table holds. Every number not explained lists the hypotheses tried with their "

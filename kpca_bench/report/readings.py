@@ -19,8 +19,10 @@ Diagnostic readings (marked ``diagnostic: true`` in ``choices.yaml``) never coun
 check explains a number outside tolerance under its table's reading only where its row finds the
 paper's value inconsistent with its protocol *and* beyond tolerance of every reading's range
 (column ``beyond_tolerance``, or a positive ``margin``, the distance by which the paper's value clears the
-tolerance of every split of every reading). A number equal by construction
-(``by_construction`` in ``numbers.yaml``) is counted as neither reproduced nor missed.
+tolerance of every split of every reading), and only where the check covers the table's reading (column
+``readings``, the run stems its ranges come from; the headline run alone where it has none). A number equal by
+construction (``by_construction`` in ``numbers.yaml``) or resting on a degenerate model (``degenerate``, e.g.
+a model with no components) is counted as neither reproduced nor missed.
 
 Pure functions on DataFrames: the caller reads the files.
 """
@@ -37,7 +39,8 @@ NUMBER_KEYS = ["table", "method", "metric"]
 
 WITHIN, BY_VARIANT, BY_CHECK = "within", "within under the table's reading", "explained by a check"
 NOT_EXPLAINED, NOT_RUN, BY_CONSTRUCTION = "not explained", "not run", "equal by construction"
-OUTCOMES = (WITHIN, BY_VARIANT, BY_CHECK, NOT_EXPLAINED, NOT_RUN, BY_CONSTRUCTION)
+DEGENERATE = "on a degenerate model"
+OUTCOMES = (WITHIN, BY_VARIANT, BY_CHECK, NOT_EXPLAINED, NOT_RUN, BY_CONSTRUCTION, DEGENERATE)
 
 
 def table_of(config: str) -> str:
@@ -50,12 +53,21 @@ def _numbers(comparison: pd.DataFrame) -> pd.DataFrame:
                          "metric": comparison["metric"]}, index=comparison.index)
 
 
+def _flagged(comparison: pd.DataFrame, column: str) -> pd.Series:
+    if column not in comparison:
+        return pd.Series(False, index=comparison.index)
+    return comparison[column].fillna("").astype(str).str.len() > 0
+
+
+def on_degenerate_model(comparison: pd.DataFrame) -> pd.Series:
+    """The numbers that ran but rest on a degenerate model (column ``degenerate``: no components, constant scores)."""
+    return comparison["ours"].notna() & _flagged(comparison, "degenerate")
+
+
 def counted(comparison: pd.DataFrame) -> pd.Series:
-    """The numbers that can be reproduced: those that ran and are not equal by construction."""
-    ran = comparison["ours"].notna()
-    if "by_construction" not in comparison:
-        return ran
-    return ran & ~comparison["by_construction"].fillna("").astype(bool)
+    """The numbers that can be reproduced: those that ran, are not equal by construction and rest on no
+    degenerate model (a model that learned nothing reproduces nothing, whatever its delta)."""
+    return comparison["ours"].notna() & ~_flagged(comparison, "by_construction") & ~on_degenerate_model(comparison)
 
 
 def within_by_reading(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame],
@@ -146,15 +158,31 @@ def beyond_tolerance(checks: pd.DataFrame) -> pd.Series:
     return pd.Series(False, index=checks.index)
 
 
-def explained_by_checks(comparison: pd.DataFrame, checks: Sequence[pd.DataFrame]) -> pd.Series:
-    """Per number, whether some check (rows ``config`` stem, ``method``, ``metric``) explains it (module docstring)."""
+def covered_readings(checks: pd.DataFrame) -> pd.Series:
+    """Per check row, the run stems its ranges cover: its ``readings`` column (comma-separated), else the
+    headline run alone (the table's own stem)."""
+    if "readings" not in checks:
+        return checks["config"].map(lambda table: {table})
+    return checks["readings"].fillna("").map(lambda listed: {stem.strip() for stem in str(listed).split(",")})
+
+
+def explained_by_checks(comparison: pd.DataFrame, checks: Sequence[pd.DataFrame],
+                        reading: pd.Series | None = None) -> pd.Series:
+    """Per number, whether some check (rows ``config`` stem, ``method``, ``metric``) explains it (module docstring):
+    the check must cover the number's table's reading (``reading``, :data:`HEADLINE` or a variant stem; the
+    headline where not given), since a range measured under one reading says nothing of another."""
     numbers = _numbers(comparison)
+    held_to = numbers["table"] if reading is None else reading.where(reading != HEADLINE, numbers["table"])
     explained = pd.Series(False, index=comparison.index)
     for table in checks:
-        beyond = table.assign(beyond=beyond_tolerance(table)).rename(columns={"config": "table"})
-        beyond = beyond.groupby(NUMBER_KEYS)["beyond"].all().reset_index()
-        hit = numbers.merge(beyond, on=NUMBER_KEYS, how="left")["beyond"].fillna(False).astype(bool)
-        explained |= hit.set_axis(comparison.index)
+        beyond = table.assign(beyond=beyond_tolerance(table), covers=covered_readings(table))
+        beyond = beyond.rename(columns={"config": "table"}).groupby(NUMBER_KEYS).agg(
+            beyond=("beyond", "all"), covers=("covers", lambda sets: set.intersection(*sets))).reset_index()
+        merged = numbers.merge(beyond, on=NUMBER_KEYS, how="left")
+        merged.index = comparison.index
+        hit = [bool(row.beyond) and isinstance(row.covers, set) and held_to[i] in row.covers
+               for i, row in merged.iterrows()]
+        explained |= pd.Series(hit, index=comparison.index, dtype=bool)
     return explained
 
 
@@ -183,7 +211,7 @@ def readings(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], che
     reading = comparison["config"].map(table_of).map(chosen)
     under_reading = pd.Series([bool(grid.at[i, r]) for i, r in reading.items()], index=comparison.index, dtype=bool)
     paper = paper_grid(comparison, grid)[chosen_per_paper(comparison, grid)] if len(grid) else grid[HEADLINE]
-    by_check = explained_by_checks(comparison, checks) & counted(comparison) & ~under_reading
+    by_check = explained_by_checks(comparison, checks, reading) & counted(comparison) & ~under_reading
     table = pd.DataFrame({
         "reading": reading,
         "ours_under_reading": value_under_reading(comparison, variants, reading),
@@ -211,8 +239,9 @@ def value_under_reading(comparison: pd.DataFrame, variants: Mapping[str, pd.Data
 
 def outcome(comparison: pd.DataFrame, verdicts: pd.DataFrame) -> pd.Series:
     """Per number, one of :data:`OUTCOMES` under one reading per table."""
-    by_construction = comparison["ours"].notna() & ~counted(comparison)
-    values = [NOT_RUN if pd.isna(row.ours) else BY_CONSTRUCTION if by_construction[i]
+    degenerate = on_degenerate_model(comparison)
+    by_construction = comparison["ours"].notna() & ~counted(comparison) & ~degenerate
+    values = [NOT_RUN if pd.isna(row.ours) else DEGENERATE if degenerate[i] else BY_CONSTRUCTION if by_construction[i]
               else WITHIN if verdicts.at[i, "within_headline"] and verdicts.at[i, "reading"] == HEADLINE
               else BY_VARIANT if verdicts.at[i, "within_table_reading"]
               else BY_CHECK if verdicts.at[i, "by_check"] else NOT_EXPLAINED
