@@ -250,7 +250,8 @@ def test_a_papers_claims_analysis_takes_the_readings_report_wrote_beside_report_
     configs = [folder / "configs" / "one.yaml"]
 
     assert "under the chosen readings" not in analyse(results, configs)[0].read_text()
-    (results / "readings.csv").write_text("table,reading\none,one_literal\n")
+    (results / "readings.csv").write_text("table,reading,within,numbers,diagnostic,chosen\n"
+                                          "one,headline,0,1,False,False\none,one_literal,1,1,False,True\n")
     assert stored_readings(results) == {"one": "one_literal"}
     assert "under the chosen readings: fails" in analyse(results, configs)[0].read_text()
 

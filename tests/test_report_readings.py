@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from kpca_bench.report.readings import (BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, DEGENERATE, HEADLINE, NOT_EXPLAINED, NOT_RUN,
-                                        WITHIN, chosen_readings, paper_reading, readings)
+                                        WITHIN, chosen_readings, paper_reading, readings, readings_tried)
 
 
 def headline(table: str, holds: str, **columns) -> pd.DataFrame:
@@ -162,3 +162,12 @@ def test_a_number_on_a_degenerate_model_is_counted_as_reproduced_nowhere():
 
     assert list(verdicts["outcome"]) == [BY_VARIANT, DEGENERATE, BY_VARIANT]
     assert verdicts["within_headline"].tolist() == [True, False, False]
+
+
+def test_every_reading_tried_is_listed_with_its_count_and_the_choice_marked():
+    comparison = headline("t", "ynn")
+    tried = readings_tried(comparison, {"t_good": variant("t", "yyn"), "t_probe": variant("t", "yyy"),
+                                        "t_part": variant("t", "-y-")}, diagnostic={"t_probe"})
+    rows = {row.reading: (row.within, row.numbers, row.diagnostic, row.chosen) for row in tried.itertuples()}
+    assert rows == {HEADLINE: (1, 3, False, False), "t_good": (2, 3, False, True), "t_part": (1, 3, False, False),
+                    "t_probe": (3, 3, True, False)}

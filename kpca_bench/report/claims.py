@@ -414,13 +414,15 @@ def paper_claims(config_paths: Sequence[Path], results_root,
 
 
 def stored_readings(results_root) -> dict[str, str | None]:
-    """The tables' chosen readings ``kpca-bench report`` wrote beside REPORT.md (:data:`READINGS_CSV`; config
-    stem -> variant stem, None for the headline), or none before its first report."""
+    """The tables' chosen readings ``kpca-bench report`` wrote beside REPORT.md (:data:`READINGS_CSV`, every
+    reading tried with ``chosen`` marking the table's; config stem -> variant stem, None for the headline), or
+    none before its first report."""
     path = Path(results_root) / READINGS_CSV
     if not path.exists():
         return {}
     frame = pd.read_csv(path, keep_default_na=False)
-    return {row.table: row.reading or None for row in frame.itertuples()}
+    chosen = frame[frame["chosen"].astype(str) == "True"]
+    return {row.table: None if row.reading == "headline" else row.reading for row in chosen.itertuples()}
 
 
 def claims_analysis(report: str, readings: Mapping[str, str | None] | None = None) -> Analysis:

@@ -514,6 +514,7 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
         lines += [line, ""] if (line := degenerate_line(shown)) else []
         if stand_in:
             lines += [*stand_in_lines(stand_in), ""]
+        lines += readings_tried_lines(found)
         lines += ["### Deviations", ""]
         lines += deviation_lines(found.comparison, found.deviations, found.evidence) or ["None: every number holds."]
         lines.append("")
@@ -605,12 +606,32 @@ def suite_sections(results_root: Path, config_dir="configs") -> list[str]:
     return sections
 
 
+def tried(found: PaperFindings) -> pd.DataFrame:
+    """Every reading of the paper's tables with its count (:func:`kpca_bench.report.readings.readings_tried`)."""
+    return readings.readings_tried(found.comparison, found.evidence.variants, found.evidence.diagnostic)
+
+
 def table_readings(findings: list[PaperFindings]) -> dict[str, str | None]:
-    """Every paper's config stem -> its table's one reading (:func:`kpca_bench.report.readings.chosen_readings`)."""
-    chosen = {}
-    for found in findings:
-        chosen |= readings.chosen_readings(found.comparison, found.evidence.variants, found.evidence.diagnostic)
-    return chosen
+    """Every paper's config stem -> its table's one reading: a variant stem, None for the headline."""
+    frame = pd.concat([tried(found) for found in findings]) if findings else pd.DataFrame(columns=["table"])
+    chosen = frame[frame["chosen"].astype(bool)] if len(frame) else frame
+    return {row.table: None if row.reading == HEADLINE else row.reading for row in chosen.itertuples()}
+
+
+def readings_tried_lines(found: PaperFindings) -> list[str]:
+    """The paper's tables, each with every reading tried and how many of its numbers it holds within tolerance."""
+    frame = tried(found)
+    if frame.empty or (frame["reading"] == HEADLINE).all():
+        return []
+    lines = ["### Readings tried", "", "Each table's readings and how many of its counted numbers each holds within "
+             "tolerance; the table is held to the one marked (ties: the headline, then the first by name); a "
+             "diagnostic reading is shown, never chosen.", "", "| table | reading | within | chosen |",
+             "|---|---|---|---|"]
+    for row in frame.itertuples():
+        reading = "headline" if row.reading == HEADLINE else f"`{row.reading}`" + (" (diagnostic)" if row.diagnostic
+                                                                                   else "")
+        lines.append(f"| `{row.table}` | {reading} | {row.within} of {row.numbers} | {'**yes**' if row.chosen else ''} |")
+    return lines + [""]
 
 
 def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> Path:
@@ -673,7 +694,6 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
     body = [paper_section(results_root, found) for found in findings] + suite_sections(results_root, config_dir)
     path = results_root / "REPORT.md"
     write_claims_csv(results_root / CLAIMS_CSV, claims)
-    write_atomic(results_root / READINGS_CSV, pd.DataFrame({"table": list(chosen), "reading": list(chosen.values())})
-                 .to_csv(index=False))
+    write_atomic(results_root / READINGS_CSV, pd.concat([tried(found) for found in findings]).to_csv(index=False))
     write_atomic(path, "\n".join(header + body))
     return path

@@ -249,6 +249,31 @@ def outcome(comparison: pd.DataFrame, verdicts: pd.DataFrame) -> pd.Series:
     return pd.Series(values, index=comparison.index, dtype=object)
 
 
+def readings_tried(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame],
+                   diagnostic: Collection[str] = ()) -> pd.DataFrame:
+    """Every reading of every table with the count of the table's numbers it holds within tolerance.
+
+    Returns
+    -------
+    DataFrame
+        One row per (table, reading): ``table``, ``reading`` (:data:`HEADLINE` or a variant stem), ``within``,
+        ``numbers`` (the table's counted numbers), ``diagnostic`` (never counts) and ``chosen`` (the table's
+        one reading).
+    """
+    counted_grid = within_by_reading(comparison, variants, diagnostic)
+    chosen = chosen_per_table(comparison, counted_grid)
+    grid = within_by_reading(comparison, variants)
+    tables, eligible = comparison["config"].map(table_of), counted(comparison)
+    rows = []
+    for table in dict.fromkeys(tables):
+        mine = grid[tables == table]
+        for reading in [column for column in mine.columns if mine[column].notna().all()]:
+            rows.append({"table": table, "reading": reading, "within": int(mine[reading].fillna(False).sum()),
+                         "numbers": int(eligible[tables == table].sum()), "diagnostic": reading in diagnostic,
+                         "chosen": reading == chosen[table]})
+    return pd.DataFrame(rows, columns=["table", "reading", "within", "numbers", "diagnostic", "chosen"])
+
+
 def chosen_readings(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame],
                     diagnostic: Collection[str] = ()) -> dict[str, str | None]:
     """Config stem -> its table's one reading: a variant stem, or None for the headline."""
