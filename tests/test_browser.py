@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kpca_bench.report.html import REPORT_FILE, write_run_html
+from kpca_bench.report.html import REPORT_FILE, write_markdown_html, write_run_html
 
 ROOT = Path(__file__).parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -135,3 +135,15 @@ def test_failed_cells_are_shown_in_a_red_box_above_the_summary(browser, failed_p
     assert box.is_displayed() and "quickstart: 1 cell failed (KPCA 1)" in box.text
     assert box.value_of_css_property("border-left-color") == "rgba(192, 0, 0, 1)"
     assert box.location["y"] < browser.find_element("css selector", "table.sortable").location["y"]
+
+
+def test_a_cell_without_a_number_stays_below_the_numbers_in_both_directions(browser, tmp_path):
+    source = tmp_path / "table.md"
+    source.write_text("# t\n\n| method | AUROC |\n|---|---|\n| A | 0.7 |\n| B | – |\n| C | 0.9 |\n| D | 0.8 |\n")
+    open_page(browser, write_markdown_html(source), "missing_last")
+    table = browser.find_element("css selector", "table.sortable")
+    header = table.find_elements("css selector", "thead th")[1]
+    header.click()
+    assert column(browser, table, 1) == ["0.7", "0.8", "0.9", "–"]
+    header.click()
+    assert column(browser, table, 1) == ["0.9", "0.8", "0.7", "–"]

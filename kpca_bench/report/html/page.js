@@ -21,7 +21,11 @@
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
     rows.sort(function (r, s) {
-      var order = compare(cellValue(r, column), cellValue(s, column));
+      var a = cellValue(r, column), b = cellValue(s, column);
+      var missingA = isNaN(asNumber(a)), missingB = isNaN(asNumber(b));
+      // A cell without a number ("–", failed) stays below the numbers in both directions.
+      if (missingA !== missingB) { return missingA ? 1 : -1; }
+      var order = compare(a, b);
       return descending ? -order : order;
     });
     rows.forEach(function (row) { body.appendChild(row); });
