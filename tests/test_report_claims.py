@@ -68,16 +68,13 @@ def test_holding_on_some_configs_only_is_partly_and_behind_everywhere_fails(tmp_
 
 def test_trials_that_do_not_separate_the_methods_are_a_tie_and_a_tie_is_no_win(tmp_path):
     mixed = [v + (0.01 if i % 2 else -0.01) for i, v in enumerate(AHEAD)]
-    few = AHEAD[:5]
     folders = {"mixed": run(tmp_path, "mixed", {"A": AHEAD, "B": mixed}),
-               "few": run(tmp_path, "few", {"A": few, "B": [v - 0.05 for v in few]}),
                "equal": run(tmp_path, "equal", {"A": AHEAD, "B": AHEAD})}
-    [result] = verdicts(tmp_path, [claim(["mixed", "few", "equal"], BEATS)], folders)
+    [result] = verdicts(tmp_path, [claim(["mixed", "equal"], BEATS)], folders)
 
-    # five pairs all one way give p = 1/16: fewer than six pairs never separate two methods at 0.05
-    assert [case.outcome for case in result.headline] == ["tie", "tie", "tie"]
-    assert "5 paired trials, Wilcoxon p = 0.0625" in result.headline[1].detail
-    assert "all equal" in result.headline[2].detail
+    assert [case.outcome for case in result.headline] == ["tie", "tie"]
+    assert "10 paired trials, Wilcoxon p = 1" in result.headline[0].detail
+    assert "all equal" in result.headline[1].detail
     assert result.holds == "fails"
 
 
@@ -319,3 +316,46 @@ def test_a_computed_claims_evidence_follows_its_numbers(tmp_path):
     [result] = verdicts(tmp_path, [entry], folders)
 
     assert "Wilcoxon p = 0.00195): holds. B has no components here. |" in claims_table([result])
+
+
+def test_too_few_trials_for_any_p_below_alpha_are_not_testable(tmp_path):
+    one = [0.9]
+    folders = {"single": run(tmp_path, "single", {"A": one, "B": [0.5]}),
+               "few": run(tmp_path, "few", {"A": AHEAD[:5], "B": [v - 0.05 for v in AHEAD[:5]]}),
+               "six": run(tmp_path, "six", {"A": AHEAD[:6], "B": [v - 0.05 for v in AHEAD[:6]]})}
+    [result] = verdicts(tmp_path, [claim(["single", "few", "six"], BEATS)], folders)
+
+    # one pair, five pairs: the exact two-sided p is at least 1/16 (never < 0.05); six all one way give 1/32
+    assert [case.outcome for case in result.headline] == ["not testable", "not testable", "holds"]
+    assert "1 paired trials: too few for the Wilcoxon test" in result.headline[0].detail
+
+
+def test_sides_from_different_runs_are_compared_unpaired_with_the_mann_whitney_u_test(tmp_path):
+    # the variant re-ran A on other splits: trial 0 of one run is not trial 0 of the other, so no pairing by trial
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.001 for v in reversed(AHEAD)]}),
+               "one_order": run(tmp_path, "one_order", {"A": [v + 0.002 for v in reversed(AHEAD)]}),
+               "one_single": run(tmp_path, "one_single", {"A": [0.99]})}
+    [order] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_order"})
+    [single] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_single"})
+
+    # paired by trial number the two would be ten pairs all one way (p = 0.002): a pairing of different splits
+    [case] = order.reading
+    assert case.runs == ("one_order", "one") and case.outcome == "tie"
+    assert "10 and 10 trials from different runs, unpaired, Mann-Whitney U p = " in case.detail
+    # one trial against ten: the smallest two-sided U p is 2/11
+    assert single.reading[0].outcome == "not testable" and "1 and 10 trials from different runs" in \
+        single.reading[0].detail
+
+
+def test_spread_with_one_trial_a_constant_side_and_no_common_trial(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": [0.9], "B": [0.8]}, metric="f1"),
+               "flat": run(tmp_path, "flat", {"A": [0.9] * 10, "B": [0.9 + 1e-16 * (i % 2) for i in range(10)]},
+                           metric="f1")}
+    steadier = {"kind": "steadier", "method": "A", "than": ["B"], "metric": "f1"}
+    [single, flat] = verdicts(tmp_path, [claim(["one"], steadier), claim(["flat"], steadier)], folders)
+
+    assert single.headline[0].outcome == "not testable"
+    assert (flat.headline[0].outcome, flat.headline[0].detail) == ("tie", "no spread in either")
+    from kpca_bench.report.claims import paired_outcome
+    assert paired_outcome(pd.Series([0.9], index=[0]), pd.Series([0.8], index=[1]), "higher") == \
+        ("not run", "no trial in common")

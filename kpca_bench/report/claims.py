@@ -9,12 +9,15 @@ as ``auroc_q25``), never by running a cell. A case's outcome is one of :data:`OU
 * ``beats``: the two methods' values are paired by trial (the same split) and compared with the two-sided
   Wilcoxon signed-rank test (:func:`scipy.stats.wilcoxon`), the test Demšar (2006, JMLR 7) recommends for
   two methods; p < :data:`ALPHA` with the method ahead on the mean paired difference: ``holds``, with the method
-  behind: ``fails``; otherwise ``tie`` (the tie rule: the trials do not separate them; fewer than six pairs
-  never do);
+  behind: ``fails``; otherwise ``tie`` (the tie rule: the trials do not separate them); ``not testable`` with
+  fewer than six pairs (no p can reach :data:`ALPHA`), ``not run`` with none. Where the two sides come from
+  different runs (whose trial numbers are not the same splits) they are compared unpaired instead, with the
+  two-sided Mann-Whitney U test (:func:`scipy.stats.mannwhitneyu`), ``not testable`` where the two samples are
+  too small for any p to reach :data:`ALPHA`;
 * ``steadier``: the method's values vary less over the trials than the other's: the Brown-Forsythe test of equal
   spread (:func:`scipy.stats.levene`, deviations from the median; Brown & Forsythe 1974, JASA 69) with
   p < :data:`ALPHA` and the method's standard deviation the smaller: ``holds``, the larger: ``fails``; otherwise
-  ``tie``;
+  ``tie`` (``not testable`` with fewer than two trials on a side or no p);
 * ``close``: the means over the trials differ by at most the comparison's ``margin``: ``holds``, else ``fails``;
 * ``faster``: the other method's mean time is at least ``factor`` times the method's: ``holds``, else ``fails``.
 
@@ -28,13 +31,14 @@ the case names both runs). A claim without a rule keeps its verdict by hand and 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from scipy.stats import levene, wilcoxon
+from scipy.stats import levene, mannwhitneyu, wilcoxon
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import load_config
@@ -46,7 +50,8 @@ from kpca_bench.report.reproductions import Analysis, Reproduction, load_reprodu
 from kpca_bench.report.sweep import METRICS as SWEEP_METRICS
 
 ALPHA = 0.05
-OUTCOMES = ("holds", "tie", "fails", "not run")
+NOT_TESTABLE = "not testable"
+OUTCOMES = ("holds", "tie", NOT_TESTABLE, "fails", "not run")
 TIE_RULE = ("A claim's verdict is computed from the runs' stored trials: *A beats B* holds where the two-sided "
             "Wilcoxon signed-rank test over the trials, paired by split, gives p < 0.05 with A ahead (Demšar 2006, "
             "JMLR 7), and is a **tie** where it does not separate them; *A is steadier than B* likewise with the "
@@ -133,9 +138,25 @@ def _number(value: float) -> str:
     return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
 
 
+def _smallest_p_paired(n: int) -> float:
+    """The smallest two-sided p the exact Wilcoxon signed-rank test can give over ``n`` pairs: all one way."""
+    return 2 / 2 ** n
+
+
+def _smallest_p_unpaired(n: int, m: int) -> float:
+    """The smallest two-sided p the exact Mann-Whitney U test can give over samples of ``n`` and ``m``: no overlap."""
+    return 2 / math.comb(n + m, n)
+
+
 def paired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str, str]:
-    """``beats``: the outcome of the paired Wilcoxon signed-rank test over the trials both have, and its detail."""
+    """``beats``: the outcome of the paired Wilcoxon signed-rank test over the trials both have, and its detail:
+    ``not run`` where they have no trial in common, ``not testable`` where there are too few pairs for any p to
+    reach :data:`ALPHA` (fewer than six)."""
     paired = pd.concat([ours, theirs], axis=1, join="inner").dropna()
+    if paired.empty:
+        return "not run", "no trial in common"
+    if _smallest_p_paired(len(paired)) >= ALPHA:
+        return NOT_TESTABLE, f"{len(paired)} paired trials: too few for the Wilcoxon test to reach p < {ALPHA:g}"
     ahead = (paired.iloc[:, 0] - paired.iloc[:, 1]) * (1 if better == "higher" else -1)
     if not (ahead != 0).any():
         return "tie", f"{len(paired)} paired trials, all equal"
@@ -146,13 +167,41 @@ def paired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str
     return ("holds" if ahead.mean() > 0 else "fails"), detail
 
 
+def unpaired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str, str]:
+    """``beats`` where the two sides come from different runs (whose trials are not the same splits): the
+    two-sided Mann-Whitney U test of the two samples, unpaired; ``not testable`` where the samples are too small
+    for any p to reach :data:`ALPHA`."""
+    n, m = len(ours), len(theirs)
+    if _smallest_p_unpaired(n, m) >= ALPHA:
+        return NOT_TESTABLE, f"{n} and {m} trials from different runs, unpaired: too few for the Mann-Whitney U " \
+                             f"test to reach p < {ALPHA:g}"
+    test = mannwhitneyu(ours, theirs, alternative="two-sided")
+    p = float(test.pvalue)
+    detail = f"{n} and {m} trials from different runs, unpaired, Mann-Whitney U p = {p:.3g}"
+    # U counts the pairs (one value of each side) where ours is the larger: above n m / 2, ours tends higher
+    ahead = (float(test.statistic) - n * m / 2) * (1 if better == "higher" else -1)
+    if p != p or p >= ALPHA or ahead == 0:
+        return "tie", detail
+    return ("holds" if ahead > 0 else "fails"), detail
+
+
+def _constant(values: pd.Series) -> bool:
+    """Whether ``values`` do not vary beyond rounding."""
+    return bool(values.std() <= 1e-12 * max(1.0, float(values.abs().max())))
+
+
 def spread_outcome(ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
-    """``steadier``: the outcome of the Brown-Forsythe test of equal spread over the trials, and its detail."""
-    if ours.std() == theirs.std() == 0:
+    """``steadier``: the outcome of the Brown-Forsythe test of equal spread over the trials, and its detail;
+    ``not testable`` with fewer than two trials on a side or no p."""
+    if min(len(ours), len(theirs)) < 2:
+        return NOT_TESTABLE, f"{len(ours)} and {len(theirs)} trials: a spread needs two on each side"
+    if _constant(ours) and _constant(theirs):
         return "tie", "no spread in either"
     p = float(levene(ours, theirs, center="median").pvalue)
     detail = f"std {ours.std():.3f} vs {theirs.std():.3f} over {len(ours)} and {len(theirs)} trials, " \
              f"Brown-Forsythe p = {p:.3g}"
+    if p != p:
+        return NOT_TESTABLE, detail
     if p >= ALPHA:
         return "tie", detail
     return ("holds" if ours.std() < theirs.std() else "fails"), detail
@@ -170,10 +219,12 @@ def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) ->
                                                                  f"{comparison.factor:g}"
 
 
-def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
-    """The outcome of ``comparison`` on the two methods' values by trial, and the test or bound behind it."""
+def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series,
+                 paired: bool = True) -> tuple[str, str]:
+    """The outcome of ``comparison`` on the two methods' values by trial, and the test or bound behind it;
+    ``paired``: whether both sides come from the same run (their trials the same splits)."""
     if comparison.kind == "beats":
-        return paired_outcome(ours, theirs, comparison.better)
+        return (paired_outcome if paired else unpaired_outcome)(ours, theirs, comparison.better)
     if comparison.kind == "steadier":
         return spread_outcome(ours, theirs)
     return bound_outcome(comparison, ours, theirs)
@@ -203,7 +254,7 @@ def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapp
     case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_run, theirs_run))
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
-    outcome, detail = case_outcome(comparison, ours, theirs)
+    outcome, detail = case_outcome(comparison, ours, theirs, paired=ours_run == theirs_run)
     return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()))
 
 
