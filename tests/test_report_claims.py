@@ -359,3 +359,18 @@ def test_spread_with_one_trial_a_constant_side_and_no_common_trial(tmp_path):
     from kpca_bench.report.claims import paired_outcome
     assert paired_outcome(pd.Series([0.9], index=[0]), pd.Series([0.8], index=[1]), "higher") == \
         ("not run", "no trial in common")
+
+
+def test_a_case_against_a_model_flagged_degenerate_is_no_win_and_says_so(tmp_path):
+    folder = run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})
+    pd.DataFrame({"method": ["A", "B"], "trials": [10, 10], "degenerate": [0, 10],
+                  "degenerate_reason": ["", "no components: 15 of 15 empty"]}).to_csv(folder / "summary.csv",
+                                                                                       index=False)
+    [result] = verdicts(tmp_path, [claim(["one"], BEATS)], {"one": folder})
+
+    [case] = result.headline
+    assert case.outcome == "against a degenerate model" and result.holds != "holds"
+    assert case.degenerate == "B: no components: 15 of 15 empty"
+    assert "degenerate model: B: no components: 15 of 15 empty): against a degenerate model" in case_text(case)
+    frame = pd.read_csv(write_claims_csv(tmp_path / "claims.csv", [result]))
+    assert frame.loc[0, "degenerate"] == "B: no components: 15 of 15 empty"

@@ -21,6 +21,10 @@ as ``auroc_q25``), never by running a cell. A case's outcome is one of :data:`OU
 * ``close``: the means over the trials differ by at most the comparison's ``margin``: ``holds``, else ``fails``;
 * ``faster``: the other method's mean time is at least ``factor`` times the method's: ``holds``, else ``fails``.
 
+A case against a method whose run flags its model degenerate (``summary.csv``'s ``degenerate_reason``, e.g. a
+Wang-Tanaka model with no components) is ``against a degenerate model`` whatever the test says: no win; the
+case's text and ``claims.csv`` name the flag.
+
 A case whose run folder, method or metric is missing is ``not run``. A claim's verdict is ``holds`` when every
 case holds, ``partly`` when some do, ``fails`` when none does though some ran, ``not run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
 -> the variant stem of the table's chosen reading, None for the headline) names a variant for one of the claim's
@@ -48,10 +52,12 @@ from kpca_bench.report.findings import CLAIMS_FILE, VERDICTS, Claim, Comparison,
 from kpca_bench.report.reference import reference_folder
 from kpca_bench.report.reproductions import Analysis, Reproduction, load_reproduction
 from kpca_bench.report.sweep import METRICS as SWEEP_METRICS
+from kpca_bench.report.tables import degenerate_reasons
 
 ALPHA = 0.05
 NOT_TESTABLE = "not testable"
-OUTCOMES = ("holds", "tie", NOT_TESTABLE, "fails", "not run")
+DEGENERATE = "against a degenerate model"
+OUTCOMES = ("holds", "tie", NOT_TESTABLE, DEGENERATE, "fails", "not run")
 TIE_RULE = ("A claim's verdict is computed from the runs' stored trials: *A beats B* holds where the two-sided "
             "Wilcoxon signed-rank test over the trials, paired by split, gives p < 0.05 with A ahead (Demšar 2006, "
             "JMLR 7), and is a **tie** where it does not separate them; *A is steadier than B* likewise with the "
@@ -102,7 +108,8 @@ class Case:
     """One comparison on one config: the method's and the other's values (means over trials) and the outcome.
 
     ``runs``: the run folders' names the two sides were read from; ``detail``: the test or bound behind the outcome,
-    or why it did not run.
+    or why it did not run; ``degenerate``: the sides whose run flags their model degenerate (its summary.csv's
+    ``degenerate_reason``), ``label: reason``, empty where none is.
     """
 
     config: str
@@ -114,6 +121,7 @@ class Case:
     theirs: float = float("nan")
     detail: str = ""
     runs: tuple[str, ...] = ()
+    degenerate: str = ""
 
 
 def side(label: str, config: str) -> tuple[str, str]:
@@ -132,6 +140,13 @@ def _values(folders: Mapping[str, Path], stem: str, label: str, metric: str) -> 
         return f"no method {label!r} in the records of {stem}"
     values = table[label].dropna()
     return values if len(values) else f"no finished trial of {label!r} in {stem}"
+
+
+def degenerate_reason(folders: Mapping[str, Path], stem: str, label: str) -> str:
+    """Why the run of ``stem`` flags method ``label``'s model degenerate (its ``summary.csv``), or ``""``."""
+    folder = folders.get(stem)
+    summary = None if folder is None else _csv(Path(folder) / "summary.csv")
+    return "" if summary is None else degenerate_reasons(summary).get(label, "")
 
 
 def _number(value: float) -> str:
@@ -255,7 +270,13 @@ def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapp
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
     outcome, detail = case_outcome(comparison, ours, theirs, paired=ours_run == theirs_run)
-    return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()))
+    flags = {name: degenerate_reason(folders, run, name) for name, run in ((label, ours_run), (other_label, theirs_run))}
+    if flags[other_label] and outcome != "not run":
+        # a win over a model that measures nothing of its method (no components, ...) is no win
+        outcome, detail = DEGENERATE, f"{detail}; {outcome} before the flag"
+    degenerate = "; ".join(f"{name}: {reason}" for name, reason in flags.items() if reason)
+    return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()),
+                degenerate=degenerate)
 
 
 def evaluate_rule(claim: Claim, folders: Mapping[str, Path],
@@ -362,10 +383,11 @@ def claims_frame(claims: Sequence[ClaimResult]) -> pd.DataFrame:
             verdict = claim_verdict(cases)
             rows += [{**base, "reading": reading, "verdict": verdict, "config": case.config, "method": case.method,
                       "other": case.other, "metric": case.metric, "ours": case.ours, "theirs": case.theirs,
-                      "outcome": case.outcome, "detail": case.detail, "runs": " / ".join(case.runs)}
+                      "outcome": case.outcome, "detail": case.detail, "runs": " / ".join(case.runs),
+                      "degenerate": case.degenerate}
                      for case in cases]
     columns = ["paper", "claim", "reading", "verdict", "config", "method", "other", "metric", "ours", "theirs",
-               "outcome", "detail", "runs"]
+               "outcome", "detail", "runs", "degenerate"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -390,8 +412,9 @@ def case_text(case: Case) -> str:
     runs = "" if case.runs == (case.config, case.config) else f" [runs {' / '.join(dict.fromkeys(case.runs))}]"
     if case.outcome == "not run":
         return f"`{case.config}`{runs}: {case.method} vs {case.other}: not run ({case.detail})"
+    flagged = f"; degenerate model: {case.degenerate}" if case.degenerate else ""
     return (f"`{case.config}`{runs}: {case.method} {_number(case.ours)} vs {case.other} {_number(case.theirs)} "
-            f"({case.metric}; {case.detail}): {case.outcome}")
+            f"({case.metric}; {case.detail}{flagged}): {case.outcome}")
 
 
 def _verdict_cell(result: ClaimResult) -> str:
