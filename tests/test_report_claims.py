@@ -62,7 +62,7 @@ def test_holding_on_some_configs_only_is_partly_and_behind_everywhere_fails(tmp_
     both, behind = verdicts(tmp_path, [claim(["one", "two"], BEATS), claim(["two"], BEATS)], folders)
 
     assert [case.outcome for case in both.headline] == ["holds", "fails"]
-    assert (both.holds, both.verdict) == ("partly", "1 of 2 cases hold (1 fails)")
+    assert (both.holds, both.verdict) == ("partly", "1 of 2 datasets hold; cases: 1 of 2 hold (1 fails)")
     assert behind.holds == "fails"
 
 
@@ -75,7 +75,8 @@ def test_trials_that_do_not_separate_the_methods_are_a_tie_and_a_tie_is_no_win(t
     assert [case.outcome for case in result.headline] == ["tie", "tie"]
     assert "10 paired trials, Wilcoxon p = 1" in result.headline[0].detail
     assert "all equal" in result.headline[1].detail
-    assert result.holds == "fails"
+    # ties only: the records do not separate the two, which is not the records contradicting the claim
+    assert result.holds == "not shown"
 
 
 def test_a_missing_run_method_or_metric_is_not_run(tmp_path):
@@ -87,9 +88,9 @@ def test_a_missing_run_method_or_metric_is_not_run(tmp_path):
     assert absent.holds == no_method.holds == no_metric.holds == "not run"
     assert "no method 'B' in the records of ran" in no_method.headline[0].detail
     assert "no f1 in the records of ran" in no_metric.headline[0].detail
-    # a case that ran and tied, one that did not run: nothing holds, so it fails
+    # a case that ran and tied, one that did not run: nothing holds, nothing is contradicted
     assert [case.outcome for case in some.headline] == ["tie", "not run"]
-    assert some.holds == "fails"
+    assert some.holds == "not shown"
 
 
 def test_the_chosen_reading_is_evaluated_on_the_variants_run_beside_the_headline(tmp_path):
@@ -103,7 +104,7 @@ def test_the_chosen_reading_is_evaluated_on_the_variants_run_beside_the_headline
     assert [case.runs for case in read.reading] == [("one_literal", "one_literal"), ("two", "two")]
     assert untouched.reading == () and untouched.reading_holds is None
     table = claims_table([read, untouched])
-    assert "**partly**: 1 of 2 cases hold (1 fails); under the chosen readings: holds" in table
+    assert "**partly**: 1 of 2 datasets hold; cases: 1 of 2 hold (1 fails); under the chosen readings: holds" in table
     assert "Under the chosen readings: `one` [runs one_literal]: A 0.945 vs B 0.895" in table
 
 
@@ -147,12 +148,18 @@ def test_a_sweep_statistic_is_read_from_sweep_statistics(tmp_path):
 
 def test_claim_verdict_and_tally():
     def cases(*outcomes):
-        return [Case("c", "A", "B", "auroc", outcome) for outcome in outcomes]
+        """One case per outcome, each on its own config (``config:outcome`` puts it on ``config``)."""
+        return [Case(o.partition(":")[0] if ":" in o else str(i), "A", "B", "auroc", o.rpartition(":")[2])
+                for i, o in enumerate(outcomes)]
 
     assert claim_verdict(cases("holds", "holds")) == "holds"
     assert claim_verdict(cases("holds", "tie", "not run")) == "partly"
     assert claim_verdict(cases("tie", "fails")) == "fails"
+    assert claim_verdict(cases("tie", "not testable", "against a degenerate model")) == "not shown"
     assert claim_verdict(cases("not run")) == claim_verdict([]) == "not run"
+    # a config holds only if all its cases do
+    assert claim_verdict(cases("x:holds", "x:tie")) == "not shown"
+    assert claim_verdict(cases("x:holds", "x:fails", "y:holds")) == "partly"
     assert claims_tally([]) == "–"
 
 
@@ -181,7 +188,7 @@ def test_bad_claims_are_reported_all_at_once(tmp_path):
     for part in ("entry 0: rule: kind must be one of beats, steadier, close, faster, got 'wins'",
                  "entry 1: rule: kind close needs a number margin",
                  "entry 2: rule: unknown key 'colour'", "entry 2: rule: config 'elsewhere' is not in the claim's configs",
-                 "entry 3: holds must be one of holds, partly, fails, not run, not assessed, got 'maybe'",
+                 "entry 3: holds must be one of holds, partly, not shown, fails, not run, not assessed, got 'maybe'",
                  "entry 4: a claim without a rule needs a verdict by hand"):
         assert part in message
 
@@ -197,7 +204,7 @@ def test_the_claims_block_replaces_itself_and_keeps_the_prose_around_it(tmp_path
 
     text = report.read_text()
     assert text.startswith("# Report\n\nProse.\n\n" + START)
-    assert text.count(START) == 1 and "| A beats B | Section 5: 'A is better' | holds: 1 of 1 cases hold |" in text
+    assert text.count(START) == 1 and "| A beats B | Section 5: 'A is better' | holds: 1 of 1 datasets hold; cases: 1 of 1 hold |" in text
     assert "Wilcoxon signed-rank" in text
 
 
@@ -374,3 +381,27 @@ def test_a_case_against_a_model_flagged_degenerate_is_no_win_and_says_so(tmp_pat
     assert "degenerate model: B: no components: 15 of 15 empty): against a degenerate model" in case_text(case)
     frame = pd.read_csv(write_claims_csv(tmp_path / "claims.csv", [result]))
     assert frame.loc[0, "degenerate"] == "B: no components: 15 of 15 empty"
+
+
+def test_a_claim_whose_cases_all_tie_is_not_shown_not_fails(tmp_path):
+    mixed = [v + (0.01 if i % 2 else -0.01) for i, v in enumerate(AHEAD)]
+    folders = {stem: run(tmp_path, stem, {"A": AHEAD, "B": mixed, "C": list(reversed(mixed))})
+               for stem in ("one", "two")}
+    [tied] = verdicts(tmp_path, [claim(["one", "two"], {**BEATS, "than": ["B", "C"]})], folders)
+
+    assert {case.outcome for case in tied.headline} == {"tie"}
+    assert tied.holds == "not shown"
+    assert claims_tally([tied]) == "0 of 1 (1 not shown)"
+
+
+def test_a_claim_holds_per_dataset_first_a_win_over_one_method_is_not_a_dataset(tmp_path):
+    # "A attains the highest AUC on one, two and three": A beats B on two only, and is beaten by C everywhere
+    behind, ahead = [v + 0.05 for v in AHEAD], [v - 0.05 for v in AHEAD]
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": behind, "C": behind}),
+               "two": run(tmp_path, "two", {"A": AHEAD, "B": ahead, "C": behind}),
+               "three": run(tmp_path, "three", {"A": AHEAD, "B": behind, "C": behind})}
+    [highest] = verdicts(tmp_path, [claim(["one", "two", "three"], {**BEATS, "than": ["B", "C"]})], folders)
+
+    assert [case.outcome for case in highest.headline].count("holds") == 1
+    assert highest.holds == "fails"
+    assert highest.verdict.startswith("0 of 3 datasets hold; cases: 1 of 6 hold")

@@ -25,8 +25,11 @@ A case against a method whose run flags its model degenerate (``summary.csv``'s 
 Wang-Tanaka model with no components) is ``against a degenerate model`` whatever the test says: no win; the
 case's text and ``claims.csv`` name the flag.
 
-A case whose run folder, method or metric is missing is ``not run``. A claim's verdict is ``holds`` when every
-case holds, ``partly`` when some do, ``fails`` when none does though some ran, ``not run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
+A case whose run folder, method or metric is missing is ``not run``. A claim's cases are combined per config
+(dataset) first: it holds if all its cases hold, is contradicted if one fails. The claim's verdict is ``holds``
+when every config holds, ``partly`` when some do, ``fails`` when none does and some is contradicted, ``not shown``
+when none does and none is contradicted though some ran (ties, cases not testable or against a degenerate model:
+the records do not separate the methods), ``not run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
 -> the variant stem of the table's chosen reading, None for the headline) names a variant for one of the claim's
 configs, again on the variant's run (a method the variant did not re-run is read from the headline run, and
 the case names both runs). A claim without a rule keeps its verdict by hand and is shown as such.
@@ -60,10 +63,14 @@ DEGENERATE = "against a degenerate model"
 OUTCOMES = ("holds", "tie", NOT_TESTABLE, DEGENERATE, "fails", "not run")
 TIE_RULE = ("A claim's verdict is computed from the runs' stored trials: *A beats B* holds where the two-sided "
             "Wilcoxon signed-rank test over the trials, paired by split, gives p < 0.05 with A ahead (Demšar 2006, "
-            "JMLR 7), and is a **tie** where it does not separate them; *A is steadier than B* likewise with the "
-            "Brown-Forsythe test of equal spread over the trials; *close* holds where the means differ by at "
-            "most the claim's margin, *faster* where the time ratio reaches the claim's factor (each with its "
-            "basis). *partly*: holds on some of the claim's cases (dataset, method compared with), not all. "
+            "JMLR 7; sides from different runs unpaired, with the Mann-Whitney U test), and is a **tie** where it "
+            "does not separate them, **not testable** where too few trials allow no p < 0.05 (fewer than six "
+            "pairs; a single split); *A is steadier than B* likewise with the Brown-Forsythe test of equal spread "
+            "over the trials; *close* holds where the means differ by at most the claim's margin, *faster* where "
+            "the time ratio reaches the claim's factor (each with its basis). A case against a model its run flags "
+            "degenerate is no win. A claim's cases are combined per dataset (it holds if all its cases hold), then: "
+            "*holds* on every dataset; *partly*: on some; *fails*: on none, and contradicted on some; "
+            "**not shown**: on none, and contradicted on none (the records do not separate the methods). "
             "*not run*: the records are missing.")
 START, END = "<!-- claims:generated:start -->", "<!-- claims:generated:end -->"
 
@@ -286,21 +293,48 @@ def evaluate_rule(claim: Claim, folders: Mapping[str, Path],
                  for comparison in claim.rule for config in comparison.configs for other in comparison.than)
 
 
-def claim_verdict(cases: Sequence[Case]) -> str:
-    """``holds`` if every case holds, ``partly`` if some do, ``fails`` if none does but some ran, else ``not run``."""
+NOT_SHOWN = "not shown"
+
+
+def dataset_outcome(cases: Sequence[Case]) -> str:
+    """One config's cases combined: ``holds`` if every case holds, ``fails`` if one is contradicted (a ``fails``
+    case), ``not run`` if none ran, else ``not shown`` (ties, cases not testable or against a degenerate model:
+    the records do not separate the methods)."""
     outcomes = [case.outcome for case in cases]
-    if outcomes and all(outcome == "holds" for outcome in outcomes):
+    if all(outcome == "not run" for outcome in outcomes):
+        return "not run"
+    if all(outcome == "holds" for outcome in outcomes):
+        return "holds"
+    return "fails" if "fails" in outcomes else NOT_SHOWN
+
+
+def dataset_outcomes(cases: Sequence[Case]) -> dict[str, str]:
+    """Config -> its cases combined (:func:`dataset_outcome`), in the cases' order."""
+    configs = dict.fromkeys(case.config for case in cases)
+    return {config: dataset_outcome([case for case in cases if case.config == config]) for config in configs}
+
+
+def claim_verdict(cases: Sequence[Case]) -> str:
+    """The cases combined per config first (:func:`dataset_outcome`), then: ``holds`` if every config holds,
+    ``partly`` if some do, ``fails`` if none does and some is contradicted, ``not shown`` if none does and none is
+    contradicted though some ran (the records do not separate the methods), else ``not run``."""
+    outcomes = list(dataset_outcomes(cases).values())
+    if not outcomes or all(outcome == "not run" for outcome in outcomes):
+        return "not run"
+    if all(outcome == "holds" for outcome in outcomes):
         return "holds"
     if "holds" in outcomes:
         return "partly"
-    return "fails" if any(outcome != "not run" for outcome in outcomes) else "not run"
+    return "fails" if "fails" in outcomes else NOT_SHOWN
 
 
 def _tally(cases: Sequence[Case]) -> str:
-    """``3 of 4 cases hold (1 tie)``."""
+    """``1 of 2 datasets hold; cases: 3 of 4 hold (1 tie)``."""
+    datasets = list(dataset_outcomes(cases).values())
     others = ", ".join(f"{sum(c.outcome == o for c in cases)} {o}" for o in OUTCOMES[1:]
                        if any(c.outcome == o for c in cases))
-    return f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} cases hold" + (f" ({others})" if others else "")
+    return (f"{datasets.count('holds')} of {len(datasets)} datasets hold; cases: "
+            f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} hold" + (f" ({others})" if others else ""))
 
 
 @dataclass(frozen=True)
