@@ -62,23 +62,21 @@ def test_holding_on_some_configs_only_is_partly_and_behind_everywhere_fails(tmp_
     both, behind = verdicts(tmp_path, [claim(["one", "two"], BEATS), claim(["two"], BEATS)], folders)
 
     assert [case.outcome for case in both.headline] == ["holds", "fails"]
-    assert (both.holds, both.verdict) == ("partly", "1 of 2 cases hold (1 fails)")
+    assert (both.holds, both.verdict) == ("partly", "1 of 2 datasets hold; cases: 1 of 2 hold (1 fails)")
     assert behind.holds == "fails"
 
 
 def test_trials_that_do_not_separate_the_methods_are_a_tie_and_a_tie_is_no_win(tmp_path):
     mixed = [v + (0.01 if i % 2 else -0.01) for i, v in enumerate(AHEAD)]
-    few = AHEAD[:5]
     folders = {"mixed": run(tmp_path, "mixed", {"A": AHEAD, "B": mixed}),
-               "few": run(tmp_path, "few", {"A": few, "B": [v - 0.05 for v in few]}),
                "equal": run(tmp_path, "equal", {"A": AHEAD, "B": AHEAD})}
-    [result] = verdicts(tmp_path, [claim(["mixed", "few", "equal"], BEATS)], folders)
+    [result] = verdicts(tmp_path, [claim(["mixed", "equal"], BEATS)], folders)
 
-    # five pairs all one way give p = 1/16: fewer than six pairs never separate two methods at 0.05
-    assert [case.outcome for case in result.headline] == ["tie", "tie", "tie"]
-    assert "5 paired trials, Wilcoxon p = 0.0625" in result.headline[1].detail
-    assert "all equal" in result.headline[2].detail
-    assert result.holds == "fails"
+    assert [case.outcome for case in result.headline] == ["tie", "tie"]
+    assert "10 paired trials, Wilcoxon p = 1" in result.headline[0].detail
+    assert "all equal" in result.headline[1].detail
+    # ties only: the records do not separate the two, which is not the records contradicting the claim
+    assert result.holds == "not shown"
 
 
 def test_a_missing_run_method_or_metric_is_not_run(tmp_path):
@@ -90,9 +88,9 @@ def test_a_missing_run_method_or_metric_is_not_run(tmp_path):
     assert absent.holds == no_method.holds == no_metric.holds == "not run"
     assert "no method 'B' in the records of ran" in no_method.headline[0].detail
     assert "no f1 in the records of ran" in no_metric.headline[0].detail
-    # a case that ran and tied, one that did not run: nothing holds, so it fails
+    # a case that ran and tied, one that did not run: nothing holds, nothing is contradicted
     assert [case.outcome for case in some.headline] == ["tie", "not run"]
-    assert some.holds == "fails"
+    assert some.holds == "not shown"
 
 
 def test_the_chosen_reading_is_evaluated_on_the_variants_run_beside_the_headline(tmp_path):
@@ -106,7 +104,7 @@ def test_the_chosen_reading_is_evaluated_on_the_variants_run_beside_the_headline
     assert [case.runs for case in read.reading] == [("one_literal", "one_literal"), ("two", "two")]
     assert untouched.reading == () and untouched.reading_holds is None
     table = claims_table([read, untouched])
-    assert "**partly**: 1 of 2 cases hold (1 fails); under the chosen readings: holds" in table
+    assert "**partly**: 1 of 2 datasets hold; cases: 1 of 2 hold (1 fails); under the chosen readings: holds" in table
     assert "Under the chosen readings: `one` [runs one_literal]: A 0.945 vs B 0.895" in table
 
 
@@ -150,12 +148,18 @@ def test_a_sweep_statistic_is_read_from_sweep_statistics(tmp_path):
 
 def test_claim_verdict_and_tally():
     def cases(*outcomes):
-        return [Case("c", "A", "B", "auroc", outcome) for outcome in outcomes]
+        """One case per outcome, each on its own config (``config:outcome`` puts it on ``config``)."""
+        return [Case(o.partition(":")[0] if ":" in o else str(i), "A", "B", "auroc", o.rpartition(":")[2])
+                for i, o in enumerate(outcomes)]
 
     assert claim_verdict(cases("holds", "holds")) == "holds"
     assert claim_verdict(cases("holds", "tie", "not run")) == "partly"
     assert claim_verdict(cases("tie", "fails")) == "fails"
+    assert claim_verdict(cases("tie", "not testable", "against a degenerate model")) == "not shown"
     assert claim_verdict(cases("not run")) == claim_verdict([]) == "not run"
+    # a config holds only if all its cases do
+    assert claim_verdict(cases("x:holds", "x:tie")) == "not shown"
+    assert claim_verdict(cases("x:holds", "x:fails", "y:holds")) == "partly"
     assert claims_tally([]) == "–"
 
 
@@ -184,7 +188,7 @@ def test_bad_claims_are_reported_all_at_once(tmp_path):
     for part in ("entry 0: rule: kind must be one of beats, steadier, close, faster, got 'wins'",
                  "entry 1: rule: kind close needs a number margin",
                  "entry 2: rule: unknown key 'colour'", "entry 2: rule: config 'elsewhere' is not in the claim's configs",
-                 "entry 3: holds must be one of holds, partly, fails, not run, not assessed, got 'maybe'",
+                 "entry 3: holds must be one of holds, partly, not shown, fails, not run, not assessed, got 'maybe'",
                  "entry 4: a claim without a rule needs a verdict by hand"):
         assert part in message
 
@@ -200,7 +204,7 @@ def test_the_claims_block_replaces_itself_and_keeps_the_prose_around_it(tmp_path
 
     text = report.read_text()
     assert text.startswith("# Report\n\nProse.\n\n" + START)
-    assert text.count(START) == 1 and "| A beats B | Section 5: 'A is better' | holds: 1 of 1 cases hold |" in text
+    assert text.count(START) == 1 and "| A beats B | Section 5: 'A is better' | holds: 1 of 1 datasets hold; cases: 1 of 1 hold |" in text
     assert "Wilcoxon signed-rank" in text
 
 
@@ -320,3 +324,85 @@ def test_a_computed_claims_evidence_follows_its_numbers(tmp_path):
     [result] = verdicts(tmp_path, [entry], folders)
 
     assert "Wilcoxon p = 0.00195): holds. B has no components here. |" in claims_table([result])
+
+
+def test_too_few_trials_for_any_p_below_alpha_are_not_testable(tmp_path):
+    one = [0.9]
+    folders = {"single": run(tmp_path, "single", {"A": one, "B": [0.5]}),
+               "few": run(tmp_path, "few", {"A": AHEAD[:5], "B": [v - 0.05 for v in AHEAD[:5]]}),
+               "six": run(tmp_path, "six", {"A": AHEAD[:6], "B": [v - 0.05 for v in AHEAD[:6]]})}
+    [result] = verdicts(tmp_path, [claim(["single", "few", "six"], BEATS)], folders)
+
+    # one pair, five pairs: the exact two-sided p is at least 1/16 (never < 0.05); six all one way give 1/32
+    assert [case.outcome for case in result.headline] == ["not testable", "not testable", "holds"]
+    assert "1 paired trials: too few for the Wilcoxon test" in result.headline[0].detail
+
+
+def test_sides_from_different_runs_are_compared_unpaired_with_the_mann_whitney_u_test(tmp_path):
+    # the variant re-ran A on other splits: trial 0 of one run is not trial 0 of the other, so no pairing by trial
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.001 for v in reversed(AHEAD)]}),
+               "one_order": run(tmp_path, "one_order", {"A": [v + 0.002 for v in reversed(AHEAD)]}),
+               "one_single": run(tmp_path, "one_single", {"A": [0.99]})}
+    [order] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_order"})
+    [single] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_single"})
+
+    # paired by trial number the two would be ten pairs all one way (p = 0.002): a pairing of different splits
+    [case] = order.reading
+    assert case.runs == ("one_order", "one") and case.outcome == "tie"
+    assert "10 and 10 trials from different runs, unpaired, Mann-Whitney U p = " in case.detail
+    # one trial against ten: the smallest two-sided U p is 2/11
+    assert single.reading[0].outcome == "not testable" and "1 and 10 trials from different runs" in \
+        single.reading[0].detail
+
+
+def test_spread_with_one_trial_a_constant_side_and_no_common_trial(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": [0.9], "B": [0.8]}, metric="f1"),
+               "flat": run(tmp_path, "flat", {"A": [0.9] * 10, "B": [0.9 + 1e-16 * (i % 2) for i in range(10)]},
+                           metric="f1")}
+    steadier = {"kind": "steadier", "method": "A", "than": ["B"], "metric": "f1"}
+    [single, flat] = verdicts(tmp_path, [claim(["one"], steadier), claim(["flat"], steadier)], folders)
+
+    assert single.headline[0].outcome == "not testable"
+    assert (flat.headline[0].outcome, flat.headline[0].detail) == ("tie", "no spread in either")
+    from kpca_bench.report.claims import paired_outcome
+    assert paired_outcome(pd.Series([0.9], index=[0]), pd.Series([0.8], index=[1]), "higher") == \
+        ("not run", "no trial in common")
+
+
+def test_a_case_against_a_model_flagged_degenerate_is_no_win_and_says_so(tmp_path):
+    folder = run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})
+    pd.DataFrame({"method": ["A", "B"], "trials": [10, 10], "degenerate": [0, 10],
+                  "degenerate_reason": ["", "no components: 15 of 15 empty"]}).to_csv(folder / "summary.csv",
+                                                                                       index=False)
+    [result] = verdicts(tmp_path, [claim(["one"], BEATS)], {"one": folder})
+
+    [case] = result.headline
+    assert case.outcome == "against a degenerate model" and result.holds != "holds"
+    assert case.degenerate == "B: no components: 15 of 15 empty"
+    assert "degenerate model: B: no components: 15 of 15 empty): against a degenerate model" in case_text(case)
+    frame = pd.read_csv(write_claims_csv(tmp_path / "claims.csv", [result]))
+    assert frame.loc[0, "degenerate"] == "B: no components: 15 of 15 empty"
+
+
+def test_a_claim_whose_cases_all_tie_is_not_shown_not_fails(tmp_path):
+    mixed = [v + (0.01 if i % 2 else -0.01) for i, v in enumerate(AHEAD)]
+    folders = {stem: run(tmp_path, stem, {"A": AHEAD, "B": mixed, "C": list(reversed(mixed))})
+               for stem in ("one", "two")}
+    [tied] = verdicts(tmp_path, [claim(["one", "two"], {**BEATS, "than": ["B", "C"]})], folders)
+
+    assert {case.outcome for case in tied.headline} == {"tie"}
+    assert tied.holds == "not shown"
+    assert claims_tally([tied]) == "0 of 1 (1 not shown)"
+
+
+def test_a_claim_holds_per_dataset_first_a_win_over_one_method_is_not_a_dataset(tmp_path):
+    # "A attains the highest AUC on one, two and three": A beats B on two only, and is beaten by C everywhere
+    behind, ahead = [v + 0.05 for v in AHEAD], [v - 0.05 for v in AHEAD]
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": behind, "C": behind}),
+               "two": run(tmp_path, "two", {"A": AHEAD, "B": ahead, "C": behind}),
+               "three": run(tmp_path, "three", {"A": AHEAD, "B": behind, "C": behind})}
+    [highest] = verdicts(tmp_path, [claim(["one", "two", "three"], {**BEATS, "than": ["B", "C"]})], folders)
+
+    assert [case.outcome for case in highest.headline].count("holds") == 1
+    assert highest.holds == "fails"
+    assert highest.verdict.startswith("0 of 3 datasets hold; cases: 1 of 6 hold")

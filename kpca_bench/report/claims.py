@@ -9,17 +9,27 @@ as ``auroc_q25``), never by running a cell. A case's outcome is one of :data:`OU
 * ``beats``: the two methods' values are paired by trial (the same split) and compared with the two-sided
   Wilcoxon signed-rank test (:func:`scipy.stats.wilcoxon`), the test Demšar (2006, JMLR 7) recommends for
   two methods; p < :data:`ALPHA` with the method ahead on the mean paired difference: ``holds``, with the method
-  behind: ``fails``; otherwise ``tie`` (the tie rule: the trials do not separate them; fewer than six pairs
-  never do);
+  behind: ``fails``; otherwise ``tie`` (the tie rule: the trials do not separate them); ``not testable`` with
+  fewer than six pairs (no p can reach :data:`ALPHA`), ``not run`` with none. Where the two sides come from
+  different runs (whose trial numbers are not the same splits) they are compared unpaired instead, with the
+  two-sided Mann-Whitney U test (:func:`scipy.stats.mannwhitneyu`), ``not testable`` where the two samples are
+  too small for any p to reach :data:`ALPHA`;
 * ``steadier``: the method's values vary less over the trials than the other's: the Brown-Forsythe test of equal
   spread (:func:`scipy.stats.levene`, deviations from the median; Brown & Forsythe 1974, JASA 69) with
   p < :data:`ALPHA` and the method's standard deviation the smaller: ``holds``, the larger: ``fails``; otherwise
-  ``tie``;
+  ``tie`` (``not testable`` with fewer than two trials on a side or no p);
 * ``close``: the means over the trials differ by at most the comparison's ``margin``: ``holds``, else ``fails``;
 * ``faster``: the other method's mean time is at least ``factor`` times the method's: ``holds``, else ``fails``.
 
-A case whose run folder, method or metric is missing is ``not run``. A claim's verdict is ``holds`` when every
-case holds, ``partly`` when some do, ``fails`` when none does though some ran, ``not run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
+A case against a method whose run flags its model degenerate (``summary.csv``'s ``degenerate_reason``, e.g. a
+Wang-Tanaka model with no components) is ``against a degenerate model`` whatever the test says: no win; the
+case's text and ``claims.csv`` name the flag.
+
+A case whose run folder, method or metric is missing is ``not run``. A claim's cases are combined per config
+(dataset) first: it holds if all its cases hold, is contradicted if one fails. The claim's verdict is ``holds``
+when every config holds, ``partly`` when some do, ``fails`` when none does and some is contradicted, ``not shown``
+when none does and none is contradicted though some ran (ties, cases not testable or against a degenerate model:
+the records do not separate the methods), ``not run`` when none ran. Verdicts are computed under the headline runs and, where a mapping ``readings`` (config stem
 -> the variant stem of the table's chosen reading, None for the headline) names a variant for one of the claim's
 configs, again on the variant's run (a method the variant did not re-run is read from the headline run, and
 the case names both runs). A claim without a rule keeps its verdict by hand and is shown as such.
@@ -28,13 +38,14 @@ the case names both runs). A claim without a rule keeps its verdict by hand and 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from scipy.stats import levene, wilcoxon
+from scipy.stats import levene, mannwhitneyu, wilcoxon
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import load_config
@@ -44,15 +55,22 @@ from kpca_bench.report.findings import CLAIMS_FILE, VERDICTS, Claim, Comparison,
 from kpca_bench.report.reference import reference_folder
 from kpca_bench.report.reproductions import Analysis, Reproduction, load_reproduction
 from kpca_bench.report.sweep import METRICS as SWEEP_METRICS
+from kpca_bench.report.tables import degenerate_reasons
 
 ALPHA = 0.05
-OUTCOMES = ("holds", "tie", "fails", "not run")
+NOT_TESTABLE = "not testable"
+DEGENERATE = "against a degenerate model"
+OUTCOMES = ("holds", "tie", NOT_TESTABLE, DEGENERATE, "fails", "not run")
 TIE_RULE = ("A claim's verdict is computed from the runs' stored trials: *A beats B* holds where the two-sided "
             "Wilcoxon signed-rank test over the trials, paired by split, gives p < 0.05 with A ahead (Demšar 2006, "
-            "JMLR 7), and is a **tie** where it does not separate them; *A is steadier than B* likewise with the "
-            "Brown-Forsythe test of equal spread over the trials; *close* holds where the means differ by at "
-            "most the claim's margin, *faster* where the time ratio reaches the claim's factor (each with its "
-            "basis). *partly*: holds on some of the claim's cases (dataset, method compared with), not all. "
+            "JMLR 7; sides from different runs unpaired, with the Mann-Whitney U test), and is a **tie** where it "
+            "does not separate them, **not testable** where too few trials allow no p < 0.05 (fewer than six "
+            "pairs; a single split); *A is steadier than B* likewise with the Brown-Forsythe test of equal spread "
+            "over the trials; *close* holds where the means differ by at most the claim's margin, *faster* where "
+            "the time ratio reaches the claim's factor (each with its basis). A case against a model its run flags "
+            "degenerate is no win. A claim's cases are combined per dataset (it holds if all its cases hold), then: "
+            "*holds* on every dataset; *partly*: on some; *fails*: on none, and contradicted on some; "
+            "**not shown**: on none, and contradicted on none (the records do not separate the methods). "
             "*not run*: the records are missing.")
 START, END = "<!-- claims:generated:start -->", "<!-- claims:generated:end -->"
 
@@ -97,7 +115,8 @@ class Case:
     """One comparison on one config: the method's and the other's values (means over trials) and the outcome.
 
     ``runs``: the run folders' names the two sides were read from; ``detail``: the test or bound behind the outcome,
-    or why it did not run.
+    or why it did not run; ``degenerate``: the sides whose run flags their model degenerate (its summary.csv's
+    ``degenerate_reason``), ``label: reason``, empty where none is.
     """
 
     config: str
@@ -109,6 +128,7 @@ class Case:
     theirs: float = float("nan")
     detail: str = ""
     runs: tuple[str, ...] = ()
+    degenerate: str = ""
 
 
 def side(label: str, config: str) -> tuple[str, str]:
@@ -129,13 +149,36 @@ def _values(folders: Mapping[str, Path], stem: str, label: str, metric: str) -> 
     return values if len(values) else f"no finished trial of {label!r} in {stem}"
 
 
+def degenerate_reason(folders: Mapping[str, Path], stem: str, label: str) -> str:
+    """Why the run of ``stem`` flags method ``label``'s model degenerate (its ``summary.csv``), or ``""``."""
+    folder = folders.get(stem)
+    summary = None if folder is None else _csv(Path(folder) / "summary.csv")
+    return "" if summary is None else degenerate_reasons(summary).get(label, "")
+
+
 def _number(value: float) -> str:
     return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
 
 
+def _smallest_p_paired(n: int) -> float:
+    """The smallest two-sided p the exact Wilcoxon signed-rank test can give over ``n`` pairs: all one way."""
+    return 2 / 2 ** n
+
+
+def _smallest_p_unpaired(n: int, m: int) -> float:
+    """The smallest two-sided p the exact Mann-Whitney U test can give over samples of ``n`` and ``m``: no overlap."""
+    return 2 / math.comb(n + m, n)
+
+
 def paired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str, str]:
-    """``beats``: the outcome of the paired Wilcoxon signed-rank test over the trials both have, and its detail."""
+    """``beats``: the outcome of the paired Wilcoxon signed-rank test over the trials both have, and its detail:
+    ``not run`` where they have no trial in common, ``not testable`` where there are too few pairs for any p to
+    reach :data:`ALPHA` (fewer than six)."""
     paired = pd.concat([ours, theirs], axis=1, join="inner").dropna()
+    if paired.empty:
+        return "not run", "no trial in common"
+    if _smallest_p_paired(len(paired)) >= ALPHA:
+        return NOT_TESTABLE, f"{len(paired)} paired trials: too few for the Wilcoxon test to reach p < {ALPHA:g}"
     ahead = (paired.iloc[:, 0] - paired.iloc[:, 1]) * (1 if better == "higher" else -1)
     if not (ahead != 0).any():
         return "tie", f"{len(paired)} paired trials, all equal"
@@ -146,13 +189,41 @@ def paired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str
     return ("holds" if ahead.mean() > 0 else "fails"), detail
 
 
+def unpaired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str, str]:
+    """``beats`` where the two sides come from different runs (whose trials are not the same splits): the
+    two-sided Mann-Whitney U test of the two samples, unpaired; ``not testable`` where the samples are too small
+    for any p to reach :data:`ALPHA`."""
+    n, m = len(ours), len(theirs)
+    if _smallest_p_unpaired(n, m) >= ALPHA:
+        return NOT_TESTABLE, f"{n} and {m} trials from different runs, unpaired: too few for the Mann-Whitney U " \
+                             f"test to reach p < {ALPHA:g}"
+    test = mannwhitneyu(ours, theirs, alternative="two-sided")
+    p = float(test.pvalue)
+    detail = f"{n} and {m} trials from different runs, unpaired, Mann-Whitney U p = {p:.3g}"
+    # U counts the pairs (one value of each side) where ours is the larger: above n m / 2, ours tends higher
+    ahead = (float(test.statistic) - n * m / 2) * (1 if better == "higher" else -1)
+    if p != p or p >= ALPHA or ahead == 0:
+        return "tie", detail
+    return ("holds" if ahead > 0 else "fails"), detail
+
+
+def _constant(values: pd.Series) -> bool:
+    """Whether ``values`` do not vary beyond rounding."""
+    return bool(values.std() <= 1e-12 * max(1.0, float(values.abs().max())))
+
+
 def spread_outcome(ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
-    """``steadier``: the outcome of the Brown-Forsythe test of equal spread over the trials, and its detail."""
-    if ours.std() == theirs.std() == 0:
+    """``steadier``: the outcome of the Brown-Forsythe test of equal spread over the trials, and its detail;
+    ``not testable`` with fewer than two trials on a side or no p."""
+    if min(len(ours), len(theirs)) < 2:
+        return NOT_TESTABLE, f"{len(ours)} and {len(theirs)} trials: a spread needs two on each side"
+    if _constant(ours) and _constant(theirs):
         return "tie", "no spread in either"
     p = float(levene(ours, theirs, center="median").pvalue)
     detail = f"std {ours.std():.3f} vs {theirs.std():.3f} over {len(ours)} and {len(theirs)} trials, " \
              f"Brown-Forsythe p = {p:.3g}"
+    if p != p:
+        return NOT_TESTABLE, detail
     if p >= ALPHA:
         return "tie", detail
     return ("holds" if ours.std() < theirs.std() else "fails"), detail
@@ -170,10 +241,12 @@ def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) ->
                                                                  f"{comparison.factor:g}"
 
 
-def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
-    """The outcome of ``comparison`` on the two methods' values by trial, and the test or bound behind it."""
+def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series,
+                 paired: bool = True) -> tuple[str, str]:
+    """The outcome of ``comparison`` on the two methods' values by trial, and the test or bound behind it;
+    ``paired``: whether both sides come from the same run (their trials the same splits)."""
     if comparison.kind == "beats":
-        return paired_outcome(ours, theirs, comparison.better)
+        return (paired_outcome if paired else unpaired_outcome)(ours, theirs, comparison.better)
     if comparison.kind == "steadier":
         return spread_outcome(ours, theirs)
     return bound_outcome(comparison, ours, theirs)
@@ -203,8 +276,14 @@ def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapp
     case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_run, theirs_run))
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
-    outcome, detail = case_outcome(comparison, ours, theirs)
-    return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()))
+    outcome, detail = case_outcome(comparison, ours, theirs, paired=ours_run == theirs_run)
+    flags = {name: degenerate_reason(folders, run, name) for name, run in ((label, ours_run), (other_label, theirs_run))}
+    if flags[other_label] and outcome != "not run":
+        # a win over a model that measures nothing of its method (no components, ...) is no win
+        outcome, detail = DEGENERATE, f"{detail}; {outcome} before the flag"
+    degenerate = "; ".join(f"{name}: {reason}" for name, reason in flags.items() if reason)
+    return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()),
+                degenerate=degenerate)
 
 
 def evaluate_rule(claim: Claim, folders: Mapping[str, Path],
@@ -214,21 +293,48 @@ def evaluate_rule(claim: Claim, folders: Mapping[str, Path],
                  for comparison in claim.rule for config in comparison.configs for other in comparison.than)
 
 
-def claim_verdict(cases: Sequence[Case]) -> str:
-    """``holds`` if every case holds, ``partly`` if some do, ``fails`` if none does but some ran, else ``not run``."""
+NOT_SHOWN = "not shown"
+
+
+def dataset_outcome(cases: Sequence[Case]) -> str:
+    """One config's cases combined: ``holds`` if every case holds, ``fails`` if one is contradicted (a ``fails``
+    case), ``not run`` if none ran, else ``not shown`` (ties, cases not testable or against a degenerate model:
+    the records do not separate the methods)."""
     outcomes = [case.outcome for case in cases]
-    if outcomes and all(outcome == "holds" for outcome in outcomes):
+    if all(outcome == "not run" for outcome in outcomes):
+        return "not run"
+    if all(outcome == "holds" for outcome in outcomes):
+        return "holds"
+    return "fails" if "fails" in outcomes else NOT_SHOWN
+
+
+def dataset_outcomes(cases: Sequence[Case]) -> dict[str, str]:
+    """Config -> its cases combined (:func:`dataset_outcome`), in the cases' order."""
+    configs = dict.fromkeys(case.config for case in cases)
+    return {config: dataset_outcome([case for case in cases if case.config == config]) for config in configs}
+
+
+def claim_verdict(cases: Sequence[Case]) -> str:
+    """The cases combined per config first (:func:`dataset_outcome`), then: ``holds`` if every config holds,
+    ``partly`` if some do, ``fails`` if none does and some is contradicted, ``not shown`` if none does and none is
+    contradicted though some ran (the records do not separate the methods), else ``not run``."""
+    outcomes = list(dataset_outcomes(cases).values())
+    if not outcomes or all(outcome == "not run" for outcome in outcomes):
+        return "not run"
+    if all(outcome == "holds" for outcome in outcomes):
         return "holds"
     if "holds" in outcomes:
         return "partly"
-    return "fails" if any(outcome != "not run" for outcome in outcomes) else "not run"
+    return "fails" if "fails" in outcomes else NOT_SHOWN
 
 
 def _tally(cases: Sequence[Case]) -> str:
-    """``3 of 4 cases hold (1 tie)``."""
+    """``1 of 2 datasets hold; cases: 3 of 4 hold (1 tie)``."""
+    datasets = list(dataset_outcomes(cases).values())
     others = ", ".join(f"{sum(c.outcome == o for c in cases)} {o}" for o in OUTCOMES[1:]
                        if any(c.outcome == o for c in cases))
-    return f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} cases hold" + (f" ({others})" if others else "")
+    return (f"{datasets.count('holds')} of {len(datasets)} datasets hold; cases: "
+            f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} hold" + (f" ({others})" if others else ""))
 
 
 @dataclass(frozen=True)
@@ -311,10 +417,11 @@ def claims_frame(claims: Sequence[ClaimResult]) -> pd.DataFrame:
             verdict = claim_verdict(cases)
             rows += [{**base, "reading": reading, "verdict": verdict, "config": case.config, "method": case.method,
                       "other": case.other, "metric": case.metric, "ours": case.ours, "theirs": case.theirs,
-                      "outcome": case.outcome, "detail": case.detail, "runs": " / ".join(case.runs)}
+                      "outcome": case.outcome, "detail": case.detail, "runs": " / ".join(case.runs),
+                      "degenerate": case.degenerate}
                      for case in cases]
     columns = ["paper", "claim", "reading", "verdict", "config", "method", "other", "metric", "ours", "theirs",
-               "outcome", "detail", "runs"]
+               "outcome", "detail", "runs", "degenerate"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -339,8 +446,9 @@ def case_text(case: Case) -> str:
     runs = "" if case.runs == (case.config, case.config) else f" [runs {' / '.join(dict.fromkeys(case.runs))}]"
     if case.outcome == "not run":
         return f"`{case.config}`{runs}: {case.method} vs {case.other}: not run ({case.detail})"
+    flagged = f"; degenerate model: {case.degenerate}" if case.degenerate else ""
     return (f"`{case.config}`{runs}: {case.method} {_number(case.ours)} vs {case.other} {_number(case.theirs)} "
-            f"({case.metric}; {case.detail}): {case.outcome}")
+            f"({case.metric}; {case.detail}{flagged}): {case.outcome}")
 
 
 def _verdict_cell(result: ClaimResult) -> str:
