@@ -378,10 +378,11 @@ def test_a_case_against_a_model_flagged_degenerate_is_no_win_and_says_so(tmp_pat
 
     [case] = result.headline
     assert case.outcome == "against a degenerate model" and result.holds != "holds"
-    assert case.degenerate == "B: no components: 15 of 15 empty"
-    assert "degenerate model: B: no components: 15 of 15 empty): against a degenerate model" in case_text(case)
+    assert case.degenerate == "B: no components: 15 of 15 empty; in 10 of 10 trials"
+    assert "degenerate model: B: no components: 15 of 15 empty; in 10 of 10 trials): against a degenerate model" \
+        in case_text(case)
     frame = pd.read_csv(write_claims_csv(tmp_path / "claims.csv", [result]))
-    assert frame.loc[0, "degenerate"] == "B: no components: 15 of 15 empty"
+    assert frame.loc[0, "degenerate"] == "B: no components: 15 of 15 empty; in 10 of 10 trials"
 
 
 def test_a_claim_whose_cases_all_tie_is_not_shown_not_fails(tmp_path):

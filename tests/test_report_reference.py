@@ -133,10 +133,10 @@ def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy
     (run / "summary.csv").write_text("method,trials,planned,failed,degenerate,degenerate_reason,auroc_mean\n"
                                      f"KPCA,2,2,0,{flagged},{reason},0.91\n")
     comparison = compare_with_papers(str(path), load_config(path), run)
-    assert list(comparison["degenerate"]) == [reason]
+    assert list(comparison["degenerate"]) == [f"{reason}; in 2 of 2 trials" if flagged else ""]
     line, table = degenerate_line(comparison), _table(comparison)
     if flagged:
-        assert line.endswith("`tiny` KPCA auroc_mean 0.910 (no components: 15 of 15 empty).")
+        assert line.endswith("`tiny` KPCA auroc_mean 0.910 (no components: 15 of 15 empty; in 2 of 2 trials).")
         assert "| `tiny` | KPCA **(no components)** | auroc_mean | 0.900 | 0.910 |" in table
     else:
         assert line is None and "| `tiny` | KPCA | auroc_mean |" in table

@@ -89,12 +89,13 @@ def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY
 
 
 def degenerate_reasons(summary: pd.DataFrame) -> dict[str, str]:
-    """Method -> why its numbers do not measure it (the summary's ``degenerate_reason``), for the methods with a
-    flagged trial."""
+    """Method -> why its numbers do not measure it (the summary's ``degenerate_reason``) and in how many of its
+    trials, for the methods with a flagged trial."""
     if "degenerate" not in summary:
         return {}
     flagged = summary[summary["degenerate"] > 0]
-    return dict(zip(flagged["method"].astype(str), flagged["degenerate_reason"].astype(str)))
+    return {str(row.method): f"{row.degenerate_reason}; in {int(row.degenerate)} of {int(row.trials)} trials"
+            for row in flagged.itertuples()}
 
 
 def degenerate_marks(summary: pd.DataFrame) -> dict[str, str]:
