@@ -969,3 +969,19 @@ def test_a_read_only_results_folder_is_one_line(tmpfs, command):
         result = report(folder)
     assert_one_error_line(result, "Read-only file system")
     assert (folder / "records.jsonl").read_bytes() == before
+
+
+@pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
+@pytest.mark.parametrize("protocol", ["adbench", "unsupervised"])
+def test_a_model_without_components_is_flagged_under_the_other_detection_protocols(tmp_path, protocol):
+    path = small_config(tmp_path, "normal", [{"name": "skpca_l1", "label": "Wang-Tanaka",
+                                              "params": {"n_components": 2, "lam1": 100.0}}], trials=1)
+    config = yaml.safe_load(path.read_text())
+    config["protocol"] = protocol
+    config["dataset"] = {key: value for key, value in config["dataset"].items()
+                         if key not in ("train_inliers", "test_inliers", "test_outliers")}
+    path.write_text(yaml.safe_dump(config))
+    result = invoke(path, "--out", tmp_path, "--quiet")
+    assert result.exit_code == 0, result.output + result.stderr
+    records = [json.loads(line) for line in (tmp_path / "small" / "records.jsonl").read_text().splitlines()]
+    assert [r["degenerate"] for r in records] == ["no components: 2 of 2 empty"]

@@ -32,7 +32,7 @@ from sklearn.model_selection import train_test_split
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
-from kpca_bench.protocols.base import DatasetConfig, Method, Protocol, ThresholdConfig
+from kpca_bench.protocols.base import DatasetConfig, Method, Protocol, ThresholdConfig, empty_model, with_flags
 from kpca_bench.protocols.novelty import class_indices, detection_record, fitted_attributes, scale_split
 from kpca_bench.validation import Problems, declared, is_integer
 
@@ -143,12 +143,13 @@ def evaluate_adbench(method: Method, split: Split, options: Options) -> dict:
     train_scores = -detector.score_samples(X_fit)
     test_scores = -detector.score_samples(split.X_test)
     scored = time.perf_counter()
-    return {"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector),
+    return with_flags({"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector),
             "n_train": int(X_fit.shape[0]), "n_train_rows": int(split.X_train.shape[0]),
             "train_capped": bool(X_fit.shape[0] < split.X_train.shape[0]),
             "n_train_outliers": int(np.sum(split.train_is_outlier[rows])),
             "n_test_inliers": int(np.sum(~split.is_outlier)), "n_test_outliers": int(np.sum(split.is_outlier)),
-            **detection_record(options.threshold, train_scores, test_scores, split.is_outlier)}
+            **detection_record(options.threshold, train_scores, test_scores, split.is_outlier)},
+                      empty_model(detector))
 
 
 class Adbench(Protocol):

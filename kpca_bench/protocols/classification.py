@@ -60,7 +60,8 @@ from sklearn.svm import SVC
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
-from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, Protocol, ThresholdConfig, kernel_pca_only
+from kpca_bench.protocols.base import (DatasetConfig, Method, MethodConfig, Protocol, ThresholdConfig, empty_model,
+                                      kernel_pca_only, with_flags)
 from kpca_bench.protocols.novelty import scale_split
 from kpca_bench.validation import Problems, integer
 
@@ -263,10 +264,11 @@ def evaluate_classification(method: Method, split: Split, options: Options) -> d
     score_time = time.perf_counter() - scored
     gamma = getattr(fitted["features"], "gamma_", None)
     scores = component_scores(fitted["features"], split, options.scores) if options.scores else {}
-    return {"accuracy": accuracy, "error": 1.0 - accuracy, "fit_time": feature_fit,
-            "classifier_fit_time": classifier_fit, "score_time": score_time,
-            "n_classes": int(len(np.unique(split.y_train))), **({"gamma": float(gamma)} if gamma else {}),
-            "n_train": len(split.y_train), "n_test": len(split.y_test), **extra, **scores, "status": "ok"}
+    record = {"accuracy": accuracy, "error": 1.0 - accuracy, "fit_time": feature_fit,
+              "classifier_fit_time": classifier_fit, "score_time": score_time,
+              "n_classes": int(len(np.unique(split.y_train))), **({"gamma": float(gamma)} if gamma else {}),
+              "n_train": len(split.y_train), "n_test": len(split.y_test), **extra, **scores, "status": "ok"}
+    return with_flags(record, empty_model(fitted["features"]))
 
 
 class Classification(Protocol):

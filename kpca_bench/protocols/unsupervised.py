@@ -37,7 +37,7 @@ import numpy as np
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import ConfigError
-from kpca_bench.protocols.base import DatasetConfig, Method, Protocol, ThresholdConfig
+from kpca_bench.protocols.base import DatasetConfig, Method, Protocol, ThresholdConfig, empty_model, with_flags
 from kpca_bench.protocols.novelty import RECORDS as NOVELTY_RECORDS
 from kpca_bench.protocols.novelty import Split, class_indices, detection_record, fitted_attributes, scale, split_sizes
 from kpca_bench.validation import Problems, is_integer
@@ -142,9 +142,10 @@ def evaluate_unsupervised(method: Method, split: Split, options: Options) -> dic
     detector.fit(split.X_train)
     fitted = time.perf_counter()
     scores = fitted_sample_scores(detector, split.X_train)
-    return {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted,
-            "n_features": int(split.X_train.shape[1]), **fitted_attributes(detector), **split_sizes(split),
-            **detection_record(options.threshold, scores, scores, split.is_outlier)}
+    return with_flags({"fit_time": fitted - start, "score_time": time.perf_counter() - fitted,
+                       "n_features": int(split.X_train.shape[1]), **fitted_attributes(detector), **split_sizes(split),
+                       **detection_record(options.threshold, scores, scores, split.is_outlier)},
+                      empty_model(detector))
 
 
 class Unsupervised(Protocol):
