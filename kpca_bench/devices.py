@@ -134,14 +134,33 @@ def _on_cuda(X) -> bool:
 
 
 def to_numpy(array) -> np.ndarray:
-    """A host NumPy copy (or the array itself) of any supported array."""
+    """A host NumPy copy (or the array itself) of any supported array.
+
+    A device array comes to the host through its own library's transfer (CuPy's ``get``, PyTorch's
+    ``cpu``, else the standard's ``to_device`` to the namespace's CPU device and DLPack): NumPy's
+    ``asarray`` cannot read an array on a device other than the host's. Anything else (scalars, lists)
+    goes through ``np.asarray``.
+    """
     if is_numpy(array):
         return array
     if array_api_compat.is_cupy_array(array):
         return array.get()
     if array_api_compat.is_torch_array(array):
         return array.detach().cpu().numpy()
+    if array_api_compat.is_array_api_obj(array) and hasattr(array, "to_device"):
+        cpu = _host_device(array)
+        if cpu is not None:
+            return np.from_dlpack(array.to_device(cpu))
     return np.asarray(array)
+
+
+def _host_device(array):
+    """The CPU device of ``array``'s namespace (the standard's inspection API), or None where it names none."""
+    info = getattr(namespace(array), "__array_namespace_info__", None)
+    if info is None:
+        return None
+    devices = info().devices()
+    return next((device for device in devices if "cpu" in str(device).lower()), None)
 
 
 def to_target(array, target, dtype=None):
