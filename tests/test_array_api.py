@@ -156,6 +156,18 @@ def test_float32_warns_with_the_residual_it_measured(data):
                     atol=1e-3)
 
 
+def test_nystrom_float32_warns_with_the_residual_it_measured(data):
+    X, Y = data
+    params = {"n_landmarks": 40, "random_state": 0}
+    with pytest.warns(UserWarning, match=r"float32.*residuals reach (\d\.\de-\d\d) \* lambda_1") as caught:
+        model = NystromKernelPCA(4, dtype="float32", **params).fit(strict(X))
+    assert model.dual_coef_.dtype == xp.float32
+    worst = float(str(caught[0].message).split("reach ")[1].split(" ")[0])
+    assert 0 <= worst < 1e-3
+    reference = NystromKernelPCA(4, **params).fit(X)
+    assert_allclose(to_numpy(model.eigenvalues_), reference.eigenvalues_, rtol=1e-3)
+
+
 def test_float32_on_numpy_arrays_asks_for_a_device(data):
     X, _ = data
     with pytest.raises(ValueError, match="dtype='float32' computes through the array API: give device='cuda'"):
