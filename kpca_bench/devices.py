@@ -193,27 +193,50 @@ def free_memory_bytes(xp, device) -> int | None:
     return None
 
 
-def largest_fitting_n(free_bytes: float, n_features: int, basis: int, itemsize: int = 8) -> int:
+def planned_numbers(n: int, n_features: int, basis: int, kernels: int = 1) -> int:
+    """Numbers an exact fit on ``n`` points holds on the device: ``kernels`` n x n matrices (the kernel, and
+    for ``eigh`` the library's working copy), the training data (n x n_features) and the block eigensolver's
+    two basis arrays (2 x basis x n)."""
+    return kernels * n * n + n * (n_features + 2 * basis)
+
+
+def largest_fitting_n(free_bytes: float, n_features: int, basis: int, itemsize: int = 8, kernels: int = 1) -> int:
     """The largest n whose exact fit fits in ``free_bytes`` (times :data:`DEVICE_MEMORY_SHARE`).
 
-    A fit holds the n x n kernel, the training data (n x n_features) and the
-    block eigensolver's two basis arrays (2 x basis x n): ``n^2 + n (d + 2 basis)``
-    numbers, solved for n.
+    :func:`planned_numbers`, ``kernels n^2 + n (d + 2 basis)``, solved for n.
     """
     numbers = DEVICE_MEMORY_SHARE * free_bytes / itemsize
     linear = n_features + 2 * basis
-    return int((-linear + math.sqrt(linear**2 + 4 * numbers)) / 2)
+    n = int((-linear + math.sqrt(linear**2 + 4 * kernels * numbers)) / (2 * kernels))
+    while n > 0 and planned_numbers(n, n_features, basis, kernels) > numbers:  # the square root's rounding
+        n -= 1
+    return n
 
 
-def check_fits(n: int, n_features: int, basis: int, target, itemsize: int = 8) -> None:
-    """Raise DeviceMemoryError if an exact fit on ``n`` points does not fit in the target device's free memory."""
+def check_fits(n: int, n_features: int, basis: int, target, itemsize: int = 8, kernels: int = 1) -> None:
+    """Raise DeviceMemoryError if an exact fit on ``n`` points does not fit in the target device's free memory.
+
+    ``kernels`` is 2 for the library's full ``eigh``, which works on a copy of the n x n kernel (``basis`` 0:
+    no block solver), else 1.
+    """
     free = free_memory_bytes(*target)
-    if free is None or n <= (largest := largest_fitting_n(free, n_features, basis, itemsize)):
+    if free is None or n <= (largest := largest_fitting_n(free, n_features, basis, itemsize, kernels)):
         return
+    planned = planned_numbers(n, n_features, basis, kernels) * itemsize
+    held = "the n x n kernel and eigh's n x n copy" if kernels == 2 else "the n x n kernel"
     raise DeviceMemoryError(
-        f"an exact kernel PCA of n = {n:,} points needs an n x n kernel of {n * n * itemsize / 2**30:.1f} GiB, "
-        f"more than the {free / 2**30:.1f} GiB free on {target[1]}: the largest n that fits is {largest:,}; "
+        f"an exact kernel PCA of n = {n:,} points plans {_size(planned)} on {target[1]} ({held}, the data and "
+        f"the solver's arrays), more than {DEVICE_MEMORY_SHARE:.0%} of its {_size(free)} free "
+        f"({_size(DEVICE_MEMORY_SHARE * free)}): the largest n that fits is {largest:,}; "
         "subsample the training data or use NystromKernelPCA (method nystrom_kpca)")
+
+
+def _size(n_bytes: float) -> str:
+    """Bytes in GiB, MiB or KiB, one decimal."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if n_bytes >= size:
+            return f"{n_bytes / size:.1f} {unit}"
+    return f"{n_bytes / 2**10:.1f} KiB"
 
 
 def block_rows(n_columns: int, target, itemsize: int = 8) -> int:

@@ -77,13 +77,37 @@ def small_device(monkeypatch):
 
 
 def test_n_beyond_the_free_memory_names_the_largest_n_that_fits(small_device):
-    xp, _ = small_device
+    xp, free = small_device
     X = np.random.default_rng(0).standard_normal((101, 5))
-    with pytest.raises(DeviceMemoryError, match=r"n = 101 points .* the largest n that fits is 100; subsample the "
-                                                r"training data or use NystromKernelPCA"):
+    basis = block_sizes(3)[1]
+    planned = (101 * 101 + 101 * (5 + 2 * basis)) * 8
+    with pytest.raises(DeviceMemoryError, match=rf"n = 101 points plans {planned / 2**10:.1f} KiB on .*CPU_DEVICE.* "
+                                                rf"\(the n x n kernel, the data and the solver's arrays\), more than "
+                                                rf"80% of its {free / 2**10:.1f} KiB free \({0.8 * free / 2**10:.1f} "
+                                                r"KiB\): the "
+                                                r"largest n that fits is 100; subsample the training data or use "
+                                                r"NystromKernelPCA"):
         KernelPCA(3, eigen_solver="block").fit(xp.asarray(X))
-    KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X[:100]))  # the largest n fits
-    check_fits(100, 5, block_sizes(3)[1], (xp, None))
+    check_fits(100, 5, basis, (xp, None))  # the largest n fits (the block solver needs a basis under n to run)
+
+
+def test_eigh_on_a_device_counts_a_second_n_by_n_matrix(small_device):
+    """The library's full eigh works on a copy of the kernel: two n x n matrices, no block basis; an eigh fit at
+    the block rule's limit no longer passes."""
+    xp, free = small_device
+    largest = devices.largest_fitting_n(free, 5, 0, kernels=2)
+    assert 2 * largest**2 + 5 * largest <= 0.8 * free / 8 < 2 * (largest + 1)**2 + 5 * (largest + 1)
+    assert largest > 100  # no block basis
+    X = np.random.default_rng(0).standard_normal((largest + 1, 5))
+    with pytest.raises(DeviceMemoryError, match=rf"n = {largest + 1} points .*\(the n x n kernel and eigh's n x n "
+                                                rf"copy, the data and .* the largest n that fits is {largest};"):
+        KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X))
+    KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X[:largest]))  # the largest n fits
+    from kpca_bench.eigensolvers import choose_solver
+
+    assert choose_solver(largest + 1, 60) == "eigh"  # auto picks eigh for many components of few points
+    with pytest.raises(DeviceMemoryError, match="eigh's n x n copy"):
+        KernelPCA(60, eigen_solver="auto").fit(xp.asarray(X))
 
 
 def test_kernel_blocks_are_sized_from_the_free_memory_and_give_the_same_kernel(small_device):
