@@ -158,3 +158,50 @@ def test_each_record_stores_its_device(tmp_path):
     assert set(trials["device"]) == {"cpu"}
     environment = json.loads((tmp_path / "out" / "quickstart" / "environment.json").read_text())["environments"][-1]
     assert "gpu" not in environment
+
+
+def test_a_cell_is_labelled_cuda_only_where_its_estimator_computes_there():
+    from sklearn.ensemble import IsolationForest
+
+    from kpca_bench.experiment.execution import computes_on
+    from kpca_bench.methods.baselines import KernelOneClassSVM
+    from kpca_bench.methods.detector import KernelSubspaceDetector
+    from kpca_bench.methods.nystrom import NystromKernelPCA
+    from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
+
+    for estimator in (KernelPCA(), NystromKernelPCA(), KernelSubspaceDetector(KernelPCA()), KernelSubspaceDetector()):
+        assert computes_on(estimator, "cuda") == "cuda"
+        assert computes_on(estimator, None) == computes_on(estimator, "cpu") == "cpu"
+    assert computes_on(KernelPCA(device="cuda"), None) == "cuda"  # a method's own params: {device: cuda}
+    assert computes_on(KernelPCA(device="cpu"), "cuda") == "cpu"
+    for host_only in (IsolationForest(), KernelOneClassSVM(), L1SparseKernelPCA(),
+                      KernelSubspaceDetector(L1SparseKernelPCA())):
+        assert computes_on(host_only, "cuda") == "cpu"
+
+
+def test_a_cuda_run_labels_only_its_kernel_pca_cells_cuda(tmp_path, monkeypatch):
+    """A stand-in CUDA device (array_api_strict's device1): the KPCA cells are cuda with a GPU model, OCSVM's and
+    IForest's, which compute on the host, cpu without one."""
+    xp = pytest.importorskip("array_api_strict")
+    monkeypatch.setattr(devices, "cuda_library", lambda: (xp, xp.Device("device1")))
+    monkeypatch.setattr(devices, "gpu_model", lambda xp, device: "Stand-in GPU")
+    config = write_config(tmp_path, "{device: cuda}")
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
+    assert result.exit_code == 0, result.output + result.stderr
+    records = [json.loads(line) for line in (tmp_path / "out" / "quickstart" / "records.jsonl").read_text().splitlines()]
+    assert {r["status"] for r in records} == {"ok"}
+    by_method = {r["method"]: (r["device"], r.get("gpu_model")) for r in records}
+    assert by_method["KPCA"] == by_method["KPCA-Mahalanobis"] == ("cuda", "Stand-in GPU")
+    assert {device for label, device in by_method.items() if not label.startswith("KPCA")} == {("cpu", None)}
+
+
+def test_a_method_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setattr(devices, "_import", libraries())
+    text = QUICKSTART.read_text().replace("      n_components: 10\n", "      n_components: 10\n      device: cuda\n", 1)
+    assert "device: cuda" in text
+    path = tmp_path / "quickstart.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2, result.output + result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and NO_LIBRARY in result.stderr
+    assert not (tmp_path / "out").exists()
