@@ -27,7 +27,8 @@ import numpy as np
 from kpca_bench.errors import KpcaBenchError
 
 DEVICES = ("cpu", "cuda")
-# The GPU libraries tried for device="cuda", in this order (PyTorch first: the lent machines have both).
+# The GPU libraries tried for device="cuda", in this order (a fixed order, PyTorch first by our choice): where
+# both are installed every fit uses the same one, so free_memory_bytes and gpu_model read one library.
 CUDA_LIBRARIES = ("torch", "cupy")
 # Share of the free device memory that one fit may plan to fill (our choice): the libraries'
 # allocators, the row blocks' temporaries and the eigensolver's small matrices need the rest.
