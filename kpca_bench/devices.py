@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -264,13 +263,13 @@ def gpu_model(xp, device) -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def gpu_environment() -> dict | None:
+def gpu_environment(used: bool) -> dict | None:
     """The CUDA driver, GPU model and GPU library versions, or None where no GPU was used.
 
-    Used means a GPU library is imported already (a run asking for ``execution.device: cuda`` checks the
-    device first), so a CPU run never pays for importing one.
+    ``used``: whether the run asked for a CUDA device (its ``execution.device`` or a method's ``device``); a
+    CPU run never imports a GPU library, even where another part of the process has.
     """
-    if not any(name in sys.modules for name in CUDA_LIBRARIES):
+    if not used:
         return None
     try:
         xp, device = cuda_library()

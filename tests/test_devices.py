@@ -193,6 +193,21 @@ def test_a_cuda_run_labels_only_its_kernel_pca_cells_cuda(tmp_path, monkeypatch)
     by_method = {r["method"]: (r["device"], r.get("gpu_model")) for r in records}
     assert by_method["KPCA"] == by_method["KPCA-Mahalanobis"] == ("cuda", "Stand-in GPU")
     assert {device for label, device in by_method.items() if not label.startswith("KPCA")} == {("cpu", None)}
+    environment = json.loads((tmp_path / "out" / "quickstart" / "environment.json").read_text())["environments"][-1]
+    assert environment["gpu"]["model"] == "Stand-in GPU"
+
+
+def test_a_cpu_run_names_no_gpu_even_with_a_gpu_library_imported(tmp_path, monkeypatch):
+    """Whether the environment names a GPU follows the run's devices, not what the process has imported."""
+    xp = pytest.importorskip("array_api_strict")
+    monkeypatch.setattr(devices, "cuda_library", lambda: (xp, xp.Device("device1")))
+    monkeypatch.setattr(devices, "gpu_model", lambda xp, device: "Stand-in GPU")
+    monkeypatch.setitem(__import__("sys").modules, "torch", SimpleNamespace(__version__="0"))
+    config = write_config(tmp_path, "{device: cpu}")
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
+    assert result.exit_code == 0, result.output + result.stderr
+    environment = json.loads((tmp_path / "out" / "quickstart" / "environment.json").read_text())["environments"][-1]
+    assert "gpu" not in environment
 
 
 def test_a_method_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch):

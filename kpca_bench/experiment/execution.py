@@ -137,11 +137,21 @@ class DaskBackend:
 def check_execution_device(execution: ExecutionConfig, methods=()) -> None:
     """Raise DeviceError (one line, exit 2) before anything runs if ``execution.device``, or a device a method
     entry asks for (``params: {device: ...}`` or in its grid), is not to be had here."""
-    check_device(execution.device)
+    for device in asked_devices(execution, methods):
+        check_device(device)
+
+
+def asked_devices(execution: ExecutionConfig, methods=()) -> list:
+    """The devices a run asks for: ``execution.device`` and each method entry's ``device`` (params or grid)."""
+    asked = [execution.device]
     for entry in methods:
-        for device in [entry.params.get("device"), *entry.grid.get("device", ())]:
-            if device is not None:
-                check_device(device)
+        asked += [entry.params.get("device"), *entry.grid.get("device", ())]
+    return [device for device in dict.fromkeys(asked) if device is not None]
+
+
+def uses_cuda(execution: ExecutionConfig, methods=()) -> bool:
+    """Whether the run asks for a CUDA device anywhere (its environment then names the GPU)."""
+    return "cuda" in asked_devices(execution, methods)
 
 
 @contextmanager

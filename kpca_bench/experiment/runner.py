@@ -38,7 +38,7 @@ from kpca_bench.protocols.base import stored_empty_model, with_flags
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
 from kpca_bench.experiment.execution import (cell_device_fields, check_execution_device, on_execution_device,
-                                             open_backend)
+                                             open_backend, uses_cuda)
 from kpca_bench.experiment.lock import folder_lock, prepare_folder
 from kpca_bench.experiment.memory import peak_memory
 from kpca_bench.experiment.progress import NoProgress, PlainProgress, print_notice
@@ -455,7 +455,7 @@ def _plan_members(config: Config, directory: Path, *, offline: bool, retry_faile
         store = ResultStore(directory)
         for message in store.set_aside_damaged():
             notify(message)
-        write_environment(directory, notify)
+        write_environment(directory, notify, gpu_used=uses_cuda(config.execution, config.methods))
         member = _Member(config.name, config, store, plan_cells(config), dataset=load_checked_dataset(config, offline))
         if reuse_from is not None:
             copied = reuse_records(store, Path(reuse_from), member.cells, data_fingerprint(member.dataset))
