@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -27,7 +26,8 @@ import numpy as np
 from kpca_bench.errors import KpcaBenchError
 
 DEVICES = ("cpu", "cuda")
-# The GPU libraries tried for device="cuda", in this order (PyTorch first: the lent machines have both).
+# The GPU libraries tried for device="cuda", in this order (a fixed order, PyTorch first by our choice): where
+# both are installed every fit uses the same one, so free_memory_bytes and gpu_model read one library.
 CUDA_LIBRARIES = ("torch", "cupy")
 # Share of the free device memory that one fit may plan to fill (our choice): the libraries'
 # allocators, the row blocks' temporaries and the eigensolver's small matrices need the rest.
@@ -134,14 +134,33 @@ def _on_cuda(X) -> bool:
 
 
 def to_numpy(array) -> np.ndarray:
-    """A host NumPy copy (or the array itself) of any supported array."""
+    """A host NumPy copy (or the array itself) of any supported array.
+
+    A device array comes to the host through its own library's transfer (CuPy's ``get``, PyTorch's
+    ``cpu``, else the standard's ``to_device`` to the namespace's CPU device and DLPack): NumPy's
+    ``asarray`` cannot read an array on a device other than the host's. Anything else (scalars, lists)
+    goes through ``np.asarray``.
+    """
     if is_numpy(array):
         return array
     if array_api_compat.is_cupy_array(array):
         return array.get()
     if array_api_compat.is_torch_array(array):
         return array.detach().cpu().numpy()
+    if array_api_compat.is_array_api_obj(array) and hasattr(array, "to_device"):
+        cpu = _host_device(array)
+        if cpu is not None:
+            return np.from_dlpack(array.to_device(cpu))
     return np.asarray(array)
+
+
+def _host_device(array):
+    """The CPU device of ``array``'s namespace (the standard's inspection API), or None where it names none."""
+    info = getattr(namespace(array), "__array_namespace_info__", None)
+    if info is None:
+        return None
+    devices = info().devices()
+    return next((device for device in devices if "cpu" in str(device).lower()), None)
 
 
 def to_target(array, target, dtype=None):
@@ -174,27 +193,50 @@ def free_memory_bytes(xp, device) -> int | None:
     return None
 
 
-def largest_fitting_n(free_bytes: float, n_features: int, basis: int, itemsize: int = 8) -> int:
+def planned_numbers(n: int, n_features: int, basis: int, kernels: int = 1) -> int:
+    """Numbers an exact fit on ``n`` points holds on the device: ``kernels`` n x n matrices (the kernel, and
+    for ``eigh`` the library's working copy), the training data (n x n_features) and the block eigensolver's
+    two basis arrays (2 x basis x n)."""
+    return kernels * n * n + n * (n_features + 2 * basis)
+
+
+def largest_fitting_n(free_bytes: float, n_features: int, basis: int, itemsize: int = 8, kernels: int = 1) -> int:
     """The largest n whose exact fit fits in ``free_bytes`` (times :data:`DEVICE_MEMORY_SHARE`).
 
-    A fit holds the n x n kernel, the training data (n x n_features) and the
-    block eigensolver's two basis arrays (2 x basis x n): ``n^2 + n (d + 2 basis)``
-    numbers, solved for n.
+    :func:`planned_numbers`, ``kernels n^2 + n (d + 2 basis)``, solved for n.
     """
     numbers = DEVICE_MEMORY_SHARE * free_bytes / itemsize
     linear = n_features + 2 * basis
-    return int((-linear + math.sqrt(linear**2 + 4 * numbers)) / 2)
+    n = int((-linear + math.sqrt(linear**2 + 4 * kernels * numbers)) / (2 * kernels))
+    while n > 0 and planned_numbers(n, n_features, basis, kernels) > numbers:  # the square root's rounding
+        n -= 1
+    return n
 
 
-def check_fits(n: int, n_features: int, basis: int, target, itemsize: int = 8) -> None:
-    """Raise DeviceMemoryError if an exact fit on ``n`` points does not fit in the target device's free memory."""
+def check_fits(n: int, n_features: int, basis: int, target, itemsize: int = 8, kernels: int = 1) -> None:
+    """Raise DeviceMemoryError if an exact fit on ``n`` points does not fit in the target device's free memory.
+
+    ``kernels`` is 2 for the library's full ``eigh``, which works on a copy of the n x n kernel (``basis`` 0:
+    no block solver), else 1.
+    """
     free = free_memory_bytes(*target)
-    if free is None or n <= (largest := largest_fitting_n(free, n_features, basis, itemsize)):
+    if free is None or n <= (largest := largest_fitting_n(free, n_features, basis, itemsize, kernels)):
         return
+    planned = planned_numbers(n, n_features, basis, kernels) * itemsize
+    held = "the n x n kernel and eigh's n x n copy" if kernels == 2 else "the n x n kernel"
     raise DeviceMemoryError(
-        f"an exact kernel PCA of n = {n:,} points needs an n x n kernel of {n * n * itemsize / 2**30:.1f} GiB, "
-        f"more than the {free / 2**30:.1f} GiB free on {target[1]}: the largest n that fits is {largest:,}; "
+        f"an exact kernel PCA of n = {n:,} points plans {_size(planned)} on {target[1]} ({held}, the data and "
+        f"the solver's arrays), more than {DEVICE_MEMORY_SHARE:.0%} of its {_size(free)} free "
+        f"({_size(DEVICE_MEMORY_SHARE * free)}): the largest n that fits is {largest:,}; "
         "subsample the training data or use NystromKernelPCA (method nystrom_kpca)")
+
+
+def _size(n_bytes: float) -> str:
+    """Bytes in GiB, MiB or KiB, one decimal."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if n_bytes >= size:
+            return f"{n_bytes / size:.1f} {unit}"
+    return f"{n_bytes / 2**10:.1f} KiB"
 
 
 def block_rows(n_columns: int, target, itemsize: int = 8) -> int:
@@ -221,13 +263,13 @@ def gpu_model(xp, device) -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def gpu_environment() -> dict | None:
+def gpu_environment(used: bool) -> dict | None:
     """The CUDA driver, GPU model and GPU library versions, or None where no GPU was used.
 
-    Used means a GPU library is imported already (a run asking for ``execution.device: cuda`` checks the
-    device first), so a CPU run never pays for importing one.
+    ``used``: whether the run asked for a CUDA device (its ``execution.device`` or a method's ``device``); a
+    CPU run never imports a GPU library, even where another part of the process has.
     """
-    if not any(name in sys.modules for name in CUDA_LIBRARIES):
+    if not used:
         return None
     try:
         xp, device = cuda_library()

@@ -39,7 +39,7 @@ from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import StrOptions, validate_params
 from threadpoolctl import ThreadpoolController
 
-from kpca_bench.devices import block_rows, device_of, is_numpy, namespace, to_numpy
+from kpca_bench.devices import block_rows, device_of, is_device_array, namespace, to_numpy
 from kpca_bench.param_validation import NumberInterval
 
 KERNELS = ("rbf", "poly", "linear", "hamming", "hamming_normalized")
@@ -378,13 +378,13 @@ class Kernel:
         far apart, and scores built on it carry no information.
         """
         itself = Y is None or Y is X
-        if not is_numpy(X):
+        if is_device_array(X):
             return self._array_api_kernel(X, X if itself else Y, itself)
         if self.name in HAMMING_KERNELS:
             return hamming_kernel(X, X if itself else Y, self.gamma, self.domain_sizes,
                                   normalize=self.name == "hamming_normalized")
-        X = np.asarray(X, dtype=np.float64)
-        Y = X if itself else np.asarray(Y, dtype=np.float64)
+        X, Y = _host_float64(X), None if itself else _host_float64(Y)
+        Y = X if itself else Y
         K = kernel_matrix(*self._operands(X, Y, itself), symmetric=itself)
         if not K.finite():
             raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
@@ -451,10 +451,11 @@ class Kernel:
 
     def diag(self, X: np.ndarray) -> np.ndarray:
         """``k(x, x)`` for every row of X, without building a matrix."""
-        if not is_numpy(X):
+        if is_device_array(X):
             xp = namespace(X)
             return xp.asarray(self.diag(to_numpy(X)) if self.name in HAMMING_KERNELS else self._array_api_diag(X, xp),
                               dtype=X.dtype, device=device_of(X))
+        X = _host_float64(X)
         if self.name in ("rbf", "hamming_normalized"):
             return np.ones(X.shape[0])
         if self.name == "hamming":
@@ -469,6 +470,12 @@ class Kernel:
             return xp.ones(X.shape[0], dtype=X.dtype, device=device_of(X))
         sq_norms = xp.sum(X * X, axis=1)
         return sq_norms if self.name == "linear" else (self.gamma * sq_norms + self.coef0) ** self.degree
+
+
+def _host_float64(X) -> np.ndarray:
+    """X as a float64 NumPy array: a NumPy array as ``np.asarray`` gives it (no copy when it is one), a list or
+    a data frame in C order, so that its numbers are a NumPy array's to the last bit."""
+    return np.asarray(X, dtype=np.float64) if isinstance(X, np.ndarray) else np.ascontiguousarray(X, dtype=np.float64)
 
 
 def _itemsize(array) -> int:
@@ -517,6 +524,8 @@ class KernelCentering:
 
     @classmethod
     def fit(cls, K_train: np.ndarray) -> "KernelCentering":
+        if not is_device_array(K_train):
+            K_train = _host_float64(K_train)
         xp = namespace(K_train)
         column_means = xp.mean(K_train, axis=0)
         return cls(column_means=column_means, grand_mean=float(xp.mean(column_means)))
@@ -534,8 +543,9 @@ class KernelCentering:
             block -= self.column_means[rows, np.newaxis]
             block += self.grand_mean
 
-        if not is_numpy(K_train):
+        if is_device_array(K_train):
             return self._center_train_array_api(K_train)
+        K_train = _host_float64(K_train)  # a float64 NumPy array itself, centred in place
         map_row_blocks(center, row_blocks(*K_train.shape))
         return K_train
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from kpca_bench.devices import to_numpy
+from kpca_bench.devices import device_of, to_numpy
 from kpca_bench.eigensolvers import block_krylov_eigh, top_eigenpairs
 from kpca_bench.kernels import KernelCentering, make_kernel
 from kpca_bench.methods.detector import KernelSubspaceDetector
@@ -156,6 +156,18 @@ def test_float32_warns_with_the_residual_it_measured(data):
                     atol=1e-3)
 
 
+def test_nystrom_float32_warns_with_the_residual_it_measured(data):
+    X, Y = data
+    params = {"n_landmarks": 40, "random_state": 0}
+    with pytest.warns(UserWarning, match=r"float32.*residuals reach (\d\.\de-\d\d) \* lambda_1") as caught:
+        model = NystromKernelPCA(4, dtype="float32", **params).fit(strict(X))
+    assert model.dual_coef_.dtype == xp.float32
+    worst = float(str(caught[0].message).split("reach ")[1].split(" ")[0])
+    assert 0 <= worst < 1e-3
+    reference = NystromKernelPCA(4, **params).fit(X)
+    assert_allclose(to_numpy(model.eigenvalues_), reference.eigenvalues_, rtol=1e-3)
+
+
 def test_float32_on_numpy_arrays_asks_for_a_device(data):
     X, _ = data
     with pytest.raises(ValueError, match="dtype='float32' computes through the array API: give device='cuda'"):
@@ -174,3 +186,98 @@ def test_an_rbf_kernel_underflowing_to_the_identity_warns(data):
     X, _ = data
     with pytest.warns(RuntimeWarning, match="underflows to the identity"):
         make_kernel(X, "rbf", gamma=1e6)(strict(X))
+
+
+DEVICE1 = xp.Device("device1") if hasattr(xp, "Device") else None
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KernelPCA(5, eigen_solver="block", random_state=0),
+    lambda: KernelPCA(5, eigen_solver="eigh"),
+    lambda: NystromKernelPCA(4, n_landmarks=20, random_state=0),
+    lambda: KernelSubspaceDetector(KernelPCA(5, eigen_solver="block", random_state=0)),
+], ids=["kpca-block", "kpca-eigh", "nystrom", "detector"])
+def test_a_model_fitted_off_the_host_is_read_by_the_protocols(data, make):
+    """array_api_strict's device1 refuses np.asarray, as a GPU array does: the fit and the records' reading
+    of the fitted attributes (novelty's fitted_attributes) bring arrays to the host through to_numpy."""
+    from kpca_bench.protocols.base import empty_model
+    from kpca_bench.protocols.novelty import fitted_attributes
+
+    X, Y = data
+    on_device = xp.asarray(X, device=DEVICE1)
+    with pytest.raises(RuntimeError, match="device1"):
+        np.asarray(on_device)
+    model = make().fit(on_device)
+    inner = getattr(model, "estimator_", model)
+    assert xp.__name__ in type(inner.eigenvalues_).__module__
+    assert device_of(inner.eigenvalues_) == DEVICE1
+    expected = make().fit(X)
+    actual, wanted = fitted_attributes(model), fitted_attributes(expected)
+    assert actual.keys() == wanted.keys() and "gamma" in actual
+    for key, value in wanted.items():
+        assert actual[key] == (value if isinstance(value, str) else pytest.approx(value, rel=1e-6, abs=1e-12)), key
+    assert empty_model(model) == empty_model(expected)
+    assert_close(inner.eigenvalues_, getattr(expected, "estimator_", expected).eigenvalues_)
+
+
+def test_to_numpy_brings_a_device_array_to_the_host():
+    array = xp.asarray([[1.0, 2.0]], device=DEVICE1)
+    host = to_numpy(array)
+    assert isinstance(host, np.ndarray)
+    assert_allclose(host, [[1.0, 2.0]])
+    assert float(to_numpy(xp.max(array))) == 2.0
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    """device='cuda' answered by array_api_strict's device1, which refuses np.asarray as a GPU array does."""
+    from kpca_bench import devices
+
+    monkeypatch.setattr(devices, "cuda_library", lambda: (xp, DEVICE1))
+    monkeypatch.setattr(devices, "_on_cuda", lambda X: type(X).__module__.startswith(xp.__name__))
+    with devices.use_device("cuda"):
+        yield
+
+
+@pytest.mark.filterwarnings("ignore:.*zero eigenvalue")
+def test_the_sweep_reads_a_model_fitted_on_the_device(data, fake_cuda):
+    from kpca_bench.experiment.config import parse_config
+    from kpca_bench.protocols.base import Method
+    from kpca_bench.protocols.novelty import Split
+    from kpca_bench.protocols.sweep import evaluate_sweep
+
+    X, Y = data
+    split = Split(X_train=X[:40], X_test=Y, is_outlier=np.r_[np.zeros(20, bool), np.ones(10, bool)])
+    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                    "train_inliers": 40, "test_inliers": 20, "test_outliers": 10},
+                           "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
+    method = Method("KPCA", "kpca", KernelPCA(kernel="rbf", sigma=1.5, eigen_solver="eigh"), subspace=True)
+    record = evaluate_sweep(method, split, config.options)
+    assert record["status"] == "ok" and record["n_model_params"] > 1
+
+
+def test_the_toy_protocol_reads_a_model_fitted_on_the_device(data, fake_cuda):
+    from kpca_bench.protocols.base import Method
+    from kpca_bench.protocols.toy_components import Options, Split, evaluate_toy
+
+    X, _ = data
+    method = Method("KPCA", "kpca", KernelPCA(3, gamma=0.5, eigen_solver="eigh"), subspace=True)
+    record = evaluate_toy(method, Split(X_train=X[:30]), Options())
+    assert record["status"] == "ok" and len(record["variance_share"]) == 3
+
+
+def test_the_cv_search_reads_a_model_fitted_on_the_device(data, fake_cuda):
+    from kpca_bench.protocols.base import Method, ThresholdConfig
+    from kpca_bench.protocols.classification import Split
+    from kpca_bench.protocols.classification_cv import evaluate_classification_cv, parse_options
+    from kpca_bench.validation import Problems
+
+    X, Y = data
+    y = (X[:, 0] > 0).astype(int)
+    problems = Problems()
+    options = parse_options({"train_size": 60, "test_size": 30, "classifier": "svm", "cv": 2,
+                             "search": {"KPCA+SVM": {"n_components": [2, 4]}}}, ThresholdConfig(), problems)
+    assert not problems.items, problems.items
+    method = Method("KPCA+SVM", "kpca", KernelPCA(4, gamma=0.2, eigen_solver="eigh"), subspace=True)
+    record = evaluate_classification_cv(method, Split(X[:60], y[:60], X[60:90], y[60:90]), options)
+    assert record["status"] == "ok" and record["n_components"] in (2, 4)

@@ -77,13 +77,37 @@ def small_device(monkeypatch):
 
 
 def test_n_beyond_the_free_memory_names_the_largest_n_that_fits(small_device):
-    xp, _ = small_device
+    xp, free = small_device
     X = np.random.default_rng(0).standard_normal((101, 5))
-    with pytest.raises(DeviceMemoryError, match=r"n = 101 points .* the largest n that fits is 100; subsample the "
-                                                r"training data or use NystromKernelPCA"):
+    basis = block_sizes(3)[1]
+    planned = (101 * 101 + 101 * (5 + 2 * basis)) * 8
+    with pytest.raises(DeviceMemoryError, match=rf"n = 101 points plans {planned / 2**10:.1f} KiB on .*CPU_DEVICE.* "
+                                                rf"\(the n x n kernel, the data and the solver's arrays\), more than "
+                                                rf"80% of its {free / 2**10:.1f} KiB free \({0.8 * free / 2**10:.1f} "
+                                                r"KiB\): the "
+                                                r"largest n that fits is 100; subsample the training data or use "
+                                                r"NystromKernelPCA"):
         KernelPCA(3, eigen_solver="block").fit(xp.asarray(X))
-    KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X[:100]))  # the largest n fits
-    check_fits(100, 5, block_sizes(3)[1], (xp, None))
+    check_fits(100, 5, basis, (xp, None))  # the largest n fits (the block solver needs a basis under n to run)
+
+
+def test_eigh_on_a_device_counts_a_second_n_by_n_matrix(small_device):
+    """The library's full eigh works on a copy of the kernel: two n x n matrices, no block basis; an eigh fit at
+    the block rule's limit no longer passes."""
+    xp, free = small_device
+    largest = devices.largest_fitting_n(free, 5, 0, kernels=2)
+    assert 2 * largest**2 + 5 * largest <= 0.8 * free / 8 < 2 * (largest + 1)**2 + 5 * (largest + 1)
+    assert largest > 100  # no block basis
+    X = np.random.default_rng(0).standard_normal((largest + 1, 5))
+    with pytest.raises(DeviceMemoryError, match=rf"n = {largest + 1} points .*\(the n x n kernel and eigh's n x n "
+                                                rf"copy, the data and .* the largest n that fits is {largest};"):
+        KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X))
+    KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X[:largest]))  # the largest n fits
+    from kpca_bench.eigensolvers import choose_solver
+
+    assert choose_solver(largest + 1, 60) == "eigh"  # auto picks eigh for many components of few points
+    with pytest.raises(DeviceMemoryError, match="eigh's n x n copy"):
+        KernelPCA(60, eigen_solver="auto").fit(xp.asarray(X))
 
 
 def test_kernel_blocks_are_sized_from_the_free_memory_and_give_the_same_kernel(small_device):
@@ -134,3 +158,65 @@ def test_each_record_stores_its_device(tmp_path):
     assert set(trials["device"]) == {"cpu"}
     environment = json.loads((tmp_path / "out" / "quickstart" / "environment.json").read_text())["environments"][-1]
     assert "gpu" not in environment
+
+
+def test_a_cell_is_labelled_cuda_only_where_its_estimator_computes_there():
+    from sklearn.ensemble import IsolationForest
+
+    from kpca_bench.experiment.execution import computes_on
+    from kpca_bench.methods.baselines import KernelOneClassSVM
+    from kpca_bench.methods.detector import KernelSubspaceDetector
+    from kpca_bench.methods.nystrom import NystromKernelPCA
+    from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
+
+    for estimator in (KernelPCA(), NystromKernelPCA(), KernelSubspaceDetector(KernelPCA()), KernelSubspaceDetector()):
+        assert computes_on(estimator, "cuda") == "cuda"
+        assert computes_on(estimator, None) == computes_on(estimator, "cpu") == "cpu"
+    assert computes_on(KernelPCA(device="cuda"), None) == "cuda"  # a method's own params: {device: cuda}
+    assert computes_on(KernelPCA(device="cpu"), "cuda") == "cpu"
+    for host_only in (IsolationForest(), KernelOneClassSVM(), L1SparseKernelPCA(),
+                      KernelSubspaceDetector(L1SparseKernelPCA())):
+        assert computes_on(host_only, "cuda") == "cpu"
+
+
+def test_a_cuda_run_labels_only_its_kernel_pca_cells_cuda(tmp_path, monkeypatch):
+    """A stand-in CUDA device (array_api_strict's device1): the KPCA cells are cuda with a GPU model, OCSVM's and
+    IForest's, which compute on the host, cpu without one."""
+    xp = pytest.importorskip("array_api_strict")
+    monkeypatch.setattr(devices, "cuda_library", lambda: (xp, xp.Device("device1")))
+    monkeypatch.setattr(devices, "gpu_model", lambda xp, device: "Stand-in GPU")
+    config = write_config(tmp_path, "{device: cuda}")
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
+    assert result.exit_code == 0, result.output + result.stderr
+    records = [json.loads(line) for line in (tmp_path / "out" / "quickstart" / "records.jsonl").read_text().splitlines()]
+    assert {r["status"] for r in records} == {"ok"}
+    by_method = {r["method"]: (r["device"], r.get("gpu_model")) for r in records}
+    assert by_method["KPCA"] == by_method["KPCA-Mahalanobis"] == ("cuda", "Stand-in GPU")
+    assert {device for label, device in by_method.items() if not label.startswith("KPCA")} == {("cpu", None)}
+    environment = json.loads((tmp_path / "out" / "quickstart" / "environment.json").read_text())["environments"][-1]
+    assert environment["gpu"]["model"] == "Stand-in GPU"
+
+
+def test_a_cpu_run_names_no_gpu_even_with_a_gpu_library_imported(tmp_path, monkeypatch):
+    """Whether the environment names a GPU follows the run's devices, not what the process has imported."""
+    xp = pytest.importorskip("array_api_strict")
+    monkeypatch.setattr(devices, "cuda_library", lambda: (xp, xp.Device("device1")))
+    monkeypatch.setattr(devices, "gpu_model", lambda xp, device: "Stand-in GPU")
+    monkeypatch.setitem(__import__("sys").modules, "torch", SimpleNamespace(__version__="0"))
+    config = write_config(tmp_path, "{device: cpu}")
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
+    assert result.exit_code == 0, result.output + result.stderr
+    environment = json.loads((tmp_path / "out" / "quickstart" / "environment.json").read_text())["environments"][-1]
+    assert "gpu" not in environment
+
+
+def test_a_method_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setattr(devices, "_import", libraries())
+    text = QUICKSTART.read_text().replace("      n_components: 10\n", "      n_components: 10\n      device: cuda\n", 1)
+    assert "device: cuda" in text
+    path = tmp_path / "quickstart.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2, result.output + result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and NO_LIBRARY in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -261,3 +261,28 @@ def test_centering_in_blocks_equals_the_whole_matrix_steps(X, monkeypatch):
     monkeypatch.setattr(kernels, "BLOCK_BYTES", 8 * 30 * 4)
     with threadpool_limits(2):
         np.testing.assert_array_equal(centering.center_train(K.copy()), expected)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
+@pytest.mark.parametrize("form", ["list", "DataFrame"])
+def test_lists_and_data_frames_take_the_numpy_path(kernel, form):
+    """Only device arrays take the array-API path: a list or a DataFrame is read as a float64 NumPy array."""
+    import pandas as pd
+
+    from kpca_bench.kernels import KernelCentering
+    from kpca_bench.methods.kpca import KernelPCA
+
+    X = np.random.default_rng(5).standard_normal((25, 3))
+    as_form = (lambda A: A.tolist()) if form == "list" else (lambda A: pd.DataFrame(A))
+    expected = make_kernel(X, kernel, gamma=0.3, degree=2)
+    actual = make_kernel(as_form(X), kernel, gamma=0.3, degree=2)
+    np.testing.assert_array_equal(actual(as_form(X)), expected(X))
+    np.testing.assert_array_equal(expected(as_form(X), as_form(X[:5])), expected(X, X[:5]))
+    np.testing.assert_array_equal(expected.diag(as_form(X)), expected.diag(X))
+    K = expected(X)
+    centering = KernelCentering.fit(K)
+    np.testing.assert_array_equal(KernelCentering.fit(as_form(K)).column_means, centering.column_means)
+    np.testing.assert_array_equal(centering.center_train(as_form(K)), centering.center_train(K.copy()))
+    model = KernelPCA(3, kernel=kernel, gamma=0.3, degree=2, eigen_solver="eigh")
+    # scikit-learn's validate_data keeps a DataFrame's column order (Fortran), which moves the last bit.
+    assert_allclose(model.fit(as_form(X)).transform(as_form(X)), model.fit(X).transform(X), rtol=1e-12, atol=1e-12)

@@ -74,11 +74,11 @@ def installed_versions() -> dict[str, str]:
     return versions
 
 
-def environment() -> dict:
-    """This process's environment as plain JSON data."""
+def environment(gpu_used: bool = False) -> dict:
+    """This process's environment as plain JSON data; ``gpu_used``: the run asked for a CUDA device."""
     import kpca_bench
 
-    gpu = gpu_environment()
+    gpu = gpu_environment(gpu_used)
     return {
         "kpca_bench": {"version": kpca_bench.__version__, "git_commit": git_commit()},
         "python": {"version": platform.python_version(), "implementation": platform.python_implementation(),
@@ -93,14 +93,15 @@ def environment() -> dict:
     }
 
 
-def write_environment(directory: Path, notify: Callable[[str], None] = print_notice) -> Path:
-    """Add this environment to ``directory/environment.json`` unless it is already the last one listed.
+def write_environment(directory: Path, notify: Callable[[str], None] = print_notice, gpu_used: bool = False) -> Path:
+    """Add this environment to ``directory/environment.json`` unless it is already the last one listed
+    (``gpu_used``: the run asked for a CUDA device, so the environment names the GPU).
 
     A damaged file is moved aside whole (:func:`~kpca_bench.experiment.store.read_state`), keeping the
     history it holds, a new one is started, and ``notify`` says so.
     """
     path = Path(directory) / ENVIRONMENT_FILE
-    current = environment()
+    current = environment(gpu_used)
     stored, damage = read_state(path, lambda data: isinstance(data.get("environments"), list))
     if damage:
         notify(f"{damage}; the environments it lists stay there, a new list starts in {path.name}")

@@ -134,17 +134,54 @@ class DaskBackend:
         return CELLS_PER_THREAD * max(1, sum(self.client.nthreads().values()))
 
 
-def check_execution_device(execution: ExecutionConfig) -> None:
-    """Raise DeviceError (one line, exit 2) before anything runs if ``execution.device`` is not to be had here."""
-    check_device(execution.device)
+def check_execution_device(execution: ExecutionConfig, methods=()) -> None:
+    """Raise DeviceError (one line, exit 2) before anything runs if ``execution.device``, or a device a method
+    entry asks for (``params: {device: ...}`` or in its grid), is not to be had here."""
+    for device in asked_devices(execution, methods):
+        check_device(device)
+
+
+def asked_devices(execution: ExecutionConfig, methods=()) -> list:
+    """The devices a run asks for: ``execution.device`` and each method entry's ``device`` (params or grid)."""
+    asked = [execution.device]
+    for entry in methods:
+        asked += [entry.params.get("device"), *entry.grid.get("device", ())]
+    return [device for device in dict.fromkeys(asked) if device is not None]
+
+
+def uses_cuda(execution: ExecutionConfig, methods=()) -> bool:
+    """Whether the run asks for a CUDA device anywhere (its environment then names the GPU)."""
+    return "cuda" in asked_devices(execution, methods)
 
 
 @contextmanager
-def on_execution_device(execution: ExecutionConfig) -> Iterator[dict]:
-    """Within the block, estimators whose ``device`` is None compute on ``execution.device``; yields the
-    record's fields saying where (``device``, and ``gpu_model`` on a GPU)."""
+def on_execution_device(execution: ExecutionConfig) -> Iterator[None]:
+    """Within the block, estimators whose ``device`` is None compute on ``execution.device``."""
     with use_device(execution.device):
-        yield device_fields(execution.device)
+        yield
+
+
+def computes_on(estimator, default: str | None) -> str:
+    """Where a cell's estimator computes: 'cuda' only for a kernel-PCA variant that computes through the
+    array API (``_array_api_support``: exact and Nystrom kernel PCA, also inside a KernelSubspaceDetector)
+    whose own ``device``, or else the run's ``default``, is 'cuda'; every other estimator computes on the host."""
+    from kpca_bench.methods.kpca import KernelPCA
+
+    inner, seen = estimator, 0
+    while inner is not None and not getattr(inner, "_array_api_support", False) and seen < 8:
+        wrapped = getattr(inner, "estimator", None)
+        # KernelSubspaceDetector(None) fits the default KernelPCA.
+        inner = KernelPCA() if wrapped is None and type(inner).__name__ == "KernelSubspaceDetector" else wrapped
+        seen += 1
+    if inner is None or not getattr(inner, "_array_api_support", False):
+        return "cpu"
+    device = inner.device if getattr(inner, "device", None) is not None else default
+    return "cuda" if device == "cuda" else "cpu"
+
+
+def cell_device_fields(estimator, default: str | None) -> dict:
+    """The record's fields saying where the cell computed (``device``, and ``gpu_model`` on a GPU)."""
+    return device_fields(computes_on(estimator, default))
 
 
 def import_distributed():

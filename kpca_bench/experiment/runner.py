@@ -37,7 +37,8 @@ from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.protocols.base import stored_empty_model, with_flags
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
-from kpca_bench.experiment.execution import check_execution_device, on_execution_device, open_backend
+from kpca_bench.experiment.execution import (cell_device_fields, check_execution_device, on_execution_device,
+                                             open_backend, uses_cuda)
 from kpca_bench.experiment.lock import folder_lock, prepare_folder
 from kpca_bench.experiment.memory import peak_memory
 from kpca_bench.experiment.progress import NoProgress, PlainProgress, print_notice
@@ -244,13 +245,15 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
     start = time.perf_counter()
     budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
     with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak, \
-            on_execution_device(config.execution) as device, warnings.catch_warnings(record=True) as caught:
+            on_execution_device(config.execution), warnings.catch_warnings(record=True) as caught:
         # Every warning of the cell is counted in its record rather than printed among the progress lines
         # (kpca_bench.experiment.runner.warning_summary reports them once, at the end of the run).
         warnings.simplefilter("always")
         max_memory_mb = sklearn.get_config()["working_memory"]
+        device = {"device": "cpu"}
         try:
             method = build_method(entry, cell.setting, cell.random_state)
+            device = cell_device_fields(method.estimator, config.execution.device)
             result = PROTOCOLS[config.protocol].evaluate(method, split, config.options)
         except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
             result = failed_record(cell.key, error)
@@ -431,7 +434,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     if reuse_from is not None and config.is_suite:
         raise ConfigError(f"--reuse-from: {config.name} is a suite of datasets; reuse works for a "
                           "single-dataset config")
-    check_execution_device(config.execution)
+    check_execution_device(config.execution, config.methods)
     if config.is_suite and (first := no_dataset_here(config)) is not None:
         raise DataError(f"no dataset of suite {config.name} has its files here, e.g. {first}")
     directory = experiment_directory(config, out_dir)
@@ -452,7 +455,7 @@ def _plan_members(config: Config, directory: Path, *, offline: bool, retry_faile
         store = ResultStore(directory)
         for message in store.set_aside_damaged():
             notify(message)
-        write_environment(directory, notify)
+        write_environment(directory, notify, gpu_used=uses_cuda(config.execution, config.methods))
         member = _Member(config.name, config, store, plan_cells(config), dataset=load_checked_dataset(config, offline))
         if reuse_from is not None:
             copied = reuse_records(store, Path(reuse_from), member.cells, data_fingerprint(member.dataset))

@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from kpca_bench.devices import (DEVICES, check_fits, compute_target, device_of, is_device_array, is_numpy,
                                 like_input, namespace, to_numpy, to_target)
 from kpca_bench.devices import block_rows as device_block_rows
-from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, top_eigenpairs
+from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, choose_solver, top_eigenpairs
 from kpca_bench.kernels import BLOCK_BYTES, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel, map_row_blocks
 from kpca_bench.param_validation import NumberInterval
 
@@ -137,8 +137,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         """Fit the components on X (training inliers in a novelty setting)."""
         X = self._validate_training_data(X)
         if not is_numpy(X):
-            check_fits(X.shape[0], X.shape[1], block_sizes(self.n_components_)[1], (namespace(X), device_of(X)),
-                       itemsize=np.dtype(self._dtype()).itemsize)
+            self._check_device_memory(X)
         K = self.kernel_(X)
         self.centering_ = KernelCentering.fit(K)
         K = self.centering_.center_train(K)
@@ -215,6 +214,17 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
                 f"training samples can have (centering removes one); use n_components <= {n_samples - 1} "
                 "or more training samples"
             )
+
+    def _check_device_memory(self, X) -> None:
+        """Refuse before any work a fit whose arrays would not fit on X's device (:func:`check_fits`): the
+        library's full ``eigh`` (asked for, or ``auto``'s choice) holds a second n x n matrix, the block solver
+        its basis; ``arpack`` solves on the host."""
+        n, k = X.shape[0], min(self.n_components_, X.shape[0])
+        solver = getattr(self, "eigen_solver", "block")  # estimators without the choice: as the block solver
+        solver = choose_solver(n, k) if solver == "auto" else solver
+        eigh = solver == "eigh"
+        check_fits(n, X.shape[1], 0 if eigh else block_sizes(k)[1], (namespace(X), device_of(X)),
+                   itemsize=np.dtype(self._dtype()).itemsize, kernels=2 if eigh else 1)
 
     def _fit_components(self, K_centered: np.ndarray) -> None:
         raise NotImplementedError

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from kpca_bench.devices import to_numpy
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.registry import estimator_spec, method_spec
 from kpca_bench.validation import Problems, declared, later_fields
@@ -287,7 +288,9 @@ def empty_model(model) -> dict:
     model = getattr(model, "estimator_", model)
     empty = getattr(model, "empty_components_", None)
     if empty is None and getattr(model, "n_nonzero_", None) is not None:
-        empty = np.asarray(model.n_nonzero_) == 0
+        empty = to_numpy(model.n_nonzero_) == 0
+    if empty is not None:
+        empty = to_numpy(empty)
     if empty is None or not np.size(empty) or not np.all(empty):
         return {}
     return {"degenerate": f"{NO_COMPONENTS}: {np.size(empty)} of {np.size(empty)} empty"}

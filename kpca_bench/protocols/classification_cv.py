@@ -68,6 +68,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from kpca_bench.devices import to_numpy
 from kpca_bench.protocols import classification
 from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, ThresholdConfig, kernel_pca_only
 from kpca_bench.protocols.classification import Split, describe_split, parse_classifier, parse_split_options
@@ -194,12 +195,14 @@ def evaluate_classification_cv(method: Method, split: Split, options: Options) -
     pos_label = options.pos_label if options.pos_label is not None else classes[0].item()
     precision, recall, f1, _ = precision_recall_fscore_support(split.y_test, predicted, pos_label=pos_label,
                                                                average="binary", zero_division=0)
-    k = best["leading"].n_components or best["features"].dual_coef_.shape[1]
+    # A model fitted on a device keeps its arrays there: its coefficients are read on the host.
+    dual_coef = to_numpy(best["features"].dual_coef_)
+    k = best["leading"].n_components or dual_coef.shape[1]
     classifier = best["classifier"]
     sv = 1.0 - len(classifier.support_) / len(split.y_train) if hasattr(classifier, "support_") else float("nan")
     gamma = best["features"].gamma_
     return {"accuracy": float(accuracy_score(split.y_test, predicted)), "precision": float(precision),
-            "recall": float(recall), "f1": float(f1), **sparsity_shares(best["features"].dual_coef_[:, :k]),
+            "recall": float(recall), "f1": float(f1), **sparsity_shares(dual_coef[:, :k]),
             "sv_sparsity": float(sv), "n_components": int(k),
             "cv_accuracy": float(model.cv_results_["mean_test_score"][model.best_index_]),
             "n_candidates": len(model.cv_results_["params"]), "fit_time": fit_time, "score_time": score_time,

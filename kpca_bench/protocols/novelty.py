@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from kpca_bench.datasets import Dataset
+from kpca_bench.devices import to_numpy
 from kpca_bench.errors import DataError
 from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
 from kpca_bench.protocols.base import (NON_FINITE_SCORES, DatasetConfig, Method, Protocol, ThresholdConfig,
@@ -124,7 +125,7 @@ def fitted_attributes(model) -> dict:
     model = getattr(model, "estimator_", model)
     info = {}
     if hasattr(model, "dual_coef_") and getattr(model, "X_fit_", None) is not None:
-        info["sparsity"] = sparsity_percent(np.asarray(model.dual_coef_))
+        info["sparsity"] = sparsity_percent(to_numpy(model.dual_coef_))
     for name in ("gamma_", "n_iter_"):
         value = getattr(model, name, None)
         if isinstance(value, (int, float, np.integer, np.floating)):
@@ -133,7 +134,7 @@ def fitted_attributes(model) -> dict:
         info["eigen_solver"] = model.eigen_solver_
     if getattr(model, "eigen_residuals_", None) is not None:
         # The worst residual relative to lambda_1, the block solver's stopping rule.
-        info["eigen_residual"] = float(np.max(model.eigen_residuals_) / model.eigenvalues_[0])
+        info["eigen_residual"] = float(np.max(to_numpy(model.eigen_residuals_)) / to_numpy(model.eigenvalues_)[0])
     return info
 
 

@@ -51,6 +51,7 @@ from sklearn import config_context
 from sklearn.base import clone
 from sklearn.metrics import average_precision_score
 
+from kpca_bench.devices import to_numpy
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.protocols.base import NON_FINITE_SCORES, Method, MethodConfig, ThresholdConfig, constant_scores
@@ -157,11 +158,13 @@ def _component_sweep(method: Method, split: Split, options: Options) -> tuple[di
         warnings.filterwarnings("ignore", message=".*have a zero eigenvalue.*")
         model.fit(split.X_train)
     fitted = time.perf_counter()
-    rank = int(np.count_nonzero(model.projection_variances_ > 0))
+    # A model fitted on a device keeps its arrays there: the sweep's scores are computed on the host.
+    variances = to_numpy(model.projection_variances_)
+    rank = int(np.count_nonzero(variances > 0))
     projection = model.project(split.X_test)
     sq_norms = model.kernel_.diag(split.X_test) if options.re_norm == "uncentred" else projection.sq_norms
-    by_p = SCORES_BY_P[method.score or "reconstruction_error"](projection.scores[:, :rank], sq_norms,
-                                                               model.projection_variances_[:rank])
+    by_p = SCORES_BY_P[method.score or "reconstruction_error"](to_numpy(projection.scores)[:, :rank],
+                                                               to_numpy(sq_norms), variances[:rank])
     info = {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted, "model_param": "n_components",
             **fitted_attributes(model)}
     return info, by_p

@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.base import clone
 
 from kpca_bench.datasets import Dataset
+from kpca_bench.devices import to_numpy
 from kpca_bench.errors import ConfigError
 from kpca_bench.metrics import sparsity_percent
 from kpca_bench.protocols.base import DatasetConfig, Method, MethodConfig, Protocol, ThresholdConfig, kernel_pca_only
@@ -93,8 +94,9 @@ def evaluate_toy(method: Method, split: Split, options: Options) -> dict:
     start = time.perf_counter()
     model.fit(split.X_train)
     fit_time = time.perf_counter() - start
-    A = model.dual_coef_
-    K = model.centering_.center_train(model.kernel_(split.X_train))
+    # A model fitted on a device keeps its arrays there: the record is computed on the host.
+    A = to_numpy(model.dual_coef_)
+    K = to_numpy(model.centering_.center_train(model.kernel_(model.X_fit_)))
     variance = np.einsum("ij,ij->j", K @ A, K @ A) / np.trace(K)
     return {"fit_time": fit_time, "gamma": float(model.gamma_), "sparsity": sparsity_percent(A),
             "sample_sparsity": float(np.mean(~A.any(axis=1))), "nonzero": np.count_nonzero(A, axis=0).tolist(),
