@@ -54,6 +54,7 @@ from kpca_bench.experiment.store import write_atomic
 from kpca_bench.report.findings import CLAIMS_FILE, VERDICTS, Claim, Comparison, load_claims
 from kpca_bench.report.reference import reference_folder
 from kpca_bench.report.reproductions import Analysis, Reproduction, load_reproduction
+from kpca_bench.report.statistics import smallest_wilcoxon_p
 from kpca_bench.report.sweep import METRICS as SWEEP_METRICS
 from kpca_bench.report.tables import degenerate_reasons
 
@@ -160,11 +161,6 @@ def _number(value: float) -> str:
     return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
 
 
-def _smallest_p_paired(n: int) -> float:
-    """The smallest two-sided p the exact Wilcoxon signed-rank test can give over ``n`` pairs: all one way."""
-    return 2 / 2 ** n
-
-
 def _smallest_p_unpaired(n: int, m: int) -> float:
     """The smallest two-sided p the exact Mann-Whitney U test can give over samples of ``n`` and ``m``: no overlap."""
     return 2 / math.comb(n + m, n)
@@ -177,7 +173,7 @@ def paired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str
     paired = pd.concat([ours, theirs], axis=1, join="inner").dropna()
     if paired.empty:
         return "not run", "no trial in common"
-    if _smallest_p_paired(len(paired)) >= ALPHA:
+    if smallest_wilcoxon_p(len(paired)) >= ALPHA:
         return NOT_TESTABLE, f"{len(paired)} paired trials: too few for the Wilcoxon test to reach p < {ALPHA:g}"
     ahead = (paired.iloc[:, 0] - paired.iloc[:, 1]) * (1 if better == "higher" else -1)
     if not (ahead != 0).any():

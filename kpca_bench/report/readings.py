@@ -260,9 +260,8 @@ def readings_tried(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame
         ``numbers`` (the table's counted numbers), ``diagnostic`` (never counts) and ``chosen`` (the table's
         one reading).
     """
-    counted_grid = within_by_reading(comparison, variants, diagnostic)
-    chosen = chosen_per_table(comparison, counted_grid)
     grid = within_by_reading(comparison, variants)
+    chosen = chosen_per_table(comparison, grid.drop(columns=[stem for stem in diagnostic if stem in grid]))
     tables, eligible = comparison["config"].map(table_of), counted(comparison)
     rows = []
     for table in dict.fromkeys(tables):
