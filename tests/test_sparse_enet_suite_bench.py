@@ -1,0 +1,44 @@
+"""benchmarks/bench_skpca_suite.py: the suite's SKPCA fits saved, and compared bit for bit with a reference or a peer."""
+
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).parents[1]
+WINE = ["--include", "adbench_wine"]  # one of the suite's smallest datasets: 90 kernel rows, a fit in 0.1 s
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    return importlib.import_module("bench_skpca_suite")
+
+
+def test_a_missing_reference_folder_is_one_error_line(bench, tmp_path, capsys):
+    assert bench.main(["--reference", str(tmp_path / "nowhere")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and error.count("\n") == 1 and "nowhere" in error
+
+
+@pytest.mark.real_data
+def test_a_saved_fit_is_identical_to_a_refit_and_to_the_peer_and_a_one_ulp_change_is_not(
+        bench, real_data_dir, monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("KPCA_BENCH_DATA", str(real_data_dir))
+    assert bench.main([*WINE, "--save", str(tmp_path)]) == 0
+    saved = bench.Fit.load(tmp_path / "adbench_wine.npz")
+    assert saved.n_iter == 6 and saved.dual_coef.shape == (90, 10)
+    assert any(w.startswith("ConvergenceWarning: SKPCA stopped after max_iter=6") for w in saved.warnings)
+    capsys.readouterr()
+
+    peer = ROOT / "kpca_bench" / "methods" / "sparse_enet.py"
+    assert bench.main([*WINE, "--reference", str(tmp_path), "--peer", str(peer)]) == 0
+    assert "datasets whose fits differ: none" in capsys.readouterr().out
+
+    nudged = saved.dual_coef.copy()
+    row, column = np.argwhere(nudged != 0)[0]
+    nudged[row, column] = np.nextafter(nudged[row, column], np.inf)
+    bench.Fit(nudged, saved.objective, saved.n_iter, saved.warnings, saved.seconds).save(tmp_path / "adbench_wine.npz")
+    assert bench.main([*WINE, "--reference", str(tmp_path)]) == 1
+    assert "datasets whose fits differ: adbench_wine" in capsys.readouterr().out
