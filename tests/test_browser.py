@@ -1,17 +1,27 @@
 """The HTML report in a real browser: Debian's headless Chromium, driven through its chromium-driver.
 
-Each page loads with no console error, shows every figure, sorts a table when a header is clicked and
-filters it when text is typed; a screenshot of each is saved in test-artifacts/ (kept by CI). Without
-Chromium the tests skip, naming why, unless KPCA_BENCH_REQUIRE_BROWSER=1 (set in .ci/run) makes that a failure.
+The pages are written now, by the current code, into a temporary folder: a run's by ``kpca-bench report DIR
+--html`` on a copy of the committed quickstart run's records, the suite's from a copy of the committed
+``results/adbench_classical`` and ``REPORT.html`` from the committed ``results/REPORT.md``; so a change to the
+renderer is what the browser checks. The committed pages must be what the current code writes (their figures'
+bytes aside). Each page loads with no console error, shows every figure, sorts a table when a header is clicked
+and filters it when text is typed; a screenshot of each is saved in test-artifacts/ (kept by CI). Without
+Chromium the browser tests skip, naming why, unless KPCA_BENCH_REQUIRE_BROWSER=1 (set in .ci/run) makes that a
+failure.
 """
 
+import json
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-from kpca_bench.report.html import REPORT_FILE, write_markdown_html, write_run_html
+from kpca_bench.cli import app
+from kpca_bench.report.html import REPORT_FILE, markdown_page, write_markdown_html, write_run_html
+from kpca_bench.report.rebuild import config_of_run
 
 ROOT = Path(__file__).parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -51,22 +61,53 @@ def browser():
     driver.quit()
 
 
+RESULTS = ROOT / "results"
+# What `kpca-bench report` writes: a copy without them holds only what a run stores (records, run.json, ...).
+REPORT_OUTPUTS = shutil.ignore_patterns(REPORT_FILE, "*.png", "*.md", "*.csv")
+
+
+def reported(folder: Path, exit_code: int) -> Path:
+    """``kpca-bench report FOLDER --html``: the run's tables, figures and page rebuilt from its records."""
+    result = CliRunner().invoke(app, ["report", str(folder), "--html", "--configs", str(ROOT / "configs"),
+                                      "--reproductions", str(ROOT / "reproductions")])
+    assert result.exit_code == exit_code, result.output
+    return folder / REPORT_FILE
+
+
 @pytest.fixture(scope="module")
 def quickstart_page(tmp_path_factory):
-    """The page of a copy of the committed quickstart run, written now."""
+    """The page of the committed quickstart run's records, written now."""
     directory = tmp_path_factory.mktemp("browser") / "quickstart"
-    shutil.copytree(ROOT / "results" / "quickstart", directory, ignore=shutil.ignore_patterns(REPORT_FILE))
-    return write_run_html(directory)
+    shutil.copytree(RESULTS / "quickstart", directory, ignore=REPORT_OUTPUTS)
+    return reported(directory, exit_code=0)
 
 
 @pytest.fixture(scope="module")
 def failed_page(tmp_path_factory):
-    """The page of a copy of the committed quickstart run with one failed cell."""
+    """The page of the committed quickstart run's records with one of its cells failed (exit code 1 says so)."""
     directory = tmp_path_factory.mktemp("browser") / "quickstart"
-    shutil.copytree(ROOT / "results" / "quickstart", directory, ignore=shutil.ignore_patterns(REPORT_FILE))
-    with open(directory / "records.jsonl", "a") as records:
-        records.write('{"key": "failed", "status": "failed", "method": "KPCA", "error_type": "ValueError"}\n')
-    return write_run_html(directory)
+    shutil.copytree(RESULTS / "quickstart", directory, ignore=REPORT_OUTPUTS)
+    record = json.loads((directory / "records.jsonl").read_text().splitlines()[0])
+    with open(directory / "records.jsonl", "a") as records:  # a later record wins for its key
+        records.write(json.dumps({**record, "status": "failed", "error_type": "ValueError", "error": "e"}) + "\n")
+    return reported(directory, exit_code=1)
+
+
+@pytest.fixture(scope="module")
+def suite_page(tmp_path_factory):
+    """The page of a copy of the committed ADBench suite (its summaries and figures as committed), written now."""
+    directory = tmp_path_factory.mktemp("browser") / "adbench_classical"
+    shutil.copytree(RESULTS / "adbench_classical", directory, ignore=shutil.ignore_patterns(REPORT_FILE))
+    return write_run_html(directory, config_of_run(directory, ROOT / "configs",
+                                                   reproductions_dir=ROOT / "reproductions"))
+
+
+@pytest.fixture(scope="module")
+def results_root_page(tmp_path_factory):
+    """The page of the committed results/REPORT.md, written now."""
+    path = tmp_path_factory.mktemp("browser") / "REPORT.html"
+    path.write_text(markdown_page(RESULTS / "REPORT.md"))
+    return path
 
 
 def open_page(driver, path: Path, artifact: str) -> list[dict]:
@@ -114,11 +155,10 @@ def test_a_run_page_shows_its_figures_and_sorts_and_filters_its_table(browser, q
     assert column(browser, table, 0) == ["KPCA-Mahalanobis"]
 
 
-@pytest.mark.parametrize("page", ["results/adbench_classical/report.html", "results/REPORT.html"],
-                         ids=["suite", "results_root"])
-def test_a_committed_page_loads_without_errors_and_shows_every_figure(browser, page):
-    path = ROOT / page
-    assert open_page(browser, path, path.parent.name + "_" + path.stem) == []
+@pytest.mark.parametrize("page", ["suite_page", "results_root_page"], ids=["suite", "results_root"])
+def test_a_suite_page_and_the_results_page_load_without_errors_and_show_every_figure(browser, page, request):
+    path = request.getfixturevalue(page)
+    assert open_page(browser, path, page) == []
     shown = figures_shown(browser)
     assert shown and all(shown), f"{shown.count(False)} of {len(shown)} figures not shown"
     assert fits_the_window(browser)
@@ -127,6 +167,22 @@ def test_a_committed_page_loads_without_errors_and_shows_every_figure(browser, p
     first = tables[0].find_element("css selector", "thead th")
     first.click()
     assert first.get_attribute("aria-sort") == "ascending"
+
+
+def without_figures_or_version(page: str) -> list[str]:
+    """A page's lines with its figures' bytes and the version that wrote it taken out: PNG bytes may differ from
+    one matplotlib or Pillow to the next where nothing visible does, and a release changes no page."""
+    page = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "data:image/png;base64,", page)
+    return re.sub(r'(content="kpca-bench |Written by kpca-bench )[^\s"]+', r"\1VERSION", page).splitlines()
+
+
+@pytest.mark.parametrize("committed, page, command", [
+    ("adbench_classical/report.html", "suite_page", "kpca-bench report results/adbench_classical --html"),
+    ("REPORT.html", "results_root_page", "kpca-bench report results --html"),
+], ids=["suite", "results_root"])
+def test_a_committed_page_is_what_the_current_code_writes(committed, page, command, request):
+    written = without_figures_or_version(request.getfixturevalue(page).read_text())
+    assert without_figures_or_version((RESULTS / committed).read_text()) == written, f"rebuild it: {command}"
 
 
 def test_failed_cells_are_shown_in_a_red_box_above_the_summary(browser, failed_page):

@@ -1,8 +1,10 @@
 """The HTML report (kpca_bench.report.html) and its command-line flags: one page that needs no network, every
-table sortable, failures and INCOMPLETE marks shown, the committed pages in place; the run names its page."""
+table sortable, the failures of the config's plan and INCOMPLETE marks shown, the records it no longer plans counted
+apart, the committed pages in place; the run names its page."""
 
 import json
 import shutil
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from typer.testing import CliRunner
 
 import kpca_bench
 from kpca_bench.cli import app
+from kpca_bench.experiment.config import load_config
 from kpca_bench.report.html import REPORT_FILE, run_page, write_markdown_html, write_run_html
 from kpca_bench.report.tables import summary_markdown
 
@@ -61,17 +64,32 @@ def quickstart_run(tmp_path):
     return directory
 
 
-def add_failed_cell(directory: Path, method: str) -> None:
-    """Append the record of a failed cell of ``method`` to the folder's store, under a key of its own."""
-    key = f"failed-{len((directory / 'records.jsonl').read_text().splitlines())}"
-    record = {"key": key, "status": "failed", "method": method, "error_type": "ValueError",
-              "error": "no convergence"}
+@pytest.fixture(scope="module")
+def quickstart_config():
+    """The config of the committed quickstart run."""
+    return load_config(QUICKSTART)
+
+
+def append_record(directory: Path, record: dict) -> None:
     with open(directory / "records.jsonl", "a") as records:
         records.write(json.dumps(record) + "\n")
 
 
-def test_a_run_page_is_one_self_contained_file_with_its_figures_and_table(quickstart_run):
-    path = write_run_html(quickstart_run)
+def fail_cell(directory: Path, method: str, trial: int) -> None:
+    """Store the cell of ``method``'s ``trial`` again, as failed (a later record wins for its key)."""
+    records = [json.loads(line) for line in (directory / "records.jsonl").read_text().splitlines()]
+    record = next(r for r in records if r["method"] == method and r["trial"] == trial)
+    append_record(directory, {**record, "status": "failed", "error_type": "ValueError", "error": "no convergence"})
+
+
+def add_unplanned_failure(directory: Path, method: str) -> None:
+    """Append the record of a failed cell that no config plans (its key is no cell's)."""
+    append_record(directory, {"key": "not-planned", "status": "failed", "method": method, "trial": 0,
+                              "error_type": "ValueError", "error": "no convergence"})
+
+
+def test_a_run_page_is_one_self_contained_file_with_its_figures_and_table(quickstart_run, quickstart_config):
+    path = write_run_html(quickstart_run, quickstart_config)
     page = path.read_text()
     assert path == quickstart_run / REPORT_FILE
     assert_self_contained(page)
@@ -81,45 +99,71 @@ def test_a_run_page_is_one_self_contained_file_with_its_figures_and_table(quicks
     summary = pd.read_csv(quickstart_run / "summary.csv")
     for value in summary["auroc_mean"]:
         assert f"{value:.3f}" in page
-    assert 'id="failed-cells"' not in page
+    assert 'id="failed-cells"' not in page and 'id="not-planned"' not in page
 
 
-def test_failed_cells_are_listed_above_the_tables(quickstart_run):
-    add_failed_cell(quickstart_run, "KPCA")
-    add_failed_cell(quickstart_run, "KPCA")
-    page = run_page(quickstart_run)
+def test_failed_cells_are_listed_above_the_tables(quickstart_run, quickstart_config):
+    fail_cell(quickstart_run, "KPCA", trial=0)
+    fail_cell(quickstart_run, "KPCA", trial=1)
+    page = run_page(quickstart_run, quickstart_config)
     assert page.index('id="failed-cells"') < page.index("<table")
     assert "quickstart: 2 cells failed (KPCA 2)" in page
+    assert 'id="not-planned"' not in page
 
 
-def test_an_incomplete_run_says_so_in_bold_and_marks_its_methods(tmp_path):
+def test_only_the_plans_failed_cells_are_in_the_box_and_other_records_get_a_line_of_their_own(quickstart_run,
+                                                                                               quickstart_config):
+    fail_cell(quickstart_run, "KPCA", trial=0)
+    add_unplanned_failure(quickstart_run, "LOF")
+    page = run_page(quickstart_run, quickstart_config)
+    assert "quickstart: 1 cell failed (KPCA 1)" in page and "LOF 1" not in page
+    line = ('<p class="hint" id="not-planned">1 stored record is not part of the config&#39;s plan (quickstart 1): '
+            'an entry removed or a grid narrowed since they ran.')
+    assert page.index('id="failed-cells"') < page.index(line) < page.index("<table")
+
+
+def test_the_records_of_an_entry_removed_from_the_config_are_counted_not_failed(quickstart_run, quickstart_config):
+    fail_cell(quickstart_run, "Isolation forest", trial=0)
+    narrowed = replace(quickstart_config, methods=quickstart_config.methods[:-1])
+    page = run_page(quickstart_run, narrowed)
+    assert 'id="failed-cells"' not in page
+    assert "10 stored records are not part of the config&#39;s plan (quickstart 10)" in page
+
+
+def test_an_incomplete_run_says_so_in_bold_and_marks_its_methods(tmp_path, quickstart_config):
     summary = pd.DataFrame({"method": ["A", "B"], "trials": [3, 5], "planned": [5, 5], "failed": [2, 0],
                             "auroc_mean": [0.9, 0.8], "auroc_std": [0.01, 0.02]})
     (tmp_path / "summary.md").write_text(summary_markdown(summary, title="t: d", facts=["a fact"], figures=[]))
-    page = run_page(tmp_path)
+    page = run_page(tmp_path, quickstart_config)
     assert "<strong>INCOMPLETE, not final: A 3 of 5 trials, 2 failed.</strong>" in page
     assert "<td>A <strong>(incomplete)</strong></td>" in page
 
 
-def test_a_missing_figure_is_named_not_left_as_a_broken_image(tmp_path):
+def test_a_missing_figure_is_named_not_left_as_a_broken_image(tmp_path, quickstart_config):
     (tmp_path / "summary.md").write_text("# t\n\n![roc.png](roc.png)\n\n![web](https://example.org/a.png)\n")
-    page = run_page(tmp_path)
+    page = run_page(tmp_path, quickstart_config)
     assert "figure missing: roc.png" in page and "figure missing: https://example.org/a.png" in page
     assert not Tags(page).of("img")
 
 
-def test_a_suite_page_has_each_dataset_and_opens_the_one_that_failed(tmp_path, quickstart_run):
+def test_a_suite_page_has_each_dataset_and_opens_the_one_that_failed(tmp_path, quickstart_run, quickstart_config):
+    config = replace(quickstart_config, datasets=(quickstart_config.dataset,) * 2)
+    first, second = [label for label, _ in config.members()]
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "summary.md").write_text("# suite: 2 datasets\n\n| method | rank |\n|---|---|\n| A | 1.5 |\n")
-    for name in ("set_b", "set_a"):
+    for name in (second, first, "dropped"):  # "dropped": a dataset the suite no longer names
         shutil.copytree(quickstart_run, suite / name)
-    add_failed_cell(suite / "set_b", "LOF")
-    page = run_page(suite)
+    fail_cell(suite / second, "One-class SVM", trial=0)
+    fail_cell(suite / "dropped", "KPCA", trial=0)
+    page = run_page(suite, config)
     assert_self_contained(page)
-    assert page.index('<details id="dataset-set_a">') < page.index('<details id="dataset-set_b" open>')
-    assert '<a href="#dataset-set_b">set_b: 1 cell failed (LOF 1)</a>' in page and "set_a:" not in page
-    assert len(Tags(page).of("img")) == 4
+    assert (page.index(f'<details id="dataset-{first}">') < page.index(f'<details id="dataset-{second}" open>')
+            < page.index('<details id="dataset-dropped">'))
+    assert f'<a href="#dataset-{second}">{second}: 1 cell failed (One-class SVM 1)</a>' in page
+    assert f"{first}:" not in page and "dropped:" not in page
+    assert "40 stored records are not part of the config&#39;s plan (dropped 40)" in page
+    assert len(Tags(page).of("img")) == 6
 
 
 def test_a_markdown_page_keeps_its_anchors_and_is_written_beside_it(tmp_path):

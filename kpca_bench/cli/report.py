@@ -46,7 +46,7 @@ def report(
             typer.echo(rebuilt.text)
             typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
             if html:
-                typer.echo(f"wrote {write_run_html(results_dir)}")
+                typer.echo(f"wrote {write_run_html(results_dir, rebuilt.config)}")
             require_no_failures(rebuilt)
             return
         if list_configs:

@@ -149,7 +149,7 @@ def write_outcome_report(config: Config, outcome: RunOutcome, html: bool = True)
             suite = write_suite_report(config, {m.label: m.records for m in outcome.members}, outcome.skipped,
                                        outcome.directory)
         if html and (outcome.directory / SUMMARY_FILE).is_file():
-            write_run_html(outcome.directory)
+            write_run_html(outcome.directory, config)
     if not outcome.is_suite:
         return per_member.get(config.name, Tables(pd.DataFrame(), pd.DataFrame()))
     trials = pd.concat([tables.trials.assign(dataset=label) for label, tables in per_member.items()],

@@ -120,6 +120,11 @@ def cd_diagram(ranks: pd.Series, p_values: pd.DataFrame, styles: dict[str, dict]
     drawn = scikit_posthocs.critical_difference_diagram(
         ranks, p_values, alpha=ALPHA, ax=ax, label_fmt_left="{label} ({rank:.2f})",
         label_fmt_right="({rank:.2f}) {label}", color_palette={m: styles[m]["color"] for m in ranks.index})
+    for lines in drawn["crossbars"]:
+        for bar in lines:
+            # scikit-posthocs runs a bar through its methods in the order of a set of names, which changes from one
+            # process to the next (Python salts string hashes): left to right, a table gives the same PNG bytes.
+            bar.set_xdata(sorted(bar.get_xdata()))
     if cd is not None:
         # Drawn here rather than by scikit-posthocs, which prints the CD with two significant digits.
         start = ranks.min()
@@ -127,7 +132,7 @@ def cd_diagram(ranks: pd.Series, p_values: pd.DataFrame, styles: dict[str, dict]
         ax.text(start + cd / 2, 0.65, f"CD = {cd:.2f}", ha="center", va="center")
     set_title(ax, title)
     save_figure(fig, path)
-    return [sorted(line.get_xdata()) for lines in drawn["crossbars"] for line in lines]
+    return [list(bar.get_xdata()) for lines in drawn["crossbars"] for bar in lines]
 
 
 def rank_heatmap(scores: pd.DataFrame, ranks: pd.Series, *, label: str, title: str, path: Path) -> None:

@@ -4,7 +4,8 @@ The page renders the Markdown the report layer writes (a run's ``summary.md``, a
 datasets', the results root's ``REPORT.md``) with markdown-it-py, so it shows what those files show and
 follows their changes. Its figures are the PNGs beside them, embedded as data URIs; its tables get a filter
 box and sort when a header is clicked (``page.js``); the page is laid out by a Jinja template
-(``page.html.j2``, ``page.css``). Failed cells, read from the records, are listed at the top.
+(``page.html.j2``, ``page.css``). The failed cells of the config's plan, read from the records, are listed at
+the top; a line below them counts the stored records of cells the config no longer plans.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import base64
 import io
 import mimetypes
+from collections import Counter
 from dataclasses import dataclass
 from html import escape
 from importlib import resources
@@ -25,7 +27,8 @@ from PIL import Image
 from mdit_py_plugins.anchors import anchors_plugin
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.experiment.runner import is_finished
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.runner import is_finished, plan_cells, stored_records
 from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, write_atomic
 
 REPORT_FILE = "report.html"
@@ -41,11 +44,12 @@ class Member:
     failed: int
 
 
-def write_run_html(directory) -> Path:
-    """Write ``report.html`` in a run's folder from its ``summary.md`` (a suite's: with each dataset's below)."""
+def write_run_html(directory, config: Config) -> Path:
+    """Write ``report.html`` in the folder of the run of ``config`` from its ``summary.md`` (a suite's: with each
+    dataset's below)."""
     directory = Path(directory)
     path = directory / REPORT_FILE
-    write_atomic(path, run_page(directory))
+    write_atomic(path, run_page(directory, config))
     return path
 
 
@@ -55,54 +59,92 @@ def write_markdown_html(markdown_path) -> Path:
     if not markdown_path.is_file():
         raise KpcaBenchError(f"{markdown_path}: no such file; write it first (kpca-bench report)")
     path = markdown_path.with_suffix(".html")
-    write_atomic(path, page(render_markdown(markdown_path), sources=markdown_path.name))
+    write_atomic(path, markdown_page(markdown_path))
     return path
 
 
-def run_page(directory: Path) -> str:
-    """The HTML page of the run in ``directory``: its ``summary.md``, the failed cells of its records, and for
-    a suite each dataset's folder (a sub-folder with a ``summary.md``) in a section of its own."""
+def markdown_page(markdown_path: Path) -> str:
+    """The HTML page of a Markdown file (its figures: the files its links name, from its folder)."""
+    return page(render_markdown(markdown_path), sources=markdown_path.name)
+
+
+def run_page(directory: Path, config: Config) -> str:
+    """The HTML page of the run of ``config`` in ``directory``: its ``summary.md``, the failed cells of the
+    config's plan (:func:`stored_cells`), and for a suite each dataset's folder (a sub-folder with a
+    ``summary.md``) in a section of its own."""
     summary = directory / SUMMARY_FILE
     if not summary.is_file():
         raise KpcaBenchError(f"{directory}: no {SUMMARY_FILE}; rebuild the run's tables first "
                              f"(kpca-bench report {directory})")
     folders = sorted(sub for sub in directory.iterdir() if (sub / SUMMARY_FILE).is_file())
-    members = [Member(sub.name, whole(render_markdown(sub / SUMMARY_FILE)), len(failed_cells(sub)))
-               for sub in folders]
-    failures = [(None, failure_line(directory.name, failed))] if (failed := failed_cells(directory)) else []
-    failures += [(f"dataset-{folder.name}", failure_line(folder.name, failed)) for folder in folders
-                 if (failed := failed_cells(folder))]
-    return page(render_markdown(summary), sources=SUMMARY_FILE, failures=failures, members=members)
+    plans = dict(config.members()) if config.is_suite else {}
+    top = stored_cells(directory, None if config.is_suite else config)
+    below = {folder.name: stored_cells(folder, plans.get(folder.name)) for folder in folders}
+    members = [Member(folder.name, whole(render_markdown(folder / SUMMARY_FILE)), len(below[folder.name].failed))
+               for folder in folders]
+    failures = [(None, failure_line(directory.name, top.failed))] if top.failed else []
+    failures += [(f"dataset-{name}", failure_line(name, cells.failed)) for name, cells in below.items() if cells.failed]
+    not_planned = {name: cells.not_planned for name, cells in {directory.name: top, **below}.items()
+                   if cells.not_planned}
+    return page(render_markdown(summary), sources=SUMMARY_FILE, failures=failures, members=members,
+                not_planned=not_planned_line(not_planned))
 
 
 def whole(rendered: Rendered) -> str:
     return rendered.heading + rendered.body
 
 
-def failed_cells(directory: Path) -> list[dict]:
-    """The records of ``directory`` whose cell did not finish (none without records)."""
+@dataclass(frozen=True)
+class StoredCells:
+    """What a folder's store holds: the records of the planned cells that did not finish (``failed``), and how
+    many of its records are of cells the config does not plan (``not_planned``: an entry removed, a grid
+    narrowed since they ran)."""
+
+    failed: list[dict]
+    not_planned: int
+
+
+def stored_cells(directory: Path, config: Config | None) -> StoredCells:
+    """The failed cells of ``config``'s plan in ``directory``'s store, as ``summary.md`` counts them
+    (:func:`~kpca_bench.experiment.runner.stored_records`), and the number of records it does not plan
+    (``config`` None: a folder no config plans, every record of it)."""
     if not (directory / RECORDS_FILE).is_file():
-        return []
-    return [record for record in ResultStore(directory).load().values() if not is_finished(record)]
+        return StoredCells([], 0)
+    stored = ResultStore(directory).load()
+    if config is None:
+        return StoredCells([], len(stored))
+    planned = {cell.key for cell in plan_cells(config)}
+    failed = [record for record in stored_records(config, directory) if not is_finished(record)]
+    return StoredCells(failed, len(stored.keys() - planned))
 
 
 def failure_line(name: str, failed: list[dict]) -> str:
     """``adbench_x: 3 cells failed (kNN 2, LOF 1)``."""
-    counts: dict[str, int] = {}
-    for record in failed:
-        counts[str(record.get("method"))] = counts.get(str(record.get("method")), 0) + 1
+    counts = Counter(str(record.get("method")) for record in failed)
     by_method = ", ".join(f"{method} {count}" for method, count in counts.items())
     return f"{name}: {len(failed)} cell{'s' if len(failed) > 1 else ''} failed ({by_method})"
 
 
-def page(rendered: Rendered, *, sources: str, failures=(), members=()) -> str:
+def not_planned_line(counts: dict[str, int]) -> str:
+    """``1 stored record is not part of the config's plan (quickstart 1): ...``; empty where there is none."""
+    total = sum(counts.values())
+    if not total:
+        return ""
+    where = ", ".join(f"{name} {count}" for name, count in counts.items())
+    return (f"{total} stored record{'s are' if total > 1 else ' is'} not part of the config's plan ({where}): "
+            "an entry removed or a grid narrowed since they ran. They stay in records.jsonl and are not counted "
+            "here.")
+
+
+def page(rendered: Rendered, *, sources: str, failures=(), members=(), not_planned: str = "") -> str:
     """The page's HTML: the rendered Markdown in the template, with its style and script inlined; its sections
-    listed at the top (and "Each dataset", with ``members``); the failed cells above all."""
+    listed at the top (and "Each dataset", with ``members``); the failed cells above all, and below them the
+    line saying how many stored records the config does not plan (``not_planned``)."""
     assets = resources.files(__package__)
     template = jinja2.Environment(autoescape=True).from_string(assets.joinpath("page.html.j2").read_text())
     contents = [*rendered.contents, *([("each-dataset", "Each dataset")] if members else [])]
     return template.render(title=rendered.title, heading=rendered.heading, body=rendered.body, contents=contents,
-                           sources=sources, failures=failures, members=members,
+                           sources=sources, failures=failures, members=members, not_planned=not_planned,
                            style=assets.joinpath("page.css").read_text(), script=assets.joinpath("page.js").read_text(),
                            version=package_version())
 
