@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.devices import (DEVICES, check_fits, compute_target, device_of, is_device_array, is_numpy,
-                                like_input, namespace, to_numpy, to_target)
+                                like_input, namespace, solver_plan, to_numpy, to_target)
 from kpca_bench.devices import block_rows as device_block_rows
 from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, choose_solver, top_eigenpairs
 from kpca_bench.kernels import (BLOCK_BYTES, HAMMING_KERNELS, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering,
@@ -229,15 +229,17 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
             )
 
     def _check_device_memory(self, X) -> None:
-        """Refuse before any work a fit whose arrays would not fit on X's device (:func:`check_fits`): the
-        library's full ``eigh`` (asked for, or ``auto``'s choice) holds a second n x n matrix, the block solver
-        its basis; ``arpack`` solves on the host."""
+        """Refuse before any work a fit whose arrays would not fit on X's device (:func:`check_fits`), by what
+        the solver that will run there holds (:func:`solver_plan`)."""
         n, k = X.shape[0], min(self.n_components_, X.shape[0])
         solver = getattr(self, "eigen_solver", "block")  # estimators without the choice: as the block solver
-        solver = choose_solver(n, k) if solver == "auto" else solver
-        eigh = solver == "eigh"
-        check_fits(n, X.shape[1], 0 if eigh else block_sizes(k)[1], (namespace(X), device_of(X)),
-                   itemsize=np.dtype(self._dtype()).itemsize, kernels=2 if eigh else 1)
+        if solver == "auto":  # as top_eigenpairs resolves it for a device array: never arpack there
+            solver = choose_solver(n, k)
+            solver = "block" if solver == "arpack" else solver
+        block, basis = block_sizes(k)
+        float32 = self._dtype() == "float32"  # eigh and arpack then measure their residuals (warn_float32_accuracy)
+        plan = solver_plan(solver, k, basis, block, checks_residuals=float32 and solver != "block")
+        check_fits(n, X.shape[1], plan, (namespace(X), device_of(X)), itemsize=np.dtype(self._dtype()).itemsize)
 
     def _fit_components(self, K_centered: np.ndarray) -> None:
         raise NotImplementedError
