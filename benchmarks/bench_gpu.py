@@ -180,7 +180,7 @@ def targets(rows: list[Row], device_path: str, largest_case: str, compared_case:
 def machine(device: dict) -> str:
     from kpca_bench.experiment.environment import cpu_model
 
-    gpu = gpu_environment() if device["name"] == "GPU" else None
+    gpu = gpu_environment(used=True) if device["name"] == "GPU" else None
     where = "no GPU (--quick: array_api_strict on the CPU stands in for the GPU library)" if gpu is None else \
         f"{gpu['model']}, libraries {gpu['libraries']}, CUDA driver {gpu.get('driver_version', '?')}"
     return (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {where}; CPU {cpu_model()} "

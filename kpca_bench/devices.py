@@ -19,6 +19,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 import array_api_compat
 import numpy as np
@@ -193,40 +194,92 @@ def free_memory_bytes(xp, device) -> int | None:
     return None
 
 
-def planned_numbers(n: int, n_features: int, basis: int, kernels: int = 1) -> int:
-    """Numbers an exact fit on ``n`` points holds on the device: ``kernels`` n x n matrices (the kernel, and
-    for ``eigh`` the library's working copy), the training data (n x n_features) and the block eigensolver's
-    two basis arrays (2 x basis x n)."""
-    return kernels * n * n + n * (n_features + 2 * basis)
+@dataclass(frozen=True)
+class Phase:
+    """Arrays held on a device at once: ``kernels`` n x n matrices, the training data and ``columns`` vectors of
+    length n."""
+
+    kernels: int
+    columns: int
+
+    def numbers(self, n: int, n_features: int) -> int:
+        """``kernels n^2 + n (n_features + columns)``."""
+        return self.kernels * n * n + n * (n_features + self.columns)
+
+    def largest_n(self, numbers: float, n_features: int) -> int:
+        """The largest n whose :meth:`numbers` are at most ``numbers``: the quadratic solved for n."""
+        linear = n_features + self.columns
+        n = int((-linear + math.sqrt(linear**2 + 4 * self.kernels * numbers)) / (2 * self.kernels))
+        while n > 0 and self.numbers(n, n_features) > numbers:  # the square root's rounding
+            n -= 1
+        return n
 
 
-def largest_fitting_n(free_bytes: float, n_features: int, basis: int, itemsize: int = 8, kernels: int = 1) -> int:
-    """The largest n whose exact fit fits in ``free_bytes`` (times :data:`DEVICE_MEMORY_SHARE`).
+@dataclass(frozen=True)
+class DevicePlan:
+    """What an exact fit holds on its device: the peak of the two phases ``solving`` (while its eigensolver runs)
+    and ``after`` (from the solve's end to the fit's); ``held`` names the solver's share in words, for the error of
+    :func:`check_fits`."""
 
-    :func:`planned_numbers`, ``kernels n^2 + n (d + 2 basis)``, solved for n.
+    solving: Phase
+    after: Phase
+    held: str
+
+    def numbers(self, n: int, n_features: int) -> int:
+        return max(self.solving.numbers(n, n_features), self.after.numbers(n, n_features))
+
+
+def solver_plan(solver: str, n_components: int, basis: int, block: int, *,
+                checks_residuals: bool = False) -> DevicePlan:
+    """The arrays an exact fit with ``solver`` (``kpca_bench.eigensolvers.top_eigenpairs``) holds on the device at once.
+
+    Every fit holds the kernel K, the training data and two n-vectors (the centring's column means, the
+    training points' squared norms) from the kernel's build to its end. While the solver runs, besides those:
+
+    * ``eigh``: the library's full ``eigh`` returns all n eigenvectors (a second n x n matrix) and n eigenvalues;
+      the top k are taken out and their signs fixed, two k x n arrays while all n may still be held (a
+      library whose ``flip`` is a view keeps them): 2 n^2 and 3 + 2k vectors;
+    * ``arpack``: ARPACK runs on a host copy of K (the host then holds an n x n matrix too) and the k eigenvectors
+      come back: n^2 and 2 + k vectors;
+    * ``block``: the basis Q and its products W = K Q (2 ``basis`` vectors), the pending block (``block``), and the
+      largest of its temporaries: a block's two passes of orthogonalisation (3 ``block``), a restart's kept Ritz
+      vectors (``basis - 2 block``), the residuals' k x n products (3k): n^2 and
+      ``2 + 2 basis + block + max(3 block, basis - 2 block, 3k)`` vectors.
+
+    After the solve, K and the k eigenvectors with their dual coefficients (2k vectors); where the fit measures the
+    residuals itself (``checks_residuals``: float32 with ``eigh`` or ``arpack``), the eigenvectors and three
+    k x n products (4k). These are the arrays this library's code makes, each operation's result held whole.
+    What a library makes inside one call (cuSOLVER's workspace for ``eigh``, a norm's intermediates) and the
+    kernel's row blocks (:func:`block_rows`) are not counted: they live in the share of the free memory that the
+    plan leaves (:data:`DEVICE_MEMORY_SHARE`). ``benchmarks/gpu_check.sh`` measures the peak on a GPU against it.
     """
+    k = n_components
+    after = Phase(1, 2 + (4 if checks_residuals else 2) * k)
+    if solver == "eigh":
+        return DevicePlan(Phase(2, 3 + 2 * k), after, "the n x n kernel and eigh's n x n eigenvectors")
+    if solver == "arpack":
+        return DevicePlan(Phase(1, 2 + k), after, "the n x n kernel, solved by ARPACK on a host copy")
+    solving = Phase(1, 2 + 2 * basis + block + max(3 * block, basis - 2 * block, 3 * k))
+    return DevicePlan(solving, after, "the n x n kernel and the block solver's basis")
+
+
+def largest_fitting_n(free_bytes: float, n_features: int, plan: DevicePlan, itemsize: int = 8) -> int:
+    """The largest n whose exact fit, as ``plan`` holds it, fits in ``free_bytes`` times
+    :data:`DEVICE_MEMORY_SHARE`: the smaller of its phases' largest n."""
     numbers = DEVICE_MEMORY_SHARE * free_bytes / itemsize
-    linear = n_features + 2 * basis
-    n = int((-linear + math.sqrt(linear**2 + 4 * kernels * numbers)) / (2 * kernels))
-    while n > 0 and planned_numbers(n, n_features, basis, kernels) > numbers:  # the square root's rounding
-        n -= 1
-    return n
+    return min(phase.largest_n(numbers, n_features) for phase in (plan.solving, plan.after))
 
 
-def check_fits(n: int, n_features: int, basis: int, target, itemsize: int = 8, kernels: int = 1) -> None:
-    """Raise DeviceMemoryError if an exact fit on ``n`` points does not fit in the target device's free memory.
-
-    ``kernels`` is 2 for the library's full ``eigh``, which works on a copy of the n x n kernel (``basis`` 0:
-    no block solver), else 1.
-    """
+def check_fits(n: int, n_features: int, plan: DevicePlan, target, itemsize: int = 8) -> None:
+    """Raise DeviceMemoryError if an exact fit on ``n`` points, holding what ``plan`` says (:func:`solver_plan`),
+    does not fit in the target device's free memory."""
     free = free_memory_bytes(*target)
-    if free is None or n <= (largest := largest_fitting_n(free, n_features, basis, itemsize, kernels)):
+    if free is None or n <= (largest := largest_fitting_n(free, n_features, plan, itemsize)):
         return
-    planned = planned_numbers(n, n_features, basis, kernels) * itemsize
-    held = "the n x n kernel and eigh's n x n copy" if kernels == 2 else "the n x n kernel"
+    planned = plan.numbers(n, n_features) * itemsize
     raise DeviceMemoryError(
-        f"an exact kernel PCA of n = {n:,} points plans {_size(planned)} on {target[1]} ({held}, the data and "
-        f"the solver's arrays), more than {DEVICE_MEMORY_SHARE:.0%} of its {_size(free)} free "
+        f"an exact kernel PCA of n = {n:,} points plans {_size(planned)} on {target[1]} ({plan.held}, the data and "
+        f"vectors of length n), more than {DEVICE_MEMORY_SHARE:.0%} of its {_size(free)} free "
         f"({_size(DEVICE_MEMORY_SHARE * free)}): the largest n that fits is {largest:,}; "
         "subsample the training data or use NystromKernelPCA (method nystrom_kpca)")
 

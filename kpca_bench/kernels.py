@@ -37,6 +37,7 @@ from typing import Callable
 import numpy as np
 from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import StrOptions, validate_params
+from sklearn.utils.validation import check_array
 from threadpoolctl import ThreadpoolController
 
 from kpca_bench.devices import block_rows, device_of, is_device_array, namespace, to_numpy
@@ -81,29 +82,56 @@ def mean_pairwise_sq_distance(X: np.ndarray) -> float:
     return float(total / (n * (n - 1)))
 
 
-def hamming_domain_sizes(X: np.ndarray) -> tuple[int, ...]:
+def hamming_domain_sizes(X) -> tuple[int, ...]:
     """``|D_i|`` of every column of integer category codes: its largest code + 1, and at least 2.
 
-    The loaders code each attribute's categories over the whole dataset, so the
-    largest code seen in training plus one is the attribute's number of values
-    whenever its last category occurs in training. An attribute constant in
-    the training data still varies in the dataset (else it would not be an
-    attribute), hence the floor of 2; this recovers the declared domains of
+    X is read by :func:`category_codes`. The loaders code each attribute's categories
+    over the whole dataset, so the largest code seen in training plus one is the
+    attribute's number of values whenever its last category occurs in training. An
+    attribute constant in the training data still varies in the dataset (else it would
+    not be an attribute), hence the floor of 2; this recovers the declared domains of
     Li et al.'s four categorical datasets (Chess has three attributes that are
     constant among its "won" positions).
     """
-    return tuple(int(size) for size in np.maximum(X.max(axis=0) + 1, 2))
+    return tuple(int(size) for size in np.maximum(category_codes(X).max(axis=0) + 1, 2))
 
 
-def _category_codes(X: np.ndarray) -> np.ndarray:
-    codes = X.astype(np.int64)
-    if X.size and (np.any(codes != X) or codes.min() < 0):
-        raise ValueError("the Hamming kernel needs categorical data as integer codes >= 0 "
-                         "(as the loaders of categorical datasets give them)")
-    return codes
+def category_codes(X) -> np.ndarray:
+    """X as an int64 array of category codes, read as scikit-learn reads any input (``check_array``).
+
+    A NumPy array, a list of lists or a pandas DataFrame of whole numbers >= 0
+    (integer or float columns) give the same codes. A DataFrame's categorical columns
+    are read by their values, as scikit-learn reads them, not by pandas' codes:
+    categories that are whole numbers >= 0 are the codes; categories of any other kind
+    (strings) are refused, to be encoded first.
+
+    Raises
+    ------
+    ValueError
+        One message naming the fix, for strings, NaN, negative or fractional codes.
+    """
+    X = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=0)
+    if X.dtype.kind == "O":  # a DataFrame of mixed column types: numbers, unless some are strings
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+    if X.dtype.kind not in "biuf":
+        problem = "strings" if X.dtype.kind in "OUS" else f"values of dtype {X.dtype}"
+    elif not np.isfinite(X).all():
+        problem = "NaN or infinite values"
+    elif np.any(X % 1 != 0):
+        problem = f"non-integer values such as {X[X % 1 != 0][0]:g}"
+    elif np.any(X < 0):
+        problem = f"negative values such as {X[X < 0][0]:g}"
+    else:
+        return X.astype(np.int64)
+    raise ValueError(f"the Hamming kernel needs categorical data as integer codes >= 0, got {problem}: encode each "
+                     "categorical column as codes 0, 1, 2, ... (sklearn.preprocessing.OrdinalEncoder, or a pandas "
+                     "categorical's .cat.codes), as the loaders of categorical datasets do")
 
 
-def hamming_kernel(X: np.ndarray, Y: np.ndarray, lam: float, domain_sizes, normalize: bool = False) -> np.ndarray:
+def hamming_kernel(X, Y, lam: float, domain_sizes, normalize: bool = False) -> np.ndarray:
     """Couto's Hamming kernel between rows of integer category codes.
 
     ``k(x, y) = sum over all strings u of lam^{d(x, u)} lam^{d(y, u)}``, ``d`` the
@@ -117,7 +145,7 @@ def hamming_kernel(X: np.ndarray, Y: np.ndarray, lam: float, domain_sizes, norma
 
     Parameters
     ----------
-    X, Y : ndarray of shape (n, d) and (m, d), integer category codes.
+    X, Y : array-like of shape (n, d) and (m, d), integer category codes (read by :func:`category_codes`).
     lam : float in (0, 1]
     domain_sizes : sequence of d ints, ``|D_i|``.
     normalize : bool, default=False
@@ -132,7 +160,7 @@ def hamming_kernel(X: np.ndarray, Y: np.ndarray, lam: float, domain_sizes, norma
 
 def _hamming_factors(X, Y, lam, domain_sizes, normalize):
     """``log k(X, Y) = left @ right.T + offset`` (see :func:`hamming_kernel`)."""
-    X, Y = _category_codes(X), _category_codes(Y)
+    X, Y = category_codes(X), category_codes(Y)
     sizes = np.asarray(domain_sizes, dtype=np.float64)
     log_match = np.log1p((sizes - 1) * lam**2)
     log_mismatch = np.log(2 * lam + (sizes - 2) * lam**2)
@@ -503,7 +531,7 @@ def make_kernel(X: np.ndarray, kernel="rbf", *, gamma=None, sigma=None, degree=3
     if sigma is not None or gamma is None or isinstance(gamma, str) or not 0 < gamma <= 1:
         raise ValueError(f"the Hamming kernel takes its lambda as gamma, a number in (0, 1]; got gamma={gamma!r}"
                          + (f", sigma={sigma!r}" if sigma is not None else ""))
-    return Kernel(kernel, gamma=float(gamma), domain_sizes=hamming_domain_sizes(_category_codes(X)))
+    return Kernel(kernel, gamma=float(gamma), domain_sizes=hamming_domain_sizes(X))
 
 
 @dataclass(frozen=True)

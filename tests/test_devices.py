@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,9 +18,9 @@ from typer.testing import CliRunner
 
 from kpca_bench import devices
 from kpca_bench.cli import app
-from kpca_bench.devices import (DEVICE_MEMORY_SHARE, DeviceError, DeviceMemoryError, block_rows, check_fits,
-                                largest_fitting_n, to_numpy)
-from kpca_bench.eigensolvers import block_sizes
+from kpca_bench.devices import (DEVICE_MEMORY_SHARE, DeviceError, DeviceMemoryError, DevicePlan, Phase, block_rows,
+                                check_fits, largest_fitting_n, solver_plan, to_numpy)
+from kpca_bench.eigensolvers import block_sizes, choose_solver
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import plan_cells
 from kpca_bench.kernels import make_kernel
@@ -60,54 +62,84 @@ def test_a_cpu_run_records_no_gpu():
 
 
 def test_largest_fitting_n_solves_the_memory_rule_exactly():
-    n, d, basis = 1000, 5, 64
-    free = (n * n + n * (d + 2 * basis)) * 8 / DEVICE_MEMORY_SHARE
-    assert largest_fitting_n(free, d, basis) == n
-    assert largest_fitting_n(free * (1 - 1e-6), d, basis) == n - 1
-    assert largest_fitting_n(80e9, 16, 448) == pytest.approx(math.sqrt(0.8 * 80e9 / 8), rel=0.01)
+    n, d, plan = 1000, 5, DevicePlan(solving=Phase(1, 130), after=Phase(1, 10), held="")
+    free = (n * n + n * (d + 130)) * 8 / DEVICE_MEMORY_SHARE
+    assert largest_fitting_n(free, d, plan) == n
+    assert largest_fitting_n(free * (1 - 1e-6), d, plan) == n - 1
+    assert largest_fitting_n(80e9, 16, plan) == pytest.approx(math.sqrt(0.8 * 80e9 / 8), rel=0.01)
+    two_kernels = DevicePlan(Phase(2, 130), Phase(1, 10), "")
+    assert largest_fitting_n(80e9, 16, two_kernels) == pytest.approx(math.sqrt(0.4 * 80e9 / 8), rel=0.01)
+    # The phase after the solve binds where it holds more: n^2 + n (5 + 2000) at n = 1000 is 3,005,000 numbers.
+    late = DevicePlan(Phase(1, 130), Phase(1, 2000), "")
+    assert largest_fitting_n(3_005_000 * 8 / DEVICE_MEMORY_SHARE, d, late) == 1000
+
+
+# Room for 49,100 float64 numbers (80 % of the fake device's free memory): 100 points of 5 features under the block
+# solver's plan for 3 components. By hand: block_sizes(3) is b = 32, m = 128, so the plan holds
+# 2 + 2 m + b + max(3 b, m - 2 b, 3 k) = 2 + 256 + 32 + max(96, 64, 9) = 386 vectors of length n besides the
+# kernel and the data: 100^2 + 100 (5 + 386) = 49,100.
+ROOM = 49_100
 
 
 @pytest.fixture
 def small_device(monkeypatch):
-    """array_api_strict's CPU device made to report free memory for 100 training points of 5 features."""
-    basis = block_sizes(3)[1]
-    free = (100 * 100 + 100 * (5 + 2 * basis)) * 8 / DEVICE_MEMORY_SHARE
+    """array_api_strict's CPU device made to report free memory for :data:`ROOM` numbers of float64."""
+    free = ROOM * 8 / DEVICE_MEMORY_SHARE
     monkeypatch.setattr(devices, "free_memory_bytes", lambda xp, device: free)
     return pytest.importorskip("array_api_strict"), free
 
 
-def test_n_beyond_the_free_memory_names_the_largest_n_that_fits(small_device):
+def test_n_beyond_the_free_memory_names_the_plan_and_the_largest_n_that_fits(small_device):
     xp, free = small_device
     X = np.random.default_rng(0).standard_normal((101, 5))
-    basis = block_sizes(3)[1]
-    planned = (101 * 101 + 101 * (5 + 2 * basis)) * 8
+    planned = (101 * 101 + 101 * (5 + 386)) * 8
     with pytest.raises(DeviceMemoryError, match=rf"n = 101 points plans {planned / 2**10:.1f} KiB on .*CPU_DEVICE.* "
-                                                rf"\(the n x n kernel, the data and the solver's arrays\), more than "
-                                                rf"80% of its {free / 2**10:.1f} KiB free \({0.8 * free / 2**10:.1f} "
-                                                r"KiB\): the "
-                                                r"largest n that fits is 100; subsample the training data or use "
+                                                r"\(the n x n kernel and the block solver's basis, the data and "
+                                                r"vectors of length n\), more than 80% of "
+                                                rf"its {free / 2**10:.1f} KiB free \({0.8 * free / 2**10:.1f} KiB\): "
+                                                r"the largest n that fits is 100; subsample the training data or use "
                                                 r"NystromKernelPCA"):
         KernelPCA(3, eigen_solver="block").fit(xp.asarray(X))
-    check_fits(100, 5, basis, (xp, None))  # the largest n fits (the block solver needs a basis under n to run)
+    block, basis = block_sizes(3)
+    check_fits(100, 5, solver_plan("block", 3, basis, block), (xp, None))  # (the block solver needs m < n to run)
 
 
-def test_eigh_on_a_device_counts_a_second_n_by_n_matrix(small_device):
-    """The library's full eigh works on a copy of the kernel: two n x n matrices, no block basis; an eigh fit at
-    the block rule's limit no longer passes."""
-    xp, free = small_device
-    largest = devices.largest_fitting_n(free, 5, 0, kernels=2)
-    assert 2 * largest**2 + 5 * largest <= 0.8 * free / 8 < 2 * (largest + 1)**2 + 5 * (largest + 1)
-    assert largest > 100  # no block basis
+# The largest n of each solver in the same room, by hand (d = 5, k = 3):
+# arpack holds the kernel and 2 + k = 5 vectors while ARPACK runs on the host, then 2 + 2 k = 8: n^2 + 13 n;
+#   215: 46,225 + 2,795 = 49,020 <= 49,100 < 216: 46,656 + 2,808 = 49,464.
+# eigh holds two n x n matrices and 3 + 2 k = 9 vectors, then one and 8 vectors: 2 n^2 + 14 n;
+#   153: 46,818 + 2,142 = 48,960 <= 49,100 < 154: 47,432 + 2,156 = 49,588.
+# arpack in float32 has twice the room in numbers, 98,200, and measures its residuals after the solve with
+#   2 + 4 k = 14 vectors: n^2 + 19 n; 304: 92,416 + 5,776 = 98,192 <= 98,200 < 305: 93,025 + 5,795 = 98,820.
+@pytest.mark.parametrize("solver, dtype, largest, held", [
+    ("arpack", "float64", 215, "the n x n kernel, solved by ARPACK on a host copy"),
+    ("eigh", "float64", 153, "the n x n kernel and eigh's n x n eigenvectors"),
+    ("arpack", "float32", 304, "the n x n kernel, solved by ARPACK on a host copy"),
+])
+def test_each_solver_plans_what_it_holds_on_the_device(small_device, solver, dtype, largest, held):
+    xp, _ = small_device
     X = np.random.default_rng(0).standard_normal((largest + 1, 5))
-    with pytest.raises(DeviceMemoryError, match=rf"n = {largest + 1} points .*\(the n x n kernel and eigh's n x n "
-                                                rf"copy, the data and .* the largest n that fits is {largest};"):
-        KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X))
-    KernelPCA(3, eigen_solver="eigh").fit(xp.asarray(X[:largest]))  # the largest n fits
-    from kpca_bench.eigensolvers import choose_solver
+    model = KernelPCA(3, eigen_solver=solver, random_state=0, dtype=dtype)
+    with pytest.raises(DeviceMemoryError, match=rf"n = {largest + 1} points .*\({re.escape(held)}.* the largest n "
+                                                rf"that fits is {largest};"):
+        model.fit(xp.asarray(X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # float32's accuracy warning
+        model.fit(xp.asarray(X[:largest]))  # the largest n fits
 
-    assert choose_solver(largest + 1, 60) == "eigh"  # auto picks eigh for many components of few points
-    with pytest.raises(DeviceMemoryError, match="eigh's n x n copy"):
-        KernelPCA(60, eigen_solver="auto").fit(xp.asarray(X))
+
+def test_auto_plans_the_solver_it_runs_on_a_device(small_device, monkeypatch):
+    """auto's eigh for few points; where auto picks arpack on the host, the device runs (and plans) the block
+    solver: with room for 2,000 points under the block plan (2,000^2 + 2,000 (5 + 386) = 4,782,000 numbers) the
+    arpack plan would take 2,180."""
+    xp, _ = small_device
+    X = np.random.default_rng(0).standard_normal((2001, 5))
+    with pytest.raises(DeviceMemoryError, match="eigh's n x n eigenvectors.* the largest n that fits is 153;"):
+        KernelPCA(3, eigen_solver="auto").fit(xp.asarray(X[:154]))
+    monkeypatch.setattr(devices, "free_memory_bytes", lambda xp, device: 4_782_000 * 8 / DEVICE_MEMORY_SHARE)
+    assert choose_solver(2001, 3) == "arpack"
+    with pytest.raises(DeviceMemoryError, match="block solver's basis.* the largest n that fits is 2,000;"):
+        KernelPCA(3, eigen_solver="auto").fit(xp.asarray(X))
 
 
 def test_kernel_blocks_are_sized_from_the_free_memory_and_give_the_same_kernel(small_device):

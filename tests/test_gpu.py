@@ -132,6 +132,13 @@ def test_the_benchmark_targets_are_judged_from_the_rows():
     assert module.targets(failed, "GPU float64", "large", "letters")[0][3] == "not measured"
 
 
+def test_the_benchmark_names_the_gpu_it_ran_on(monkeypatch):
+    module = bench_gpu()
+    stand_in = {"model": "Stand-in GPU", "libraries": {"torch": "2.11.0"}, "driver_version": 13000}
+    monkeypatch.setattr(module, "gpu_environment", lambda used: stand_in if used else None)
+    assert "; Stand-in GPU, libraries {'torch': '2.11.0'}, CUDA driver 13000; CPU " in module.machine({"name": "GPU"})
+
+
 def test_the_benchmark_without_a_gpu_is_one_line_and_exit_2(monkeypatch, capsys):
     module = bench_gpu()
     monkeypatch.setattr(module, "cuda_library", lambda: (_ for _ in ()).throw(DeviceError("no CUDA device")))

@@ -1,4 +1,5 @@
-"""Couto's Hamming kernel: the closed form against the sum over all strings, PSD, normalisation, codes.
+"""Couto's Hamming kernel: the closed form against the sum over all strings, PSD, normalisation, codes (as arrays,
+lists and DataFrames alike; bad ones refused with the fix).
 Kernel matrices in row blocks on the BLAS threads against scikit-learn's ``pairwise_kernels``.
 """
 
@@ -286,3 +287,59 @@ def test_lists_and_data_frames_take_the_numpy_path(kernel, form):
     model = KernelPCA(3, kernel=kernel, gamma=0.3, degree=2, eigen_solver="eigh")
     # scikit-learn's validate_data keeps a DataFrame's column order (Fortran), which moves the last bit.
     assert_allclose(model.fit(as_form(X)).transform(as_form(X)), model.fit(X).transform(X), rtol=1e-12, atol=1e-12)
+
+
+def hamming_forms(codes: np.ndarray) -> dict:
+    """The same category codes as an int array, a list of lists, a DataFrame of int columns and one of categoricals
+    whose categories are the codes (read by their values, as scikit-learn reads them)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(codes.astype(int), columns=[f"a{i}" for i in range(codes.shape[1])])
+    return {"int array": codes.astype(int), "list": codes.astype(int).tolist(), "DataFrame": frame,
+            "categorical DataFrame": frame.astype("category")}
+
+
+@pytest.mark.parametrize("form", ["int array", "list", "DataFrame", "categorical DataFrame"])
+def test_hamming_kernel_pca_on_lists_and_data_frames_equals_the_array_bit_for_bit(codes, form):
+    from kpca_bench.methods import KernelSubspaceDetector
+
+    X, sizes = codes
+    given, reference = hamming_forms(X)[form], X.astype(float)
+    train, test = given[:18], given[18:]
+    kernel = make_kernel(given, "hamming", gamma=0.4)
+    assert hamming_domain_sizes(given) == kernel.domain_sizes == sizes
+    np.testing.assert_array_equal(kernel(given), make_kernel(reference, "hamming", gamma=0.4)(reference))
+    model, expected = KernelPCA(4, kernel="hamming", gamma=0.4, eigen_solver="eigh"), \
+        KernelPCA(4, kernel="hamming", gamma=0.4, eigen_solver="eigh").fit(reference[:18])
+    np.testing.assert_array_equal(model.fit(train).transform(test), expected.transform(reference[18:]))
+    np.testing.assert_array_equal(reconstruction_error(model, test), reconstruction_error(expected, reference[18:]))
+    detector = KernelSubspaceDetector(KernelPCA(4, kernel="hamming", gamma=0.4, eigen_solver="eigh"))
+    np.testing.assert_array_equal(detector.fit(train).score_samples(test),
+                                  detector.fit(reference[:18]).score_samples(reference[18:]))
+
+
+@pytest.mark.parametrize("bad, problem", [
+    ([["a", "b"], ["b", "a"]], "strings"),
+    ("frame of strings", "strings"),
+    ("categorical strings", "strings"),
+    ([[0, -1], [1, 0]], "negative values such as -1"),
+    ([[0, 0.5], [1, 0]], "non-integer values such as 0.5"),
+    ([[0, np.nan], [1, 0]], "NaN or infinite values"),
+])
+@pytest.mark.filterwarnings("ignore:X has feature names")  # a DataFrame given to a model fitted on a list
+def test_bad_category_codes_are_one_error_naming_the_fix(bad, problem):
+    import pandas as pd
+
+    frames = {"frame of strings": pd.DataFrame({"colour": ["red", "blue"], "size": ["S", "M"]})}
+    frames["categorical strings"] = frames["frame of strings"].astype("category")
+    X = frames.get(bad, bad) if isinstance(bad, str) else bad
+    message = (rf"^the Hamming kernel needs categorical data as integer codes >= 0, got {problem}: encode each "
+               r"categorical column as codes 0, 1, 2, \.\.\. \(sklearn\.preprocessing\.OrdinalEncoder, or a pandas "
+               r"categorical's \.cat\.codes\)")
+    with pytest.raises(ValueError, match=message):
+        make_kernel(X, "hamming", gamma=0.5)
+    with pytest.raises(ValueError, match=message):
+        KernelPCA(1, kernel="hamming", gamma=0.5).fit(X)
+    fitted = KernelPCA(1, kernel="hamming", gamma=0.5).fit([[0, 0], [1, 1], [0, 1]])
+    with pytest.raises(ValueError, match=message):
+        fitted.transform(X)

@@ -27,10 +27,11 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.devices import (DEVICES, check_fits, compute_target, device_of, is_device_array, is_numpy,
-                                like_input, namespace, to_numpy, to_target)
+                                like_input, namespace, solver_plan, to_numpy, to_target)
 from kpca_bench.devices import block_rows as device_block_rows
 from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, choose_solver, top_eigenpairs
-from kpca_bench.kernels import BLOCK_BYTES, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel, map_row_blocks
+from kpca_bench.kernels import (BLOCK_BYTES, HAMMING_KERNELS, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering,
+                                category_codes, make_kernel, map_row_blocks)
 from kpca_bench.param_validation import NumberInterval
 
 # Components kept when n_components is None (fewer when the training samples allow fewer).
@@ -165,7 +166,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         scikit-learn's checks and the kernel's width look at a host copy of device
         arrays (O(n d), against the kernel's O(n^2)), so the width is the NumPy path's to the bit.
         """
-        checked = validate_data(self, _host_view(X), dtype=np.float64)
+        checked = self._checked(X, reset=True)
         if checked.shape[0] < 2:
             raise ValueError(f"kernel PCA needs at least 2 training samples, got n_samples = {checked.shape[0]}")
         self._check_n_components(checked.shape[0])
@@ -176,6 +177,18 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         target = self._compute_target(X)
         return checked if target is None else to_target(X if is_device_array(X) else checked, target,
                                                         dtype=getattr(target[0], self._dtype()))
+
+    def _checked(self, X, *, reset: bool) -> np.ndarray:
+        """X (a device array: its host copy) through scikit-learn's ``validate_data``, as float64 NumPy.
+
+        For a Hamming kernel X is read as category codes first (:func:`kpca_bench.kernels.category_codes`),
+        so that an array, a list or a DataFrame of codes give the same numbers, and strings, NaN, negative or
+        fractional codes its one error naming the fix.
+        """
+        if self.kernel not in HAMMING_KERNELS:
+            return validate_data(self, _host_view(X), dtype=np.float64, reset=reset)
+        checked = validate_data(self, _host_view(X), dtype=None, ensure_all_finite=False, reset=reset)
+        return category_codes(checked).astype(np.float64)
 
     def _dtype(self) -> str:
         return getattr(self, "dtype", "float64")
@@ -196,7 +209,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     def _validate_test_data(self, X) -> np.ndarray:
         check_is_fitted(self, "dual_coef_")
-        checked = validate_data(self, _host_view(X), dtype=np.float64, reset=False)
+        checked = self._checked(X, reset=False)
         target = self._fitted_target()
         return checked if target is None else to_target(X if is_device_array(X) else checked, target,
                                                         dtype=self.dual_coef_.dtype)
@@ -216,15 +229,17 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
             )
 
     def _check_device_memory(self, X) -> None:
-        """Refuse before any work a fit whose arrays would not fit on X's device (:func:`check_fits`): the
-        library's full ``eigh`` (asked for, or ``auto``'s choice) holds a second n x n matrix, the block solver
-        its basis; ``arpack`` solves on the host."""
+        """Refuse before any work a fit whose arrays would not fit on X's device (:func:`check_fits`), by what
+        the solver that will run there holds (:func:`solver_plan`)."""
         n, k = X.shape[0], min(self.n_components_, X.shape[0])
         solver = getattr(self, "eigen_solver", "block")  # estimators without the choice: as the block solver
-        solver = choose_solver(n, k) if solver == "auto" else solver
-        eigh = solver == "eigh"
-        check_fits(n, X.shape[1], 0 if eigh else block_sizes(k)[1], (namespace(X), device_of(X)),
-                   itemsize=np.dtype(self._dtype()).itemsize, kernels=2 if eigh else 1)
+        if solver == "auto":  # as top_eigenpairs resolves it for a device array: never arpack there
+            solver = choose_solver(n, k)
+            solver = "block" if solver == "arpack" else solver
+        block, basis = block_sizes(k)
+        float32 = self._dtype() == "float32"  # eigh and arpack then measure their residuals (warn_float32_accuracy)
+        plan = solver_plan(solver, k, basis, block, checks_residuals=float32 and solver != "block")
+        check_fits(n, X.shape[1], plan, (namespace(X), device_of(X)), itemsize=np.dtype(self._dtype()).itemsize)
 
     def _fit_components(self, K_centered: np.ndarray) -> None:
         raise NotImplementedError
