@@ -92,7 +92,14 @@ def test_the_re_and_md_cells_of_exact_kpca_form_a_group_with_the_first_cells_see
         assert cell["KPCA MD"].random_state == cell["KPCA RE"].random_state
         assert {cell[label].fit_group for label in ("Nystrom RE", "Nystrom MD", "kNN")} == {None}
         assert cell["Nystrom MD"].random_state != cell["Nystrom RE"].random_state
-    assert [len(task) for task in tasks_of(cells)] == [2, 1, 1, 1] * 2
+    tasks = tasks_of(cells, planned)
+    assert [[planned.methods[c.method_index].label for c in task] for task in tasks[:4]] == [
+        ["KPCA RE", "KPCA MD"], ["Nystrom RE"], ["Nystrom MD"], ["kNN"]]  # groups, kernel methods, the rest
+    assert [task[0].trial for task in tasks] == [0] * 4 + [1] * 4
+    reversed_order = parse_config({**raw_config(), "methods": ENTRIES[::-1]})
+    labels = [[reversed_order.methods[c.method_index].label for c in task]
+              for task in tasks_of(plan_cells(reversed_order), reversed_order)[:4]]
+    assert labels == [["KPCA MD", "KPCA RE"], ["Nystrom MD"], ["Nystrom RE"], ["kNN"]]
 
 
 def test_fit_groups_change_no_key_and_no_seed_but_the_later_cells_of_a_group(monkeypatch):

@@ -275,13 +275,19 @@ def run_task(cells: tuple[Cell, ...], config: Config, split, blas_threads: int =
     return records
 
 
-def tasks_of(cells: list[Cell]) -> list[tuple[Cell, ...]]:
-    """``cells`` as tasks: each fit group's cells together (in their order, at the place of its first),
-    every other cell alone."""
+def tasks_of(cells: list[Cell], config: Config) -> list[tuple[Cell, ...]]:
+    """``cells`` as tasks: each fit group's cells together (in their order), every other cell alone; trial by
+    trial, each trial's fit groups first, then its other kernel methods, then the rest, so that the cheap
+    tasks come last and fill the workers while the dear ones finish (a dataset ends when its last task does)."""
     tasks: dict[str, list[Cell]] = {}
     for cell in cells:
         tasks.setdefault(cell.fit_group or cell.key, []).append(cell)
-    return [tuple(task) for task in tasks.values()]
+
+    def cost_rank(task: list[Cell]) -> tuple[int, int]:
+        kernel_method = config.methods[task[0].method_index].spec().kernel_method
+        return task[0].trial, 0 if len(task) > 1 else 1 if kernel_method else 2
+
+    return [tuple(task) for task in sorted(tasks.values(), key=cost_rank)]
 
 
 def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1, fit_share: FitShare | None = None) -> dict:
@@ -599,7 +605,7 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
     def split_of(seed: int):
         return PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, seed)
 
-    for records in backend.run(partial(run_task, config=config), tasks_of(todo), split_of):
+    for records in backend.run(partial(run_task, config=config), tasks_of(todo, config), split_of):
         for record in records:
             record = {**cell_fields(by_key[record["key"]], config), **record, **common}
             store.append(record)
