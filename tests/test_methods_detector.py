@@ -3,11 +3,12 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.decomposition import PCA
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
 from kpca_bench.kernels import Kernel
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
+from kpca_bench.methods.detector import rescored
 from kpca_bench.methods.nystrom import NystromKernelPCA
 from kpca_bench.methods.sparse_enet import SparseKernelPCA
 
@@ -50,3 +51,29 @@ def test_fitting_builds_the_training_kernel_once(X, monkeypatch):
     monkeypatch.setattr(Kernel, "__call__", lambda self, *args: calls.append(len(args)) or build(self, *args))
     KernelSubspaceDetector(KernelPCA(3, sigma=1.5)).fit(X)
     assert calls == [1]
+
+
+@pytest.mark.parametrize("estimator", [KernelPCA(3, sigma=1.5, eigen_solver="arpack", random_state=4),
+                                       NystromKernelPCA(3, n_landmarks=15, sigma=1.5, random_state=4)],
+                         ids=["exact arpack", "nystrom"])
+@pytest.mark.parametrize("fitted_score, other_score", [("reconstruction_error", "mahalanobis"),
+                                                       ("mahalanobis", "reconstruction_error")])
+def test_rescoring_a_fit_equals_a_fresh_fit_with_the_same_seed(X, estimator, fitted_score, other_score):
+    fitted = KernelSubspaceDetector(estimator, outlier_score=fitted_score, contamination=0.2).fit(X)
+    fresh = KernelSubspaceDetector(estimator, outlier_score=other_score, contamination=0.2).fit(X)
+    other = rescored(fitted, other_score, X)
+    X_new = np.random.default_rng(1).normal(size=(7, 3))
+    assert other.estimator_ is fitted.estimator_ and other.outlier_score == other_score
+    assert other.offset_ == fresh.offset_ and other.n_features_in_ == 3
+    np.testing.assert_array_equal(other.score_samples(X_new), fresh.score_samples(X_new))
+    np.testing.assert_array_equal(other.predict(X_new), fresh.predict(X_new))
+    refitted = KernelSubspaceDetector(estimator, outlier_score=fitted_score, contamination=0.2).fit(X)
+    np.testing.assert_array_equal(fitted.score_samples(X_new), refitted.score_samples(X_new))
+
+
+def test_rescoring_checks_the_detector_and_the_score(X):
+    with pytest.raises(NotFittedError):
+        rescored(KernelSubspaceDetector(KernelPCA(3, sigma=1.5)), "mahalanobis", X)
+    fitted = KernelSubspaceDetector(KernelPCA(3, sigma=1.5)).fit(X)
+    with pytest.raises(InvalidParameterError, match="'outlier_score' parameter of KernelSubspaceDetector must be"):
+        rescored(fitted, "euclidean", X)

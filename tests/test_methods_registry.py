@@ -124,3 +124,64 @@ def test_kpca_warns_when_asked_for_components_beyond_the_kernels_rank():
     with pytest.warns(UserWarning, match="zero eigenvalue"):
         scores = fit_and_score("kpca", DEGENERATE["duplicated rows"])
     assert np.all(np.isfinite(scores))
+
+
+# Exact KPCA's fits with two seeds agree to this, relative to the size of what they give.
+EXACT_RTOL = 1e-8
+SOLVER_SEEDED = {"kpca": {"n_components": 6}, "skpca_enet": {"n_components": 4, "l1_ratio": 0.5},
+                 "naive_threshold": {"n_components": 4, "n_nonzero": 20}}
+
+
+def fits_with_two_seeds(name: str, setting: dict) -> list[dict]:
+    """For seeds 1 and 2: the fitted estimator's dual coefficients and the test points' scores, by score."""
+    from kpca_bench.methods import KernelSubspaceDetector
+
+    rng = np.random.default_rng(3)
+    X_train, X_test = rng.normal(size=(120, 5)), rng.normal(size=(40, 5))
+    fits = []
+    for seed in (1, 2):
+        detectors = {score: KernelSubspaceDetector(METHODS[name].build(setting, random_state=seed),
+                                                   outlier_score=score).fit(X_train)
+                     for score in ("reconstruction_error", "mahalanobis")}
+        fits.append({"dual_coef": detectors["mahalanobis"].estimator_.dual_coef_,
+                     **{score: detector.score_samples(X_test) for score, detector in detectors.items()}})
+    return fits
+
+
+@pytest.mark.parametrize("solver", ["eigh", "arpack"])
+@pytest.mark.parametrize("name", sorted(SOLVER_SEEDED))
+def test_the_seed_of_a_flagged_setting_reaches_only_the_eigensolvers_start(name, solver, monkeypatch):
+    from kpca_bench.methods import kpca, sparse_enet
+
+    setting = {**SOLVER_SEEDED[name], "eigen_solver": solver, "gamma": "mean_pairwise"}
+    assert METHODS[name].seed_only_starts_solver(setting)
+    for module in (kpca, sparse_enet):
+        def started_alike(K, k, solver, random_state, *args, solve=module.top_eigenpairs, **options):
+            return solve(K, k, solver, 0, *args, **options)
+
+        monkeypatch.setattr(module, "top_eigenpairs", started_alike)
+    first, second = fits_with_two_seeds(name, setting)
+    for field in first:
+        np.testing.assert_array_equal(first[field], second[field])
+
+
+@pytest.mark.parametrize("solver", ["eigh", "arpack"])
+def test_exact_kpcas_fits_with_two_seeds_agree_to_the_solvers_tolerance(solver):
+    first, second = fits_with_two_seeds("kpca", {**SOLVER_SEEDED["kpca"], "eigen_solver": solver})
+    for field in first:
+        assert np.linalg.norm(first[field] - second[field]) <= EXACT_RTOL * np.linalg.norm(first[field])
+
+
+@pytest.mark.parametrize("name, setting", [
+    ("kpca", {"eigen_solver": "block"}), ("kpca", {}),  # auto may pick the block solver
+    ("kpca", {"eigen_solver": "arpack", "dtype": "float32"}), ("skpca_enet", {"eigen_solver": "block"}),
+    ("naive_threshold", {}), ("nystrom_kpca", {}), ("l1_kpca", {}), ("skpca_l1", {}), ("ocsvm", {}),
+])
+def test_settings_whose_seed_does_more_than_start_an_exact_solver_are_not_flagged(name, setting):
+    assert not METHODS[name].seed_only_starts_solver(setting)
+
+
+@pytest.mark.parametrize("name, setting", [("nystrom_kpca", {"n_landmarks": 30}), ("l1_kpca", {"n_restarts": 3})])
+def test_nystrom_and_l1_kpca_fits_change_with_the_seed(name, setting):
+    first, second = fits_with_two_seeds(name, {"n_components": 4, "gamma": "mean_pairwise", **setting})
+    assert np.linalg.norm(first["mahalanobis"] - second["mahalanobis"]) > 1e-3 * np.linalg.norm(first["mahalanobis"])

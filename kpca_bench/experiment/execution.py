@@ -1,4 +1,7 @@
-"""Where cells run: given the unfinished cells, yield their records as they finish.
+"""Where cells run: given the unfinished cells as tasks, yield each task's records as it finishes.
+
+A task is a tuple of cells of one trial that run together in one process: one cell, or a
+fit group's cells, which share one fit (:func:`kpca_bench.experiment.runner.run_task`).
 
 Two backends, chosen by the config's ``execution`` section or ``--scheduler``:
 
@@ -6,7 +9,7 @@ Two backends, chosen by the config's ``execution`` section or ``--scheduler``:
   runs in this process.
 * ``dask``: a dask.distributed cluster, reached at a scheduler address or
   started here as a LocalCluster. Each trial's split is sent to the cluster once
-  and shared by that trial's cells; only a few cells per worker thread are in
+  and shared by that trial's cells; only a few tasks per worker thread are in
   flight at a time, so the client and the workers hold a few splits, not all.
 
 Either way the records come back to this process, which stores each one as it
@@ -39,8 +42,8 @@ from kpca_bench.experiment.store import failed_record
 CONNECT_TIMEOUT_S = 10
 # How often a worker process checks that the run that started it is still there.
 PARENT_CHECK_INTERVAL_S = 0.5
-# Cells in flight per worker thread: enough to keep workers busy while the client stores results.
-CELLS_PER_THREAD = 2
+# Tasks in flight per worker thread: enough to keep workers busy while the client stores results.
+TASKS_PER_THREAD = 2
 FIX_ADDRESS = "start a scheduler with 'dask scheduler' or fix the address (--scheduler, execution.address)"
 
 
@@ -68,16 +71,18 @@ class LocalBackend:
     def __init__(self, jobs: int):
         self.jobs = jobs
 
-    def run(self, run_cell: Callable[..., dict], cells: list, split_of: Callable) -> Iterator[dict]:
-        """Records of ``cells`` in the order they finish; ``split_of(seed)`` is a trial's data."""
+    def run(self, run_task: Callable[..., list[dict]], tasks: list[tuple], split_of: Callable) -> Iterator[list[dict]]:
+        """The records of each of ``tasks`` (tuples of cells of one trial), in the order the tasks finish;
+        ``split_of(seed)`` is a trial's data."""
         blas_threads = max(1, (os.cpu_count() or 1) // self.jobs)
-        tasks = (delayed(run_cell)(cell, split=split_of(cell.split_seed), blas_threads=blas_threads) for cell in cells)
+        calls = (delayed(run_task)(task, split=split_of(task[0].split_seed), blas_threads=blas_threads)
+                 for task in tasks)
         with warnings.catch_warnings():
             # A stopped run (Ctrl-C, SIGTERM, --fail-fast) cancels the cells in flight on purpose; joblib's
             # warning about it would only break the one line that says how to resume.
             warnings.filterwarnings("ignore", message=".*tasks which were still being processed", category=UserWarning)
             yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered", initializer=exit_with_parent,
-                                initargs=(os.getpid(),))(tasks)
+                                initargs=(os.getpid(),))(calls)
 
 
 class DaskBackend:
@@ -92,46 +97,48 @@ class DaskBackend:
         self.client = client
         self.distributed = distributed
 
-    def run(self, run_cell: Callable[..., dict], cells: list, split_of: Callable) -> Iterator[dict]:
-        """Records of ``cells`` in the order they finish; ``split_of(seed)`` is a trial's data."""
-        pending = iter(cells)
+    def run(self, run_task: Callable[..., list[dict]], tasks: list[tuple], split_of: Callable) -> Iterator[list[dict]]:
+        """The records of each of ``tasks`` (tuples of cells of one trial), in the order the tasks finish;
+        ``split_of(seed)`` is a trial's data."""
+        pending = iter(tasks)
         in_flight = self.distributed.as_completed(loop=self.client.loop)
         scattered: dict[int, object] = {}
 
         def submit_up_to_window() -> None:
             window = self._window()
             while in_flight.count() < window:
-                cell = next(pending, None)
-                if cell is None:
+                task = next(pending, None)
+                if task is None:
                     return
-                if cell.split_seed not in scattered:
-                    # Cells come trial by trial: forgetting the previous split lets the
-                    # cluster free it once its last cell has run.
+                seed = task[0].split_seed
+                if seed not in scattered:
+                    # Tasks come trial by trial: forgetting the previous split lets the
+                    # cluster free it once its last task has run.
                     scattered.clear()
-                    scattered[cell.split_seed] = self.client.scatter(split_of(cell.split_seed), hash=False)
-                future = self.client.submit(run_cell, cell, split=scattered[cell.split_seed], blas_threads=1,
-                                            pure=False)
-                cell_of[future.key] = cell
+                    scattered[seed] = self.client.scatter(split_of(seed), hash=False)
+                future = self.client.submit(run_task, task, split=scattered[seed], blas_threads=1, pure=False)
+                task_of[future.key] = task
                 in_flight.add(future)
 
-        cell_of: dict = {}
+        task_of: dict = {}
         submit_up_to_window()
         for future in in_flight:
-            record = self._record_of(future, cell_of.pop(future.key))
+            records = self._records_of(future, task_of.pop(future.key))
             submit_up_to_window()
-            yield record
+            yield records
 
-    def _record_of(self, future, cell) -> dict:
-        """The cell's record, or a failed one if the task could not run to the end (its workers died)."""
+    def _records_of(self, future, task: tuple) -> list[dict]:
+        """The task's records, or a failed one per cell if it could not run to the end (its workers died)."""
         try:
             return future.result()
         except self.distributed.KilledWorker as error:
-            return failed_record(cell.key, error, cause="the Dask workers running it died, e.g. killed for using "
-                                                        "too much memory (see the workers' logs): ")
+            return [failed_record(cell.key, error, cause="the Dask workers running it died, e.g. killed for using "
+                                                         "too much memory (see the workers' logs): ")
+                    for cell in task]
 
     def _window(self) -> int:
-        """Cells to keep in flight, from the worker threads connected now (workers may join later)."""
-        return CELLS_PER_THREAD * max(1, sum(self.client.nthreads().values()))
+        """Tasks to keep in flight, from the worker threads connected now (workers may join later)."""
+        return TASKS_PER_THREAD * max(1, sum(self.client.nthreads().values()))
 
 
 def check_execution_device(execution: ExecutionConfig, methods=()) -> None:

@@ -6,6 +6,13 @@ seed with the trial (for the split) and the method setting (for the method's
 own randomness), so neither the order of execution, ``--jobs`` nor the Dask
 cluster can change a number. Re-running a config skips every cell whose key is
 in the store.
+
+The cells of one trial that differ only in the outlier score of a method whose seed
+only starts an exact eigensolver
+(:meth:`~kpca_bench.methods.registry.MethodSpec.seed_only_starts_solver`) form a *fit
+group* under a protocol that shares fits: they run as one task that fits once, each
+cell scoring the one model by its own score, and all of them take the seed of the
+group's first cell in config order, also a cell that runs alone.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -34,7 +41,7 @@ from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
-from kpca_bench.protocols.base import stored_empty_model, with_flags
+from kpca_bench.protocols.base import FitShare, stored_empty_model, with_flags
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
 from kpca_bench.experiment.execution import (cell_device_fields, check_execution_device, on_execution_device,
@@ -49,12 +56,16 @@ WORKER_LOG = "dask-workers.log"
 
 @dataclass(frozen=True)
 class Cell:
+    """One (trial, method entry, setting): its key, its seeds, and ``fit_group``, the key of the first cell
+    of its fit group (None: it fits alone), whose ``random_state`` it takes."""
+
     key: str
     trial: int
     method_index: int
     setting: dict
     split_seed: int
     random_state: int
+    fit_group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,15 +117,18 @@ def derive_seed(*parts) -> int:
 
 
 def plan_cells(config: Config) -> list[Cell]:
-    """Every cell of the experiment, trial by trial."""
+    """Every cell of the experiment, trial by trial; the cells of a fit group (:func:`fit_identity`) with the
+    ``random_state`` of its first cell in config order and that cell's key as their ``fit_group``."""
     data_part = {"dataset": config.dataset, "protocol": config.protocol, "threshold": config.threshold,
                  "seed": config.seed}
     keyed_options = cell_key_options(config)
     if keyed_options:
         data_part["protocol_options"] = keyed_options
+    shares_fits = PROTOCOLS[config.protocol].shares_fits
     cells = []
     for trial in range(config.trials):
         split_seed = derive_seed(config.seed, DATASETS[config.dataset.name].split_seed_name, trial)
+        first_of_group: dict[str, Cell] = {}
         for index, method in enumerate(config.methods):
             if method.trials is not None and trial >= method.trials:
                 continue
@@ -122,12 +136,24 @@ def plan_cells(config: Config) -> list[Cell]:
                 identity = {"method": method.name, "setting": setting, "score": method.score}
                 if method.higher_is is not None:  # a declared sign (issue 17), only when given: older keys stay
                     identity["higher_is"] = method.higher_is
-                cells.append(Cell(
-                    key=stable_hash({**data_part, **identity, "trial": trial}),
-                    trial=trial, method_index=index, setting=setting, split_seed=split_seed,
-                    random_state=derive_seed(config.seed, trial, identity),
-                ))
+                cell = Cell(key=stable_hash({**data_part, **identity, "trial": trial}), trial=trial,
+                            method_index=index, setting=setting, split_seed=split_seed,
+                            random_state=derive_seed(config.seed, trial, identity))
+                group = fit_identity(method, setting) if shares_fits else None
+                if group is not None:
+                    first = first_of_group.setdefault(group, cell)
+                    cell = replace(cell, random_state=first.random_state, fit_group=first.key)
+                cells.append(cell)
     return cells
+
+
+def fit_identity(method: MethodConfig, setting: dict) -> str | None:
+    """What the cells of one trial that can share a fit have in common: the method, its setting and its
+    declared sign, for a setting whose seed only starts an exact eigensolver
+    (:meth:`~kpca_bench.methods.registry.MethodSpec.seed_only_starts_solver`); None for any other."""
+    if not method.spec().seed_only_starts_solver(setting):
+        return None
+    return stable_hash({"method": method.name, "setting": setting, "higher_is": method.higher_is})
 
 
 def cell_key_options(config: Config) -> dict:
@@ -210,11 +236,13 @@ def failure_kind(record: dict) -> str:
     return record.get("error_type") or record["status"]
 
 
-def build_method(entry: MethodConfig, setting: dict, random_state: int) -> Method:
-    """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score."""
+def build_method(entry: MethodConfig, setting: dict, random_state: int, fit_share: FitShare | None = None) -> Method:
+    """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score
+    (and the fit it shares with its fit group, if any)."""
     spec = entry.spec()
     return Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
-                  estimator=spec.build(setting, random_state=random_state), kernel_method=spec.kernel_method)
+                  estimator=spec.build(setting, random_state=random_state), kernel_method=spec.kernel_method,
+                  fit_share=fit_share)
 
 
 def cell_fields(cell: Cell, config: Config) -> dict:
@@ -231,7 +259,38 @@ def as_stored(value):
     return json.loads(json.dumps(value, default=str))
 
 
-def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
+def run_task(cells: tuple[Cell, ...], config: Config, split, blas_threads: int = 1) -> list[dict]:
+    """The records of one task: one cell, or the cells of a fit group in config order, the first to fit
+    sharing its fit with the others (:class:`~kpca_bench.protocols.base.FitShare`); each of those says so
+    in ``fit_shared_with`` (the key of the cell that fitted), and its times are its own."""
+    share = FitShare() if len(cells) > 1 else None
+    records, fitter = [], None
+    for cell in cells:
+        record = run_cell(cell, config, split, blas_threads, share)
+        if fitter is not None:
+            record["fit_shared_with"] = fitter
+        elif share is not None and share.done:
+            fitter = cell.key
+        records.append(record)
+    return records
+
+
+def tasks_of(cells: list[Cell], config: Config) -> list[tuple[Cell, ...]]:
+    """``cells`` as tasks: each fit group's cells together (in their order), every other cell alone; trial by
+    trial, each trial's fit groups first, then its other kernel methods, then the rest, so that the cheap
+    tasks come last and fill the workers while the dear ones finish (a dataset ends when its last task does)."""
+    tasks: dict[str, list[Cell]] = {}
+    for cell in cells:
+        tasks.setdefault(cell.fit_group or cell.key, []).append(cell)
+
+    def cost_rank(task: list[Cell]) -> tuple[int, int]:
+        kernel_method = config.methods[task[0].method_index].spec().kernel_method
+        return task[0].trial, 0 if len(task) > 1 else 1 if kernel_method else 2
+
+    return [tuple(task) for task in sorted(tasks.values(), key=cost_rank)]
+
+
+def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1, fit_share: FitShare | None = None) -> dict:
     """Build, fit and evaluate one cell; whatever it raises comes back as a ``failed`` record.
 
     ``blas_threads`` caps the BLAS / OpenMP threads of this cell so that
@@ -252,7 +311,7 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1) -> dict:
         max_memory_mb = sklearn.get_config()["working_memory"]
         device = {"device": "cpu"}
         try:
-            method = build_method(entry, cell.setting, cell.random_state)
+            method = build_method(entry, cell.setting, cell.random_state, fit_share)
             device = cell_device_fields(method.estimator, config.execution.device)
             result = PROTOCOLS[config.protocol].evaluate(method, split, config.options)
         except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
@@ -546,13 +605,14 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
     def split_of(seed: int):
         return PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, seed)
 
-    for record in backend.run(partial(run_cell, config=config), todo, split_of):
-        record = {**cell_fields(by_key[record["key"]], config), **record, **common}
-        store.append(record)
-        ran.append(record)
-        progress.advance(f"{record['method']} trial {record['trial']}"
-                         + ("" if is_finished(record) else f" {record['status']}"))
-        if fail_fast and not is_finished(record):
+    for records in backend.run(partial(run_task, config=config), tasks_of(todo, config), split_of):
+        for record in records:
+            record = {**cell_fields(by_key[record["key"]], config), **record, **common}
+            store.append(record)
+            ran.append(record)
+            progress.advance(f"{record['method']} trial {record['trial']}"
+                             + ("" if is_finished(record) else f" {record['status']}"))
+        if fail_fast and not all(is_finished(record) for record in records):
             return True
     return False
 

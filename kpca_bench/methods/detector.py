@@ -64,7 +64,11 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
         X = self._validated(X, reset=True)
-        self.estimator_ = clone(KernelPCA() if self.estimator is None else self.estimator).fit(X)
+        return self._scoring(clone(KernelPCA() if self.estimator is None else self.estimator).fit(X), X)
+
+    def _scoring(self, fitted_estimator, X):
+        """Self with ``fitted_estimator`` (fitted on the validated ``X``) as its subspace and its ``offset_``."""
+        self.estimator_ = fitted_estimator
         # n scores to the host for NumPy's quantile, which the array API lacks.
         training_scores = -to_numpy(training_outlier_scores(self.estimator_, self.outlier_score, X))
         self.offset_ = float(np.quantile(training_scores, self.contamination))
@@ -87,3 +91,26 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
         decision = self.decision_function(X)
         xp = namespace(decision)
         return xp.where(decision >= 0, xp.ones_like(decision, dtype=xp.int64), -xp.ones_like(decision, dtype=xp.int64))
+
+
+def rescored(detector: KernelSubspaceDetector, outlier_score: str, X) -> KernelSubspaceDetector:
+    """A fitted detector scoring the subspace ``detector`` fitted by another outlier score, without refitting.
+
+    Equal to a detector with ``detector``'s parameters but ``outlier_score`` fitted on ``X`` (its
+    estimator with the same ``random_state``): same fitted estimator (shared, not copied), and its own
+    ``offset_`` from the training points' scores, taken from the projection the estimator kept at fit
+    when it has one. The runner's fit groups score one fit by reconstruction error and Mahalanobis
+    distance this way.
+
+    Parameters
+    ----------
+    detector : KernelSubspaceDetector
+        Fitted.
+    outlier_score : {"reconstruction_error", "mahalanobis"}
+    X : array of shape (n_samples, n_features)
+        The points ``detector`` was fitted on.
+    """
+    check_is_fitted(detector, "estimator_")
+    scored = clone(detector).set_params(outlier_score=outlier_score)
+    scored._validate_params()
+    return scored._scoring(detector.estimator_, scored._validated(X, reset=True))

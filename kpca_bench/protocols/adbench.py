@@ -136,9 +136,8 @@ def evaluate_adbench(method: Method, split: Split, options: Options) -> dict:
     """
     rows = split.capped if method.kernel_method and split.capped is not None else slice(None)
     X_fit = split.X_train[rows]
-    detector = method.detector()
     start = time.perf_counter()
-    detector.fit(X_fit)
+    detector = method.fitted_detector(X_fit)
     fitted = time.perf_counter()
     train_scores = -detector.score_samples(X_fit)
     test_scores = -detector.score_samples(split.X_test)
@@ -162,4 +161,5 @@ class Adbench(Protocol):
     check_data = staticmethod(check_adbench)
     split = staticmethod(adbench_split)
     evaluate = staticmethod(evaluate_adbench)
+    shares_fits = True
     describe = staticmethod(describe)

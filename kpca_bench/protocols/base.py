@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from kpca_bench.devices import to_numpy
-from kpca_bench.methods.detector import KernelSubspaceDetector
+from kpca_bench.methods.detector import KernelSubspaceDetector, rescored
 from kpca_bench.methods.registry import estimator_spec, method_spec
 from kpca_bench.validation import Problems, declared, later_fields
 
@@ -172,11 +172,41 @@ class MethodConfig:
         return next((key for key, values in self.grid.items() if len(values) > 1), None)
 
 
+@dataclass
+class FitShare:
+    """The one fit of a *fit group*: cells of one trial that differ only in the outlier score of a subspace
+    method (:func:`~kpca_bench.experiment.runner.plan_cells`). The first cell to fit keeps its fitted
+    detector here (or the error its fit raised); the others score that subspace by their own score
+    (:func:`~kpca_bench.methods.detector.rescored`), or raise that error, instead of fitting again."""
+
+    detector: KernelSubspaceDetector | None = None
+    error: Exception | None = None
+
+    @property
+    def done(self) -> bool:
+        """Whether a cell has fitted (or tried to)."""
+        return self.detector is not None or self.error is not None
+
+    def fitted_detector(self, method: Method, X):
+        """``method``'s detector fitted on ``X``: by fitting it if no cell has, else from the group's fit."""
+        if self.error is not None:
+            raise self.error
+        if self.detector is not None:
+            return rescored(self.detector, method.detector().outlier_score, X)
+        try:
+            self.detector = method.detector().fit(X)
+        except Exception as error:  # noqa: BLE001 - kept for the group's other cells, then raised as ever
+            self.error = error
+            raise
+        return self.detector
+
+
 @dataclass(frozen=True)
 class Method:
     """What a cell hands a protocol: the entry's label and registered name, the estimator built for one
     setting (unfitted), and for a kernel-PCA variant (``subspace``) the outlier score its entry names.
-    ``kernel_method``: it builds a kernel over its training rows (a protocol may cap them)."""
+    ``kernel_method``: it builds a kernel over its training rows (a protocol may cap them).
+    ``fit_share``: the fit the cell shares with the other cells of its fit group (None: it fits alone)."""
 
     label: str
     name: str
@@ -184,12 +214,22 @@ class Method:
     subspace: bool
     score: str | None = None
     kernel_method: bool = False
+    fit_share: FitShare | None = None
 
     def detector(self):
         """An unfitted outlier detector: the estimator itself, or a kernel-PCA variant scored in its subspace."""
         if self.subspace:
             return KernelSubspaceDetector(self.estimator, outlier_score=self.score or "reconstruction_error")
         return self.estimator
+
+    def fitted_detector(self, X):
+        """:meth:`detector` fitted on ``X``, or for a cell of a fit group its share of the group's one fit
+        (:class:`FitShare`); what a protocol that shares fits (:attr:`Protocol.shares_fits`) calls."""
+        if self.fit_share is not None:
+            return self.fit_share.fitted_detector(self, X)
+        detector = self.detector()
+        detector.fit(X)
+        return detector
 
 
 class Protocol:
@@ -206,6 +246,8 @@ class Protocol:
         cell's numbers: left out of the cell keys, so a config that differs from another only in them
         reuses its cells (:func:`~kpca_bench.experiment.runner.plan_cells`).
     reads_draw : its split reads ``dataset.draw`` (the novelty splits).
+    shares_fits : its ``evaluate`` fits through :meth:`Method.fitted_detector`, so that the cells of a fit
+        group (:class:`FitShare`) can share one fit.
     """
 
     name: str
@@ -215,6 +257,7 @@ class Protocol:
     records: tuple[str, ...] = ()
     report_only_options: tuple[str, ...] = ()
     reads_draw: bool = False
+    shares_fits: bool = False
 
     def parse_options(self, raw: dict, threshold: ThresholdConfig, problems: Problems):
         """The typed options of the config's ``protocol:`` mapping (ranges expanded) and the top-level

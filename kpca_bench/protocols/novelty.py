@@ -162,9 +162,8 @@ def evaluate_novelty(method: Method, split: Split, options: Options) -> dict:
     Scores are flipped once here from scikit-learn's ``score_samples``
     (higher = more normal) to outlier scores (higher = more abnormal).
     """
-    detector = method.detector()
     start = time.perf_counter()
-    detector.fit(split.X_train)
+    detector = method.fitted_detector(split.X_train)
     fitted = time.perf_counter()
     train_scores = -detector.score_samples(split.X_train)
     test_scores = -detector.score_samples(split.X_test)
@@ -190,6 +189,7 @@ class Novelty(Protocol):
     check_data = staticmethod(check_novelty_sizes)
     split = staticmethod(novelty_split)
     evaluate = staticmethod(evaluate_novelty)
+    shares_fits = True
     describe = staticmethod(describe)
 
     def train_rows(self, data: DatasetConfig, options) -> int | None:

@@ -137,9 +137,8 @@ def evaluate_unsupervised(method: Method, split: Split, options: Options) -> dic
     The threshold rule sees the sample's scores as both its "training" and its
     "test" scores (they are the same points).
     """
-    detector = method.detector()
     start = time.perf_counter()
-    detector.fit(split.X_train)
+    detector = method.fitted_detector(split.X_train)
     fitted = time.perf_counter()
     scores = fitted_sample_scores(detector, split.X_train)
     return with_flags({"fit_time": fitted - start, "score_time": time.perf_counter() - fitted,
@@ -158,5 +157,6 @@ class Unsupervised(Protocol):
     check_data = staticmethod(check_unsupervised)
     split = staticmethod(unsupervised_split)
     evaluate = staticmethod(evaluate_unsupervised)
+    shares_fits = True
     describe = staticmethod(describe)
     train_rows = staticmethod(train_rows)
