@@ -261,16 +261,19 @@ def as_stored(value):
 
 def run_task(cells: tuple[Cell, ...], config: Config, split, blas_threads: int = 1) -> list[dict]:
     """The records of one task: one cell, or the cells of a fit group in config order, the first to fit
-    sharing its fit with the others (:class:`~kpca_bench.protocols.base.FitShare`); each of those says so
-    in ``fit_shared_with`` (the key of the cell that fitted), and its times are its own."""
+    sharing its fit with the others (:class:`~kpca_bench.protocols.base.FitShare`). Each of those says so
+    in ``fit_shared_with`` (the key of the cell that fitted); its ``fit_time`` is that of the one fit (the
+    model's cost, as the fitting cell's record gives it), its ``wall_time`` only what it took itself."""
     share = FitShare() if len(cells) > 1 else None
     records, fitter = [], None
     for cell in cells:
         record = run_cell(cell, config, split, blas_threads, share)
         if fitter is not None:
-            record["fit_shared_with"] = fitter
+            record["fit_shared_with"] = fitter["key"]
+            if "fit_time" in fitter and "fit_time" in record:
+                record["fit_time"] = fitter["fit_time"]
         elif share is not None and share.done:
-            fitter = cell.key
+            fitter = record
         records.append(record)
     return records
 

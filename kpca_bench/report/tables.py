@@ -25,6 +25,8 @@ TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
 TRIAL_COLUMNS += ["degenerate"]
 # Issue 34: where a cell computed (cpu, or cuda with the GPU's model); absent from records written before.
 TRIAL_COLUMNS += ["device", "gpu_model"]
+# Issue 34: the cell whose fit a cell of a fit group scored (empty: it fitted itself).
+TRIAL_COLUMNS += ["fit_shared_with"]
 # Structured fields kept in trials.csv, written as JSON.
 JSON_COLUMNS = ("versions", "warnings")
 FITTED_ON = {"training": "fitted on the training rows", "all": "fitted on the training and test rows",
