@@ -88,7 +88,7 @@ def test_the_re_and_md_cells_of_exact_kpca_form_a_group_with_the_first_cells_see
     cells = plan_cells(planned)
     for trial in (0, 1):
         cell = {planned.methods[c.method_index].label: c for c in cells if c.trial == trial}
-        assert cell["KPCA MD"].fit_group == cell["KPCA RE"].fit_group == cell["KPCA RE"].key
+        assert cell["KPCA MD"].fit_group == cell["KPCA RE"].fit_group is not None
         assert cell["KPCA MD"].random_state == cell["KPCA RE"].random_state
         assert {cell[label].fit_group for label in ("Nystrom RE", "Nystrom MD", "kNN")} == {None}
         assert cell["Nystrom MD"].random_state != cell["Nystrom RE"].random_state
@@ -100,17 +100,26 @@ def test_the_re_and_md_cells_of_exact_kpca_form_a_group_with_the_first_cells_see
     labels = [[reversed_order.methods[c.method_index].label for c in task]
               for task in tasks_of(plan_cells(reversed_order), reversed_order)[:4]]
     assert labels == [["KPCA MD", "KPCA RE"], ["Nystrom MD"], ["Nystrom RE"], ["kNN"]]
+    # The group's seed is its reconstruction-error cell's, whatever the order of the entries.
+    assert {(c.key, c.random_state) for c in plan_cells(reversed_order)} == {(c.key, c.random_state) for c in cells}
 
 
-def test_fit_groups_change_no_key_and_no_seed_but_the_later_cells_of_a_group(monkeypatch):
+def test_a_fit_group_moves_the_seed_and_the_key_of_its_mahalanobis_cells_only(monkeypatch):
     grouped = plan_cells(config())
     monkeypatch.setattr(PROTOCOLS["adbench"], "shares_fits", False)
     alone = plan_cells(config())
-    assert [c.key for c in grouped] == [c.key for c in alone]
     assert [c.split_seed for c in grouped] == [c.split_seed for c in alone]
-    moved = [c.method_index for c, before in zip(grouped, alone) if c.random_state != before.random_state]
-    assert moved == [1, 1]  # KPCA MD in each trial
+    moved_seeds = [c.method_index for c, before in zip(grouped, alone) if c.random_state != before.random_state]
+    moved_keys = [c.method_index for c, before in zip(grouped, alone) if c.key != before.key]
+    assert moved_seeds == moved_keys == [1, 1]  # KPCA MD in each trial
     assert {c.fit_group for c in alone} == {None}
+
+
+def test_a_cell_alone_in_its_group_keeps_its_own_seed_and_key(monkeypatch):
+    md_alone = {c.trial: c for c in plan_cells(config("KPCA MD"))}
+    monkeypatch.setattr(PROTOCOLS["adbench"], "shares_fits", False)
+    unshared = {c.trial: c for c in plan_cells(config("KPCA MD"))}
+    assert md_alone == unshared  # so a record computed with the group's seed is never taken for it, nor the reverse
 
 
 def test_a_protocol_that_fits_each_cell_itself_has_no_fit_groups():
@@ -221,3 +230,19 @@ def test_a_dask_run_shares_fits_to_the_same_numbers(grouped, tmp_path):
     records = by_entry(outcome.directory)
     assert all(numbers(records[cell]) == numbers(grouped[cell]) for cell in grouped)
     assert all(records[cell].get("fit_shared_with") == grouped[cell].get("fit_shared_with") for cell in grouped)
+
+
+def test_an_skpca_group_scores_one_model_and_each_cell_counts_the_fits_warnings(tmp_path):
+    skpca = {"n_components": 3, "l1_ratio": 0.5, "gamma": "mean_pairwise", "eigen_solver": "arpack", "max_iter": 1}
+    raw = {**raw_config(), "methods": [{"name": "skpca_enet", "label": f"SKPCA {score}", "params": skpca,
+                                        "score": score} for score in ("RE", "MD")]}
+    raw["methods"][0]["score"], raw["methods"][1]["score"] = "reconstruction_error", "mahalanobis"
+    outcome = run_experiment(parse_config(raw), tmp_path, notify=lambda message: None)
+    assert outcome.stopped_by is None and not outcome.failures
+    records = by_entry(outcome.directory)
+    for trial in (0, 1):
+        re, md = records["SKPCA RE", trial], records["SKPCA MD", trial]
+        assert md["fit_shared_with"] == re["key"]
+        assert (md["sparsity"], md["n_iter"], md["random_state"]) == (re["sparsity"], re["n_iter"], re["random_state"])
+        # max_iter=1 stops SKPCA before it converges: the warning is the fit's, so both cells count it.
+        assert md["warnings"] == re["warnings"] and re["warnings"]["ConvergenceWarning"] >= 1

@@ -75,5 +75,5 @@ def test_rescoring_checks_the_detector_and_the_score(X):
     with pytest.raises(NotFittedError):
         rescored(KernelSubspaceDetector(KernelPCA(3, sigma=1.5)), "mahalanobis", X)
     fitted = KernelSubspaceDetector(KernelPCA(3, sigma=1.5)).fit(X)
-    with pytest.raises(InvalidParameterError, match="'outlier_score' parameter of KernelSubspaceDetector must be"):
+    with pytest.raises(ValueError, match="outlier_score must be one of reconstruction_error, mahalanobis, got 'euclidean'"):
         rescored(fitted, "euclidean", X)

@@ -12,7 +12,7 @@ only starts an exact eigensolver
 (:meth:`~kpca_bench.methods.registry.MethodSpec.seed_only_starts_solver`) form a *fit
 group* under a protocol that shares fits: they run as one task that fits once, each
 cell scoring the one model by its own score, and all of them take the seed of the
-group's first cell in config order, also a cell that runs alone.
+group's reconstruction-error cell, also a cell that runs alone (the others' keys say so).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from kpca_bench.datasets.labels import check_binary
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
+from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.protocols.base import FitShare, stored_empty_model, with_flags
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
@@ -56,8 +57,8 @@ WORKER_LOG = "dask-workers.log"
 
 @dataclass(frozen=True)
 class Cell:
-    """One (trial, method entry, setting): its key, its seeds, and ``fit_group``, the key of the first cell
-    of its fit group (None: it fits alone), whose ``random_state`` it takes."""
+    """One (trial, method entry, setting): its key, its seeds, and ``fit_group``, the id shared by the cells
+    of its fit group (None: it fits alone), whose seed they all take (:func:`with_fit_groups`)."""
 
     key: str
     trial: int
@@ -117,8 +118,8 @@ def derive_seed(*parts) -> int:
 
 
 def plan_cells(config: Config) -> list[Cell]:
-    """Every cell of the experiment, trial by trial; the cells of a fit group (:func:`fit_identity`) with the
-    ``random_state`` of its first cell in config order and that cell's key as their ``fit_group``."""
+    """Every cell of the experiment, trial by trial, the cells of each fit group with the group's seed
+    (:func:`with_fit_groups`)."""
     data_part = {"dataset": config.dataset, "protocol": config.protocol, "threshold": config.threshold,
                  "seed": config.seed}
     keyed_options = cell_key_options(config)
@@ -128,7 +129,7 @@ def plan_cells(config: Config) -> list[Cell]:
     cells = []
     for trial in range(config.trials):
         split_seed = derive_seed(config.seed, DATASETS[config.dataset.name].split_seed_name, trial)
-        first_of_group: dict[str, Cell] = {}
+        planned = []
         for index, method in enumerate(config.methods):
             if method.trials is not None and trial >= method.trials:
                 continue
@@ -139,11 +140,31 @@ def plan_cells(config: Config) -> list[Cell]:
                 cell = Cell(key=stable_hash({**data_part, **identity, "trial": trial}), trial=trial,
                             method_index=index, setting=setting, split_seed=split_seed,
                             random_state=derive_seed(config.seed, trial, identity))
-                group = fit_identity(method, setting) if shares_fits else None
-                if group is not None:
-                    first = first_of_group.setdefault(group, cell)
-                    cell = replace(cell, random_state=first.random_state, fit_group=first.key)
-                cells.append(cell)
+                planned.append((cell, identity, fit_identity(method, setting) if shares_fits else None))
+        cells += with_fit_groups(planned, data_part, config.seed, trial)
+    return cells
+
+
+def with_fit_groups(planned: list[tuple[Cell, dict, str | None]], data_part: dict, seed: int, trial: int) -> list[Cell]:
+    """One trial's cells, those of each *fit group* (two or more cells with the same :func:`fit_identity`) with
+    the group's ``fit_group`` id and its seed: the seed of its cell whose score comes first in
+    :data:`~kpca_bench.methods.scores.OUTLIER_SCORES` (reconstruction error), whatever the config's order and
+    other entries. A cell that takes a seed other than its own has that seed in its key too (``fit_seed``),
+    so a record computed with its own seed is never taken for it."""
+    groups: dict[str, list[tuple[Cell, dict]]] = {}
+    for cell, identity, group in planned:
+        if group is not None:
+            groups.setdefault(group, []).append((cell, identity))
+    cells = []
+    for cell, identity, group in planned:
+        members = groups.get(group, [])
+        if len(members) > 1:
+            score = min((member_identity["score"] for _, member_identity in members), key=list(OUTLIER_SCORES).index)
+            group_seed = derive_seed(seed, trial, {**identity, "score": score})
+            key = cell.key if group_seed == cell.random_state else stable_hash(
+                {**data_part, **identity, "trial": trial, "fit_seed": group_seed})
+            cell = replace(cell, key=key, random_state=group_seed, fit_group=f"{group}/{trial}")
+        cells.append(cell)
     return cells
 
 
@@ -270,8 +291,8 @@ def run_task(cells: tuple[Cell, ...], config: Config, split, blas_threads: int =
         record = run_cell(cell, config, split, blas_threads, share)
         if fitter is not None:
             record["fit_shared_with"] = fitter["key"]
-            if "fit_time" in fitter and "fit_time" in record:
-                record["fit_time"] = fitter["fit_time"]
+            if "fit_time" in record:  # a fitting cell that failed after its fit has no fit_time of its own
+                record["fit_time"] = fitter.get("fit_time", share.fit_seconds)
         elif share is not None and share.done:
             fitter = record
         records.append(record)

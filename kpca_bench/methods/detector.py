@@ -111,6 +111,7 @@ def rescored(detector: KernelSubspaceDetector, outlier_score: str, X) -> KernelS
         The points ``detector`` was fitted on.
     """
     check_is_fitted(detector, "estimator_")
+    if outlier_score not in OUTLIER_SCORES:
+        raise ValueError(f"outlier_score must be one of {', '.join(OUTLIER_SCORES)}, got {outlier_score!r}")
     scored = clone(detector).set_params(outlier_score=outlier_score)
-    scored._validate_params()
     return scored._scoring(detector.estimator_, scored._validated(X, reset=True))

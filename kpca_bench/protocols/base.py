@@ -10,7 +10,9 @@ options (parsed and checked when the config is loaded), the method entries
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, fields
+import time
+import warnings
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -176,11 +178,14 @@ class MethodConfig:
 class FitShare:
     """The one fit of a *fit group*: cells of one trial that differ only in the outlier score of a subspace
     method (:func:`~kpca_bench.experiment.runner.plan_cells`). The first cell to fit keeps its fitted
-    detector here (or the error its fit raised); the others score that subspace by their own score
-    (:func:`~kpca_bench.methods.detector.rescored`), or raise that error, instead of fitting again."""
+    detector here (or the error its fit raised), how long the fit took and the warnings it raised; the
+    others score that subspace by their own score (:func:`~kpca_bench.methods.detector.rescored`), or raise
+    that error, instead of fitting again, and see the fit's warnings as if they had fitted."""
 
     detector: KernelSubspaceDetector | None = None
     error: Exception | None = None
+    fit_seconds: float | None = None
+    fit_warnings: list = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -189,16 +194,30 @@ class FitShare:
 
     def fitted_detector(self, method: Method, X):
         """``method``'s detector fitted on ``X``: by fitting it if no cell has, else from the group's fit."""
-        if self.error is not None:
-            raise self.error
-        if self.detector is not None:
+        if self.done:
+            self._warn_again()
+            if self.error is not None:
+                raise self.error
             return rescored(self.detector, method.detector().outlier_score, X)
+        start = time.perf_counter()
+        caught: list = []
         try:
-            self.detector = method.detector().fit(X)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                self.detector = method.detector().fit(X)
         except Exception as error:  # noqa: BLE001 - kept for the group's other cells, then raised as ever
             self.error = error
             raise
+        finally:
+            self.fit_seconds = time.perf_counter() - start
+            self.fit_warnings = list(caught)
+            self._warn_again()
         return self.detector
+
+    def _warn_again(self) -> None:
+        """Issue the fit's warnings in the calling cell (each cell's record counts its own)."""
+        for caught in self.fit_warnings:
+            warnings.warn_explicit(caught.message, caught.category, caught.filename, caught.lineno)
 
 
 @dataclass(frozen=True)
@@ -247,7 +266,8 @@ class Protocol:
         reuses its cells (:func:`~kpca_bench.experiment.runner.plan_cells`).
     reads_draw : its split reads ``dataset.draw`` (the novelty splits).
     shares_fits : its ``evaluate`` fits through :meth:`Method.fitted_detector`, so that the cells of a fit
-        group (:class:`FitShare`) can share one fit.
+        group (:class:`FitShare`) can share one fit; a subclass that defines its own ``evaluate`` does not,
+        unless it says so.
     """
 
     name: str
@@ -258,6 +278,12 @@ class Protocol:
     report_only_options: tuple[str, ...] = ()
     reads_draw: bool = False
     shares_fits: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        # A subclass with its own evaluate shares fits only if it says so: it may not fit through fitted_detector.
+        super().__init_subclass__(**kwargs)
+        if "evaluate" in cls.__dict__ and "shares_fits" not in cls.__dict__:
+            cls.shares_fits = False
 
     def parse_options(self, raw: dict, threshold: ThresholdConfig, problems: Problems):
         """The typed options of the config's ``protocol:`` mapping (ranges expanded) and the top-level

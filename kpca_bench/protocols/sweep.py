@@ -233,4 +233,3 @@ class NoveltySweep(Novelty):
     parse_options = staticmethod(parse_options)
     check_methods = staticmethod(check_methods)
     evaluate = staticmethod(evaluate_sweep)
-    shares_fits = False  # its evaluate fits each cell itself (Novelty's would share)
