@@ -91,9 +91,11 @@ def test_plan_counts_stored_cells_and_estimates_the_time_left(tmp_path):
     assert result.exit_code == 0 and "16 cells, 8 stored" in result.output and "min with 1 worker" in result.output
 
 
-@pytest.mark.parametrize("config", sorted([*(ROOT / "configs").glob("**/*.yaml"),
-                                           *(ROOT / "reproductions").glob("*/configs/**/*.yaml")]),
-                         ids=lambda path: path.relative_to(ROOT).as_posix())
+# The quickstart in the quick subset; the sweep over every config (a third of this module's time) in `make test`.
+@pytest.mark.parametrize("config", [
+    pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow)
+    for path in sorted([*(ROOT / "configs").glob("**/*.yaml"), *(ROOT / "reproductions").glob("*/configs/**/*.yaml")])
+], ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_plan_works_for_every_committed_config(config, tmp_path):
     """Single datasets, lists and collections alike: plan reads configs and stores, no data, no folder made."""
     result = invoke("plan", config, "--out", tmp_path)
@@ -114,6 +116,7 @@ def two_runs(tmp_path_factory):
     return root / "a", root / "b"
 
 
+@pytest.mark.slow  # two runs of the quickstart (the two_runs fixture)
 def test_compare_pairs_the_trials_of_runs_with_the_same_splits(two_runs):
     from kpca_bench.report.compare_runs import compare_runs
 
@@ -126,6 +129,7 @@ def test_compare_pairs_the_trials_of_runs_with_the_same_splits(two_runs):
     assert invoke("compare", two_runs[0], two_runs[0].parent / "missing").exit_code == 2
 
 
+@pytest.mark.slow  # two runs of the quickstart (the two_runs fixture)
 @pytest.mark.parametrize("fmt", ["parquet", "json", "csv"])
 def test_export(two_runs, fmt, tmp_path):
     output = tmp_path / f"out.{fmt}"

@@ -64,6 +64,7 @@ def test_bless_then_check_passes_and_records_the_profile(workdir):
     assert set(trials["profile"]) == {"quick"} and trials["trial"].max() == 2
 
 
+@pytest.mark.slow  # runs the quick profile twice
 def test_check_fails_with_a_readable_table_when_centering_is_broken(workdir, monkeypatch):
     assert invoke("bless", "configs/quickstart.yaml").exit_code == 0
     shutil.rmtree(workdir / "results" / "quick")

@@ -61,6 +61,7 @@ def test_real_files_match_the_manifest(real_data_dir, monkeypatch, name):
         assert (DATASETS[name].shape, DATASETS[name].n_classes) == (shape, len(dataset.class_names))
 
 
+@pytest.mark.slow  # loads every real dataset
 @pytest.mark.real_data
 def test_real_defaults_that_differ_from_the_raw_files(real_data_dir, monkeypatch):
     monkeypatch.setenv("KPCA_BENCH_DATA", str(real_data_dir))
