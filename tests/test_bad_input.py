@@ -257,7 +257,8 @@ def test_a_write_fault_is_one_line_naming_the_file_and_cause(tmp_path, monkeypat
 def test_a_real_short_write_is_cut_back_and_the_store_stays_whole(tmp_path, monkeypatch):
     """A disk that fills up mid-line: the partial line is removed, earlier records are kept."""
     folder = tmp_path / "quickstart"
-    assert invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1").exit_code == 0
+    for key in ("a", "b"):
+        store.ResultStore(folder).append({"key": key, "status": "ok"})
     before = (folder / "records.jsonl").read_bytes()
     record = {"key": "x" * 50, "status": "ok"}
 
@@ -316,6 +317,7 @@ def test_a_method_that_always_fails_is_recorded_marked_and_exits_1(tmp_path, fai
     assert "| One-class SVM **(failed)** | 0 / 2 | 2 |" in markdown
 
 
+@pytest.mark.slow  # three runs
 def test_failed_cells_are_retried_unless_no_retry(tmp_path, failing_ocsvm, monkeypatch):
     invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1")
     assert invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1", "--no-retry").exit_code == 1
@@ -952,6 +954,7 @@ def whole_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in data.splitlines()]
 
 
+@pytest.mark.slow  # three runs on a real tmpfs; the faults are also simulated above
 def test_on_a_full_disk_the_message_names_records_jsonl_and_it_holds_whole_lines(tmpfs):
     point, remount = tmpfs
     result = invoke(QUICKSTART, "--out", point, "--quiet", "--trials", "3")
@@ -966,6 +969,7 @@ def test_on_a_full_disk_the_message_names_records_jsonl_and_it_holds_whole_lines
     assert pd.read_csv(folder / "summary.csv")["trials"].tolist() == [3] * 4
 
 
+@pytest.mark.slow  # runs on a real tmpfs; the faults are also simulated above
 @pytest.mark.parametrize("command", ["run", "report"])
 def test_a_read_only_results_folder_is_one_line(tmpfs, command):
     point, remount = tmpfs

@@ -143,7 +143,7 @@ def test_export(two_runs, fmt, tmp_path):
     assert len(frame) == 16 and json.loads(frame["versions"][0])["kpca-bench"]
 
 
-def test_run_ends_with_a_table_and_the_files_written(two_runs, tmp_path):
+def test_run_ends_with_a_table_and_the_files_written(tmp_path):
     result = invoke("run", QUICKSTART, "--out", tmp_path, "--trials", "1")
     assert result.exit_code == 0
     assert "![" not in result.output and "KPCA" in result.output and "auroc" in result.output
@@ -172,11 +172,13 @@ def test_methods_show_their_defaults_uncut_off_a_terminal():
     assert "eigen_solver='auto'" in result.output and "rank_cutoff='numerical'" in result.output
 
 
+@pytest.mark.slow  # two runs of the quickstart (the two_runs fixture)
 def test_trials_csv_holds_versions_as_json(two_runs):
     trials = pd.read_csv(two_runs[0] / "trials.csv")
     assert json.loads(trials["versions"][0])["scikit-learn"]
 
 
+@pytest.mark.slow  # two runs of the quickstart (the two_runs fixture)
 def test_run_json_stores_the_environment_once(two_runs):
     stored = json.loads((two_runs[0] / "environment.json").read_text())["environments"]
     assert len(stored) == 1

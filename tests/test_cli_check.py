@@ -53,6 +53,7 @@ def test_profile_errors_name_the_fix(tmp_path):
     assert result.exit_code == 2 and "no 'quick' profile; add profiles:" in result.stderr
 
 
+@pytest.mark.slow  # runs the quick profile twice
 def test_bless_then_check_passes_and_records_the_profile(workdir):
     assert invoke("bless", "configs/quickstart.yaml").exit_code == 0
     blessed = pd.read_csv(workdir / "results" / "reference" / "quick.csv")

@@ -113,6 +113,7 @@ def test_export_of_a_suite_writes_every_datasets_cells_and_its_tables(two_suites
     assert sorted(p.name for p in tmp_path.glob("only*")) == ["only.json"]
 
 
+@pytest.mark.slow  # two suites run (the two_suites fixture)
 def test_compare_of_two_suites_prints_per_dataset_means_and_the_test(two_suites):
     a, b, _ = two_suites
     result = invoke("compare", a, b)

@@ -119,6 +119,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
     assert_one_error_line(invoke(tmp_path, "--scheduler", address), f"cannot reach the Dask scheduler at {address}")
 
 
+@pytest.mark.slow  # two runs
 def test_a_finished_run_reaches_no_cluster(tmp_path):
     run(tmp_path, "--trials", "1")
     run(tmp_path, "--trials", "1", "--scheduler", f"tcp://127.0.0.1:{free_port()}")
