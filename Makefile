@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 JOBS ?= 1
 
-.PHONY: demo test check all-figures variants analyses install clean
+.PHONY: demo test test-quick check all-figures variants analyses install clean
 
 $(BIN)/kpca-bench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ demo: install
 # One worker per core; a test file's tests stay on one worker, so its module fixtures are built once.
 test: install
 	$(BIN)/python -m pytest -n auto --dist loadfile --durations=15
+
+# While you work: the suite less its tests marked slow (end-to-end runs, a sweep's cases beyond its first).
+test-quick: install
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow" -q
 
 check: install
 	$(BIN)/kpca-bench check --profile quick --jobs $(JOBS) --quiet

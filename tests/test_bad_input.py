@@ -236,8 +236,14 @@ def fail_writes_of(monkeypatch, name: str, code: int, after: int = 0):
     monkeypatch.setattr(store.ResultStore, "append", failing_append)
 
 
-@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EIO])
-@pytest.mark.parametrize("name", ["records.jsonl", "trials.csv", "summary.md", "f1_box.png", "roc.png"])
+FAULTY_FILES = ["records.jsonl", "trials.csv", "summary.md", "f1_box.png", "roc.png"]
+FAULTS = [errno.ENOSPC, errno.EROFS, errno.EIO]
+
+
+# Every file with every fault in `make test`; in the quick subset, each file once and the faults in turn.
+@pytest.mark.parametrize("name, code", [
+    pytest.param(name, code, marks=() if code == FAULTS[i % len(FAULTS)] else pytest.mark.slow)
+    for i, name in enumerate(FAULTY_FILES) for code in FAULTS])
 def test_a_write_fault_is_one_line_naming_the_file_and_cause(tmp_path, monkeypatch, name, code):
     fail_writes_of(monkeypatch, name, code, after=3 if name == "records.jsonl" else 0)
     result = invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "2")
@@ -251,7 +257,8 @@ def test_a_write_fault_is_one_line_naming_the_file_and_cause(tmp_path, monkeypat
 def test_a_real_short_write_is_cut_back_and_the_store_stays_whole(tmp_path, monkeypatch):
     """A disk that fills up mid-line: the partial line is removed, earlier records are kept."""
     folder = tmp_path / "quickstart"
-    assert invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1").exit_code == 0
+    for key in ("a", "b"):
+        store.ResultStore(folder).append({"key": key, "status": "ok"})
     before = (folder / "records.jsonl").read_bytes()
     record = {"key": "x" * 50, "status": "ok"}
 
@@ -310,6 +317,7 @@ def test_a_method_that_always_fails_is_recorded_marked_and_exits_1(tmp_path, fai
     assert "| One-class SVM **(failed)** | 0 / 2 | 2 |" in markdown
 
 
+@pytest.mark.slow  # three runs
 def test_failed_cells_are_retried_unless_no_retry(tmp_path, failing_ocsvm, monkeypatch):
     invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1")
     assert invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1", "--no-retry").exit_code == 1
@@ -835,11 +843,16 @@ def finished_run(tmp_path):
 DAMAGE = {"not JSON": b"{garbage", "not UTF-8": b"\xff\xfe\x00{", "a list": b"[1, 2]", "cut short": b'{"sou'}
 
 
+def quick_first(kinds: list) -> list:
+    """Kinds of damage, each a run: the first in the quick subset, the others in `make test`."""
+    return [kinds[0], *(pytest.param(kind, marks=pytest.mark.slow) for kind in kinds[1:])]
+
+
 def report(folder: Path, *args):
     return CliRunner().invoke(app, ["report", str(folder), *map(str, args)])
 
 
-@pytest.mark.parametrize("damage", [*DAMAGE, "no config", "config not YAML"])
+@pytest.mark.parametrize("damage", quick_first([*DAMAGE, "no config", "config not YAML"]))
 def test_report_with_a_damaged_run_json_sets_it_aside_and_finds_the_config(finished_run, damage):
     run_file = finished_run / "run.json"
     run = json.loads(run_file.read_text())
@@ -862,7 +875,7 @@ def test_report_with_a_damaged_run_json_and_no_config_stops_with_one_line(finish
     assert "no config in" in result.stderr.splitlines()[-1] and "--configs" in result.stderr.splitlines()[-1]
 
 
-@pytest.mark.parametrize("damage", [*DAMAGE, "no source"])
+@pytest.mark.parametrize("damage", quick_first([*DAMAGE, "no source"]))
 def test_report_with_a_damaged_provenance_json_reads_the_dataset_again(finished_run, damage):
     content = json.dumps({"notes": "x"}).encode() if damage == "no source" else DAMAGE[damage]
     (finished_run / "provenance.json").write_bytes(content)
@@ -873,7 +886,7 @@ def test_report_with_a_damaged_provenance_json_reads_the_dataset_again(finished_
     assert "normal.csv" in (finished_run / "summary.md").read_text()  # the provenance, read again
 
 
-@pytest.mark.parametrize("damage", [*DAMAGE, "environments not a list"])
+@pytest.mark.parametrize("damage", quick_first([*DAMAGE, "environments not a list"]))
 def test_a_damaged_environment_json_is_set_aside_keeping_its_history(finished_run, damage):
     content = b'{"environments": {"python": 3}}' if damage == "environments not a list" else DAMAGE[damage]
     (finished_run / "environment.json").write_bytes(content)
@@ -889,7 +902,7 @@ def test_a_damaged_environment_json_is_set_aside_keeping_its_history(finished_ru
     assert (finished_run / "environment.damaged-2.json").read_bytes() == content
 
 
-@pytest.mark.parametrize("damage", ["not JSON", "not UTF-8", "a folder"])
+@pytest.mark.parametrize("damage", quick_first(["not JSON", "not UTF-8", "a folder"]))
 @pytest.mark.parametrize("damaged", [".kpca-bench.lock", ".kpca-bench.holder"])
 def test_a_damaged_lock_file_does_not_stop_a_run(finished_run, damage, damaged):
     path = finished_run / damaged
@@ -941,6 +954,7 @@ def whole_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in data.splitlines()]
 
 
+@pytest.mark.slow  # three runs on a real tmpfs; the faults are also simulated above
 def test_on_a_full_disk_the_message_names_records_jsonl_and_it_holds_whole_lines(tmpfs):
     point, remount = tmpfs
     result = invoke(QUICKSTART, "--out", point, "--quiet", "--trials", "3")
@@ -955,6 +969,7 @@ def test_on_a_full_disk_the_message_names_records_jsonl_and_it_holds_whole_lines
     assert pd.read_csv(folder / "summary.csv")["trials"].tolist() == [3] * 4
 
 
+@pytest.mark.slow  # runs on a real tmpfs; the faults are also simulated above
 @pytest.mark.parametrize("command", ["run", "report"])
 def test_a_read_only_results_folder_is_one_line(tmpfs, command):
     point, remount = tmpfs

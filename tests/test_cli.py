@@ -91,9 +91,11 @@ def test_plan_counts_stored_cells_and_estimates_the_time_left(tmp_path):
     assert result.exit_code == 0 and "16 cells, 8 stored" in result.output and "min with 1 worker" in result.output
 
 
-@pytest.mark.parametrize("config", sorted([*(ROOT / "configs").glob("**/*.yaml"),
-                                           *(ROOT / "reproductions").glob("*/configs/**/*.yaml")]),
-                         ids=lambda path: path.relative_to(ROOT).as_posix())
+# The quickstart in the quick subset; the sweep over every config (a third of this module's time) in `make test`.
+@pytest.mark.parametrize("config", [
+    pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow)
+    for path in sorted([*(ROOT / "configs").glob("**/*.yaml"), *(ROOT / "reproductions").glob("*/configs/**/*.yaml")])
+], ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_plan_works_for_every_committed_config(config, tmp_path):
     """Single datasets, lists and collections alike: plan reads configs and stores, no data, no folder made."""
     result = invoke("plan", config, "--out", tmp_path)
@@ -114,6 +116,7 @@ def two_runs(tmp_path_factory):
     return root / "a", root / "b"
 
 
+@pytest.mark.slow  # two runs of the quickstart (the two_runs fixture)
 def test_compare_pairs_the_trials_of_runs_with_the_same_splits(two_runs):
     from kpca_bench.report.compare_runs import compare_runs
 
@@ -126,6 +129,7 @@ def test_compare_pairs_the_trials_of_runs_with_the_same_splits(two_runs):
     assert invoke("compare", two_runs[0], two_runs[0].parent / "missing").exit_code == 2
 
 
+@pytest.mark.slow  # two runs of the quickstart (the two_runs fixture)
 @pytest.mark.parametrize("fmt", ["parquet", "json", "csv"])
 def test_export(two_runs, fmt, tmp_path):
     output = tmp_path / f"out.{fmt}"
@@ -139,7 +143,7 @@ def test_export(two_runs, fmt, tmp_path):
     assert len(frame) == 16 and json.loads(frame["versions"][0])["kpca-bench"]
 
 
-def test_run_ends_with_a_table_and_the_files_written(two_runs, tmp_path):
+def test_run_ends_with_a_table_and_the_files_written(tmp_path):
     result = invoke("run", QUICKSTART, "--out", tmp_path, "--trials", "1")
     assert result.exit_code == 0
     assert "![" not in result.output and "KPCA" in result.output and "auroc" in result.output
@@ -168,11 +172,13 @@ def test_methods_show_their_defaults_uncut_off_a_terminal():
     assert "eigen_solver='auto'" in result.output and "rank_cutoff='numerical'" in result.output
 
 
+@pytest.mark.slow  # two runs of the quickstart (the two_runs fixture)
 def test_trials_csv_holds_versions_as_json(two_runs):
     trials = pd.read_csv(two_runs[0] / "trials.csv")
     assert json.loads(trials["versions"][0])["scikit-learn"]
 
 
+@pytest.mark.slow  # two runs of the quickstart (the two_runs fixture)
 def test_run_json_stores_the_environment_once(two_runs):
     stored = json.loads((two_runs[0] / "environment.json").read_text())["environments"]
     assert len(stored) == 1

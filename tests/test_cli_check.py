@@ -53,6 +53,7 @@ def test_profile_errors_name_the_fix(tmp_path):
     assert result.exit_code == 2 and "no 'quick' profile; add profiles:" in result.stderr
 
 
+@pytest.mark.slow  # runs the quick profile twice
 def test_bless_then_check_passes_and_records_the_profile(workdir):
     assert invoke("bless", "configs/quickstart.yaml").exit_code == 0
     blessed = pd.read_csv(workdir / "results" / "reference" / "quick.csv")
@@ -64,6 +65,7 @@ def test_bless_then_check_passes_and_records_the_profile(workdir):
     assert set(trials["profile"]) == {"quick"} and trials["trial"].max() == 2
 
 
+@pytest.mark.slow  # runs the quick profile twice
 def test_check_fails_with_a_readable_table_when_centering_is_broken(workdir, monkeypatch):
     assert invoke("bless", "configs/quickstart.yaml").exit_code == 0
     shutil.rmtree(workdir / "results" / "quick")

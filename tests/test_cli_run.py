@@ -14,6 +14,8 @@ from kpca_bench.protocols import PROTOCOLS
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 TIMING = ["fit_time", "score_time", "wall_time", "peak_memory_mb"]
+# The quickstart's 4 methods at 3 of its 10 trials, 12 cells: determinism, resume and reuse show as they do at 40.
+THREE_TRIALS = ("--trials", "3")
 
 
 def patch_evaluate(monkeypatch, evaluate):
@@ -34,7 +36,7 @@ def without_timing(frame):
 @pytest.fixture(scope="module")
 def quickstart(tmp_path_factory):
     out = tmp_path_factory.mktemp("quickstart")
-    return out, run(out)
+    return out, run(out, *THREE_TRIALS)
 
 
 def test_quickstart_writes_tables_and_figures(quickstart):
@@ -42,7 +44,7 @@ def test_quickstart_writes_tables_and_figures(quickstart):
     directory = out / "quickstart"
     for name in ["trials.csv", "summary.csv", "summary.md", "f1_box.png", "roc.png", "records.jsonl"]:
         assert (directory / name).stat().st_size > 0, name
-    assert len(trials) == 40 and set(trials["status"]) == {"ok"}
+    assert len(trials) == 12 and set(trials["status"]) == {"ok"}
     kpca = trials[trials["method"] == "KPCA"]
     assert kpca["auroc"].mean() > 0.9
     assert (kpca["sparsity"] == 100).all() and kpca["gamma"].gt(0).all()
@@ -53,20 +55,20 @@ def test_quickstart_writes_tables_and_figures(quickstart):
 
 def test_same_config_twice_gives_identical_trials(quickstart, tmp_path):
     _, first = quickstart
-    pd.testing.assert_frame_equal(without_timing(first), without_timing(run(tmp_path)))
+    pd.testing.assert_frame_equal(without_timing(first), without_timing(run(tmp_path, *THREE_TRIALS)))
 
 
 @pytest.mark.slow
 def test_parallel_run_is_identical_to_serial(quickstart, tmp_path):
     _, serial = quickstart
-    pd.testing.assert_frame_equal(without_timing(serial), without_timing(run(tmp_path, "--jobs", "2")))
+    pd.testing.assert_frame_equal(without_timing(serial), without_timing(run(tmp_path, *THREE_TRIALS, "--jobs", "2")))
 
 
 def test_rerun_reuses_every_finished_cell(quickstart, monkeypatch):
     out, trials = quickstart
     calls = []
     patch_evaluate(monkeypatch, lambda *a: calls.append(a))
-    pd.testing.assert_frame_equal(trials, run(out))
+    pd.testing.assert_frame_equal(trials, run(out, *THREE_TRIALS))
     assert calls == []
 
 
@@ -83,14 +85,14 @@ def test_interrupted_run_resumes_without_recomputing(quickstart, tmp_path, monke
         return real(*args)
 
     patch_evaluate(monkeypatch, interrupt_after_five)
-    result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(tmp_path), "--quiet"])
+    result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(tmp_path), "--quiet", *THREE_TRIALS])
     assert result.exit_code == 130 and "run the same command again to resume" in result.stderr
     partial = pd.read_csv(tmp_path / "quickstart" / "trials.csv")
     assert len(partial) == 5
 
     calls.clear()
     patch_evaluate(monkeypatch, lambda *a: calls.append(a) or real(*a))
-    resumed = run(tmp_path)
+    resumed = run(tmp_path, *THREE_TRIALS)
     assert len(calls) == len(complete) - 5
     pd.testing.assert_frame_equal(without_timing(complete), without_timing(resumed))
 
@@ -101,7 +103,7 @@ def test_a_torn_last_record_is_dropped_and_recomputed(quickstart, tmp_path):
     run(tmp_path, "--trials", "1")
     records = tmp_path / "quickstart" / "records.jsonl"
     records.write_bytes(records.read_bytes() + b'{"key": "half-writ')
-    resumed = run(tmp_path)
+    resumed = run(tmp_path, *THREE_TRIALS)
     pd.testing.assert_frame_equal(without_timing(complete), without_timing(resumed))
 
 
@@ -143,15 +145,15 @@ def test_reuse_from_copies_the_planned_finished_cells_and_runs_the_rest(quicksta
     calls = []
     patch_evaluate(monkeypatch, lambda *a: calls.append(a) or real(*a))
     result = CliRunner().invoke(app, ["run", str(kpca_only(tmp_path)), "--out", str(tmp_path / "out"), "--quiet",
-                                      "--trials", "11", "--reuse-from", str(source / "quickstart")])
+                                      "--trials", "4", "--reuse-from", str(source / "quickstart")])
     assert result.exit_code == 0, result.output + result.stderr
-    assert f"reused 10 finished cells of {source / 'quickstart'}" in result.stderr
-    assert len(calls) == 1  # trial 10 alone is not in the source
+    assert f"reused 3 finished cells of {source / 'quickstart'}" in result.stderr
+    assert len(calls) == 1  # trial 3 alone is not in the source
     records = [json.loads(line) for line in (tmp_path / "out" / "quickstart" / "records.jsonl").open()]
-    assert len(records) == 11 and sum("reused_from" in r for r in records) == 10
+    assert len(records) == 4 and sum("reused_from" in r for r in records) == 3
     trials = pd.read_csv(tmp_path / "out" / "quickstart" / "trials.csv").set_index("trial")
     expected = complete[complete["method"] == "KPCA"].set_index("trial")
-    assert_allclose(trials.loc[range(10), "auroc"], expected["auroc"])
+    assert_allclose(trials.loc[range(3), "auroc"], expected["auroc"])
 
 
 def test_reuse_from_refuses_other_data_and_an_empty_folder(quickstart, tmp_path):

@@ -21,6 +21,7 @@ def write(tmp_path, methods, name="mix"):
     return path
 
 
+@pytest.mark.slow  # a run of three detectors, PyOD's among them
 def test_a_config_mixing_kpca_isolation_forest_and_ecod_runs_end_to_end(tmp_path):
     methods = [{"name": "kpca", "label": "KPCA", "params": {"n_components": 5}},
                {"name": "sklearn.ensemble:IsolationForest", "params": {"n_estimators": 30}}]

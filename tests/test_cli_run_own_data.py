@@ -72,7 +72,9 @@ def write_mat(folder):
     return {"path": "odds.mat"}
 
 
-@pytest.mark.parametrize("write", [write_csv, write_parquet, write_npz, write_mat])
+# Two runs each: CSV in the quick subset, the other formats in `make test`.
+@pytest.mark.parametrize("write", [write_csv, *(pytest.param(write, marks=pytest.mark.slow)
+                                               for write in (write_parquet, write_npz, write_mat))])
 def test_each_format_runs_end_to_end_with_identical_numbers(tmp_path, write):
     trials = run_ok(write_config(tmp_path, write(tmp_path)), tmp_path / "out")
     reference = run_ok(write_config(tmp_path, write_npz(tmp_path)), tmp_path / "npz")
@@ -100,7 +102,8 @@ def test_max_rows_subsamples_and_says_so(tmp_path):
     assert "max_rows: 120 of 180 rows" in (tmp_path / "out" / "own" / "summary.md").read_text()
 
 
-@pytest.mark.parametrize("example", ["csv", "npz", "mat"])
+@pytest.mark.parametrize("example", ["csv", *(pytest.param(example, marks=pytest.mark.slow)
+                                               for example in ("npz", "mat"))])
 def test_the_shipped_examples_run(tmp_path, example):
     result = run(EXAMPLES / f"{example}.yaml", tmp_path, "--trials", "1")
     assert result.exit_code == 0, result.output + result.stderr

@@ -89,6 +89,7 @@ def two_suites(tmp_path_factory):
     return root / "a", root / "b", outputs
 
 
+@pytest.mark.slow  # two suites run (the two_suites fixture)
 def test_a_suites_run_ends_with_its_best_average_ranks(two_suites):
     suite, _, outputs = two_suites
     ranks = pd.read_csv(suite / "ranks.csv").sort_values("rank_auroc", kind="stable")
@@ -97,6 +98,7 @@ def test_a_suites_run_ends_with_its_best_average_ranks(two_suites):
             f"(mean AUROC {best['auroc_mean']:.3f})") in outputs["a"].output
 
 
+@pytest.mark.slow  # two suites run (the two_suites fixture)
 def test_export_of_a_suite_writes_every_datasets_cells_and_its_tables(two_suites, tmp_path):
     suite = two_suites[0]
     result = invoke("export", suite, "--format", "csv", "--output", tmp_path / "cells.csv")
@@ -111,6 +113,7 @@ def test_export_of_a_suite_writes_every_datasets_cells_and_its_tables(two_suites
     assert sorted(p.name for p in tmp_path.glob("only*")) == ["only.json"]
 
 
+@pytest.mark.slow  # two suites run (the two_suites fixture)
 def test_compare_of_two_suites_prints_per_dataset_means_and_the_test(two_suites):
     a, b, _ = two_suites
     result = invoke("compare", a, b)

@@ -74,6 +74,7 @@ def metrics_of(config: str, out) -> pd.DataFrame:
     return pd.read_csv(out / "thyroid" / "trials.csv")[["method", "trial", "f1", "auroc", "threshold", "gamma"]]
 
 
+@pytest.mark.slow  # two runs on real data
 @pytest.mark.real_data
 def test_thyroid_by_name_as_mat_and_as_csv_give_identical_numbers(real_data_dir, monkeypatch, tmp_path):
     monkeypatch.setenv("KPCA_BENCH_DATA", str(real_data_dir))

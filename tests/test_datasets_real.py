@@ -45,7 +45,8 @@ def test_the_manifest_table_covers_every_shared_dataset():
 
 
 @pytest.mark.real_data
-@pytest.mark.parametrize("name", sorted(MANIFEST))
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "eth80" else name
+                                  for name in sorted(MANIFEST)])  # eth80: most of this sweep's time
 def test_real_files_match_the_manifest(real_data_dir, monkeypatch, name):
     monkeypatch.setenv("KPCA_BENCH_DATA", str(real_data_dir))
     options, shape, counts = MANIFEST[name]
@@ -61,6 +62,7 @@ def test_real_files_match_the_manifest(real_data_dir, monkeypatch, name):
         assert (DATASETS[name].shape, DATASETS[name].n_classes) == (shape, len(dataset.class_names))
 
 
+@pytest.mark.slow  # loads every real dataset
 @pytest.mark.real_data
 def test_real_defaults_that_differ_from_the_raw_files(real_data_dir, monkeypatch):
     monkeypatch.setenv("KPCA_BENCH_DATA", str(real_data_dir))

@@ -21,17 +21,31 @@ SKLEARN_EXPECTED_FAILURES = {
 }
 
 ESTIMATORS = [spec.build({}) for spec in METHODS.values()] + [KernelSubspaceDetector(), PyODAdapter()]
+OURS = [e for e in ESTIMATORS if type(e).__module__.startswith("kpca_bench.")]
+# scikit-learn's own estimators, as the registry builds them: their checks are most of this module's time
+# (an isolation forest is fitted dozens of times), so they run in `make test`, not in the quick subset.
+SKLEARNS = [e for e in ESTIMATORS if e not in OURS]
 
 
-@parametrize_with_checks(ESTIMATORS,
-                         expected_failed_checks=lambda e: SKLEARN_EXPECTED_FAILURES.get(type(e).__name__, {}))
-def test_scikit_learn_compatible_with_defaults(estimator, check):
+def expected_failures(estimator) -> dict:
+    return SKLEARN_EXPECTED_FAILURES.get(type(estimator).__name__, {})
+
+
+def run_check(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
 
 
-OURS = [e for e in ESTIMATORS if type(e).__module__.startswith("kpca_bench.")]
+@parametrize_with_checks(OURS, expected_failed_checks=expected_failures)
+def test_scikit_learn_compatible_with_defaults(estimator, check):
+    run_check(estimator, check)
+
+
+@pytest.mark.slow
+@parametrize_with_checks(SKLEARNS, expected_failed_checks=expected_failures)
+def test_scikit_learns_own_estimators_compatible_with_the_registrys_defaults(estimator, check):
+    run_check(estimator, check)
 
 
 @pytest.mark.parametrize("estimator", OURS, ids=lambda e: type(e).__name__)

@@ -21,6 +21,7 @@ from kpca_bench.experiment.runner import plan_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).with_name("data") / "config_keys.json"
+QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 
 
 def committed_configs() -> list[Path]:
@@ -61,7 +62,9 @@ def expected() -> dict:
     return json.loads(FIXTURE.read_text())
 
 
-@pytest.mark.parametrize("path", committed_configs(), ids=lambda p: str(p.relative_to(ROOT)))
+# The quickstart in the quick subset; the sweep over every config in `make test`.
+@pytest.mark.parametrize("path", [pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow)
+                                  for path in committed_configs()], ids=lambda p: str(p.relative_to(ROOT)))
 def test_keys_of_each_committed_config_are_unchanged(path, expected):
     name, keys = config_keys(path)
     assert name in expected, f"{name} is not in {FIXTURE.name}; a new config: run this module to add it"

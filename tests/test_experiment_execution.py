@@ -63,6 +63,7 @@ def scheduler():
         yield cluster.scheduler_address
 
 
+@pytest.mark.slow  # a LocalCluster of two worker processes
 def test_a_dask_run_gives_the_serial_numbers(serial, scheduler, tmp_path):
     trials = run(tmp_path, "--scheduler", scheduler, "--max-memory", "64")
     pd.testing.assert_frame_equal(serial, trials)
@@ -72,6 +73,7 @@ def test_a_dask_run_gives_the_serial_numbers(serial, scheduler, tmp_path):
         assert all(r["peak_memory_mb"] > 0 for r in records)
 
 
+@pytest.mark.slow  # a LocalCluster of two worker processes
 def test_a_dask_run_stores_each_cell_as_it_arrives_and_resumes(serial, scheduler, tmp_path, monkeypatch):
     append = ResultStore.append
 
@@ -90,6 +92,7 @@ def test_a_dask_run_stores_each_cell_as_it_arrives_and_resumes(serial, scheduler
     assert len(stored_records(tmp_path)) == len(serial)  # the three finished cells were not run again
 
 
+@pytest.mark.slow  # starts a LocalCluster
 def test_scheduler_local_starts_a_local_cluster(serial, tmp_path):
     pytest.importorskip("distributed")
     trials = run(tmp_path, "--scheduler", "local", "--jobs", "1", "--trials", "1")
@@ -116,6 +119,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
     assert_one_error_line(invoke(tmp_path, "--scheduler", address), f"cannot reach the Dask scheduler at {address}")
 
 
+@pytest.mark.slow  # two runs
 def test_a_finished_run_reaches_no_cluster(tmp_path):
     run(tmp_path, "--trials", "1")
     run(tmp_path, "--trials", "1", "--scheduler", f"tcp://127.0.0.1:{free_port()}")
@@ -174,6 +178,7 @@ def test_scoring_builds_the_kernel_in_blocks_within_the_budget():
     np.testing.assert_allclose(blocked, cached, rtol=1e-12)
 
 
+@pytest.mark.slow  # two runs of the quickstart (one is the serial fixture)
 def test_max_memory_reaches_the_scoring_and_the_record(serial, tmp_path, monkeypatch):
     budgets_seen = []
     block_rows = BaseKernelPCA._block_rows
@@ -193,6 +198,7 @@ def test_max_memory_reaches_the_scoring_and_the_record(serial, tmp_path, monkeyp
         assert all(r["peak_memory_mb"] > 0 for r in records)
 
 
+@pytest.mark.slow  # two runs of the quickstart (one is the serial fixture)
 def test_records_stored_before_the_memory_fields_still_report(serial, tmp_path):
     run(tmp_path, "--trials", "1")
     store = tmp_path / "quickstart" / "records.jsonl"

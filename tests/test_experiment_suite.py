@@ -72,6 +72,7 @@ def assert_same_results(a: Path, b: Path, members: list[str]) -> None:
     pd.testing.assert_frame_equal(pd.read_csv(a / "ranks.csv"), pd.read_csv(b / "ranks.csv"))
 
 
+@pytest.mark.slow  # two datasets run, interrupted and resumed
 def test_two_datasets_run_into_sub_folders_and_resume(tmp_path, monkeypatch):
     config = write_config(tmp_path / "two.yaml", datasets=[NPZ, CSV])
     whole = run(config, tmp_path / "whole")

@@ -236,6 +236,7 @@ def tiny_config(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # a run through the CLI
 def test_das_style_run_end_to_end(tmp_path):
     config = tiny_config(tmp_path / "mnist.yaml")
     out = tmp_path / "results"

@@ -51,6 +51,7 @@ def trials(tmp_path_factory):
     return pd.read_csv(directory / "digits_cv" / "trials.csv").set_index("method")
 
 
+@pytest.mark.slow  # the module's grid-search run (the trials fixture)
 def test_search_end_to_end(trials):
     assert set(trials["status"]) == {"ok"}
     assert (trials["accuracy"] > 0.85).all()
@@ -61,6 +62,7 @@ def test_search_end_to_end(trials):
     assert ((trials[["precision", "recall", "f1"]] > 0) & (trials[["precision", "recall", "f1"]] <= 1)).all().all()
 
 
+@pytest.mark.slow  # the module's grid-search run (the trials fixture)
 def test_sparsity_definitions(trials):
     # KPCA (and the linear isometry of the SVM row) use every training sample
     assert trials.loc["SVM", "sample_sparsity"] == 0 and trials.loc["KPCA+SVM", "sample_sparsity"] == 0

@@ -68,6 +68,7 @@ def test_wilcoxon_holm_groups_come_from_the_adjusted_p_values(tmp_path):
     assert stats["groups"] == [["KPCA RE"], ["IForest"], ["LOF", "kNN"]]
 
 
+@pytest.mark.slow  # a whole suite report, figures included
 def test_a_suite_too_small_for_any_significant_pair_says_so(tmp_path):
     two = SEPARATED.iloc[:2]
     suite.write_suite_report(suite_config(list(two.index)), records_of(two), [], tmp_path)
