@@ -143,8 +143,9 @@ def main(argv=None) -> int:
     print(f"load average before: {load_average()}")
     print(f"{'dataset':<20} {'n':>5} {'iter':>4} {'nnz':>6} {'warn':>4} {'fit s':>7}"
           + (f" {'peer s':>7} {'ratio':>6} {'=peer':>5}" if peer else "") + (" =ref" if args.reference else ""))
-    totals, peer_totals, differing = 0.0, 0.0, []
+    totals, peer_totals, differing, fitted = 0.0, 0.0, [], 0
     for label, X, estimator in suite_cells(args.config, args.include):
+        fitted += 1
         ours, theirs = alternate_fits(estimator, peer, X, args.repeat)
         fit = fastest(ours)
         totals += fit.seconds
@@ -165,8 +166,13 @@ def main(argv=None) -> int:
         if args.save is not None:
             fit.save(args.save / f"{label}.npz")
         print(line, flush=True)
+    if not fitted:
+        print(f"error: no dataset of {args.config} was fitted (KPCA_BENCH_DATA="
+              f"{os.environ.get('KPCA_BENCH_DATA', '')!r}, --include {args.include}): set KPCA_BENCH_DATA to the "
+              "folder of the datasets and give --include names of the config's datasets", file=sys.stderr)
+        return 2
     print(f"total fit time: {totals:.1f} s" + (f", peer {peer_totals:.1f} s, ratio {peer_totals / totals:.3f}"
-                                               if peer else ""))
+                                               if peer and totals > 0 else ""))
     print(f"load average after: {load_average()}")
     if peer or args.reference:
         print(f"datasets whose fits differ: {', '.join(differing) or 'none'}")
