@@ -1,4 +1,6 @@
-"""SKPCA (elastic net) fitted as the ADBench suite's trial-0 cells fit it: saved, checked bit for bit, timed.
+"""SKPCA (elastic net) fitted as the current code fits the suite's trial-0 cells: saved, checked bit for bit, timed.
+
+Records that older code computed may differ from these fits (docs/benchmarks.md, the SKPCA harness).
 
 For every dataset of ``configs/adbench_classical.yaml`` whose files are here (``KPCA_BENCH_DATA``),
 the cell of trial 0 of the ``SKPCA RE`` entry is planned as the runner plans it (its split seed and
