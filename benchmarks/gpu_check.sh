@@ -21,7 +21,8 @@
 #
 # --dry-run takes every step up to the GPU: the same install, the GPU tests skipped with their reason, the config on
 # the CPU, the memory step with array_api_strict arrays standing in for the device (tracemalloc's peak, which counts
-# host arrays and NumPy's own LAPACK workspace too) and the benchmark with --quick.
+# the arrays NumPy makes, host ones too, but not LAPACK's workspace, allocated outside Python's allocator: eigh's
+# plan counts one, so there its peak falls short of the plan) and the benchmark with --quick.
 set -uo pipefail  # no -e: a failed step is written to steps.tsv and the next one runs
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/.."
