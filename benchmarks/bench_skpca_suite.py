@@ -1,4 +1,6 @@
-"""SKPCA (elastic net) fitted as the ADBench suite's trial-0 cells fit it: saved, checked bit for bit, timed.
+"""SKPCA (elastic net) fitted as the current code fits the suite's trial-0 cells: saved, checked bit for bit, timed.
+
+Records that older code computed may differ from these fits (docs/benchmarks.md, the SKPCA harness).
 
 For every dataset of ``configs/adbench_classical.yaml`` whose files are here (``KPCA_BENCH_DATA``),
 the cell of trial 0 of the ``SKPCA RE`` entry is planned as the runner plans it (its split seed and
@@ -143,8 +145,9 @@ def main(argv=None) -> int:
     print(f"load average before: {load_average()}")
     print(f"{'dataset':<20} {'n':>5} {'iter':>4} {'nnz':>6} {'warn':>4} {'fit s':>7}"
           + (f" {'peer s':>7} {'ratio':>6} {'=peer':>5}" if peer else "") + (" =ref" if args.reference else ""))
-    totals, peer_totals, differing = 0.0, 0.0, []
+    totals, peer_totals, differing, fitted = 0.0, 0.0, [], 0
     for label, X, estimator in suite_cells(args.config, args.include):
+        fitted += 1
         ours, theirs = alternate_fits(estimator, peer, X, args.repeat)
         fit = fastest(ours)
         totals += fit.seconds
@@ -165,8 +168,13 @@ def main(argv=None) -> int:
         if args.save is not None:
             fit.save(args.save / f"{label}.npz")
         print(line, flush=True)
+    if not fitted:
+        print(f"error: no dataset of {args.config} was fitted (KPCA_BENCH_DATA="
+              f"{os.environ.get('KPCA_BENCH_DATA', '')!r}, --include {args.include}): set KPCA_BENCH_DATA to the "
+              "folder of the datasets and give --include names of the config's datasets", file=sys.stderr)
+        return 2
     print(f"total fit time: {totals:.1f} s" + (f", peer {peer_totals:.1f} s, ratio {peer_totals / totals:.3f}"
-                                               if peer else ""))
+                                               if peer and totals > 0 else ""))
     print(f"load average after: {load_average()}")
     if peer or args.reference:
         print(f"datasets whose fits differ: {', '.join(differing) or 'none'}")

@@ -4,7 +4,8 @@
 # kpca-bench is installed from this checkout into a fresh prefix without network: pip resolves its requirements
 # against the machine's own packages (NumPy, SciPy, scikit-learn, pandas, PyTorch, CuPy, ...) and the wheels in .whl/
 # (benchmarks/gpu_wheels.sh). Then, each step timed and cut short so that the whole ends within GPU_CHECK_BUDGET_S
-# (510 s by default):
+# (300 s by default: a device call that fails can then be run again within the session's 15 minutes of device time,
+# the machine's start included):
 #
 #   tests      tests/test_gpu.py
 #   config     a tiny config with execution: {device: cuda} end to end (kpca-bench run), each record's device and
@@ -20,8 +21,9 @@
 #   PYTHON=/tmp/gpu-standin/bin/python bash benchmarks/gpu_check.sh --dry-run  # here, on the CPU
 #
 # --dry-run takes every step up to the GPU: the same install, the GPU tests skipped with their reason, the config on
-# the CPU, the memory step with array_api_strict arrays standing in for the device (tracemalloc's peak, which counts
-# host arrays and NumPy's own LAPACK workspace too) and the benchmark with --quick.
+# the CPU, the memory step with array_api_strict arrays standing in for the device (tracemalloc's peak: what NumPy
+# allocates through Python, host arrays too; LAPACK's workspace for eigh only from NumPy 2.5 on, which also copies
+# the input, so eigh's figure there says little: docs/gpu.md) and the benchmark with --quick.
 set -uo pipefail  # no -e: a failed step is written to steps.tsv and the next one runs
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/.."
@@ -29,9 +31,10 @@ export DRY=0
 [ "${1:-}" = "--dry-run" ] && DRY=1
 export OUT=${OUT:-/tmp/gpu-check-out} PYTHON=${PYTHON:-python3} WORK=$(mktemp -d)
 export PREFIX=$WORK/prefix
-BUDGET=${GPU_CHECK_BUDGET_S:-510}
+BUDGET=${GPU_CHECK_BUDGET_S:-300}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/check.log") 2>&1
+TEE=$!
 printf 'step\tseconds\texit\n' > "$OUT/steps.tsv"
 FAILED=0
 
@@ -53,9 +56,34 @@ step() {  # step NAME MAX_SECONDS: run the function NAME, cut short where the bu
     return "$rc"
 }
 
+site_packages() {  # where the install put kpca_bench
+    dirname "$(find "$PREFIX" -type d -name kpca_bench -path '*-packages/*' | head -1)"
+}
+
 install() {
     [ "$DRY" = 1 ] || nvidia-smi --query-gpu=name,memory.total,memory.free,driver_version --format=csv
-    "$PYTHON" -m pip install -q --no-index --find-links .whl --no-cache-dir --prefix "$PREFIX" . array-api-strict
+    "$PYTHON" -m pip install -q --no-index --find-links .whl --no-cache-dir --prefix "$PREFIX" . array-api-strict \
+        || return
+    # In the first seconds: the version of each requirement as installed, and pip check over the image with the
+    # prefix (conflicts of the image's own packages show there too, so they are printed, not fatal).
+    local site
+    site=$(site_packages)
+    PYTHONPATH=$site "$PYTHON" - <<'EOF'
+from importlib.metadata import PackageNotFoundError, requires, version
+
+from packaging.requirements import Requirement
+
+for requirement in map(Requirement, requires("kpca-bench")):
+    if requirement.marker is None:
+        try:
+            found = version(requirement.name)
+        except PackageNotFoundError:
+            found = "missing"
+        ok = found != "missing" and requirement.specifier.contains(found, prereleases=True)
+        print(f"{requirement.name} {found}" + ("" if ok else f": does not meet {requirement}"))
+EOF
+    PYTHONPATH=$site "$PYTHON" -m pip check
+    echo "pip check: exit $?"
 }
 
 versions() {
@@ -166,13 +194,19 @@ bench() {
         && cat "$OUT/gpu.md"
 }
 
-export -f install versions tests config memory bench
+export -f site_packages install versions tests config memory bench
 echo "== gpu_check.sh $([ "$DRY" = 1 ] && echo --dry-run) on $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC'), budget $BUDGET s"
+finish() {  # finish CODE: exit once tee has written every line to check.log
+    exec >&- 2>&-
+    wait "$TEE"
+    exit "$1"
+}
+
 if ! step install 150; then
     echo "== the install failed: nothing else can run"
-    exit 1
+    finish 1
 fi
-SITE=$(dirname "$(find "$PREFIX" -type d -name kpca_bench -path '*-packages/*' | head -1)")
+SITE=$(site_packages)
 export PYTHONPATH=$SITE PATH=$PREFIX/bin:$PATH
 step versions 60
 step tests 180
@@ -182,4 +216,4 @@ step bench 300
 echo "== done in $SECONDS s"
 cat "$OUT/steps.tsv"
 rm -rf "$WORK"
-exit "$FAILED"
+finish "$FAILED"

@@ -8,8 +8,10 @@
 # * data/: the letter and MNIST files of benchmarks/bench_gpu.py (from KPCA_BENCH_DATA).
 #
 # Then it checks here that the set resolves: a Python 3.12 stand-in of the machine's environment (/tmp/gpu-standin,
-# made once, with only the packages of the image that kpca-bench's requirements name) resolves kpca-bench's install
-# from the checkout with pip --dry-run --no-index --find-links .whl, as gpu_check.sh installs it there.
+# with only the packages of the image that kpca-bench's requirements name, at the image's versions where KINDS.md
+# records them) resolves kpca-bench's install from the checkout with pip --dry-run --no-index --find-links .whl, as
+# gpu_check.sh installs it there. The image's other versions are not known here: gpu_check.sh's install step prints
+# them and runs pip check first thing on the machine.
 #
 #   bash benchmarks/gpu_wheels.sh            # in the repository root; needs PyPI and KPCA_BENCH_DATA
 set -euo pipefail
@@ -34,13 +36,12 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -
 python3 -m pip wheel -q --no-deps -w "$WHEELS" liac-arff==2.5.0
 cp -r "$DATA/letter_recognition" "$DATA/mnist" "$WHEELS/data/"
 
-if [ ! -x "$STANDIN/bin/python" ]; then
-    # The image's packages that kpca-bench and the wheels above require (KINDS.md), nothing else.
-    "$PYTHON312" -m venv "$STANDIN"
-    "$STANDIN/bin/python" -m pip install -q numpy scipy scikit-learn pandas matplotlib statsmodels seaborn typer \
-        rich pyyaml joblib threadpoolctl networkx filelock jinja2 markdown-it-py pillow requests python-dateutil \
-        tqdm pyarrow packaging certifi urllib3 typing-extensions pytest
-fi
+[ -x "$STANDIN/bin/python" ] || "$PYTHON312" -m venv "$STANDIN"
+# The image's packages that kpca-bench and the wheels above require (KINDS.md), nothing else: at the image's
+# version where KINDS.md records one (numpy), else PyPI's latest, which may differ from the image's.
+"$STANDIN/bin/python" -m pip install -q numpy==2.5.2 scipy scikit-learn pandas matplotlib statsmodels seaborn typer \
+    rich pyyaml joblib threadpoolctl networkx filelock jinja2 markdown-it-py pillow requests python-dateutil \
+    tqdm pyarrow packaging certifi urllib3 typing-extensions pytest
 "$STANDIN/bin/python" -m pip install -q --dry-run --no-index --find-links "$WHEELS" --prefix /tmp/gpu-standin-prefix \
     --report /tmp/gpu-wheels-report.json . array-api-strict
 "$STANDIN/bin/python" - <<'EOF'

@@ -236,9 +236,11 @@ def solver_plan(solver: str, n_components: int, basis: int, block: int, *,
     Every fit holds the kernel K, the training data and two n-vectors (the centring's column means, the
     training points' squared norms) from the kernel's build to its end. While the solver runs, besides those:
 
-    * ``eigh``: the library's full ``eigh`` returns all n eigenvectors (a second n x n matrix) and n eigenvalues;
+    * ``eigh``: the library's full ``eigh`` returns all n eigenvectors (a second n x n matrix) and n eigenvalues,
+      and needs a workspace while it runs: LAPACK's ``dsyevd`` takes 1 + 6n + 2n^2 numbers (counted as
+      2 n^2 and 7 vectors), cuSOLVER's ``syevd`` one of the same order (an estimate until measured on a GPU);
       the top k are taken out and their signs fixed, two k x n arrays while all n may still be held (a
-      library whose ``flip`` is a view keeps them): 2 n^2 and 3 + 2k vectors;
+      library whose ``flip`` is a view keeps them): 4 n^2 and 10 + 2k vectors;
     * ``arpack``: ARPACK runs on a host copy of K (the host then holds an n x n matrix too) and the k eigenvectors
       come back: n^2 and 2 + k vectors;
     * ``block``: the basis Q and its products W = K Q (2 ``basis`` vectors), the pending block (``block``), and the
@@ -248,15 +250,15 @@ def solver_plan(solver: str, n_components: int, basis: int, block: int, *,
 
     After the solve, K and the k eigenvectors with their dual coefficients (2k vectors); where the fit measures the
     residuals itself (``checks_residuals``: float32 with ``eigh`` or ``arpack``), the eigenvectors and three
-    k x n products (4k). These are the arrays this library's code makes, each operation's result held whole.
-    What a library makes inside one call (cuSOLVER's workspace for ``eigh``, a norm's intermediates) and the
+    k x n products (4k). These are the arrays this library's code makes, each operation's result held whole, and
+    ``eigh``'s workspace. What a library makes inside any other call (a norm's intermediates) and the
     kernel's row blocks (:func:`block_rows`) are not counted: they live in the share of the free memory that the
     plan leaves (:data:`DEVICE_MEMORY_SHARE`). ``benchmarks/gpu_check.sh`` measures the peak on a GPU against it.
     """
     k = n_components
     after = Phase(1, 2 + (4 if checks_residuals else 2) * k)
     if solver == "eigh":
-        return DevicePlan(Phase(2, 3 + 2 * k), after, "the n x n kernel and eigh's n x n eigenvectors")
+        return DevicePlan(Phase(4, 10 + 2 * k), after, "the n x n kernel, eigh's n x n eigenvectors and workspace")
     if solver == "arpack":
         return DevicePlan(Phase(1, 2 + k), after, "the n x n kernel, solved by ARPACK on a host copy")
     solving = Phase(1, 2 + 2 * basis + block + max(3 * block, basis - 2 * block, 3 * k))

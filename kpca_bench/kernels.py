@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import StrOptions, validate_params
-from sklearn.utils.validation import check_array
+from sklearn.utils.validation import check_array, validate_data
 from threadpoolctl import ThreadpoolController
 
 from kpca_bench.devices import block_rows, device_of, is_device_array, namespace, to_numpy
@@ -128,7 +128,23 @@ def category_codes(X) -> np.ndarray:
         return X.astype(np.int64)
     raise ValueError(f"the Hamming kernel needs categorical data as integer codes >= 0, got {problem}: encode each "
                      "categorical column as codes 0, 1, 2, ... (sklearn.preprocessing.OrdinalEncoder, or a pandas "
-                     "categorical's .cat.codes), as the loaders of categorical datasets do")
+                     "categorical's .cat.codes, missing values are -1 there: drop or impute them first), as the "
+                     "loaders of categorical datasets do")
+
+
+def validated_input(estimator, X, kernel: str, *, reset: bool) -> np.ndarray:
+    """X (a device array: its host copy) through scikit-learn's ``validate_data`` for ``estimator``, as float64
+    NumPy.
+
+    For a Hamming ``kernel`` X is read as category codes first (:func:`category_codes`), so that an array, a list
+    or a DataFrame of codes give the same numbers, and strings, NaN, negative or fractional codes its one error
+    naming the fix (rather than scikit-learn's float conversion error).
+    """
+    host = to_numpy(X) if is_device_array(X) else X
+    if kernel not in HAMMING_KERNELS:
+        return validate_data(estimator, host, dtype=np.float64, reset=reset)
+    checked = validate_data(estimator, host, dtype=None, ensure_all_finite=False, reset=reset)
+    return category_codes(checked).astype(np.float64)
 
 
 def hamming_kernel(X, Y, lam: float, domain_sizes, normalize: bool = False) -> np.ndarray:

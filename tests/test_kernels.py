@@ -330,16 +330,24 @@ def test_hamming_kernel_pca_on_lists_and_data_frames_equals_the_array_bit_for_bi
 def test_bad_category_codes_are_one_error_naming_the_fix(bad, problem):
     import pandas as pd
 
+    from kpca_bench.methods import KernelSubspaceDetector
+    from kpca_bench.methods.baselines import KernelOneClassSVM
+
     frames = {"frame of strings": pd.DataFrame({"colour": ["red", "blue"], "size": ["S", "M"]})}
     frames["categorical strings"] = frames["frame of strings"].astype("category")
     X = frames.get(bad, bad) if isinstance(bad, str) else bad
     message = (rf"^the Hamming kernel needs categorical data as integer codes >= 0, got {problem}: encode each "
                r"categorical column as codes 0, 1, 2, \.\.\. \(sklearn\.preprocessing\.OrdinalEncoder, or a pandas "
-               r"categorical's \.cat\.codes\)")
+               r"categorical's \.cat\.codes, missing values are -1 there: drop or impute them first\)")
     with pytest.raises(ValueError, match=message):
         make_kernel(X, "hamming", gamma=0.5)
-    with pytest.raises(ValueError, match=message):
-        KernelPCA(1, kernel="hamming", gamma=0.5).fit(X)
-    fitted = KernelPCA(1, kernel="hamming", gamma=0.5).fit([[0, 0], [1, 1], [0, 1]])
-    with pytest.raises(ValueError, match=message):
-        fitted.transform(X)
+    # Each model reads X as codes before anything else: in fit, and in scoring after a fit on good codes.
+    models = [KernelPCA(1, kernel="hamming", gamma=0.5),
+              KernelSubspaceDetector(KernelPCA(1, kernel="hamming", gamma=0.5)),
+              KernelOneClassSVM(kernel="hamming", gamma=0.5)]
+    for model in models:
+        with pytest.raises(ValueError, match=message):
+            model.fit(X)
+        fitted = model.fit([[0, 0], [1, 1], [0, 1]])
+        with pytest.raises(ValueError, match=message):
+            fitted.transform(X) if isinstance(model, KernelPCA) else fitted.score_samples(X)

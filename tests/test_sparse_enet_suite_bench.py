@@ -22,6 +22,20 @@ def test_a_missing_reference_folder_is_one_error_line(bench, tmp_path, capsys):
     assert error.startswith("error: ") and error.count("\n") == 1 and "nowhere" in error
 
 
+@pytest.mark.parametrize("data, include", [("empty", []), ("real", ["adbench_wnie"])])
+def test_no_dataset_fitted_is_one_error_line_not_a_clean_comparison(bench, request, monkeypatch, tmp_path, capsys,
+                                                                    data, include):
+    """An empty KPCA_BENCH_DATA, or a typo in --include, fits nothing: no "differ: none", no division by zero."""
+    folder = request.getfixturevalue("real_data_dir") if data == "real" else tmp_path / "empty"
+    monkeypatch.setenv("KPCA_BENCH_DATA", str(folder))
+    peer = ROOT / "kpca_bench" / "methods" / "sparse_enet.py"
+    args = ["--reference", str(tmp_path), "--peer", str(peer)] + (["--include", *include] if include else [])
+    assert bench.main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("error: no dataset of ") and captured.err.count("\n") == 1
+    assert "differ" not in captured.out and "total fit time" not in captured.out
+
+
 @pytest.mark.real_data
 def test_a_saved_fit_is_identical_to_a_refit_and_to_the_peer_and_a_one_ulp_change_is_not(
         bench, real_data_dir, monkeypatch, tmp_path, capsys):

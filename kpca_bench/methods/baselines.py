@@ -13,7 +13,7 @@ from sklearn.svm import OneClassSVM
 from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, make_kernel
+from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, make_kernel, validated_input
 from kpca_bench.param_validation import NumberInterval
 
 
@@ -77,7 +77,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        X = validate_data(self, X, dtype=np.float64)
+        X = validated_input(self, X, self.kernel, reset=True)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: the one-class SVM needs at least 2 training samples")
         self.kernel_ = make_kernel(X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree,
@@ -90,7 +90,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
 
     def _cross_kernel(self, X) -> np.ndarray:
         check_is_fitted(self, "svm_")
-        return self.kernel_(validate_data(self, X, dtype=np.float64, reset=False), self.X_fit_)
+        return self.kernel_(validated_input(self, X, self.kernel, reset=False), self.X_fit_)
 
     def score_samples(self, X):
         """``sum_i alpha_i k(x_i, x)``: higher means more normal (scikit-learn's sign)."""

@@ -7,9 +7,10 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, _fit_context, clone
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from kpca_bench.devices import is_device_array, namespace, to_numpy
+from kpca_bench.kernels import validated_input
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.scores import OUTLIER_SCORES, training_outlier_scores
 from kpca_bench.param_validation import NumberInterval
@@ -75,8 +76,11 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
         return self
 
     def _validated(self, X, *, reset: bool):
-        """X checked by scikit-learn (on a host copy of a device array, O(n d)); a device array itself goes on."""
-        checked = validate_data(self, to_numpy(X) if is_device_array(X) else X, dtype=np.float64, reset=reset)
+        """X checked by scikit-learn (on a host copy of a device array, O(n d)), read as category codes where the
+        estimator's kernel is a Hamming kernel (:func:`kpca_bench.kernels.validated_input`); a device array itself
+        goes on."""
+        kernel = getattr(KernelPCA() if self.estimator is None else self.estimator, "kernel", None)
+        checked = validated_input(self, X, kernel, reset=reset)
         return X if is_device_array(X) else checked
 
     def score_samples(self, X):

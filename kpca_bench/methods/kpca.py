@@ -24,14 +24,14 @@ from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils import gen_batches
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from kpca_bench.devices import (DEVICES, check_fits, compute_target, device_of, is_device_array, is_numpy,
-                                like_input, namespace, solver_plan, to_numpy, to_target)
+                                like_input, namespace, solver_plan, to_target)
 from kpca_bench.devices import block_rows as device_block_rows
 from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, choose_solver, top_eigenpairs
-from kpca_bench.kernels import (BLOCK_BYTES, HAMMING_KERNELS, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering,
-                                category_codes, make_kernel, map_row_blocks)
+from kpca_bench.kernels import (BLOCK_BYTES, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel,
+                                map_row_blocks, validated_input)
 from kpca_bench.param_validation import NumberInterval
 
 # Components kept when n_components is None (fewer when the training samples allow fewer).
@@ -179,16 +179,8 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
                                                         dtype=getattr(target[0], self._dtype()))
 
     def _checked(self, X, *, reset: bool) -> np.ndarray:
-        """X (a device array: its host copy) through scikit-learn's ``validate_data``, as float64 NumPy.
-
-        For a Hamming kernel X is read as category codes first (:func:`kpca_bench.kernels.category_codes`),
-        so that an array, a list or a DataFrame of codes give the same numbers, and strings, NaN, negative or
-        fractional codes its one error naming the fix.
-        """
-        if self.kernel not in HAMMING_KERNELS:
-            return validate_data(self, _host_view(X), dtype=np.float64, reset=reset)
-        checked = validate_data(self, _host_view(X), dtype=None, ensure_all_finite=False, reset=reset)
-        return category_codes(checked).astype(np.float64)
+        """X as float64 NumPy, as category codes for a Hamming kernel (:func:`kpca_bench.kernels.validated_input`)."""
+        return validated_input(self, X, self.kernel, reset=reset)
 
     def _dtype(self) -> str:
         return getattr(self, "dtype", "float64")
@@ -292,11 +284,6 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         NumPy for NumPy input (also when computed on a device), else in X's namespace.
         """
         return like_input(self.project(X).scores, X)
-
-
-def _host_view(X):
-    """X for scikit-learn's checks: a host copy of a device array, anything else as given."""
-    return to_numpy(X) if is_device_array(X) else X
 
 
 class KernelPCA(BaseKernelPCA):
