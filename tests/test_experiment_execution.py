@@ -1,7 +1,9 @@
 """Cells on a Dask cluster give the serial run's numbers and resume the same way; the memory budget
 bounds the test-vs-train kernel, reaches every cell and is recorded with the cell's peak memory."""
 
+import atexit
 import json
+import logging
 import socket
 import sys
 import tracemalloc
@@ -19,6 +21,7 @@ from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
 from kpca_bench.methods.kpca import BaseKernelPCA
 from kpca_bench.experiment import execution
 from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.execution import discard_output, is_not_failed_sync_cancel, quiet_on_interrupt
 from kpca_bench.experiment.memory import peak_memory
 from kpca_bench.experiment.runner import plan_cells
 from kpca_bench.experiment.store import ResultStore
@@ -218,3 +221,24 @@ def test_the_peak_is_reset_only_when_no_other_cell_runs_in_the_process():
         pass
     assert inner.mib >= later.mib + 90  # a neighbour's peak counts: the figure is an upper bound
     assert outer.mib >= inner.mib
+
+
+def tornado_record(message: str) -> logging.LogRecord:
+    return logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, message, None, None)
+
+
+def test_tornados_report_of_distributeds_failed_cancel_is_dropped_and_stays_dropped_after_an_interrupt():
+    failed_cancel = tornado_record("Exception in callback functools.partial(<function sync.<locals>.cancel at 0x7f>)")
+    other = tornado_record("Exception in callback functools.partial(<function other at 0x7f>)")
+    tornado_log = logging.getLogger("tornado.application")
+    with quiet_on_interrupt():
+        assert not tornado_log.filter(failed_cancel) and tornado_log.filter(other)
+    assert tornado_log.filter(failed_cancel)  # a block that ends normally takes its filter away
+    try:
+        with pytest.raises(KeyboardInterrupt), quiet_on_interrupt():
+            raise KeyboardInterrupt
+        assert not tornado_log.filter(failed_cancel) and tornado_log.filter(other)
+    finally:
+        tornado_log.removeFilter(is_not_failed_sync_cancel)
+        logging.getLogger("distributed").setLevel(logging.NOTSET)
+        atexit.unregister(discard_output)
