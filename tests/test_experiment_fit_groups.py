@@ -246,3 +246,13 @@ def test_an_skpca_group_scores_one_model_and_each_cell_counts_the_fits_warnings(
         assert (md["sparsity"], md["n_iter"], md["random_state"]) == (re["sparsity"], re["n_iter"], re["random_state"])
         # max_iter=1 stops SKPCA before it converges: the warning is the fit's, so both cells count it.
         assert md["warnings"] == re["warnings"] and re["warnings"]["ConvergenceWarning"] >= 1
+
+
+def test_an_entry_without_a_score_is_scored_by_reconstruction_error_and_gives_its_group_its_seed():
+    raw = raw_config("KPCA RE", "KPCA MD")
+    raw["methods"] = [{key: value for key, value in entry.items() if key != "score" or entry["label"] != "KPCA RE"}
+                      for entry in raw["methods"]]
+    unnamed = {c.method_index: c for c in plan_cells(parse_config(raw)) if c.trial == 0}
+    named = {c.method_index: c for c in plan_cells(config("KPCA RE", "KPCA MD")) if c.trial == 0}
+    assert unnamed[0].fit_group == unnamed[1].fit_group is not None
+    assert unnamed[1].random_state == unnamed[0].random_state != named[0].random_state  # its own identity's seed

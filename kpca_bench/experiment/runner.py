@@ -42,7 +42,7 @@ from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
-from kpca_bench.protocols.base import FitShare, stored_empty_model, with_flags
+from kpca_bench.protocols.base import DEFAULT_SCORE, FitShare, stored_empty_model, with_flags
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
 from kpca_bench.experiment.execution import (cell_device_fields, check_execution_device, on_execution_device,
@@ -148,8 +148,8 @@ def plan_cells(config: Config) -> list[Cell]:
 def with_fit_groups(planned: list[tuple[Cell, dict, str | None]], data_part: dict, seed: int, trial: int) -> list[Cell]:
     """One trial's cells, those of each *fit group* (two or more cells with the same :func:`fit_identity`) with
     the group's ``fit_group`` id and its seed: the seed of its cell whose score comes first in
-    :data:`~kpca_bench.methods.scores.OUTLIER_SCORES` (reconstruction error), whatever the config's order and
-    other entries. A cell that takes a seed other than its own has that seed in its key too (``fit_seed``),
+    :data:`~kpca_bench.methods.scores.OUTLIER_SCORES` (reconstruction error, also where an entry names no
+    score), whatever the config's order and other entries. A cell that takes a seed other than its own has that seed in its key too (``fit_seed``),
     so a record computed with its own seed is never taken for it."""
     groups: dict[str, list[tuple[Cell, dict]]] = {}
     for cell, identity, group in planned:
@@ -159,7 +159,8 @@ def with_fit_groups(planned: list[tuple[Cell, dict, str | None]], data_part: dic
     for cell, identity, group in planned:
         members = groups.get(group, [])
         if len(members) > 1:
-            score = min((member_identity["score"] for _, member_identity in members), key=list(OUTLIER_SCORES).index)
+            score = min((member_identity["score"] for _, member_identity in members),
+                        key=lambda name: list(OUTLIER_SCORES).index(name or DEFAULT_SCORE))
             group_seed = derive_seed(seed, trial, {**identity, "score": score})
             key = cell.key if group_seed == cell.random_state else stable_hash(
                 {**data_part, **identity, "trial": trial, "fit_seed": group_seed})

@@ -174,6 +174,10 @@ class MethodConfig:
         return next((key for key, values in self.grid.items() if len(values) > 1), None)
 
 
+# The outlier score of a kernel-PCA variant whose entry names none.
+DEFAULT_SCORE = "reconstruction_error"
+
+
 @dataclass
 class FitShare:
     """The one fit of a *fit group*: cells of one trial that differ only in the outlier score of a subspace
@@ -238,7 +242,7 @@ class Method:
     def detector(self):
         """An unfitted outlier detector: the estimator itself, or a kernel-PCA variant scored in its subspace."""
         if self.subspace:
-            return KernelSubspaceDetector(self.estimator, outlier_score=self.score or "reconstruction_error")
+            return KernelSubspaceDetector(self.estimator, outlier_score=self.score or DEFAULT_SCORE)
         return self.estimator
 
     def fitted_detector(self, X):

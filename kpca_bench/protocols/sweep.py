@@ -54,7 +54,8 @@ from sklearn.metrics import average_precision_score
 from kpca_bench.devices import to_numpy
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
-from kpca_bench.protocols.base import NON_FINITE_SCORES, Method, MethodConfig, ThresholdConfig, constant_scores
+from kpca_bench.protocols.base import (DEFAULT_SCORE, NON_FINITE_SCORES, Method, MethodConfig, ThresholdConfig,
+                                      constant_scores)
 from kpca_bench.protocols.novelty import Novelty, Split, fitted_attributes, split_sizes
 from kpca_bench.validation import Problems, declared, is_number
 
@@ -163,7 +164,7 @@ def _component_sweep(method: Method, split: Split, options: Options) -> tuple[di
     rank = int(np.count_nonzero(variances > 0))
     projection = model.project(split.X_test)
     sq_norms = model.kernel_.diag(split.X_test) if options.re_norm == "uncentred" else projection.sq_norms
-    by_p = SCORES_BY_P[method.score or "reconstruction_error"](to_numpy(projection.scores)[:, :rank],
+    by_p = SCORES_BY_P[method.score or DEFAULT_SCORE](to_numpy(projection.scores)[:, :rank],
                                                                to_numpy(sq_norms), variances[:rank])
     info = {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted, "model_param": "n_components",
             **fitted_attributes(model)}
