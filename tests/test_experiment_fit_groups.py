@@ -1,11 +1,12 @@
 """Fit groups: the cells of one trial that differ only in the outlier score of a kernel-PCA variant whose
-seed only starts an exact eigensolver run as one task that fits once, with the seed of the group's first
-cell, whatever else ran.
+seed only starts an exact eigensolver run as one task that fits once, with the seed of the group's
+reconstruction-error cell, whatever the order of the entries and whatever else ran.
 
 No real data: the small example file shipped in kpca_bench/configs/examples/data (180 rows, 4 features).
 """
 
 import json
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -83,7 +84,7 @@ def grouped(tmp_path_factory) -> dict:
     return run(tmp_path_factory.mktemp("grouped"))
 
 
-def test_the_re_and_md_cells_of_exact_kpca_form_a_group_with_the_first_cells_seed():
+def test_the_re_and_md_cells_of_exact_kpca_form_a_group_with_the_re_cells_seed():
     planned = config()
     cells = plan_cells(planned)
     for trial in (0, 1):
@@ -256,3 +257,31 @@ def test_an_entry_without_a_score_is_scored_by_reconstruction_error_and_gives_it
     named = {c.method_index: c for c in plan_cells(config("KPCA RE", "KPCA MD")) if c.trial == 0}
     assert unnamed[0].fit_group == unnamed[1].fit_group is not None
     assert unnamed[1].random_state == unnamed[0].random_state != named[0].random_state  # its own identity's seed
+
+
+def test_the_warnings_of_one_cells_scoring_stay_its_own_whichever_cell_fits(tmp_path, monkeypatch):
+    from kpca_bench.methods import scores
+
+    mahalanobis = scores._OF_PROJECTION["mahalanobis"]
+
+    def warning_mahalanobis(model, projection):
+        warnings.warn("overflow encountered in divide", RuntimeWarning)
+        return mahalanobis(model, projection)
+
+    monkeypatch.setitem(scores._OF_PROJECTION, "mahalanobis", warning_mahalanobis)
+    raw = {**raw_config(), "methods": [ENTRIES[1], ENTRIES[0]]}  # MD first: it fits
+    outcome = run_experiment(parse_config(raw), tmp_path, notify=lambda message: None)
+    records = by_entry(outcome.directory)
+    for trial in (0, 1):
+        assert records["KPCA RE", trial]["fit_shared_with"] == records["KPCA MD", trial]["key"]
+        assert "RuntimeWarning" in records["KPCA MD", trial]["warnings"]
+        assert not (records["KPCA RE", trial].get("warnings") or {}).get("RuntimeWarning")
+        assert not records["KPCA RE", trial].get("degenerate")
+
+
+def test_a_groups_seed_does_not_depend_on_which_of_two_reconstruction_error_entries_comes_first():
+    unnamed = {key: value for key, value in ENTRIES[0].items() if key != "score"} | {"label": "KPCA"}
+    orders = ([unnamed, ENTRIES[0], ENTRIES[1]], [ENTRIES[0], unnamed, ENTRIES[1]])
+    planned = [{(c.trial, c.key, c.random_state) for c in plan_cells(parse_config({**raw_config(), "methods": order}))}
+               for order in orders]
+    assert planned[0] == planned[1]

@@ -229,7 +229,9 @@ def dask_client(distributed, address: str, jobs: int, worker_log: Path | None = 
             cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                                host="127.0.0.1", dashboard_address=":0",
                                                preload=["kpca_bench.experiment.dask_worker"])
-        with cluster, distributed.Client(cluster, set_as_default=False) as client, quiet_on_interrupt():
+        # Twice: the client's start-up is interruptible too, and the inner one silences before the client closes.
+        with cluster, quiet_on_interrupt(), distributed.Client(cluster, set_as_default=False) as client, \
+                quiet_on_interrupt():
             yield client
         return
     try:

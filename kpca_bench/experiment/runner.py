@@ -160,7 +160,7 @@ def with_fit_groups(planned: list[tuple[Cell, dict, str | None]], data_part: dic
         members = groups.get(group, [])
         if len(members) > 1:
             score = min((member_identity["score"] for _, member_identity in members),
-                        key=lambda name: list(OUTLIER_SCORES).index(name or DEFAULT_SCORE))
+                        key=lambda name: (list(OUTLIER_SCORES).index(name or DEFAULT_SCORE), name is None))
             group_seed = derive_seed(seed, trial, {**identity, "score": score})
             key = cell.key if group_seed == cell.random_state else stable_hash(
                 {**data_part, **identity, "trial": trial, "fit_seed": group_seed})

@@ -97,14 +97,30 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
         return xp.where(decision >= 0, xp.ones_like(decision, dtype=xp.int64), -xp.ones_like(decision, dtype=xp.int64))
 
 
+def fitted_subspace(detector: KernelSubspaceDetector, X):
+    """The kernel-PCA variant ``detector.fit(X)`` fits (its ``estimator``, cloned), fitted on ``X`` as ``fit``
+    checks it. With :func:`around_subspace` it is ``detector.fit(X)`` in two steps, so that one fit can serve
+    detectors of several outlier scores (the runner's fit groups)."""
+    estimator = clone(KernelPCA() if detector.estimator is None else detector.estimator)
+    return estimator.fit(clone(detector)._validated(X, reset=True))
+
+
+def around_subspace(detector: KernelSubspaceDetector, fitted_estimator, X) -> KernelSubspaceDetector:
+    """A copy of ``detector`` fitted on ``X`` around ``fitted_estimator``, a kernel-PCA variant already fitted
+    on ``X`` (:func:`fitted_subspace`), without fitting it again: the same fitted estimator (shared, not
+    copied) and the detector's own ``offset_`` from the training points' scores, taken from the projection
+    the estimator kept at fit when it has one. Equal to ``detector.fit(X)`` with the same estimator seed."""
+    if detector.outlier_score not in OUTLIER_SCORES:
+        raise ValueError(f"outlier_score must be one of {', '.join(OUTLIER_SCORES)}, got {detector.outlier_score!r}")
+    scored = clone(detector)
+    return scored._scoring(fitted_estimator, scored._validated(X, reset=True))
+
+
 def rescored(detector: KernelSubspaceDetector, outlier_score: str, X) -> KernelSubspaceDetector:
     """A fitted detector scoring the subspace ``detector`` fitted by another outlier score, without refitting.
 
     Equal to a detector with ``detector``'s parameters but ``outlier_score`` fitted on ``X`` (its
-    estimator with the same ``random_state``): same fitted estimator (shared, not copied), and its own
-    ``offset_`` from the training points' scores, taken from the projection the estimator kept at fit
-    when it has one. The runner's fit groups score one fit by reconstruction error and Mahalanobis
-    distance this way.
+    estimator with the same ``random_state``): :func:`around_subspace` of ``detector``'s fitted estimator.
 
     Parameters
     ----------
@@ -115,7 +131,4 @@ def rescored(detector: KernelSubspaceDetector, outlier_score: str, X) -> KernelS
         The points ``detector`` was fitted on.
     """
     check_is_fitted(detector, "estimator_")
-    if outlier_score not in OUTLIER_SCORES:
-        raise ValueError(f"outlier_score must be one of {', '.join(OUTLIER_SCORES)}, got {outlier_score!r}")
-    scored = clone(detector).set_params(outlier_score=outlier_score)
-    return scored._scoring(detector.estimator_, scored._validated(X, reset=True))
+    return around_subspace(clone(detector).set_params(outlier_score=outlier_score), detector.estimator_, X)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from kpca_bench.devices import to_numpy
-from kpca_bench.methods.detector import KernelSubspaceDetector, rescored
+from kpca_bench.methods.detector import KernelSubspaceDetector, around_subspace, fitted_subspace
 from kpca_bench.methods.registry import estimator_spec, method_spec
 from kpca_bench.validation import Problems, declared, later_fields
 
@@ -181,12 +181,13 @@ DEFAULT_SCORE = "reconstruction_error"
 @dataclass
 class FitShare:
     """The one fit of a *fit group*: cells of one trial that differ only in the outlier score of a subspace
-    method (:func:`~kpca_bench.experiment.runner.plan_cells`). The first cell to fit keeps its fitted
-    detector here (or the error its fit raised), how long the fit took and the warnings it raised; the
-    others score that subspace by their own score (:func:`~kpca_bench.methods.detector.rescored`), or raise
-    that error, instead of fitting again, and see the fit's warnings as if they had fitted."""
+    method (:func:`~kpca_bench.experiment.runner.plan_cells`). The first cell to fit keeps here the fitted
+    kernel-PCA variant (or the error its fit raised), how long the fit took and the warnings the fit raised;
+    every cell of the group then builds its detector around that one fit with its own score
+    (:func:`~kpca_bench.methods.detector.around_subspace`), or raises that error, and sees the fit's
+    warnings as if it had fitted (the warnings of scoring the training points stay each cell's own)."""
 
-    detector: KernelSubspaceDetector | None = None
+    estimator: Any = None
     error: Exception | None = None
     fit_seconds: float | None = None
     fit_warnings: list = field(default_factory=list)
@@ -194,29 +195,29 @@ class FitShare:
     @property
     def done(self) -> bool:
         """Whether a cell has fitted (or tried to)."""
-        return self.detector is not None or self.error is not None
+        return self.estimator is not None or self.error is not None
 
     def fitted_detector(self, method: Method, X):
-        """``method``'s detector fitted on ``X``: by fitting it if no cell has, else from the group's fit."""
-        if self.done:
-            self._warn_again()
-            if self.error is not None:
-                raise self.error
-            return rescored(self.detector, method.detector().outlier_score, X)
+        """``method``'s detector fitted on ``X``, around the group's one fit (made now if no cell has made it)."""
+        if not self.done:
+            self._fit(method.detector(), X)
+        self._warn_again()
+        if self.error is not None:
+            raise self.error
+        return around_subspace(method.detector(), self.estimator, X)
+
+    def _fit(self, detector: KernelSubspaceDetector, X) -> None:
         start = time.perf_counter()
         caught: list = []
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                self.detector = method.detector().fit(X)
-        except Exception as error:  # noqa: BLE001 - kept for the group's other cells, then raised as ever
+                self.estimator = fitted_subspace(detector, X)
+        except Exception as error:  # noqa: BLE001 - kept for the group's cells, each of which raises it
             self.error = error
-            raise
         finally:
             self.fit_seconds = time.perf_counter() - start
             self.fit_warnings = list(caught)
-            self._warn_again()
-        return self.detector
 
     def _warn_again(self) -> None:
         """Issue the fit's warnings in the calling cell (each cell's record counts its own)."""
