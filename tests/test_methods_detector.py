@@ -3,12 +3,12 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.decomposition import PCA
-from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError
 
 from kpca_bench.kernels import Kernel
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
-from kpca_bench.methods.detector import rescored
+from kpca_bench.methods.detector import around_subspace, fitted_subspace
 from kpca_bench.methods.nystrom import NystromKernelPCA
 from kpca_bench.methods.sparse_enet import SparseKernelPCA
 
@@ -58,22 +58,20 @@ def test_fitting_builds_the_training_kernel_once(X, monkeypatch):
                          ids=["exact arpack", "nystrom"])
 @pytest.mark.parametrize("fitted_score, other_score", [("reconstruction_error", "mahalanobis"),
                                                        ("mahalanobis", "reconstruction_error")])
-def test_rescoring_a_fit_equals_a_fresh_fit_with_the_same_seed(X, estimator, fitted_score, other_score):
-    fitted = KernelSubspaceDetector(estimator, outlier_score=fitted_score, contamination=0.2).fit(X)
-    fresh = KernelSubspaceDetector(estimator, outlier_score=other_score, contamination=0.2).fit(X)
-    other = rescored(fitted, other_score, X)
+def test_one_fit_scored_two_ways_equals_fresh_fits_with_the_same_seed(X, estimator, fitted_score, other_score):
+    subspace = fitted_subspace(KernelSubspaceDetector(estimator, outlier_score=fitted_score), X)
     X_new = np.random.default_rng(1).normal(size=(7, 3))
-    assert other.estimator_ is fitted.estimator_ and other.outlier_score == other_score
-    assert other.offset_ == fresh.offset_ and other.n_features_in_ == 3
-    np.testing.assert_array_equal(other.score_samples(X_new), fresh.score_samples(X_new))
-    np.testing.assert_array_equal(other.predict(X_new), fresh.predict(X_new))
-    refitted = KernelSubspaceDetector(estimator, outlier_score=fitted_score, contamination=0.2).fit(X)
-    np.testing.assert_array_equal(fitted.score_samples(X_new), refitted.score_samples(X_new))
+    for score in (fitted_score, other_score):
+        around = around_subspace(KernelSubspaceDetector(estimator, outlier_score=score, contamination=0.2), subspace, X)
+        fresh = KernelSubspaceDetector(estimator, outlier_score=score, contamination=0.2).fit(X)
+        assert around.estimator_ is subspace and around.outlier_score == score
+        assert around.offset_ == fresh.offset_ and around.n_features_in_ == 3
+        np.testing.assert_array_equal(around.score_samples(X_new), fresh.score_samples(X_new))
+        np.testing.assert_array_equal(around.predict(X_new), fresh.predict(X_new))
 
 
-def test_rescoring_checks_the_detector_and_the_score(X):
-    with pytest.raises(NotFittedError):
-        rescored(KernelSubspaceDetector(KernelPCA(3, sigma=1.5)), "mahalanobis", X)
-    fitted = KernelSubspaceDetector(KernelPCA(3, sigma=1.5)).fit(X)
-    with pytest.raises(ValueError, match="outlier_score must be one of reconstruction_error, mahalanobis, got 'euclidean'"):
-        rescored(fitted, "euclidean", X)
+def test_a_detector_around_a_fit_checks_its_score(X):
+    subspace = fitted_subspace(KernelSubspaceDetector(KernelPCA(3, sigma=1.5)), X)
+    message = "outlier_score must be one of reconstruction_error, mahalanobis, got 'euclidean'"
+    with pytest.raises(ValueError, match=message):
+        around_subspace(KernelSubspaceDetector(KernelPCA(3, sigma=1.5), outlier_score="euclidean"), subspace, X)

@@ -149,8 +149,8 @@ def with_fit_groups(planned: list[tuple[Cell, dict, str | None]], data_part: dic
     """One trial's cells, those of each *fit group* (two or more cells with the same :func:`fit_identity`) with
     the group's ``fit_group`` id and its seed: the seed of its cell whose score comes first in
     :data:`~kpca_bench.methods.scores.OUTLIER_SCORES` (reconstruction error, also where an entry names no
-    score), whatever the config's order and other entries. A cell that takes a seed other than its own has that seed in its key too (``fit_seed``),
-    so a record computed with its own seed is never taken for it."""
+    score), whatever the config's order and other entries. A cell that takes a seed other than its own has
+    that seed in its key too (``fit_seed``), so a record computed with its own seed is never taken for it."""
     groups: dict[str, list[tuple[Cell, dict]]] = {}
     for cell, identity, group in planned:
         if group is not None:

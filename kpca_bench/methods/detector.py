@@ -115,20 +115,3 @@ def around_subspace(detector: KernelSubspaceDetector, fitted_estimator, X) -> Ke
     scored = clone(detector)
     return scored._scoring(fitted_estimator, scored._validated(X, reset=True))
 
-
-def rescored(detector: KernelSubspaceDetector, outlier_score: str, X) -> KernelSubspaceDetector:
-    """A fitted detector scoring the subspace ``detector`` fitted by another outlier score, without refitting.
-
-    Equal to a detector with ``detector``'s parameters but ``outlier_score`` fitted on ``X`` (its
-    estimator with the same ``random_state``): :func:`around_subspace` of ``detector``'s fitted estimator.
-
-    Parameters
-    ----------
-    detector : KernelSubspaceDetector
-        Fitted.
-    outlier_score : {"reconstruction_error", "mahalanobis"}
-    X : array of shape (n_samples, n_features)
-        The points ``detector`` was fitted on.
-    """
-    check_is_fitted(detector, "estimator_")
-    return around_subspace(clone(detector).set_params(outlier_score=outlier_score), detector.estimator_, X)
