@@ -112,10 +112,17 @@ def results_root_page(tmp_path_factory):
 
 def open_page(driver, path: Path, artifact: str) -> list[dict]:
     """Load ``path``, save a screenshot as test-artifacts/``artifact``.png, and return the console's errors."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
     driver.get_log("browser")  # drop what an earlier page left
     driver.get(path.resolve().as_uri())
+    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.readyState") == "complete")
     ARTIFACTS.mkdir(exist_ok=True)
-    driver.save_screenshot(str(ARTIFACTS / f"{artifact}.png"))
+    try:
+        driver.save_screenshot(str(ARTIFACTS / f"{artifact}.png"))
+    except TimeoutException:  # headless Chromium now and then loses the page under a screenshot; the page is loaded
+        driver.save_screenshot(str(ARTIFACTS / f"{artifact}.png"))
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
