@@ -41,6 +41,7 @@ class Results:
     ranks : a suite's average ranks with bootstrap intervals (``ranks.csv``); None for one dataset.
     statistics : a suite's pairwise Wilcoxon–Holm tests of AUROC (``wilcoxon_holm.csv``; empty when the
         datasets are too few); None for one dataset.
+    verdict : a suite's verdict as ``headline.md`` holds it, what the tests support first; None for one dataset.
     """
 
     records: pd.DataFrame
@@ -51,6 +52,7 @@ class Results:
     datasets: pd.DataFrame | None = None
     ranks: pd.DataFrame | None = None
     statistics: pd.DataFrame | None = None
+    verdict: str | None = None
 
     @property
     def failures(self) -> list[dict]:
@@ -111,7 +113,8 @@ def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: 
     if outcome.stopped_by is not None:
         raise outcome.stopped_by
     return Results(records=tables.trials, summary=tables.summary, folder=outcome.directory, config=config, outcome=outcome,
-                   datasets=tables.datasets, ranks=tables.ranks, statistics=tables.statistics)
+                   datasets=tables.datasets, ranks=tables.ranks, statistics=tables.statistics,
+                   verdict=tables.verdict)
 
 
 def as_config(config, profile: str = "full") -> Config:

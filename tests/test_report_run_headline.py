@@ -1,8 +1,9 @@
-"""The headline a run ends with, on hand-built summaries and rank tables whose answer is known."""
+"""The headline a single run ends with, on hand-built summaries whose answer is known (a suite's verdict:
+tests/test_report_suite.py)."""
 
 import pandas as pd
 
-from kpca_bench.report.run_headline import main_metric, run_headline, suite_headline
+from kpca_bench.report.run_headline import main_metric, run_headline
 
 
 def test_auroc_is_the_main_metric_where_it_exists_else_what_the_protocol_reports():
@@ -16,10 +17,3 @@ def test_a_run_headline_names_the_three_best_by_mean_auroc_failed_methods_left_o
     summary = pd.DataFrame({"method": ["a", "b", "c", "d", "e"], "auroc_mean": [0.61, 0.93, None, 0.75, 0.88]})
     assert run_headline(summary) == "best by mean AUROC: b 0.930, e 0.880, d 0.750"
 
-
-def test_a_suite_headline_names_the_best_average_ranks():
-    ranks = pd.DataFrame({"method": ["kNN", "KPCA", "LOF", "PCA"], "rank_auroc": [2.5, 1.25, 3.0, 3.25],
-                          "auroc_mean": [0.8, 0.9, 0.7, 0.6]})
-    assert suite_headline(ranks) == ("best average AUROC rank across datasets: 1. KPCA 1.25 (mean AUROC 0.900), "
-                                     "2. kNN 2.50 (mean AUROC 0.800), 3. LOF 3.00 (mean AUROC 0.700)")
-    assert suite_headline(None) is None and suite_headline(ranks.iloc[:0]) is None

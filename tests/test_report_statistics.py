@@ -23,6 +23,23 @@ def test_tied_scores_share_the_average_rank():
     assert statistics.ranks(tied).iloc[0].tolist() == [1.5, 1.5, 3.0]
 
 
+def test_means_equal_but_for_their_last_bits_tie_in_ranks_friedman_and_wilcoxon():
+    # The mean of the same three numbers summed in two orders: equal in exact arithmetic, not in floating point.
+    values = [0.1, 0.2, 0.3]
+    a, b = (values[0] + values[1] + values[2]) / 3, (values[2] + values[1] + values[0]) / 3
+    assert a != b and abs(a - b) <= 1e-12 * a
+    table = pd.DataFrame({"X": [0.9, 0.9], "Y": [0.5, 0.5], "A": [a, b], "B": [b, a], "Z": [0.1, 0.1]})
+    assert statistics.ranks(table).to_numpy().tolist() == [[1, 2, 3.5, 3.5, 5]] * 2
+    # A and B differ by the last bit on both datasets: no non-zero difference left, p = 1.
+    pairs = statistics.wilcoxon_holm(table).set_index(["method_a", "method_b"])
+    assert pairs.loc[("A", "B"), "p_value"] == 1.0
+    assert statistics.friedman(table).statistic == pytest.approx(statistics.friedman(
+        table.assign(B=table["A"])).statistic, abs=0)
+    # A real difference (relative 1e-9) is kept.
+    apart = table.assign(B=table["A"] * (1 + 1e-9))
+    assert statistics.ranks(apart).iloc[0].tolist() == [1, 2, 4, 3, 5]
+
+
 def test_friedman_statistic():
     # chi2 = 12 / (N k (k + 1)) * sum R_j^2 - 3 N (k + 1), rank sums 5, 8, 11: 12/48 * 210 - 48 = 4.5;
     # Iman-Davenport F = (N - 1) chi2 / (N (k - 1) - chi2) = 3 * 4.5 / 3.5.
@@ -30,6 +47,9 @@ def test_friedman_statistic():
     assert result.statistic == pytest.approx(4.5)
     assert result.p_value == pytest.approx(np.exp(-4.5 / 2))  # chi-square with 2 degrees of freedom
     assert result.iman_davenport == pytest.approx(13.5 / 3.5)
+    # F's own p: F with k - 1 = 2 and (k - 1)(N - 1) = 6 degrees of freedom, not the chi-square p.
+    assert result.iman_davenport_p == pytest.approx(stats.f.sf(13.5 / 3.5, 2, 6))
+    assert result.iman_davenport_p != pytest.approx(result.p_value, rel=1e-3)
     assert (result.n_datasets, result.n_methods) == (4, 3)
 
 
@@ -84,9 +104,44 @@ def _p_values_from_cd(ranks: dict, cd: float) -> pd.DataFrame:
     ({"A": 1, "B": 2, "C": 3, "D": 4}, 1.5, [["A", "B"], ["B", "C"], ["C", "D"]]),  # a chain: overlapping groups
     ({"A": 1, "B": 5, "C": 6, "D": 12}, 1.5, [["A"], ["B", "C"], ["D"]]),  # separated from all: its own group
 ])
-def test_groups_are_the_sets_of_methods_the_test_does_not_separate(ranks, cd, expected):
+def test_groups_are_the_runs_of_methods_the_test_does_not_separate(ranks, cd, expected):
     series = pd.Series(ranks, dtype=float)
-    assert statistics.not_separated_groups(_p_values_from_cd(ranks, cd), series) == expected
+    assert statistics.contiguous_groups(_p_values_from_cd(ranks, cd), series) == expected
+
+
+def holm_like(ranks: dict, separated: list[tuple[str, str]]) -> pd.DataFrame:
+    """p = 0.01 for the ``separated`` pairs, 0.5 for every other: a test whose not-separated sets need not be
+    consecutive in rank order (Holm's can be so; Nemenyi's cannot)."""
+    matrix = pd.DataFrame(0.5, index=list(ranks), columns=list(ranks))
+    for a, b in separated:
+        matrix.loc[a, b] = matrix.loc[b, a] = 0.01
+    return matrix
+
+
+@pytest.mark.parametrize(("ranks", "separated", "expected"), [
+    # {A, B, D} is a set of which no two are separated, but C, between B and D, is separated from A.
+    ({"A": 1, "B": 2, "C": 3, "D": 4}, [("A", "C")], [["A", "B"], ["B", "C", "D"]]),
+    # The top method separated from one in the middle only: its run stops before it.
+    ({"A": 5.06, "B": 5.67, "C": 7.5, "D": 7.79, "E": 7.88}, [("A", "D")], [["A", "B", "C"], ["B", "C", "D", "E"]]),
+    # A separated from B alone: A is a group of its own, although the test does not separate A from C or D.
+    ({"A": 1, "B": 2, "C": 3, "D": 4}, [("A", "B")], [["A"], ["B", "C", "D"]]),
+])
+def test_groups_never_span_a_method_the_test_separates_from_a_member(ranks, separated, expected):
+    p_values = holm_like(ranks, separated)
+    series = pd.Series(ranks, dtype=float)
+    groups = statistics.contiguous_groups(p_values, series)
+    assert groups == expected
+    order = list(series.sort_values().index)
+    for group in groups:
+        spanned = order[order.index(group[0]):order.index(group[-1]) + 1]
+        assert all(p_values.loc[a, b] >= 0.05 for a in spanned for b in spanned)
+
+
+def test_separated_pairs_name_the_better_rank_first_smallest_p_first():
+    ranks = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0})
+    p_values = holm_like(dict(ranks), [("D", "A"), ("C", "B")])
+    p_values.loc["B", "C"] = p_values.loc["C", "B"] = 0.001
+    assert statistics.separated_pairs(p_values, ranks) == [("B", "C", 0.001), ("A", "D", 0.01)]
 
 
 def test_group_table_marks_each_methods_groups():
@@ -129,6 +184,15 @@ def test_smallest_wilcoxon_p_is_one_sign_pattern_of_all_up_to_50_datasets(n):
     assert statistics.smallest_wilcoxon_p(n) == pytest.approx(2.0 ** (1 - n), rel=1e-9)
 
 
+def test_with_tied_differences_scipy_is_exact_up_to_13_datasets_and_approximate_from_14():
+    # What smallest_wilcoxon_p's docstring and summary.md say scipy does: all differences positive, two tied.
+    for n, exact in ((13, True), (14, False)):
+        differences = np.r_[1.0, np.arange(1.0, n)]
+        p = stats.wilcoxon(differences).pvalue
+        assert (p == pytest.approx(2.0 ** (1 - n))) == exact
+        assert (p == pytest.approx(stats.wilcoxon(differences, method="asymptotic").pvalue)) != exact
+
+
 @pytest.mark.parametrize("n", [51, 120])
 def test_smallest_wilcoxon_p_beyond_50_datasets_is_the_normal_approximation(n):
     mean, sd = n * (n + 1) / 4, np.sqrt(n * (n + 1) * (2 * n + 1) / 24)
@@ -154,12 +218,11 @@ def test_nemenyi_can_separate_only_when_the_cd_is_below_the_largest_rank_gap():
     assert not statistics.nemenyi_can_separate(2.0, 3)
 
 
-def test_bootstrap_interval_is_seeded_and_contains_the_mean():
-    first = statistics.bootstrap_mean_interval(TABLE, seed=1)
-    assert first.equals(statistics.bootstrap_mean_interval(TABLE, seed=1))
-    assert list(first.index) == ["A", "B", "C"]
-    assert (first["low"] <= TABLE.mean()).all() and (TABLE.mean() <= first["high"]).all()
-    assert (first["low"] >= TABLE.min()).all() and (first["high"] <= TABLE.max()).all()
-    assert (first["high"] > first["low"]).all()
+def test_t_interval_is_the_mean_plus_minus_t_times_the_standard_error():
+    interval = statistics.t_mean_interval(TABLE)
+    assert list(interval.index) == ["A", "B", "C"]
+    # A: 0.90, 0.80, 0.70, 0.95: mean 0.8375, sd 0.1109, t(0.975, 3) = 3.182.
+    half = 3.182446 * np.std([0.90, 0.80, 0.70, 0.95], ddof=1) / 2
+    assert interval.loc["A"].tolist() == pytest.approx([0.8375 - half, 0.8375 + half])
     constant = pd.DataFrame({"A": [0.5] * 5})
-    assert statistics.bootstrap_mean_interval(constant).loc["A"].tolist() == [0.5, 0.5]
+    assert statistics.t_mean_interval(constant).loc["A"].tolist() == [0.5, 0.5]

@@ -1,6 +1,8 @@
 """A suite's tables and figures: the diagram's bars are the post-hoc test's groups, written beside it, and the
 statistics text says what the tests can find at the suite's size. Hand-built records; no data, no run."""
 
+from html.parser import HTMLParser
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -78,6 +80,7 @@ def test_a_suite_too_small_for_any_significant_pair_says_so(tmp_path):
     assert "AUROC: Nemenyi critical difference 3.317 ranks (alpha 0.05); the largest possible gap of average ranks " \
            "with 4 methods is 3: **no pair can be significant at this size** by Nemenyi" in text
     assert text.count("no pair can be significant at this size") == 3
+    assert "Iman-Davenport F = " in text and "; 4 methods, 2 datasets" in text
 
 
 def test_a_suite_large_enough_says_nothing_is_out_of_reach(separated):
@@ -114,7 +117,7 @@ def test_ranks_1_2_9_10_with_cd_1_5_draw_two_bars(tmp_path, monkeypatch):
     assert bars == [[1.0, 2.0], [9.0, 10.0]]
     texts = {text.get_text() for text in drawn[0].axes[0].texts}
     assert {"A (1.00)", "B (2.00)", "(9.00) C", "(10.00) D", "CD = 1.50"} <= texts  # two decimals, not "(9)"
-    assert bars_as_groups(bars, ranks) == [set(g) for g in statistics.not_separated_groups(p_values, ranks)]
+    assert bars_as_groups(bars, ranks) == [set(g) for g in statistics.contiguous_groups(p_values, ranks)]
 
 
 def test_the_rank_heatmap_orders_methods_by_average_rank_and_prints_each_rank(tmp_path, monkeypatch):
@@ -130,9 +133,9 @@ def test_the_rank_heatmap_orders_methods_by_average_rank_and_prints_each_rank(tm
 
 
 @pytest.mark.parametrize("posthoc, expected", [
-    ("nemenyi", "the Nemenyi critical difference (alpha 0.05) is 1.35 ranks, so 1 of the other 3 methods are not "
+    ("nemenyi", "the Nemenyi critical difference (alpha 0.05) is 1.35 ranks, so 2 of the other 3 methods are "
                 "significantly apart from KPCA RE by the Nemenyi test (alpha 0.05)"),
-    ("wilcoxon_holm", "0 of the other 3 methods are not significantly apart from KPCA RE by Wilcoxon's signed-rank "
+    ("wilcoxon_holm", "all 3 other methods are significantly apart from KPCA RE by Wilcoxon's signed-rank "
                       "test with Holm's correction (alpha 0.05)"),
 ])
 def test_the_headline_counts_what_the_configs_posthoc_test_separates(posthoc, expected):
@@ -141,6 +144,120 @@ def test_the_headline_counts_what_the_configs_posthoc_test_separates(posthoc, ex
     text = suite.headline(config, stats)
     assert expected in text
     assert ("Nemenyi" in text) == (posthoc == "nemenyi")
+    assert "best" not in text
+
+
+def test_where_the_test_separates_pairs_the_verdict_names_them_first():
+    config = suite_config(list(SEPARATED.index), posthoc="wilcoxon_holm")
+    stats = suite.suite_statistics(config, suite.dataset_table(config, records_of(SEPARATED)))
+    text = suite.headline(config, stats)
+    assert text.startswith("AUROC: Wilcoxon-Holm separates 5 of 6 pairs of the 4 methods on 12 datasets (Friedman p = ")
+    assert "KPCA RE / IForest (p = " in text
+    assert "top mean rank: KPCA RE (1.00), separated from 3 of the other 3 methods." in text
+
+
+# A held-back-style suite: 7 datasets on which the 4 methods take every place in turn (a Latin square and more),
+# so that Friedman finds nothing and no post-hoc test separates a pair; IForest ranks first by a hair.
+HELD_BACK = pd.DataFrame([[0.80, 0.70, 0.60, 0.50], [0.50, 0.80, 0.70, 0.60], [0.60, 0.50, 0.80, 0.70],
+                          [0.70, 0.60, 0.50, 0.80], [0.81, 0.71, 0.61, 0.51], [0.52, 0.62, 0.82, 0.72],
+                          [0.73, 0.83, 0.53, 0.63]], columns=["KPCA RE", "IForest", "LOF", "kNN"],
+                         index=[f"adbench_{name}" for name in ("wine", "glass", "wbc", "pima", "yeast", "wdbc",
+                                                               "wpbc")])
+
+
+def first_sentence(text: str) -> str:
+    return text.strip().split(". ")[0]
+
+
+class Paragraphs(HTMLParser):
+    """The text of each paragraph of a page, in order."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.paragraphs: list[str] = []
+        self.inside = False
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "p":
+            self.inside = True
+            self.paragraphs.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "p":
+            self.inside = False
+
+    def handle_data(self, data):
+        if self.inside:
+            self.paragraphs[-1] += data
+
+
+@pytest.mark.parametrize("posthoc", ["nemenyi", "wilcoxon_holm"])
+def test_where_nothing_is_significant_summary_headline_and_page_open_by_saying_so(tmp_path, posthoc):
+    from kpca_bench.report.html import write_run_html
+
+    config = suite_config(list(HELD_BACK.index), posthoc=posthoc)
+    records = records_of(HELD_BACK)
+    for dataset, mine in records.items():
+        (tmp_path / dataset).mkdir()
+    suite.write_suite_report(config, records, [], tmp_path)
+    write_run_html(tmp_path, config)
+    expected = "AUROC: no detectable difference among the 4 methods at this size (7 datasets; Friedman p = "
+    headline = (tmp_path / "headline.md").read_text()
+    assert first_sentence(headline).startswith(expected)
+    assert "top mean rank, not significant: IForest (2.29)" in headline
+    summary = (tmp_path / "summary.md").read_text().splitlines()
+    assert summary[0] == "# hand: 7 datasets"
+    assert first_sentence(summary[2]).startswith(f"**What the tests support:** {expected}")
+    page = Paragraphs((tmp_path / "report.html").read_text()).paragraphs
+    assert first_sentence(page[0]).startswith(f"What the tests support: {expected}")
+
+
+def test_the_floor_of_the_test_joins_the_verdict_when_no_pair_can_be_significant():
+    config = suite_config(list(HELD_BACK.index), posthoc="wilcoxon_holm")
+    stats = suite.suite_statistics(config, suite.dataset_table(config, records_of(HELD_BACK)))
+    # 7 datasets, 6 pairs: 6 x 2 / 2**7 = 0.094.
+    assert "and can separate none at this size: its smallest attainable p is 0.0938)" in suite.verdict(
+        stats, "wilcoxon_holm")
+
+
+def drawn_spans(fig) -> list[tuple[float, float]]:
+    """The x extents of the diagram's bars as drawn: its horizontal lines below the axis (scikit-posthocs draws
+    the bars at y = -1, -2, ...; the labels' elbows bend, and Nemenyi's CD scale is above the axis)."""
+    lines = [line for line in fig.axes[0].lines if len(set(line.get_ydata())) == 1 and line.get_ydata()[0] < 0]
+    return sorted((min(line.get_xdata()), max(line.get_xdata())) for line in lines)
+
+
+@pytest.mark.parametrize(("ranks", "separated", "spans"), [
+    # Holm's not-separated set {A, B, D} would have drawn a bar from 1 to 4 over C, which Holm separates from A.
+    ({"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0}, [("A", "C")], [(1.0, 2.0), (2.0, 4.0)]),
+    # The 36-set suite's AUROC case in small: the top method separated from one in the middle (SKPCA RE, 7.79).
+    ({"L1-KPCA RE": 5.06, "IForest": 5.67, "KPCA MD": 7.61, "SKPCA RE": 7.79, "OCSVM": 7.88, "LOF": 8.69},
+     [("L1-KPCA RE", "SKPCA RE"), ("L1-KPCA RE", "LOF")], [(5.06, 7.61), (5.67, 8.69)]),
+])
+def test_no_drawn_bar_passes_over_a_method_the_test_separates_from_one_under_it(tmp_path, monkeypatch, ranks,
+                                                                                  separated, spans):
+    ranks = pd.Series(ranks)
+    p_values = pd.DataFrame(0.5, index=ranks.index, columns=ranks.index)
+    for a, b in separated:
+        p_values.loc[a, b] = p_values.loc[b, a] = 0.018
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=None, title="t",
+                     path=tmp_path / "cd.png")
+    assert drawn_spans(drawn[0]) == spans
+    for low, high in drawn_spans(drawn[0]):
+        under = ranks[(ranks >= low) & (ranks <= high)].index
+        assert (p_values.loc[under, under] >= 0.05).all().all()
+
+
+def test_every_metrics_post_hoc_p_values_are_written(separated):
+    for metric in ("auroc", "auprc"):
+        matrix = pd.read_csv(separated / f"posthoc_p_{metric}.csv", index_col="method")
+        assert list(matrix.index) == list(matrix.columns) == ["KPCA RE", "IForest", "LOF", "kNN"]
+        assert (matrix.to_numpy() == matrix.to_numpy().T).all()
+    pairs = pd.read_csv(separated / "wilcoxon_holm_auprc.csv")
+    assert len(pairs) == 6 and {"p_value", "p_holm", "significant"} <= set(pairs.columns)
 
 
 def test_the_skipped_line_names_no_folder_of_this_machine(tmp_path, monkeypatch):

@@ -50,6 +50,9 @@ def print_run_summary(results, seconds: float) -> None:
 
     outcome, summary = results.outcome, results.summary
     out = console()
+    if results.verdict:
+        # A suite's table runs to hundreds of rows: what the tests support comes before it, and again after it.
+        out.print(results.verdict, highlight=False, markup=False)
     out.print(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {seconds:.1f} s", highlight=False)
     if not summary.empty:
         table = new_table(title=f"{results.folder.name}: mean ± std over the finished trials", title_justify="left")
@@ -77,10 +80,11 @@ def print_run_summary(results, seconds: float) -> None:
 
 
 def headline_lines(results) -> list[str]:
-    """The run's headline (:mod:`kpca_bench.report.run_headline`): its best methods, or a suite's top ranks."""
-    from kpca_bench.report.run_headline import run_headline, suite_headline
+    """The run's headline: a suite's verdict (``Results.verdict``, what the tests support first), or a single
+    run's best methods (:mod:`kpca_bench.report.run_headline`)."""
+    from kpca_bench.report.run_headline import run_headline
 
-    line = run_headline(results.summary) if results.ranks is None else suite_headline(results.ranks)
+    line = run_headline(results.summary) if results.ranks is None else results.verdict
     return [line] if line else []
 
 

@@ -34,13 +34,15 @@ class Tables:
     """What a run's report shows, as DataFrames: ``trials`` (one row per cell and trial; a suite's with a
     ``dataset`` column), ``summary`` (as ``summary.csv``), and for a suite ``datasets`` (one row per dataset and
     method), ``ranks`` (average ranks, ``ranks.csv``) and ``statistics`` (the pairwise Wilcoxon–Holm tests of
-    AUROC, ``wilcoxon_holm.csv``; empty when there are too few datasets)."""
+    AUROC, ``wilcoxon_holm.csv``; empty when there are too few datasets) and ``verdict`` (``headline.md``'s text:
+    what the tests support, first)."""
 
     trials: pd.DataFrame
     summary: pd.DataFrame
     datasets: pd.DataFrame | None = None
     ranks: pd.DataFrame | None = None
     statistics: pd.DataFrame | None = None
+    verdict: str | None = None
 
 
 def _single_setting_labels(config: Config) -> list[str]:
@@ -156,4 +158,5 @@ def write_outcome_report(config: Config, outcome: RunOutcome, html: bool = True)
                        ignore_index=True) if per_member else pd.DataFrame()
     if suite is None:
         return Tables(trials, pd.DataFrame())
-    return Tables(trials, suite.summary, datasets=suite.datasets, ranks=suite.ranks, statistics=suite.statistics)
+    return Tables(trials, suite.summary, datasets=suite.datasets, ranks=suite.ranks, statistics=suite.statistics,
+                  verdict=suite.verdict)

@@ -1,6 +1,7 @@
-"""The line a run ends with on the terminal: its best methods by the main metric, a suite's top ranks.
+"""The line a single run ends with on the terminal: its best methods by the main metric (a suite ends with its
+verdict, :func:`kpca_bench.report.suite.verdict`).
 
-Built from the tables :func:`kpca_bench.run` returns (``Results.summary`` and ``Results.ranks``).
+Built from the table :func:`kpca_bench.run` returns (``Results.summary``).
 """
 
 from __future__ import annotations
@@ -26,13 +27,3 @@ def run_headline(summary: pd.DataFrame) -> str | None:
     best = summary.dropna(subset=[f"{metric}_mean"]).sort_values(f"{metric}_mean", ascending=False, kind="stable")
     shown = ", ".join(f"{row['method']} {row[f'{metric}_mean']:.3f}" for _, row in best.head(TOP).iterrows())
     return f"best by mean {MAIN_METRICS[metric]}: {shown}"
-
-
-def suite_headline(ranks: pd.DataFrame | None) -> str | None:
-    """``best average AUROC rank across datasets: 1. A 2.10 (mean AUROC 0.812), 2. ...``; None without ranks."""
-    if ranks is None or ranks.empty or "rank_auroc" not in ranks:
-        return None
-    best = ranks.sort_values("rank_auroc", kind="stable").head(TOP)
-    shown = ", ".join(f"{place}. {row['method']} {row['rank_auroc']:.2f} (mean AUROC {row['auroc_mean']:.3f})"
-                      for place, (_, row) in enumerate(best.iterrows(), start=1))
-    return f"best average AUROC rank across datasets: {shown}"

@@ -1,5 +1,5 @@
 """Statistics across datasets: ranks, Friedman, Nemenyi's critical difference, Wilcoxon-Holm, the groups of
-methods a post-hoc test does not separate, what the test can find at this size, bootstrap intervals, win / tie / loss.
+methods a post-hoc test does not separate, what the test can find at this size, intervals for the means, win / tie / loss.
 
 Every function takes a *score table*: one row per dataset, one column per method, each cell
 the method's mean score on that dataset (higher is better: AUROC, AUPRC), complete (no NaN).
@@ -23,9 +23,29 @@ import pandas as pd
 from scipy import stats
 
 
+# Scores this close (relative) are one score: means that are equal in exact arithmetic differ in the last bits
+# when summed in another order, and would otherwise rank apart.
+TIE_RTOL = 1e-12
+
+
+def tied_within(table: pd.DataFrame, rtol: float = TIE_RTOL) -> pd.DataFrame:
+    """``table`` with each dataset's (row's) scores within ``rtol`` of the next higher one set equal to it, so
+    that they tie in every test below."""
+    values = table.to_numpy(dtype=float).copy()
+    for row in values:
+        order = np.argsort(-row, kind="stable")
+        ordered = row[order]
+        for i in range(1, len(ordered)):
+            if np.isclose(ordered[i], ordered[i - 1], rtol=rtol, atol=0.0):
+                ordered[i] = ordered[i - 1]
+        row[order] = ordered
+    return pd.DataFrame(values, index=table.index, columns=table.columns)
+
+
 def ranks(table: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset, each method's rank: 1 = the highest score; ties share the average rank."""
-    return table.rank(axis=1, ascending=False, method="average")
+    """Per dataset, each method's rank: 1 = the highest score; ties (within :data:`TIE_RTOL`, :func:`tied_within`)
+    share the average rank."""
+    return tied_within(table).rank(axis=1, ascending=False, method="average")
 
 
 def average_ranks(table: pd.DataFrame) -> pd.Series:
@@ -36,22 +56,27 @@ def average_ranks(table: pd.DataFrame) -> pd.Series:
 @dataclass(frozen=True)
 class Friedman:
     """Friedman's test that all methods rank alike: chi-square statistic (tie-corrected, as scipy
-    computes it), its p-value, Iman & Davenport's F form and the numbers of datasets and methods."""
+    computes it), its p-value, Iman & Davenport's F form with its own p-value (F with k - 1 and
+    (k - 1)(N - 1) degrees of freedom; Demšar 2006, eq. 4) and the numbers of datasets and methods."""
 
     statistic: float
     p_value: float
     iman_davenport: float
+    iman_davenport_p: float
     n_datasets: int
     n_methods: int
 
 
 def friedman(table: pd.DataFrame) -> Friedman:
-    """scipy.stats.friedmanchisquare over the methods (needs at least 3 methods and 2 datasets)."""
+    """scipy.stats.friedmanchisquare over the methods (needs at least 3 methods and 2 datasets), ties within
+    :data:`TIE_RTOL` as ties."""
     n, k = table.shape
-    statistic, p_value = stats.friedmanchisquare(*(table[c].to_numpy() for c in table.columns))
+    tied = tied_within(table)
+    statistic, p_value = stats.friedmanchisquare(*(tied[c].to_numpy() for c in tied.columns))
     denominator = n * (k - 1) - statistic
     iman = float((n - 1) * statistic / denominator) if denominator > 0 else float("inf")
-    return Friedman(float(statistic), float(p_value), iman, n, k)
+    iman_p = float(stats.f.sf(iman, k - 1, (k - 1) * (n - 1)))
+    return Friedman(float(statistic), float(p_value), iman, iman_p, n, k)
 
 
 def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) -> float:
@@ -65,7 +90,7 @@ def nemenyi(table: pd.DataFrame) -> pd.DataFrame:
     """Pairwise Nemenyi p-values after Friedman (scikit-posthocs), methods x methods."""
     import scikit_posthocs
 
-    p_values = scikit_posthocs.posthoc_nemenyi_friedman(table.to_numpy())
+    p_values = scikit_posthocs.posthoc_nemenyi_friedman(tied_within(table).to_numpy())
     p_values.index = p_values.columns = list(table.columns)
     return p_values
 
@@ -76,10 +101,11 @@ def wilcoxon_holm(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
 
     Columns: ``method_a``, ``method_b``, ``n`` (datasets), ``wins_a``, ``losses_a``,
     ``median_difference`` (a - b), ``statistic``, ``p_value``, ``p_holm``, ``significant``
-    (``p_holm < alpha``). A pair with no non-zero difference has p = 1.
+    (``p_holm < alpha``). A pair with no non-zero difference has p = 1. Scores within :data:`TIE_RTOL` are equal.
     """
     from statsmodels.stats.multitest import multipletests
 
+    table = tied_within(table)
     rows = []
     for a, b in itertools.combinations(table.columns, 2):
         difference = table[a].to_numpy() - table[b].to_numpy()
@@ -119,21 +145,33 @@ def wilcoxon_holm_matrix(pairs: pd.DataFrame, methods: list[str]) -> pd.DataFram
     return matrix
 
 
-def not_separated_groups(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = 0.05) -> list[list[str]]:
-    """The largest sets of methods of which the post-hoc test separates no two (every pair has p >= ``alpha``).
+def contiguous_groups(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = 0.05) -> list[list[str]]:
+    """The bars of a critical-difference diagram: the longest runs of methods, consecutive in average-rank order,
+    of which the post-hoc test separates no two (every pair has p >= ``alpha``).
 
-    These are the maximal cliques of the graph joining each such pair (networkx), as scikit-posthocs forms the
-    bars of its critical-difference diagram; a method the test separates from every other is a group of its
-    own. Each group lists its methods best rank first; the groups are ordered by their best, then worst rank.
+    A bar from a run's first to its last rank passes over no method the test separates from a member: Holm's
+    sets of mutually not-separated methods need not be consecutive in rank order, so a bar over such a set
+    could. A method in no longer run is a group of its own. Each group lists its methods best rank first; the
+    groups are ordered by their best rank (and so by their worst, as no group lies inside another).
     """
-    import networkx as nx
+    order = list(ranks.sort_values(kind="stable").index)
+    groups, reach = [], -1
+    for start in range(len(order)):
+        end = start
+        while end + 1 < len(order) and all(p_values.loc[order[end + 1], m] >= alpha for m in order[start:end + 1]):
+            end += 1
+        if end > reach:
+            groups.append(order[start:end + 1])
+            reach = end
+    return groups
 
-    graph = nx.Graph()
-    graph.add_nodes_from(ranks.index)
-    graph.add_edges_from((a, b) for a, b in itertools.combinations(ranks.index, 2) if p_values.loc[a, b] >= alpha)
-    position = {method: i for i, method in enumerate(ranks.sort_values(kind="stable").index)}
-    groups = [sorted(clique, key=position.get) for clique in nx.find_cliques(graph)]
-    return sorted(groups, key=lambda group: (position[group[0]], position[group[-1]]))
+
+def separated_pairs(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = 0.05) -> list[tuple[str, str, float]]:
+    """The pairs the post-hoc test separates (p < ``alpha``), as (better average rank, worse, p), smallest p first."""
+    order = list(ranks.sort_values(kind="stable").index)
+    pairs = [(a, b, float(p_values.loc[a, b])) for i, a in enumerate(order) for b in order[i + 1:]
+             if p_values.loc[a, b] < alpha]
+    return sorted(pairs, key=lambda pair: pair[2])
 
 
 def group_table(groups: list[list[str]], ranks: pd.Series) -> pd.DataFrame:
@@ -147,8 +185,11 @@ def group_table(groups: list[list[str]], ranks: pd.Series) -> pd.DataFrame:
 
 def smallest_wilcoxon_p(n_datasets: int) -> float:
     """The smallest two-sided p-value :func:`wilcoxon_holm`'s test can give on ``n_datasets`` pairs: scipy's
-    p for every difference of one sign. scipy computes it exactly up to 50 pairs without ties (``2 / 2**n``,
-    the one most extreme sign pattern of 2**n, both tails) and by the normal approximation beyond."""
+    p for every difference of one sign, with no tied or zero differences. scipy's default (``method="auto"``)
+    is the exact test up to 50 pairs when no difference is zero or tied (``2 / 2**n``, the one most extreme
+    sign pattern of 2**n, both tails), and the normal approximation beyond 50; with zero or tied differences it
+    runs a permutation test over the 2**n sign patterns up to 13 pairs (exact, as 2**13 < its 9,999 resamples)
+    and the tie-corrected normal approximation from 14 pairs on."""
     if n_datasets < 2:
         return 1.0
     return float(stats.wilcoxon(np.arange(1.0, n_datasets + 1)).pvalue)
@@ -167,11 +208,11 @@ def nemenyi_can_separate(cd: float, n_methods: int) -> bool:
     return cd < n_methods - 1
 
 
-def bootstrap_mean_interval(values: pd.DataFrame, confidence: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """A percentile bootstrap interval, resampling the rows (datasets), for the mean of each column (method):
-    scipy.stats.bootstrap with a seeded generator, so the same table gives the same interval.
+def t_mean_interval(values: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Student's t interval over the rows (datasets) for the mean of each column (method): mean ± t quantile x
+    standard error (scipy.stats.t, N - 1 degrees of freedom). A column of equal values gives a zero-width interval.
     Returns columns ``low`` and ``high``, one row per column of ``values``."""
-    result = stats.bootstrap((values.to_numpy(dtype=float),), np.mean, axis=0, confidence_level=confidence,
-                             method="percentile", rng=np.random.default_rng(seed))
-    interval = result.confidence_interval
-    return pd.DataFrame({"low": interval.low, "high": interval.high}, index=values.columns)
+    data = values.to_numpy(dtype=float)
+    mean = data.mean(axis=0)
+    half = stats.t.ppf(0.5 + confidence / 2, len(data) - 1) * data.std(axis=0, ddof=1) / np.sqrt(len(data))
+    return pd.DataFrame({"low": mean - half, "high": mean + half}, index=values.columns)

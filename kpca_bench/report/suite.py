@@ -6,13 +6,17 @@ Written to the suite's folder, beside the per-dataset sub-folders:
   AUROC, AUPRC and F1 over the trials, the dataset's rows, features and scaling, the mean
   training and test rows;
 * ``ranks.csv``: per method, its average rank over the datasets (AUROC and AUPRC) and its mean
-  score, each with a bootstrap 95 % interval; ``wilcoxon_holm.csv``: every pair of methods (AUROC);
-  ``win_tie_loss.csv``: each kernel-PCA variant against each other detector;
+  score, each with a t interval (95 %) over the datasets; ``wilcoxon_holm.csv`` (AUROC),
+  ``wilcoxon_holm_auprc.csv``: every pair of methods; ``posthoc_p_auroc.csv``, ``posthoc_p_auprc.csv``: the
+  config's post-hoc p-values, methods x methods; ``win_tie_loss.csv``: each kernel-PCA variant against each
+  other detector;
 * ``summary.csv``: one row per dataset / method (the numbers ``kpca-bench bless`` records);
-* ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams, their bars the groups of the config's
-  post-hoc test) beside ``cd_groups_auroc.csv``, ``cd_groups_auprc.csv`` (those groups);
+* ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams, their bars the runs of methods in rank order
+  the config's post-hoc test does not separate) beside ``cd_groups_auroc.csv``, ``cd_groups_auprc.csv`` (those
+  groups);
   ``rank_heatmap_auroc.png``, ``rank_heatmap_auprc.png``; ``auroc_box.png``;
-* ``summary.md``: what was run and skipped, the statistics, the per-dataset tables, the figures;
+* ``summary.md``: what the tests support (:func:`verdict`, first), what was run and skipped, the statistics,
+  the per-dataset tables, the figures; ``headline.md``: the verdict and where the kernel-PCA variants stand;
 * ``adbench_comparison.csv`` (ADBench's protocol): our detectors beside ADBench's shipped results
   (:mod:`.adbench_reference`), also in ``summary.md``.
 
@@ -44,6 +48,7 @@ FIGURES = {"cd_auroc.png": "critical-difference diagram, AUROC", "cd_auprc.png":
            "rank_heatmap_auroc.png": "AUROC rank of each method on each dataset",
            "rank_heatmap_auprc.png": "AUPRC rank of each method on each dataset",
            "auroc_box.png": "AUROC per method across datasets"}
+WILCOXON_FILES = {"auroc": "wilcoxon_holm.csv", "auprc": "wilcoxon_holm_auprc.csv"}
 POSTHOC_NAMES = {"nemenyi": "the Nemenyi test", "wilcoxon_holm": "Wilcoxon's signed-rank test with Holm's correction"}
 
 
@@ -106,19 +111,30 @@ def kernel_variants(config: Config) -> tuple[list[str], list[str]]:
     return variants, detectors
 
 
+def group_matrix(groups: list[list[str]], methods: list[str]) -> pd.DataFrame:
+    """Methods x methods: 1 where two methods share a group, else 0. scikit-posthocs draws a bar over each
+    maximal clique of the pairs at or above alpha; given this matrix, those cliques are exactly ``groups``."""
+    matrix = pd.DataFrame(0.0, index=methods, columns=methods)
+    for group in groups:
+        matrix.loc[group, group] = 1.0
+    return matrix
+
+
 def cd_diagram(ranks: pd.Series, p_values: pd.DataFrame, styles: dict[str, dict], *, cd: float | None, title: str,
                path: Path) -> list[list[float]]:
-    """Demšar's diagram, drawn by scikit-posthocs from the post-hoc test's p-values: each bar joins a largest set
-    of methods the test does not separate at :data:`ALPHA` (the groups of
-    :func:`~kpca_bench.report.statistics.not_separated_groups`); ``cd`` (Nemenyi's) is drawn as a scale above
-    the axis. Returns the average ranks under each bar, as drawn."""
+    """Demšar's diagram, drawn by scikit-posthocs: each bar joins a longest run of methods, consecutive in rank
+    order, that the post-hoc test (``p_values``) does not separate at :data:`ALPHA`
+    (:func:`~kpca_bench.report.statistics.contiguous_groups`), so that no bar passes over a method the test
+    separates from one under it; ``cd`` (Nemenyi's) is drawn as a scale above the axis. Returns the average
+    ranks under each bar, as drawn."""
     import scikit_posthocs
 
     from kpca_bench.report.plots import plt, save_figure, set_title
 
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(ranks) + 1.6))
     drawn = scikit_posthocs.critical_difference_diagram(
-        ranks, p_values, alpha=ALPHA, ax=ax, label_fmt_left="{label} ({rank:.2f})",
+        ranks, group_matrix(statistics.contiguous_groups(p_values, ranks, ALPHA), list(ranks.index)), alpha=ALPHA,
+        ax=ax, label_fmt_left="{label} ({rank:.2f})",
         label_fmt_right="({rank:.2f}) {label}", color_palette={m: styles[m]["color"] for m in ranks.index})
     for lines in drawn["crossbars"]:
         for bar in lines:
@@ -215,14 +231,15 @@ def suite_statistics(config: Config, table: pd.DataFrame) -> dict:
         entry = {"scores": scores, "n_datasets": len(scores)}
         if len(scores) >= 2 and scores.shape[1] >= 2:
             entry["ranks"] = statistics.average_ranks(scores)
-            entry["rank_interval"] = statistics.bootstrap_mean_interval(statistics.ranks(scores))
-            entry["score_interval"] = statistics.bootstrap_mean_interval(scores)
+            entry["rank_interval"] = statistics.t_mean_interval(statistics.ranks(scores))
+            entry["score_interval"] = statistics.t_mean_interval(scores)
             entry["cd"] = statistics.critical_difference(scores.shape[1], len(scores), ALPHA)
             entry["wilcoxon"] = statistics.wilcoxon_holm(scores, ALPHA)
             if scores.shape[1] >= 3:
                 entry["friedman"] = statistics.friedman(scores)
             entry["p_values"] = posthoc_p_values(config.statistics.posthoc, scores, entry["wilcoxon"])
-            entry["groups"] = statistics.not_separated_groups(entry["p_values"], entry["ranks"], ALPHA)
+            entry["groups"] = statistics.contiguous_groups(entry["p_values"], entry["ranks"], ALPHA)
+            entry["separated"] = statistics.separated_pairs(entry["p_values"], entry["ranks"], ALPHA)
         result[metric] = entry
     variants, detectors = kernel_variants(config)
     scores = result["auroc"]["scores"]
@@ -233,7 +250,7 @@ def suite_statistics(config: Config, table: pd.DataFrame) -> dict:
 
 
 def rank_frame(stats: dict) -> pd.DataFrame:
-    """Per method: average rank and mean score per metric, each with its bootstrap 95 % interval over the
+    """Per method: average rank and mean score per metric, each with its t interval (95 %) over the
     datasets (``_low``, ``_high``), best AUROC rank first."""
     columns = {}
     for metric, label in METRICS.items():
@@ -250,7 +267,7 @@ def rank_frame(stats: dict) -> pd.DataFrame:
 
 
 def rank_display(ranks: pd.DataFrame) -> pd.DataFrame:
-    """The rank table as text, each number beside its bootstrap 95 % interval: ``5.07 [4.21, 5.96]``."""
+    """The rank table as text, each number beside its t interval (95 %): ``5.07 [4.21, 5.96]``."""
     shown = {"method": ranks["method"]}
     for metric, label in METRICS.items():
         for name, heading, digits in ((f"rank_{metric}", f"{label} rank", 2), (f"{metric}_mean", f"mean {label}", 3)):
@@ -267,8 +284,74 @@ def rank_table_text(ranks: pd.DataFrame) -> str:
     return rank_display(ranks).to_string(index=False)
 
 
-def headline(config: Config, stats: dict) -> str:
-    """Where the kernel-PCA variants stand, in numbers (for summary.md, REPORT.md and the terminal)."""
+# Separated pairs named in a verdict; the rest are in the p-value files.
+PAIRS_SHOWN = 5
+POSTHOC_SHORT = {"nemenyi": "Nemenyi", "wilcoxon_holm": "Wilcoxon-Holm"}
+
+
+def verdict(stats: dict, posthoc: str) -> str:
+    """What the tests support, one sentence per metric (:func:`metric_verdict`): the first words of every
+    suite verdict (terminal, ``headline.md``, ``summary.md``, the HTML page, ``Results.verdict``)."""
+    return " ".join(text for metric, label in METRICS.items() if (text := metric_verdict(stats[metric], metric,
+                                                                                             label, posthoc)))
+
+
+def metric_verdict(entry: dict, metric: str, label: str, posthoc: str) -> str:
+    """One metric's verdict: "no detectable difference among the k methods at this size" with Friedman's p, or
+    the pairs the post-hoc test separates; then the top mean rank, qualified by what the test says of it."""
+    if "ranks" not in entry:
+        return ""
+    pairs, k = entry["separated"], len(entry["ranks"])
+    friedman = f"Friedman p = {entry['friedman'].p_value:.3g}; " if "friedman" in entry else ""
+    if pairs:
+        shown = ", ".join(f"{a} / {b} (p = {p:.3g})" for a, b, p in pairs[:PAIRS_SHOWN])
+        more = f" and {len(pairs) - PAIRS_SHOWN} more" if len(pairs) > PAIRS_SHOWN else ""
+        lead = (f"{label}: {POSTHOC_SHORT[posthoc]} separates {len(pairs)} of {k * (k - 1) // 2} pairs of the {k} "
+                f"methods on {entry['n_datasets']} datasets ({friedman}alpha {ALPHA}; better mean rank first): "
+                f"{shown}{more} (all p-values: `posthoc_p_{metric}.csv`)")
+    elif "friedman" in entry and entry["friedman"].p_value < ALPHA:
+        lead = (f"{label}: Friedman finds that the {k} methods do not all rank alike on {entry['n_datasets']} "
+                f"datasets ({friedman.removesuffix('; ')}), but {POSTHOC_SHORT[posthoc]} separates no pair "
+                f"(alpha {ALPHA})")
+    else:
+        lead = (f"{label}: no detectable difference among the {k} methods at this size ({entry['n_datasets']} "
+                f"datasets; {friedman}{POSTHOC_SHORT[posthoc]} separates no pair at alpha {ALPHA}"
+                f"{out_of_reach(entry, posthoc)})")
+    return f"{lead}; {top_rank(entry)}."
+
+
+def out_of_reach(entry: dict, posthoc: str) -> str:
+    """``", and can separate none at this size: ..."`` when the post-hoc test's floor is above alpha, else ""."""
+    k, n = len(entry["ranks"]), entry["n_datasets"]
+    if posthoc == "nemenyi" and not statistics.nemenyi_can_separate(entry["cd"], k):
+        return f", and can separate none at this size: its critical difference {entry['cd']:.2f} > {k - 1}"
+    smallest = statistics.smallest_holm_p(n, k * (k - 1) // 2)
+    if posthoc == "wilcoxon_holm" and smallest >= ALPHA:
+        return f", and can separate none at this size: its smallest attainable p is {smallest:.3g}"
+    return ""
+
+
+def top_rank(entry: dict) -> str:
+    """The method(s) of top mean rank, named with what the post-hoc test says of them: ``"top mean rank, not
+    significant: A (5.14)"`` when the test separates them from no other method."""
+    ranks, pairs = entry["ranks"], entry["separated"]
+    top = [m for m in ranks.index if ranks[m] == ranks.iloc[0]]
+    below = sorted({b for a, b, _ in pairs if a in top}, key=list(ranks.index).index)
+    named = f"{', '.join(top)} ({ranks.iloc[0]:.2f})"
+    if not below:
+        return f"top mean rank, not significant: {named}"
+    return f"top mean rank: {named}, separated from {len(below)} of the other {len(ranks) - len(top)} methods"
+
+
+def headline(config: Config, stats: dict, flags: list[str] = ()) -> str:
+    """The suite's verdict (:func:`verdict`) first, then ``flags`` (lines a reader must see before any rank, such
+    as fits that did not converge), then where the kernel-PCA variants stand (:func:`standing`)."""
+    return " ".join(text for text in (verdict(stats, config.statistics.posthoc), *flags, standing(config, stats))
+                    if text)
+
+
+def standing(config: Config, stats: dict) -> str:
+    """Where the kernel-PCA variants stand by mean AUROC rank, in numbers, with what the post-hoc test says."""
     entry = stats["auroc"]
     if "ranks" not in entry:
         return ""
@@ -279,17 +362,13 @@ def headline(config: Config, stats: dict) -> str:
     if not variants:
         return ""
     position = {m: i + 1 for i, m in enumerate(ranks.index)}
-    parts = [f"On {entry['n_datasets']} datasets ({len(ranks)} methods), the best kernel-PCA variant by average "
-             f"AUROC rank is {variants[0]} (rank {ranks[variants[0]]:.2f}, {position[variants[0]]} of {len(ranks)}; "
-             f"mean AUROC {scores[variants[0]].mean():.3f})"]
+    parts = [f"Of the kernel-PCA variants, {variants[0]} has the top mean AUROC rank (rank {ranks[variants[0]]:.2f}, "
+             f"{position[variants[0]]} of {len(ranks)}; mean AUROC {scores[variants[0]].mean():.3f})"]
     if detectors:
         best = detectors[0]
-        parts.append(f"the best other detector is {best} (rank {ranks[best]:.2f}, mean AUROC {scores[best].mean():.3f})")
+        parts.append(f"of the other detectors, {best} (rank {ranks[best]:.2f}, mean AUROC {scores[best].mean():.3f})")
     if "p_values" in entry:
         parts.append(not_separated_from(variants[0], entry, config.statistics.posthoc))
-    if "friedman" in entry:
-        f = entry["friedman"]
-        parts.append(f"Friedman chi2 = {f.statistic:.1f}, p = {f.p_value:.2g}")
     wilcoxon = entry.get("wilcoxon")
     if wilcoxon is not None and variants and detectors:
         pair = wilcoxon[((wilcoxon["method_a"] == variants[0]) & (wilcoxon["method_b"] == detectors[0]))
@@ -305,11 +384,16 @@ def not_separated_from(method: str, entry: dict, posthoc: str) -> str:
     """How many other methods the config's post-hoc test does not separate from ``method`` (p >= alpha)."""
     p_values = entry["p_values"]
     others = [m for m in entry["ranks"].index if m != method]
-    within = [m for m in others if p_values.loc[method, m] >= ALPHA]
+    apart = [m for m in others if p_values.loc[method, m] < ALPHA]
     lead = (f"the Nemenyi critical difference (alpha {ALPHA}) is {entry['cd']:.2f} ranks, so "
             if posthoc == "nemenyi" else "")
-    return (f"{lead}{len(within)} of the other {len(others)} methods are not significantly apart from {method} "
-            f"by {POSTHOC_NAMES[posthoc]} (alpha {ALPHA})")
+    by = f"by {POSTHOC_NAMES[posthoc]} (alpha {ALPHA})"
+    if not apart:
+        return f"{lead}none of the other {len(others)} methods is significantly apart from {method} {by}"
+    if len(apart) == len(others):
+        return f"{lead}all {len(others)} other methods are significantly apart from {method} {by}"
+    verb = "is" if len(apart) == 1 else "are"
+    return f"{lead}{len(apart)} of the other {len(others)} methods {verb} significantly apart from {method} {by}"
 
 
 def suite_facts(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
@@ -430,13 +514,15 @@ def adbench_comparison(config: Config, table: pd.DataFrame, directory: Path) -> 
 @dataclass(frozen=True)
 class SuiteTables:
     """A suite's tables as written: ``datasets.csv``, ``summary.csv``, ``ranks.csv`` and ``wilcoxon_holm.csv``
-    (``statistics``; empty when the datasets are too few for the test), and the figure names."""
+    (``statistics``; empty when the datasets are too few for the test), the figure names, and ``headline.md``'s
+    text (``verdict``: what the tests support first, :func:`headline`)."""
 
     datasets: pd.DataFrame
     summary: pd.DataFrame
     ranks: pd.DataFrame
     statistics: pd.DataFrame
     figures: list[str]
+    verdict: str
 
 
 def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
@@ -462,6 +548,8 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
                              + (f", CD = {entry['cd']:.2f}" if nemenyi else ""))
             write_atomic(directory / f"cd_groups_{metric}.csv",
                          statistics.group_table(entry["groups"], entry["ranks"]).to_csv(index=False))
+            write_atomic(directory / f"posthoc_p_{metric}.csv", entry["p_values"].rename_axis("method").to_csv())
+            write_atomic(directory / WILCOXON_FILES[metric], entry["wilcoxon"].to_csv(index=False))
             rank_heatmap(entry["scores"], entry["ranks"], label=label, path=directory / f"rank_heatmap_{metric}.png",
                          title=f"{config.name}: {label} rank of each method on each of {entry['n_datasets']} datasets")
             figures += [f"cd_{metric}.png", f"rank_heatmap_{metric}.png"]
@@ -472,8 +560,6 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     ranks = rank_frame(stats)
     write_atomic(directory / "datasets.csv", table.to_csv(index=False))
     write_atomic(directory / "ranks.csv", ranks.to_csv(index=False))
-    if "wilcoxon" in stats["auroc"]:
-        write_atomic(directory / "wilcoxon_holm.csv", stats["auroc"]["wilcoxon"].to_csv(index=False))
     if "win_tie_loss" in stats:
         write_atomic(directory / "win_tie_loss.csv", stats["win_tie_loss"].rename_axis("method").to_csv())
     summary = table.assign(method=table["dataset"] + " / " + table["method"])
@@ -487,25 +573,29 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
                  + "\nEvery number per metric, dataset and detector: `adbench_comparison.csv`; what the comparison "
                  "does and does not show: docs/adbench.md.\n")
     write_atomic(directory / "summary.md", text)
-    write_atomic(directory / "headline.md", headline(config, stats) + "\n")
-    return SuiteTables(table, summary_table, ranks, stats["auroc"].get("wilcoxon", pd.DataFrame()), figures)
+    text = headline(config, stats)
+    write_atomic(directory / "headline.md", text + "\n")
+    return SuiteTables(table, summary_table, ranks, stats["auroc"].get("wilcoxon", pd.DataFrame()), figures, text)
 
 
 def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> str:
     order = method_order(config)
     incomplete = incomplete_datasets(table)
-    lines = [f"# {config.name}: {len(records)} datasets", "", *[f"- {fact}" for fact in suite_facts(
-        config, records, skipped, stats, table)], ""]
+    lines = [f"# {config.name}: {len(records)} datasets", ""]
+    if text := verdict(stats, config.statistics.posthoc):
+        lines += [f"**What the tests support:** {text}", ""]
+    lines += [*[f"- {fact}" for fact in suite_facts(config, records, skipped, stats, table)], ""]
     if incomplete:
         lines += [f"**INCOMPLETE, not final: {'; '.join(incomplete)}.** Run the same command again to run what is "
                   "missing and retry what failed (each failure's error: the dataset's `trials.csv`).", ""]
     if skipped:
         lines += [skipped_line(skipped), ""]
     lines += related_lines(config, list(stats["auroc"]["scores"].index))
-    if text := headline(config, stats):
+    if text := standing(config, stats):
         lines += ["## Where kernel PCA stands", "", text, ""]
     lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
-              "in brackets a bootstrap 95 % interval over the datasets (`ranks.csv`).", ""]
+              "in brackets a 95 % t interval over the datasets (`ranks.csv`; its coverage, measured by simulation: "
+              "docs/statistics.md).", ""]
     if not ranks.empty:
         lines += [_markdown(rank_display(ranks)), ""]
     for metric, label in METRICS.items():
@@ -520,7 +610,8 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
         lines += ["## Pairwise Wilcoxon signed-rank tests, Holm-adjusted (AUROC)", "", holm_reach(
                       stats["auroc"]["n_datasets"], len(wilcoxon)), "",
                   f"{int(wilcoxon['significant'].sum())} of {len(wilcoxon)} pairs differ at alpha {ALPHA} after "
-                  "Holm's correction (all pairs in `wilcoxon_holm.csv`). Significant pairs:", ""]
+                  "Holm's correction (all pairs in `wilcoxon_holm.csv`; AUPRC's in `wilcoxon_holm_auprc.csv`). "
+                  "Significant pairs:", ""]
         significant = shown[shown["significant"]]
         lines += [_markdown(significant, ".3g") if len(significant) else "none", ""]
     if "win_tie_loss" in stats:
@@ -540,7 +631,8 @@ def holm_reach(n_datasets: int, n_pairs: int) -> str:
     smallest = statistics.smallest_holm_p(n_datasets, n_pairs)
     text = (f"With {n_datasets} datasets and {n_pairs} pairs, the smallest attainable Holm-adjusted p is {n_pairs} x "
             f"{statistics.smallest_wilcoxon_p(n_datasets):.3g} = {smallest:.3g} (every difference of one sign; "
-            "the two-sided signed-rank test as scipy computes it, exact up to 50 datasets)")
+            "the two-sided signed-rank test as scipy computes it: exact up to 50 datasets without tied or zero "
+            "differences; with them, exact up to 13 datasets and the normal approximation from 14 on)")
     if smallest >= ALPHA:
         return text + f": **no pair can be significant at this size** (alpha {ALPHA})."
     return text + f", below alpha {ALPHA}."
@@ -552,8 +644,9 @@ def statistics_lines(entry: dict, metric: str, label: str, posthoc: str) -> list
     lines = []
     if "friedman" in entry:
         f = entry["friedman"]
-        lines.append(f"- {label}: Friedman chi2 = {f.statistic:.2f} (Iman-Davenport F = {f.iman_davenport:.2f}), "
-                     f"p = {f.p_value:.3g}, {f.n_methods} methods, {f.n_datasets} datasets")
+        lines.append(f"- {label}: Friedman chi2 = {f.statistic:.2f}, p = {f.p_value:.3g}; Iman-Davenport F = "
+                     f"{f.iman_davenport:.2f}, p = {f.iman_davenport_p:.3g}; {f.n_methods} methods, "
+                     f"{f.n_datasets} datasets")
     if "cd" in entry:
         k = entry["scores"].shape[1]
         text = (f"- {label}: Nemenyi critical difference {entry['cd']:.3f} ranks (alpha {ALPHA}); the largest "
@@ -562,6 +655,7 @@ def statistics_lines(entry: dict, metric: str, label: str, posthoc: str) -> list
                              else ": **no pair can be significant at this size** by Nemenyi"))
     if "groups" in entry:
         groups = "; ".join("{" + ", ".join(group) + "}" for group in entry["groups"])
-        lines.append(f"- {label}: the diagram's bars join the methods {POSTHOC_NAMES[posthoc]} does not separate "
-                     f"(alpha {ALPHA}): {len(entry['groups'])} groups (`cd_groups_{metric}.csv`): {groups}")
+        lines.append(f"- {label}: the diagram's bars join the longest runs of methods, consecutive in rank order, that "
+                     f"{POSTHOC_NAMES[posthoc]} does not separate (alpha {ALPHA}): {len(entry['groups'])} groups "
+                     f"(`cd_groups_{metric}.csv`; p-values: `posthoc_p_{metric}.csv`): {groups}")
     return lines
