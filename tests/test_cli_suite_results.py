@@ -14,7 +14,7 @@ from scipy.stats import wilcoxon
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.report.compare_runs import compare_suites, with_holm
+from kpca_bench.report.compare_runs import compare_suites, holm_floor, suite_mismatches, suite_verdict, with_holm
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
 DATASETS = [{"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
@@ -26,11 +26,12 @@ def invoke(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def write_suite(folder: Path, aurocs: dict[tuple[str, str], list[float]]) -> Path:
-    """A suite folder by hand: per (method, dataset) the AUROC of each trial, plus one failed cell each."""
+def write_suite(folder: Path, aurocs: dict[tuple[str, str], list[float]], params: dict[str, dict] | None = None) -> Path:
+    """A suite folder by hand: per (method, dataset) the AUROC of each trial (with the method's ``params``, {} by
+    default), plus one failed cell each."""
     for (method, dataset), values in aurocs.items():
-        records = [{"key": f"{method}-{trial}", "method": method, "trial": trial, "status": "ok", "auroc": value}
-                   for trial, value in enumerate(values)]
+        records = [{"key": f"{method}-{trial}", "method": method, "trial": trial, "status": "ok", "auroc": value,
+                    "params": (params or {}).get(method, {})} for trial, value in enumerate(values)]
         records.append({"key": f"{method}-failed", "method": method, "trial": 99, "status": "failed", "auroc": None})
         member = folder / dataset
         member.mkdir(parents=True, exist_ok=True)
@@ -57,6 +58,64 @@ def test_two_suites_pair_by_dataset_with_a_wilcoxon_test_over_datasets(tmp_path)
     assert by_method["LOF"]["p_value"] is None  # one dataset: no test
     assert by_method["KPCA"]["p_holm"] == pytest.approx(by_method["KPCA"]["p_value"])  # the only test made
     assert by_method["LOF"]["p_holm"] is None
+
+
+def seven_dataset_suites(tmp_path: Path) -> tuple[Path, Path]:
+    """Two hand-built suites of 7 datasets: KPCA RE (other n_components in B) a little better in B on 6, LOF alike,
+    IForest in A only and kNN in B only."""
+    shifts = [0.02, 0.03, 0.01, 0.04, -0.01, 0.05, 0.06]
+    a = {("KPCA RE", f"d{i}"): [0.7] for i in range(7)} | {("LOF", f"d{i}"): [0.6] for i in range(7)}
+    a |= {("IForest", "d0"): [0.8]}
+    b = {("KPCA RE", f"d{i}"): [0.7 + shift] for i, shift in enumerate(shifts)}
+    b |= {("LOF", f"d{i}"): [0.6 + 0.01 * (-1) ** i] for i in range(7)} | {("kNN", "d0"): [0.8]}
+    return (write_suite(tmp_path / "a", a, {"KPCA RE": {"n_components": 10}}),
+            write_suite(tmp_path / "b", b, {"KPCA RE": {"n_components": 20}}))
+
+
+def test_two_suites_name_what_they_do_not_share(tmp_path):
+    mismatches = suite_mismatches(*seven_dataset_suites(tmp_path))
+    assert (mismatches.only_a, mismatches.only_b) == (["IForest"], ["kNN"])
+    assert mismatches.collisions == [("KPCA RE", ['{"n_components": 10}'], ['{"n_components": 20}'])]
+
+
+def test_the_comparison_of_two_suites_states_its_floor_and_opens_with_what_the_test_supports(tmp_path):
+    a, b = seven_dataset_suites(tmp_path)
+    _, tests = compare_suites(a, b)
+    # 2 methods tested on 7 datasets: 2 x 2 / 2**7 = 0.03125.
+    assert holm_floor(tests) == pytest.approx(2 * 2 / 2 ** 7)
+    text = suite_verdict(tests)
+    assert text.startswith("AUROC, B against A: no detectable difference for any of the 2 methods at this size "
+                           "(smallest Holm p = ")
+    assert "the smallest attainable at this size is 2 x 0.0156 = 0.0312 (2 methods tested, at most 7 datasets)" in text
+    result = invoke("compare", a, b)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == text
+    assert f"only in {a} (not compared): IForest" in lines[1] and f"only in {b} (not compared): kNN" in lines[2]
+    assert lines[3] == ('KPCA RE has other parameters in the two suites (compared by label all the same): '
+                        'A {"n_components": 10}; B {"n_components": 20}')
+
+
+def test_a_method_whose_every_dataset_moves_one_way_is_named_as_differing():
+    tests = with_holm([{"method": "A", "n_datasets": 12, "mean_difference": 0.03, "p_value": 2 / 2 ** 12},
+                       {"method": "B", "n_datasets": 12, "mean_difference": 0.0, "p_value": 0.8}])
+    assert suite_verdict(tests).startswith("AUROC, B against A: 1 of 2 methods differ at alpha 0.05 after Holm's "
+                                           "correction: A (mean B - A +0.0300, Holm p = 0.000977)")
+
+
+def test_a_suites_terminal_summary_opens_with_its_verdict(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from kpca_bench.cli.render import print_run_summary
+
+    verdict = "AUROC: no detectable difference among the 4 methods at this size (7 datasets; Friedman p = 0.934)."
+    summary = pd.DataFrame({"method": ["d / KPCA RE"], "auroc_mean": [0.8], "auroc_std": [0.1]})
+    results = SimpleNamespace(outcome=SimpleNamespace(n_run=7, n_reused=0), summary=summary, folder=tmp_path,
+                              ranks=pd.DataFrame({"method": ["KPCA RE"]}), verdict=verdict)
+    print_run_summary(results, 1.0)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == verdict
+    assert lines[-1] == "written:" and lines[-2] == verdict
 
 
 def test_two_suites_correct_the_per_method_tests_for_their_number():
@@ -90,12 +149,15 @@ def two_suites(tmp_path_factory):
 
 
 @pytest.mark.slow  # two suites run (the two_suites fixture)
-def test_a_suites_run_ends_with_its_best_average_ranks(two_suites):
+def test_a_suites_run_opens_and_ends_with_what_the_test_supports(two_suites):
     suite, _, outputs = two_suites
     ranks = pd.read_csv(suite / "ranks.csv").sort_values("rank_auroc", kind="stable")
-    best = ranks.iloc[0]
-    assert (f"best average AUROC rank across datasets: 1. {best['method']} {best['rank_auroc']:.2f} "
-            f"(mean AUROC {best['auroc_mean']:.3f})") in outputs["a"].output
+    headline = (suite / "headline.md").read_text().strip()
+    # 2 methods on 2 datasets: no Friedman (3 methods at least), and no pair can be significant.
+    assert headline.startswith("AUROC: no detectable difference among the 2 methods at this size (2 datasets; ")
+    assert f"top mean rank, not significant: {ranks.iloc[0]['method']}" in headline
+    lines = outputs["a"].stdout.splitlines()
+    assert lines[0] == headline and headline in lines
 
 
 @pytest.mark.slow  # two suites run (the two_suites fixture)

@@ -124,9 +124,16 @@ def print_run_comparison(run_a: Path, run_b: Path, rows: list[dict], note: str) 
     out.print(note, highlight=False)
 
 
-def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests: list[dict]) -> None:
-    """Two suites paired by dataset (:func:`kpca_bench.report.compare_runs.compare_suites` rows and tests)."""
+def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests: list[dict], verdict: str,
+                           mismatches) -> None:
+    """Two suites paired by dataset: ``verdict`` first (:func:`kpca_bench.report.compare_runs.suite_verdict`),
+    then what the suites do not share (a :class:`~kpca_bench.report.compare_runs.Mismatches`), then the
+    :func:`~kpca_bench.report.compare_runs.compare_suites` rows and tests."""
     out = console()
+    if rows:
+        out.print(verdict, highlight=False, markup=False)
+    for lines in mismatch_lines(suite_a, suite_b, mismatches):
+        out.print(lines, highlight=False, markup=False)
     if not rows:
         out.print(f"no method has a finished AUROC on a dataset of both {suite_a} and {suite_b}", highlight=False,
                   markup=False)
@@ -145,6 +152,15 @@ def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests
     out.print(tests_table)
     out.print("p from a two-sided Wilcoxon signed-rank test of the per-dataset mean AUROCs, paired by dataset; "
               "p (Holm) corrects it for testing every method (read that one)", highlight=False)
+
+
+def mismatch_lines(suite_a: Path, suite_b: Path, mismatches) -> list[str]:
+    """One line per method of one suite only (not compared) and per label whose parameters differ."""
+    lines = [f"only in {folder} (not compared): {', '.join(methods)}"
+             for folder, methods in ((suite_a, mismatches.only_a), (suite_b, mismatches.only_b)) if methods]
+    lines += [f"{label} has other parameters in the two suites (compared by label all the same): "
+              f"A {' or '.join(a)}; B {' or '.join(b)}" for label, a, b in mismatches.collisions]
+    return lines
 
 
 def print_methods(specs, defaults: dict[str, dict[str, object]]) -> None:

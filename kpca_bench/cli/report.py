@@ -124,13 +124,17 @@ def compare(
     The Wilcoxon signed-rank test pairs the trials of the two runs when they
     drew the same splits (same trials, same split seeds). Two suites: per method
     and dataset in both, the mean AUROC of each and B - A, and per method a
-    Wilcoxon signed-rank test over the datasets.
+    Wilcoxon signed-rank test over the datasets, Holm-corrected; first what the tests
+    support and their floor at this size, then the methods of one suite only and the
+    labels whose parameters differ.
     """
-    from kpca_bench.report.compare_runs import both_suites, compare_runs, compare_suites, same_run_note
+    from kpca_bench.report.compare_runs import (both_suites, compare_runs, compare_suites, same_run_note,
+                                                suite_mismatches, suite_verdict)
 
     try:
         if both_suites(run_a, run_b):
-            print_suite_comparison(run_a, run_b, *compare_suites(run_a, run_b))
+            rows, tests = compare_suites(run_a, run_b)
+            print_suite_comparison(run_a, run_b, rows, tests, suite_verdict(tests), suite_mismatches(run_a, run_b))
             return
         rows = compare_runs(run_a, run_b)
     except KpcaBenchError as error:

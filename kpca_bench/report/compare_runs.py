@@ -5,18 +5,26 @@ trials, the difference B - A, and, when both runs drew the same splits (the same
 trials with the same split seeds), a paired Wilcoxon signed-rank test over those
 trials. Two suites: per method and dataset present in both, the mean AUROC of
 each and B - A, and per method a Wilcoxon signed-rank test over the datasets, its
-p-values Holm-corrected across the methods (one test per method is a family).
+p-values Holm-corrected across the methods (one test per method is a family); what
+that supports comes first (:func:`suite_verdict`), with the floor of the test at
+this size, and nothing is left out in silence: the methods of one suite only and the
+labels whose parameters differ between the two (:func:`suite_mismatches`).
 """
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.export import run_records, suite_members
+from kpca_bench.report.statistics import smallest_holm_p, smallest_wilcoxon_p
+
+ALPHA = 0.05
 
 METRICS = ("auroc", "auprc", "f1", "precision", "recall", "sparsity", "accuracy", "fit_time")
 
@@ -130,3 +138,57 @@ def with_holm(tests: list[dict]) -> list[dict]:
     tested = [test["p_value"] for test in tests if test["p_value"] is not None]
     adjusted = iter(multipletests(tested, method="holm")[1] if tested else [])
     return [{**test, "p_holm": None if test["p_value"] is None else float(next(adjusted))} for test in tests]
+
+
+@dataclass(frozen=True)
+class Mismatches:
+    """What two suites do not share: the methods with finished trials in one only, and the labels present in both
+    whose parameters differ (label, A's parameter sets, B's), each set as JSON text."""
+
+    only_a: list[str]
+    only_b: list[str]
+    collisions: list[tuple[str, list[str], list[str]]]
+
+
+def suite_parameters(folder) -> dict[str, set[str]]:
+    """Per method label of a suite: the distinct parameter sets (JSON text) of its finished trials."""
+    found: dict[str, set[str]] = {}
+    for member in suite_members(folder).values():
+        for method, trials in _by_method(run_records(member)).items():
+            found.setdefault(method, set()).update(json.dumps(r.get("params"), sort_keys=True) for r in trials.values())
+    return found
+
+
+def suite_mismatches(suite_a, suite_b) -> Mismatches:
+    """The methods of one suite only, and the shared labels whose parameters differ (:class:`Mismatches`)."""
+    a, b = suite_parameters(suite_a), suite_parameters(suite_b)
+    return Mismatches([m for m in a if m not in b], [m for m in b if m not in a],
+                      [(m, sorted(a[m]), sorted(b[m])) for m in a if m in b and a[m] != b[m]])
+
+
+def holm_floor(tests: list[dict]) -> float | None:
+    """The smallest Holm-adjusted p the per-method tests can reach: the number of tests times the smallest
+    signed-rank p on the most datasets any method has (not capped at 1); None without a test."""
+    tested = [test["n_datasets"] for test in tests if test["p_value"] is not None]
+    return smallest_holm_p(max(tested), len(tested)) if tested else None
+
+
+def suite_verdict(tests: list[dict], metric: str = "AUROC") -> str:
+    """What the per-method tests support, first: the methods whose ``metric`` differs between the suites at
+    :data:`ALPHA` after Holm's correction, or that none does, with the smallest Holm p found and the floor."""
+    tested = [test for test in tests if test["p_holm"] is not None]
+    if not tested:
+        return f"{metric}, B against A: no method has two datasets in both suites, so no test is made."
+    floor, most = holm_floor(tests), max(test["n_datasets"] for test in tested)
+    floor_text = (f"the smallest attainable at this size is {len(tested)} x {smallest_wilcoxon_p(most):.3g} = "
+                  f"{floor:.3g} ({len(tested)} methods tested, at most {most} datasets)")
+    differ = [test for test in tested if test["p_holm"] < ALPHA]
+    if not differ:
+        smallest = min(test["p_holm"] for test in tested)
+        reach = "; no method can differ at this size" if floor >= ALPHA else ""
+        return (f"{metric}, B against A: no detectable difference for any of the {len(tested)} methods at this size "
+                f"(smallest Holm p = {smallest:.3g}; {floor_text}{reach}).")
+    shown = ", ".join(f"{test['method']} (mean B - A {test['mean_difference']:+.4f}, Holm p = {test['p_holm']:.3g})"
+                      for test in sorted(differ, key=lambda test: test["p_holm"]))
+    return (f"{metric}, B against A: {len(differ)} of {len(tested)} methods differ at alpha {ALPHA} after Holm's "
+            f"correction: {shown} ({floor_text}).")
