@@ -26,7 +26,8 @@ def invoke(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def write_suite(folder: Path, aurocs: dict[tuple[str, str], list[float]], params: dict[str, dict] | None = None) -> Path:
+def write_suite(folder: Path, aurocs: dict[tuple[str, str], list[float]],
+                params: dict[str, dict] | None = None) -> Path:
     """A suite folder by hand: per (method, dataset) the AUROC of each trial (with the method's ``params``, {} by
     default), plus one failed cell each."""
     for (method, dataset), values in aurocs.items():

@@ -1,11 +1,12 @@
 """Statistics across datasets: ranks, Friedman, Nemenyi's critical difference, Wilcoxon-Holm, the groups of
-methods a post-hoc test does not separate, what the test can find at this size, intervals for the means, win / tie / loss.
+methods a post-hoc test does not separate (runs in rank order), the pairs it separates, what the test can find at
+this size, t intervals for the means, win / tie / loss.
 
 Every function takes a *score table*: one row per dataset, one column per method, each cell
 the method's mean score on that dataset (higher is better: AUROC, AUPRC), complete (no NaN).
 The tests and the diagram come from maintained libraries: scipy.stats (Friedman, Wilcoxon,
-the studentized range), statsmodels (Holm) and scikit-posthocs (the Nemenyi test and the
-critical-difference diagram); networkx forms the groups of methods a post-hoc test does not separate.
+the studentized range, Student's t for the intervals), statsmodels (Holm) and scikit-posthocs
+(the Nemenyi test and the critical-difference diagram).
 
 References: J. Demšar, Statistical comparisons of classifiers over multiple data sets, JMLR 7,
 2006 (average ranks, Friedman, Nemenyi's CD, the diagram); A. Benavoli, G. Corani, F. Mangili,

@@ -543,8 +543,9 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
             nemenyi = config.statistics.posthoc == "nemenyi"
             cd_diagram(entry["ranks"], entry["p_values"], styles, cd=entry["cd"] if nemenyi else None,
                        path=directory / f"cd_{metric}.png",
-                       title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets; bars join "
-                             f"methods {POSTHOC_NAMES[config.statistics.posthoc]} does not separate (alpha {ALPHA})"
+                       title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets; each bar joins "
+                             f"consecutive methods no two of which {POSTHOC_NAMES[config.statistics.posthoc]} "
+                             f"separates (alpha {ALPHA})"
                              + (f", CD = {entry['cd']:.2f}" if nemenyi else ""))
             write_atomic(directory / f"cd_groups_{metric}.csv",
                          statistics.group_table(entry["groups"], entry["ranks"]).to_csv(index=False))
