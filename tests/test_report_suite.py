@@ -267,3 +267,34 @@ def test_the_skipped_line_names_no_folder_of_this_machine(tmp_path, monkeypatch)
     line = suite.skipped_line([("adbench_x", reason.replace("/x", "/adbench_x"))])
     assert str(tmp_path) not in line
     assert "$KPCA_BENCH_DATA/<name>, the cache (~/.cache/kpca-bench)/<name>" in line
+
+
+@pytest.mark.slow  # reads the committed 36-set suite's records (about 10 s)
+def test_the_committed_adbench_suite_under_wilcoxon_holm_draws_no_bar_over_a_separated_method(tmp_path, monkeypatch):
+    from dataclasses import replace
+    from pathlib import Path
+
+    from kpca_bench.experiment.runner import stored_records
+    from kpca_bench.report.rebuild import config_of_run
+
+    root = Path(__file__).parents[1]
+    directory = root / "results" / "adbench_classical"
+    config = config_of_run(directory, root / "configs", print)
+    config = replace(config, statistics=replace(config.statistics, posthoc="wilcoxon_holm"))
+    records = {label: stored_records(member, directory / label) for label, member in config.members()
+               if (directory / label / "records.jsonl").exists()}
+    stats = suite.suite_statistics(config, suite.dataset_table(config, records))
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    for metric in suite.METRICS:
+        entry = stats[metric]
+        ranks, p_values = entry["ranks"], entry["p_values"]
+        suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=None, title="t",
+                         path=tmp_path / "cd.png")
+        spans = drawn_spans(drawn[-1])
+        assert spans
+        for low, high in spans:
+            under = ranks[(ranks >= low) & (ranks <= high)].index
+            assert (p_values.loc[under, under] >= 0.05).all().all(), (metric, low, high)
+            # Issue 39: Holm separates SKPCA RE from L1-KPCA RE, and the clique's bar ran over SKPCA RE.
+            assert not {"L1-KPCA RE", "SKPCA RE"} <= set(under) or p_values.loc["L1-KPCA RE", "SKPCA RE"] >= 0.05
