@@ -32,12 +32,14 @@ CUDA device it stops with one line naming what is missing, exit 2.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
 import signal
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,21 +126,21 @@ def agreement(values, reference: np.ndarray) -> float:
     return float(np.max(np.abs(to_numpy(values)[:len(reference)] - reference)) / reference[0])
 
 
-def gpu_rows(case: Case, X: np.ndarray, gamma: float, device: dict, cpu_values: np.ndarray | None) -> list[Row]:
-    rows = []
+def gpu_rows(case: Case, X: np.ndarray, gamma: float, device: dict,
+             cpu_values: np.ndarray | None) -> Iterator[Row]:
+    """The device's rows, each yielded as soon as it is measured."""
     for dtype in ("float64", "float32") if case.on_cpu else ("float64",):
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 seconds, model = fit_timed(device["input"](X), case.k, gamma=gamma, dtype=dtype, **device["params"])
         except Exception as error:  # noqa: BLE001 - a case that does not fit is a row saying why, not a crash
-            rows.append(Row(case.name, case.n, case.k, f"{device['name']} {dtype}", None, None, None,
-                            f"{type(error).__name__}: {error}"))
+            yield Row(case.name, case.n, case.k, f"{device['name']} {dtype}", None, None, None,
+                      f"{type(error).__name__}: {error}")
             continue
         note = next((str(w.message).split(";")[0] for w in caught if "float32" in str(w.message)), "")
-        rows.append(Row(case.name, case.n, case.k, f"{device['name']} {dtype}", seconds, certificate(model),
-                        None if cpu_values is None else agreement(model.eigenvalues_, cpu_values), note))
-    return rows
+        yield Row(case.name, case.n, case.k, f"{device['name']} {dtype}", seconds, certificate(model),
+                  None if cpu_values is None else agreement(model.eigenvalues_, cpu_values), note)
 
 
 def cpu_rows(case: Case, X: np.ndarray, gamma: float) -> tuple[list[Row], np.ndarray]:
@@ -289,7 +291,7 @@ def run_cases(cases, device: dict, quick: bool, table: Table) -> list[Row]:
         X, source = load_case(case, quick)
         gamma = resolve_gamma(X)
         cpu, cpu_values = cpu_rows(case, X, gamma) if case.on_cpu else ([], None)
-        for row in gpu_rows(case, X, gamma, device, cpu_values) + cpu:
+        for row in itertools.chain(cpu, gpu_rows(case, X, gamma, device, cpu_values)):
             table.add(row, source)
             print(f"{row.case}, {row.path}: {row.seconds} s", flush=True)
             rows.append(row)
