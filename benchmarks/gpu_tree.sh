@@ -14,7 +14,7 @@ LIMIT_MIB=64
 
 travelling() {  # NUL-separated: the files of the checkout that a run call sends (those in the working tree)
     git ls-files -co --exclude-standard -z | while IFS= read -r -d '' file; do
-        { [ -f "$file" ] || [ -L "$file" ]; } && printf '%s\0' "$file"
+        if [ -f "$file" ] || [ -L "$file" ]; then printf '%s\0' "$file"; fi  # a file git left out is not there
     done
 }
 
@@ -38,8 +38,9 @@ case "${1:-}" in
                  "stash them first" >&2
             exit 2
         fi
-        # Cone mode: every top-level folder but results/ (top-level files always stay).
-        git ls-tree -d --name-only HEAD | grep -vx results | xargs git sparse-checkout set --cone
+        # Not cone mode, which deletes the folders it leaves out that hold only ignored files (a run's cache/, demo/):
+        # these patterns leave git's files of results/ out and ignored ones where they are (they do not travel).
+        git sparse-checkout set --no-cone '/*' '!/results/'
         size
         ;;
     full)

@@ -69,6 +69,35 @@ def test_the_tree_copy_leaves_results_out_and_keeps_the_configs_link(tmp_path):
     assert not (tree / "results").exists()
 
 
+def test_slim_leaves_results_out_of_the_tree_and_full_puts_it_back(tmp_path):
+    def git(*args):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                              capture_output=True, text=True).stdout
+
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "gpu_tree.sh").write_text((ROOT / "benchmarks" / "gpu_tree.sh").read_text())
+    (tmp_path / "results" / "demo").mkdir(parents=True)
+    (tmp_path / "results" / "records.jsonl").write_text("{}\n" * 1000)
+    (tmp_path / ".gitignore").write_text("results/demo/\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "tree")
+    (tmp_path / "results" / "demo" / "cache.json").write_text("{}")  # ignored: a sparse checkout in cone mode deletes it
+
+    def tree(command):
+        return subprocess.run(["bash", "benchmarks/gpu_tree.sh", command], cwd=tmp_path, capture_output=True, text=True)
+
+    slim = tree("slim")
+    assert slim.returncode == 0 and slim.stdout.startswith("travels: checkout ") and "of 64 MiB" in slim.stdout
+    assert not (tmp_path / "results" / "records.jsonl").exists() and git("status", "--porcelain") == ""
+    assert (tmp_path / "results" / "demo" / "cache.json").exists()
+    assert tree("full").returncode == 0 and (tmp_path / "results" / "records.jsonl").stat().st_size == 3000
+    (tmp_path / "results" / "new.md").write_text("a finding not yet committed")
+    refused = tree("slim")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "commit or stash" in refused.stderr
+    assert (tmp_path / "results" / "records.jsonl").exists()
+
+
 def test_an_unknown_tree_command_is_one_line_and_exit_2():
     done = subprocess.run(["bash", str(ROOT / "benchmarks" / "gpu_tree.sh"), "move"], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "slim, full, size or copy DIR" in done.stderr
