@@ -16,7 +16,10 @@ warm-up fit on 1,000 points (CUDA's context and libraries' start-up).
 
 The Markdown table (``--out``, default ``results/benchmarks/gpu.md``) gives each path's time, its worst
 residual relative to lambda_1 and its largest eigenvalue difference relative to lambda_1 from our
-CPU path, the machine, and the issue's targets with whether each is met (computed from the table).
+CPU path, the machine, and the issue's targets with whether each is met (computed from the table). Each
+row is appended to it, and to its tab-separated twin (the same path with ``.tsv``), and synced to disk as
+soon as it is measured, so a run cut short (a time limit's SIGTERM) leaves the rows it finished and a line
+saying it was cut; the targets follow only a run that finished.
 
     KPCA_BENCH_DATA=/work/shared/datasets python benchmarks/bench_gpu.py        # on a CUDA machine, < 5 min
     python benchmarks/bench_gpu.py --quick --out /tmp/gpu.md                     # tiny sizes, CPU only
@@ -29,11 +32,14 @@ CUDA device it stops with one line naming what is missing, exit 2.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
+import signal
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,21 +126,21 @@ def agreement(values, reference: np.ndarray) -> float:
     return float(np.max(np.abs(to_numpy(values)[:len(reference)] - reference)) / reference[0])
 
 
-def gpu_rows(case: Case, X: np.ndarray, gamma: float, device: dict, cpu_values: np.ndarray | None) -> list[Row]:
-    rows = []
+def gpu_rows(case: Case, X: np.ndarray, gamma: float, device: dict,
+             cpu_values: np.ndarray | None) -> Iterator[Row]:
+    """The device's rows, each yielded as soon as it is measured."""
     for dtype in ("float64", "float32") if case.on_cpu else ("float64",):
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 seconds, model = fit_timed(device["input"](X), case.k, gamma=gamma, dtype=dtype, **device["params"])
         except Exception as error:  # noqa: BLE001 - a case that does not fit is a row saying why, not a crash
-            rows.append(Row(case.name, case.n, case.k, f"{device['name']} {dtype}", None, None, None,
-                            f"{type(error).__name__}: {error}"))
+            yield Row(case.name, case.n, case.k, f"{device['name']} {dtype}", None, None, None,
+                      f"{type(error).__name__}: {error}")
             continue
         note = next((str(w.message).split(";")[0] for w in caught if "float32" in str(w.message)), "")
-        rows.append(Row(case.name, case.n, case.k, f"{device['name']} {dtype}", seconds, certificate(model),
-                        None if cpu_values is None else agreement(model.eigenvalues_, cpu_values), note))
-    return rows
+        yield Row(case.name, case.n, case.k, f"{device['name']} {dtype}", seconds, certificate(model),
+                  None if cpu_values is None else agreement(model.eigenvalues_, cpu_values), note)
 
 
 def cpu_rows(case: Case, X: np.ndarray, gamma: float) -> tuple[list[Row], np.ndarray]:
@@ -188,18 +194,59 @@ def machine(device: dict) -> str:
             f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())} at the start")
 
 
-def markdown(rows: list[Row], sources: dict[str, str], device: dict, started: str, verdicts) -> str:
-    lines = ["# Exact kernel PCA on a GPU (benchmarks/bench_gpu.py)", "", f"Machine: {started}", "",
-             "Data: " + "; ".join(f"{case}: {source}" for case, source in sources.items()), "",
-             "| case | n | top k | path | time (s) | worst residual / lambda_1 | eigenvalues vs our CPU, "
-             "max diff / lambda_1 | note |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r.case} | {r.n:,} | {r.k} | {r.path} | {'-' if r.seconds is None else f'{r.seconds:.2f}'} | "
-                     f"{'-' if r.residual is None else f'{r.residual:.1e}'} | "
-                     f"{'-' if r.agreement is None else f'{r.agreement:.1e}'} | {r.note} |")
-    lines += ["", "Targets (issue 34), met or not as measured above:", "", "| target | wanted | measured | met |",
-              "|---|---|---|---|", *(f"| {' | '.join(v)} |" for v in verdicts), ""]
-    return "\n".join(lines)
+COLUMNS = ("case", "n", "top k", "path", "time (s)", "worst residual / lambda_1",
+           "eigenvalues vs our CPU, max diff / lambda_1", "note", "data")
+
+
+class Table:
+    """The benchmark's Markdown table and its TSV twin, written row by row as the rows are measured.
+
+    Parameters
+    ----------
+    out : Path
+        The Markdown file; the TSV file is ``out`` with the suffix ``.tsv``.
+    started : str
+        The machine line (:func:`machine`).
+    """
+
+    def __init__(self, out: Path, started: str):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        self.markdown, self.tsv = out, out.with_suffix(".tsv")
+        self.markdown.write_text("")
+        self.tsv.write_text("")
+        self.rows = 0
+        self._append(self.markdown, ["# Exact kernel PCA on a GPU (benchmarks/bench_gpu.py)", "", f"Machine: {started}",
+                                     "", f"| {' | '.join(COLUMNS)} |", "|---" * len(COLUMNS) + "|"])
+        self._append(self.tsv, ["\t".join(COLUMNS)])
+
+    @staticmethod
+    def _append(path: Path, lines: list[str]) -> None:
+        with path.open("a") as handle:  # synced: a run killed after this call still has the line on disk
+            handle.write("".join(line + "\n" for line in lines))
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def add(self, row: Row, data: str) -> None:
+        """Append one measured row to both files."""
+        cells = [row.case, f"{row.n:,}", str(row.k), row.path, "-" if row.seconds is None else f"{row.seconds:.2f}",
+                 "-" if row.residual is None else f"{row.residual:.1e}",
+                 "-" if row.agreement is None else f"{row.agreement:.1e}", row.note, data]
+        self._append(self.markdown, [f"| {' | '.join(cell.replace('|', '/') for cell in cells)} |"])
+        raw = [row.case, str(row.n), str(row.k), row.path, *("" if v is None else repr(v)
+                                                             for v in (row.seconds, row.residual, row.agreement)),
+               row.note, data]
+        self._append(self.tsv, ["\t".join(" ".join(cell.split()) for cell in raw)])
+        self.rows += 1
+
+    def finish(self, verdicts) -> None:
+        """Append the targets' table: the run finished."""
+        self._append(self.markdown, ["", "Targets (issue 34), met or not as measured above:", "",
+                                     "| target | wanted | measured | met |", "|---|---|---|---|",
+                                     *(f"| {' | '.join(v)} |" for v in verdicts)])
+
+    def cut(self, reason: str) -> None:
+        """Append why the run stopped before its last row: the targets are not judged."""
+        self._append(self.markdown, ["", f"Cut short ({reason}) after {self.rows} rows: the targets are not judged."])
 
 
 def device_of_run(quick: bool) -> dict:
@@ -222,23 +269,33 @@ def main(argv=None) -> int:
     except DeviceError as error:
         print(f"error: {error}; or run benchmarks/bench_gpu.py --quick to test the script on the CPU", file=sys.stderr)
         return 2
-    started = machine(device)
+    table = Table(args.out, machine(device))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a time limit's SIGTERM as SystemExit, caught below
     cases = QUICK_CASES if args.quick else CASES
-    warmup = np.random.default_rng(1).standard_normal((1000 if not args.quick else 200, 16))
+    try:
+        rows = run_cases(cases, device, args.quick, table)
+    except BaseException as error:  # the limit, Ctrl-C or a crash: the rows so far stay, with a line saying so
+        table.cut(type(error).__name__)
+        raise
+    table.finish(targets(rows, f"{device['name']} float64", cases[-1].name, cases[0].name))
+    print(f"wrote {args.out} and {table.tsv}")
+    return 0
+
+
+def run_cases(cases, device: dict, quick: bool, table: Table) -> list[Row]:
+    """Measure each case after a warm-up fit, each row written to ``table`` as soon as it is measured."""
+    warmup = np.random.default_rng(1).standard_normal((1000 if not quick else 200, 16))
     fit_timed(device["input"](warmup), 5, **device["params"])
-    rows, sources = [], {}
+    rows = []
     for case in cases:
-        X, sources[case.name] = load_case(case, args.quick)
+        X, source = load_case(case, quick)
         gamma = resolve_gamma(X)
         cpu, cpu_values = cpu_rows(case, X, gamma) if case.on_cpu else ([], None)
-        new = gpu_rows(case, X, gamma, device, cpu_values) + cpu
-        print(*(f"{r.case}, {r.path}: {r.seconds} s" for r in new), sep="\n", flush=True)
-        rows += new
-    verdicts = targets(rows, f"{device['name']} float64", cases[-1].name, cases[0].name)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(markdown(rows, sources, device, started, verdicts))
-    print(f"wrote {args.out}")
-    return 0
+        for row in itertools.chain(cpu, gpu_rows(case, X, gamma, device, cpu_values)):
+            table.add(row, source)
+            print(f"{row.case}, {row.path}: {row.seconds} s", flush=True)
+            rows.append(row)
+    return rows
 
 
 if __name__ == "__main__":
