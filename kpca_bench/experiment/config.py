@@ -26,6 +26,7 @@ from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
+from kpca_bench.experiment.yaml_loader import DuplicateKey, read_yaml
 from kpca_bench.validation import (
     Problems,
     accepted_keys,
@@ -740,29 +741,6 @@ def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Probl
         problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 
 
-class DuplicateKey(yaml.constructor.ConstructorError):
-    """A mapping gives the same key twice."""
-
-
-class UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the last silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        first_marks = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                first = first_marks.setdefault(key, key_node.start_mark)
-            except TypeError:  # an unhashable key: the safe loader's own message names it
-                continue
-            if first is not key_node.start_mark:
-                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first.line + 1}); "
-                                   "keep one", key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
-
-
 def _config_text(path: Path) -> str:
     """The config file's text; :class:`ConfigError` if it cannot be read or is not UTF-8."""
     try:
@@ -789,7 +767,7 @@ def load_config(path, profile: str = "full") -> Config:
     path = find_config(Path(path))
     text = _config_text(path)
     try:
-        raw = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a subclass of SafeLoader
+        raw = read_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
