@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from kpca_bench.cli.render import fail
 from kpca_bench.errors import KpcaBenchError
 
 # Mirrors of names defined in heavier modules (tests/test_cli.py checks that they agree).
@@ -14,7 +15,17 @@ DEFAULT_CONFIG_DIR = Path("configs")  # kpca_bench.experiment.config.DEFAULT_CON
 DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")  # kpca_bench.report.reproductions.DEFAULT_REPRODUCTIONS_DIR
 EXPORT_FORMATS = ("parquet", "json", "csv")  # kpca_bench.experiment.export.FORMATS
 
-OUT = typer.Option(Path("results"), "--out", help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
+
+def results_root(value) -> Path:
+    """``--out`` as a folder; an empty one (``--out ''``, which pathlib reads as the current folder) is an error."""
+    if not str(value).strip():
+        fail(KpcaBenchError("--out: an empty path names no folder (the run would write into the current one); "
+                            "give a folder, e.g. --out results"))
+    return Path(value)
+
+
+OUT = typer.Option(Path("results"), "--out", parser=results_root,
+                   help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
 JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel; negative as in joblib: -1 one per CPU core, "
                                              "-2 all cores but one, ...; 0 or a negative value that leaves no "
                                              "core is an error, more workers than cores a note. With --scheduler "
