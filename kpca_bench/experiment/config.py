@@ -233,8 +233,9 @@ class Config:
         for method in data["methods"]:
             if method["higher_is"] is None:
                 del method["higher_is"]
-            # An estimator given as an object is named by its class's path already (kpca_bench.run).
-            del method["estimator_class"]
+            # An estimator given as an object is named by its class's path already (kpca_bench.run); where a
+            # class is looked for changes no number.
+            del method["estimator_class"], method["import_folders"]
         return data
 
     @property
@@ -396,7 +397,14 @@ def _check_setting(spec, setting: dict, train_rows: int | None, where: Problems)
                                   f"use at most {train_rows - 1}")
 
 
-def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -> MethodConfig | None:
+def import_folders(source: str) -> tuple[str, ...]:
+    """The folder of the config file ``source`` as an absolute path: a class it names by import path is looked for
+    there before ``sys.path``; none for a config that is no file (``<dict>``)."""
+    return () if not source or source.startswith("<") else (str(Path(source).parent.resolve()),)
+
+
+def _parse_method(raw, index: int, train_rows: int | None, problems: Problems,
+                  folders: tuple[str, ...] = ()) -> MethodConfig | None:
     path = f"methods[{index}]"
     raw = mapping(raw, path, problems)
     if raw is None:
@@ -407,7 +415,7 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
     higher_is = raw.get("higher_is")
     if is_import_path(name):
         try:
-            spec = method_spec(name, higher_is)
+            spec = method_spec(name, higher_is, folders)
         except ConfigError as error:
             where.add("name", str(error))
             return None
@@ -442,7 +450,8 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
     default_label = spec.estimator.__name__ if spec.class_path else name
     method = MethodConfig(name=name, label=str(raw.get("label", default_label)), params=params, grid=grid,
                           score=score if spec.subspace else None, trials=trials,
-                          higher_is=higher_is if spec.class_path else None)
+                          higher_is=higher_is if spec.class_path else None,
+                          import_folders=folders if spec.class_path else ())
     if not any(key not in accepted for key in [*params, *grid]):
         for setting in method.settings():
             _check_setting(spec, setting, train_rows, where.under("params"))
@@ -620,11 +629,11 @@ def _profile_key(key: str, overrides: dict, methods) -> str | None:
     return ".".join(path)
 
 
-def _check_profile(raw: dict, name: str, profiles: dict, problems: Problems) -> Config:
+def _check_profile(raw: dict, name: str, profiles: dict, problems: Problems, source: str) -> Config:
     """Profile ``name``'s config; the problems it brings beyond those of the file as written are added to
     ``problems``, each named by its path under ``profiles.<name>``."""
     found = Problems()
-    config = _parse_fields(_apply_profile(raw, name, profiles, found), name, "", found)
+    config = _parse_fields(_apply_profile(raw, name, profiles, found), name, source, found)
     overrides = profiles[name] if isinstance(profiles[name], dict) else {}
     for key, message in found.items:
         if key.startswith("profiles"):
@@ -659,6 +668,8 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
 
     Every profile is validated, whichever is asked for; a problem a profile brings is named by its
     path under ``profiles.<name>``. Raises :class:`ConfigError` listing every problem, one line each.
+    A detector class named by import path is looked for in the folder of the config file ``source`` first
+    (as pytest imports from its rootdir), here and wherever its cells run (:func:`import_folders`).
     """
     problems = Problems()
     if not isinstance(raw, dict):
@@ -670,7 +681,7 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     configs = {"full": _parse_fields(_apply_profile(raw, "full", profiles, problems), "full", source, problems)}
     for name in profiles:
         if name in PROFILES and name != "full":
-            configs[name] = replace(_check_profile(raw, name, profiles, problems), source=source)
+            configs[name] = _check_profile(raw, name, profiles, problems, source)
     if profile not in configs:
         problems.add("profiles", f"no {profile!r} profile; add profiles: {{{profile}: {{trials: 2, ...}}}} "
                                  "with the overrides that make it small")
@@ -702,7 +713,8 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
     elif methods_raw:
         known = [protocol.train_rows(d, options) for d in ((dataset,) if dataset else datasets) if d is not None]
         train_rows = min((rows for rows in known if rows is not None), default=None)
-        methods = [_parse_method(m, i, train_rows, problems) for i, m in enumerate(methods_raw)]
+        folders = import_folders(source)
+        methods = [_parse_method(m, i, train_rows, problems, folders) for i, m in enumerate(methods_raw)]
     labels = [m.label for m in methods if m is not None]
     for label in {label for label in labels if labels.count(label) > 1}:
         problems.add("methods", f"label {label!r} is used twice; give each entry its own label")
