@@ -248,7 +248,8 @@ def test_tornados_report_of_distributeds_failed_cancel_is_dropped_and_stays_drop
 
 
 @pytest.mark.parametrize("jobs, backend, address, expected", [
-    (100_000, "local", None, 2), (2, "local", None, 2), (1, "local", None, 1),
+    (100_000, "local", None, 2), (2, "local", None, 2), (1, "local", None, 1), (-1, "local", None, 2),
+    (-2, "local", None, 1),
     (100_000, "dask", "local", 2), (100_000, "dask", "tcp://10.0.0.1:8786", 100_000)])
 def test_workers_are_bounded_by_the_usable_cores(monkeypatch, jobs, backend, address, expected):
     monkeypatch.setattr(execution, "usable_cores", lambda: 2)
@@ -256,7 +257,7 @@ def test_workers_are_bounded_by_the_usable_cores(monkeypatch, jobs, backend, add
     workers = execution.bounded_workers(jobs, ExecutionConfig(backend=backend, address=address), notes.append)
     assert workers == expected
     assert notes == ([f"note: jobs={jobs} asks for more workers than this machine's 2 usable CPU cores; starting 2"]
-                     if expected < jobs else [])
+                     if 0 < expected < jobs else [])
 
 
 @pytest.mark.parametrize("cores", [1, 2, 3, 16])

@@ -76,9 +76,12 @@ def bounded_workers(jobs: int, execution: ExecutionConfig, notify: Callable[[str
     said once through ``notify`` when fewer than asked; a remote Dask cluster's workers are its own, left as asked.
 
     More workers than cores only share the cores (and each holds a copy of the data), so a mistyped
-    ``--jobs 100000`` would start hundreds of processes and exhaust the memory.
+    ``--jobs 100000`` would start hundreds of processes and exhaust the memory. A negative ``jobs`` counts as in
+    joblib (-1: one per core, -2: all but one; at least one).
     """
     cores = usable_cores()
+    if jobs < 0:
+        return max(1, cores + 1 + jobs)
     if jobs <= cores or (execution.backend == "dask" and execution.address != "local"):
         return jobs
     notify(f"note: jobs={jobs} asks for more workers than this machine's {cores} usable CPU cores; "
