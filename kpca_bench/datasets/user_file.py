@@ -145,9 +145,9 @@ def split_label(frame: pd.DataFrame, path: Path, *, label, drop) -> tuple[pd.Dat
     listed = ", ".join(map(str, columns))
     if label is None:
         label = columns[-1]
-    elif label not in frame.columns:
+    elif label not in columns:
         raise DataError(f"{path}: dataset.options.label: no column {label!r}; columns: {listed}")
-    unknown = [column for column in drop if column not in frame.columns]
+    unknown = [column for column in drop if column not in columns]
     if unknown:
         raise DataError(f"{path}: dataset.options.drop: no column {', '.join(map(repr, unknown))}; columns: {listed}")
     features = frame.drop(columns=[label, *[c for c in drop if c != label]])
