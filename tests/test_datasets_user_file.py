@@ -233,3 +233,9 @@ def test_a_slow_load_says_so_once_and_a_quick_one_not_at_all(capsys):
         pass
     time.sleep(0.1)
     assert capsys.readouterr().err == "reading big.csv ...\n"
+
+
+def test_columns_without_a_name_are_no_repeat(tmp_path):
+    path = tmp_path / "unnamed.csv"
+    path.write_text("a,,,label\n1,2,3,0\n4,5,6,1\n")
+    assert_array_equal(load_file(path=path).X, [[1, 2, 3], [4, 5, 6]])

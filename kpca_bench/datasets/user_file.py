@@ -103,7 +103,8 @@ def _header(path: Path, sep: str) -> list:
 
 
 def _check_unique_columns(path: Path, names: list) -> None:
-    repeated = sorted(str(name) for name, count in Counter(names).items() if count > 1)
+    # An empty name (NaN as pandas reads it) is no name: pandas calls each "Unnamed: i", so two are no repeat.
+    repeated = sorted(str(name) for name, count in Counter(names).items() if count > 1 and name == name and name != "")
     if repeated:
         raise DataError(f"{path}: dataset.options.path: column names {', '.join(map(repr, repeated))} are given "
                         "more than once; rename them so that each column has its own name")
