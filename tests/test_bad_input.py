@@ -478,8 +478,8 @@ def test_more_jobs_than_cores_is_said_once_and_runs(tmp_path):
 
     result = CliRunner().invoke(app, ["plan", str(QUICKSTART), "--jobs", str(cpu_count() + 3), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert result.stderr == (f"note: --jobs {cpu_count() + 3} starts more workers than this machine's {cpu_count()} "
-                             "CPU cores; they share the cores (slower, the same numbers)\n")
+    assert result.stderr == (f"note: --jobs {cpu_count() + 3} asks for more workers than this machine's "
+                             f"{cpu_count()} usable CPU cores; starting {cpu_count()}\n")
 # A user's data file in every format the file loader reads, damaged in the ways files are: one line naming the
 # file and the problem, before any cell runs.
 

@@ -57,10 +57,11 @@ def test_jobs_help_states_joblibs_meaning_and_zero_is_an_error(tmp_path):
     assert not (tmp_path / "quickstart").exists()
 
 
-def test_negative_jobs_follow_joblib():
-    from joblib import effective_n_jobs
+def test_negative_jobs_follow_joblib_and_more_than_the_cores_are_one_per_core():
+    from joblib import cpu_count, effective_n_jobs
 
-    assert options.worker_count(-1) == effective_n_jobs(-1) and options.worker_count(3) == 3
+    assert options.worker_count(-1) == effective_n_jobs(-1) and options.worker_count(1) == 1
+    assert options.worker_count(cpu_count() + 1) == cpu_count()
 
 
 def test_methods_and_protocols_list_the_registries():

@@ -170,3 +170,14 @@ def test_reuse_from_refuses_other_data_and_an_empty_folder(quickstart, tmp_path)
         assert result.exit_code == 2, result.output + result.stderr
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "quickstart" / "records.jsonl").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+@pytest.mark.parametrize("out", ["", "  "])
+def test_an_empty_out_is_one_line_and_exit_2(tmp_path, monkeypatch, command, out):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, [command, str(QUICKSTART), "--out", out])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == ["error: --out: an empty path names no folder (the run would write into "
+                                          "the current one); give a folder, e.g. --out results"]
+    assert list(tmp_path.iterdir()) == []

@@ -1,6 +1,7 @@
 """Any detector in a config by import path: sklearn and PyOD classes beside ours, end to end; errors at load."""
 
 import json
+import sys
 
 import pytest
 import yaml
@@ -98,3 +99,86 @@ def test_a_subclass_of_a_pyod_detector_has_pyods_sign_by_import_path_and_as_an_o
     import own_pyod
 
     assert method_spec("own_pyod:FarKNN").higher_is == estimator_spec(own_pyod.FarKNN).higher_is == "outlier"
+
+
+RAISER = """\
+import numpy as np
+
+
+class Raiser:
+    '''Distance to the training mean, higher = more normal; raises on data with a NaN.'''
+
+    def __init__(self, scale=1.0):
+        self.scale = scale
+
+    def fit(self, X, y=None):
+        if np.isnan(X).any():
+            raise ValueError("Raiser refuses NaN")
+        self.mean_ = X.mean(axis=0)
+        return self
+
+    def score_samples(self, X):
+        return -self.scale * ((X - self.mean_) ** 2).sum(axis=1)
+"""
+
+
+@pytest.fixture
+def beside(tmp_path, monkeypatch):
+    """A config in its own folder naming ``raiser:Raiser`` from the ``raiser.py`` beside it, and another folder
+    as the current one; ``raiser`` is forgotten afterwards, so that each test imports its own."""
+    folder, elsewhere = tmp_path / "experiment", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / "raiser.py").write_text(RAISER)
+    config = folder / "c.yaml"
+    config.write_text(yaml.safe_dump({"name": "beside", "dataset": DATASET, "trials": 2, "methods": [
+        {"name": "raiser:Raiser", "higher_is": "normal", "params": {"scale": 2.0}}, {"name": "kpca"}]}))
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delitem(sys.modules, "raiser", raising=False)
+    yield config
+    sys.modules.pop("raiser", None)
+
+
+def run_beside(config, out, *args):
+    before = list(sys.path)
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(out), "--quiet", "--no-html", *args])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert sys.path == before  # the config's folder was importable while needed, not after
+    return [json.loads(line) for line in (out / "beside" / "records.jsonl").read_text().splitlines()]
+
+
+def test_a_detector_beside_the_config_runs_plans_and_reports_from_another_folder(beside, tmp_path):
+    out = tmp_path / "out"
+    records = run_beside(beside, out)
+    assert len(records) == 4 and {r["status"] for r in records} == {"ok"}
+    assert {r["method_class"] for r in records if r["method"] == "Raiser"} == {"raiser:Raiser"}
+    plan = CliRunner().invoke(app, ["plan", str(beside), "--out", str(out)])
+    assert plan.exit_code == 0 and "4 stored" in plan.output, plan.output + plan.stderr
+    sys.modules.pop("raiser")  # as in a new session: report imports it again, from the folder run.json names
+    report = CliRunner().invoke(app, ["report", str(out / "beside")])
+    assert report.exit_code == 0, report.output + report.stderr
+    assert "Raiser" in (out / "beside" / "summary.md").read_text()
+
+
+@pytest.mark.slow  # two worker processes, which import the class themselves
+def test_workers_import_a_detector_beside_the_config(beside, tmp_path):
+    records = run_beside(beside, tmp_path / "out", "--jobs", "2")
+    assert len(records) == 4 and {r["status"] for r in records} == {"ok"}
+
+
+def test_the_api_runs_a_config_whose_detector_is_beside_it(beside, tmp_path):
+    import kpca_bench
+
+    before = list(sys.path)
+    results = kpca_bench.run(beside, out=tmp_path / "out", html=False)
+    assert set(results.records["method"]) == {"Raiser", "kpca"} and not results.failures
+    assert sys.path == before
+
+
+def test_a_class_found_nowhere_names_the_folders_searched_and_the_fix(beside, tmp_path):
+    beside.write_text(beside.read_text().replace("raiser:Raiser", "rasier:Raiser"))
+    result = CliRunner().invoke(app, ["run", str(beside), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output + result.stderr
+    assert (f"cannot import rasier:Raiser (ModuleNotFoundError: No module named 'rasier'); searched the config's "
+            f"folder {beside.parent} and the Python path (sys.path): put rasier.py (or the package rasier/) beside "
+            "the config, or install it") in result.stderr

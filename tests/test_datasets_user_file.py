@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ import scipy.io
 from numpy.testing import assert_array_equal
 
 from kpca_bench.datasets import CATEGORICAL, NUMERIC, load_dataset
-from kpca_bench.datasets.user_file import load_file
+from kpca_bench.datasets.user_file import load_file, said_if_slow
 from kpca_bench.errors import DataError
 
 X = np.array([[0.1, 1.0], [0.2, 1.5], [0.3, 1.25], [5.0, 9.0]])
@@ -196,3 +197,45 @@ def test_errors_name_the_file_and_the_option(tmp_path, write, options, message):
     with pytest.raises(DataError, match=message) as error:
         load_file(path=path, **options)
     assert str(error.value).startswith(str(path))
+
+
+def wide_csv(path, rows: int, columns: int, names=None, text_cell=None):
+    """A CSV of ``rows`` x ``columns`` numbers and a 0 / 1 label (every fifth row an outlier)."""
+    names = names or [f"f{i}" for i in range(columns)]
+    values = np.random.default_rng(0).normal(size=(rows, columns)).round(3).astype(str)
+    if text_cell is not None:
+        values[text_cell] = "broken"
+    lines = [",".join(names) + ",label"] + [",".join(row) + f",{int(i % 5 == 0)}" for i, row in enumerate(values)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_wide_table_with_a_repeated_name_or_a_text_cell_names_them(tmp_path):
+    names = [f"f{i}" for i in range(5_000)]
+    names[4_000] = names[17] = names[2_500] = "f3"
+    with pytest.raises(DataError, match=r"column names 'f3' are given more than once"):
+        load_file(path=wide_csv(tmp_path / "twice.csv", 4, 5_000, names=names))
+    with pytest.raises(DataError, match=r"column 'f4321' holds numbers but data row 3 has 'broken'"):
+        load_file(path=wide_csv(tmp_path / "text.csv", 4, 5_000, text_cell=(2, 4321)))
+
+
+@pytest.mark.slow  # a 20 x 20,000 table: quadratic checks took minutes here, a linear load takes seconds
+def test_a_wide_csv_loads(tmp_path):
+    dataset = load_file(path=wide_csv(tmp_path / "wide.csv", 20, 20_000))
+    assert dataset.X.shape == (20, 20_000) and dataset.y.sum() == 4
+    assert dataset.feature_kinds == (NUMERIC,) * 20_000
+
+
+def test_a_slow_load_says_so_once_and_a_quick_one_not_at_all(capsys):
+    with said_if_slow("reading big.csv ...", after_s=0.05):
+        time.sleep(0.5)
+    with said_if_slow("reading small.csv ...", after_s=5):
+        pass
+    time.sleep(0.1)
+    assert capsys.readouterr().err == "reading big.csv ...\n"
+
+
+def test_columns_without_a_name_are_no_repeat(tmp_path):
+    path = tmp_path / "unnamed.csv"
+    path.write_text("a,,,label\n1,2,3,0\n4,5,6,1\n")
+    assert_array_equal(load_file(path=path).X, [[1, 2, 3], [4, 5, 6]])

@@ -2,6 +2,8 @@
 
 import json
 import textwrap
+from dataclasses import fields
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,9 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_schema import config_schema
+from kpca_bench.experiment.yaml_loader import read_yaml
+from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.experiment.runner import plan_cells
 
 GOOD = textwrap.dedent("""\
@@ -249,3 +254,65 @@ def test_a_key_given_twice_is_refused_even_on_one_line(tmp_path):
     path.write_text("name: x\nparams: {nu: 0.1, nu: 0.2}\n")
     with pytest.raises(ConfigError, match=r"c.yaml: line 2, column 19: duplicate key 'nu' \(first given on line 2\)"):
         load_config(path)
+
+
+@pytest.mark.parametrize("text", ["1e-3", "1E5", "-2e+3", "1e308", "+.5e1", "25e-2"])
+def test_numbers_in_exponent_form_are_floats(text):
+    assert read_yaml(f"x: {text}") == {"x": float(text)}
+    assert yaml.safe_load(f"x: {text}") == {"x": text}  # PyYAML's own loader is left as it is
+
+
+def exponent_form(value: float) -> str:
+    """``value`` written as YAML 1.1 reads as a string (digits, no dot, an exponent): 0.25 -> 25e-2."""
+    sign, digits, exponent = Decimal(repr(float(value))).as_tuple()
+    return f"{'-' if sign else ''}{''.join(map(str, digits))}e{exponent}"
+
+
+def numeric_keys() -> list[tuple[str, str | None, str]]:
+    """Every key the config's JSON Schema types as a number (or a list of numbers): (section, protocol, key)."""
+    def numeric(schema):
+        return any("number" in ([t] if isinstance(t, str) else t)
+                   for t in (schema.get("type", []), schema.get("items", {}).get("type", [])))
+    schema = config_schema()
+    keys = [(section, None, key) for section in ("threshold", "output", "execution", "statistics", "reference")
+            for key, value in schema["properties"][section]["properties"].items() if numeric(value)]
+    for case in schema["properties"]["protocol"]["anyOf"][1]["allOf"]:
+        name = case["if"]["properties"]["name"]["const"]
+        keys += [("protocol", name, key) for key, value in case["then"]["properties"].items()
+                 if key != "name" and numeric(value["anyOf"][0])]
+    return keys
+
+
+# A value each top-level numeric key accepts, with the keys it needs beside it.
+SECTION_VALUES = {("threshold", "quantile"): ({"rule": "train_quantile"}, 0.95),
+                  ("threshold", "value"): ({"rule": "fixed"}, 1e308),
+                  ("execution", "max_memory_mb"): ({}, 1500.0)}
+
+
+def test_the_numeric_keys_are_found_in_the_schema():
+    assert {("threshold", None, "value"), ("protocol", "adbench", "test_size")} <= set(numeric_keys())
+
+
+@pytest.mark.parametrize("section, protocol, key", numeric_keys(), ids=lambda part: str(part))
+def test_every_numeric_key_of_the_schema_takes_exponent_form(tmp_path, section, protocol, key):
+    base = GOOD.replace("params: {n_components: 5}", "params: {}")
+    if protocol is None:
+        others, value = SECTION_VALUES[(section, key)]
+        entries = ", ".join([*(f"{k}: {v}" for k, v in others.items()), f"{key}: {exponent_form(value)}"])
+        config = load_config(write(tmp_path, base + f"{section}: {{{entries}}}\n"))
+        loaded = getattr(getattr(config, section), key)
+    else:
+        default = {f.name: f.default for f in fields(PROTOCOLS[protocol].options)}[key]
+        value = default[:2] if isinstance(default, tuple) else default
+        written = f"[{', '.join(map(exponent_form, value))}]" if isinstance(value, tuple) else exponent_form(value)
+        config = load_config(write(tmp_path, base + f"protocol: {{name: {protocol}, {key}: {written}}}\n"))
+        loaded = getattr(config.options, key)
+    assert loaded == value and type(loaded) is type(value)
+
+
+def test_a_kernel_width_and_a_range_in_exponent_form_load(tmp_path):
+    text = GOOD.replace("params: {n_components: 5}", "params: {n_components: 5, gamma: 1e-3}")
+    text += "  - name: ocsvm\n    grid: {nu: {start: 1e-1, stop: 3e-1, step: 1e-1}}\n"
+    config = load_config(write(tmp_path, text))
+    assert config.methods[0].params["gamma"] == 1e-3
+    assert [setting["nu"] for setting in config.methods[1].settings()] == pytest.approx([0.1, 0.2, 0.3])

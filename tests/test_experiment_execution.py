@@ -1,11 +1,14 @@
 """Cells on a Dask cluster give the serial run's numbers and resume the same way; the memory budget
-bounds the test-vs-train kernel, reaches every cell and is recorded with the cell's peak memory."""
+bounds the test-vs-train kernel, reaches every cell and is recorded with the cell's peak memory; workers and
+their BLAS threads stay within the machine's usable cores."""
 
 import atexit
 import json
 import logging
 import socket
+import subprocess
 import sys
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from kpca_bench.kernels import BLOCK_BYTES, blas_threads
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
 from kpca_bench.methods.kpca import BaseKernelPCA
 from kpca_bench.experiment import execution
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config import ExecutionConfig, load_config
 from kpca_bench.experiment.execution import discard_output, is_not_failed_sync_cancel, quiet_on_interrupt
 from kpca_bench.experiment.memory import peak_memory
 from kpca_bench.experiment.runner import plan_cells
@@ -242,3 +245,60 @@ def test_tornados_report_of_distributeds_failed_cancel_is_dropped_and_stays_drop
         tornado_log.removeFilter(is_not_failed_sync_cancel)
         logging.getLogger("distributed").setLevel(logging.NOTSET)
         atexit.unregister(discard_output)
+
+
+@pytest.mark.parametrize("jobs, backend, address, expected", [
+    (100_000, "local", None, 2), (2, "local", None, 2), (1, "local", None, 1), (-1, "local", None, 2),
+    (-2, "local", None, 1),
+    (100_000, "dask", "local", 2), (100_000, "dask", "tcp://10.0.0.1:8786", 100_000)])
+def test_workers_are_bounded_by_the_usable_cores(monkeypatch, jobs, backend, address, expected):
+    monkeypatch.setattr(execution, "usable_cores", lambda: 2)
+    notes = []
+    workers = execution.bounded_workers(jobs, ExecutionConfig(backend=backend, address=address), notes.append)
+    assert workers == expected
+    assert notes == ([f"note: jobs={jobs} asks for more workers than this machine's 2 usable CPU cores; starting 2"]
+                     if 0 < expected < jobs else [])
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 16])
+def test_workers_times_blas_threads_stay_within_the_cores(monkeypatch, cores):
+    monkeypatch.setattr(execution, "usable_cores", lambda: cores)
+    for jobs in range(1, cores + 1):
+        assert 1 <= execution.blas_threads_per_worker(jobs) and jobs * execution.blas_threads_per_worker(jobs) <= cores
+    assert execution.blas_threads_per_worker(1) == cores
+
+
+def most_children_while(command: list[str], cwd: Path) -> tuple[int, str]:
+    """The most worker processes (children at any depth, loky's resource tracker aside) seen while ``command`` ran,
+    and its stderr."""
+    psutil = pytest.importorskip("psutil")
+    process = psutil.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    most = 0
+    while process.poll() is None:
+        try:
+            children = [c for c in process.children(recursive=True) if "resource_tracker" not in " ".join(c.cmdline())]
+        except psutil.Error:  # a child ended while it was looked at
+            continue
+        most = max(most, len(children))
+        time.sleep(0.05)
+    stderr = process.stderr.read()
+    assert process.returncode == 0, stderr
+    return most, stderr
+
+
+@pytest.mark.slow  # two runs of the quickstart's first two trials in worker processes
+@pytest.mark.parametrize("caller", ["cli", "api"])
+def test_jobs_100000_starts_at_most_one_worker_per_core_and_says_so(tmp_path, caller):
+    from joblib import cpu_count
+
+    out = tmp_path / "out"
+    command = ([sys.executable, "-m", "kpca_bench", "run", str(QUICKSTART), "--jobs", "100000", "--trials", "2",
+                "--out", str(out), "--quiet", "--no-html"] if caller == "cli" else
+               [sys.executable, "-c", f"import kpca_bench; kpca_bench.run({str(QUICKSTART)!r}, jobs=100000, "
+                                      f"trials=2, out={str(out)!r}, html=False)"])
+    most, stderr = most_children_while(command, tmp_path)
+    said = "--jobs 100000" if caller == "cli" else "jobs=100000"
+    assert f"note: {said} asks for more workers than this machine's {cpu_count()} usable CPU cores" in stderr
+    assert stderr.count("note: ") == 1
+    assert 1 <= most <= cpu_count()
+    assert len(pd.read_csv(out / "quickstart" / "trials.csv")) == 8

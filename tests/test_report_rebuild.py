@@ -76,3 +76,15 @@ def test_a_run_whose_config_file_moved_since_is_tied_to_the_file_where_it_is_now
     moved.write_text(text.replace("seed: 0", "seed: 1"))   # another config of the same name: left as it ran
     assert "seed: 0" in text
     assert where_it_is_now(config, tmp_path / "configs", tmp_path / "reproductions").source == ran.as_posix()
+
+
+def test_the_stored_config_reads_numbers_in_exponent_form(tmp_path):
+    import json
+
+    from kpca_bench.report.rebuild import config_of_run
+
+    text = QUICKSTART.read_text().replace("gamma: mean_pairwise    #", "gamma: 1e-3    #")
+    assert "gamma: 1e-3" in text
+    run = {"source": str(tmp_path / "gone.yaml"), "profile": "full", "trials": 1, "seed": 0, "config": text}
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    assert config_of_run(tmp_path).methods[0].params["gamma"] == 1e-3

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from kpca_bench.cli.render import fail
 from kpca_bench.errors import KpcaBenchError
 
 # Mirrors of names defined in heavier modules (tests/test_cli.py checks that they agree).
@@ -14,11 +15,21 @@ DEFAULT_CONFIG_DIR = Path("configs")  # kpca_bench.experiment.config.DEFAULT_CON
 DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")  # kpca_bench.report.reproductions.DEFAULT_REPRODUCTIONS_DIR
 EXPORT_FORMATS = ("parquet", "json", "csv")  # kpca_bench.experiment.export.FORMATS
 
-OUT = typer.Option(Path("results"), "--out", help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
+
+def results_root(value) -> Path:
+    """``--out`` as a folder; an empty one (``--out ''``, which pathlib reads as the current folder) is an error."""
+    if not str(value).strip():
+        fail(KpcaBenchError("--out: an empty path names no folder (the run would write into the current one); "
+                            "give a folder, e.g. --out results"))
+    return Path(value)
+
+
+OUT = typer.Option(Path("results"), "--out", parser=results_root,
+                   help="Results root: OUT/<name>/ (full profile) or OUT/<profile>/<name>/.")
 JOBS = typer.Option(1, "--jobs", "-j", help="Cells run in parallel; negative as in joblib: -1 one per CPU core, "
                                              "-2 all cores but one, ...; 0 or a negative value that leaves no "
-                                             "core is an error, more workers than cores a note. With --scheduler "
-                                             "local, the LocalCluster's workers.")
+                                             "core is an error; more than the usable cores start one per core "
+                                             "(said once). With --scheduler local, the LocalCluster's workers.")
 # "\[" keeps rich from reading [dask] as markup.
 SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
                          help="Run the cells on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
@@ -45,8 +56,9 @@ def profile_option(default: str):
 
 def worker_count(jobs: int) -> int:
     """``--jobs`` as a number of workers, with joblib's meaning for negative values (-1: one per core, -2: all
-    but one, ...). 0, or a negative value that leaves no core, is an error; more workers than cores is allowed and
-    said once on stderr (they share the cores: slower, the same numbers)."""
+    but one, ...). 0, or a negative value that leaves no core, is an error; more workers than usable cores are
+    as many workers as cores, said once on stderr (the library bounds them the same way,
+    :func:`kpca_bench.experiment.execution.bounded_workers`, in its caller's words)."""
     from joblib import cpu_count
 
     cores = cpu_count()
@@ -58,6 +70,6 @@ def worker_count(jobs: int) -> int:
                              f"so no worker is left; give -1 to -{cores} or a number of workers (1, 2, ...)")
     workers = jobs if jobs > 0 else cores + 1 + jobs
     if workers > cores:
-        typer.echo(f"note: --jobs {jobs} starts more workers than this machine's {cores} CPU cores; they share "
-                   "the cores (slower, the same numbers)", err=True)
-    return workers
+        typer.echo(f"note: --jobs {jobs} asks for more workers than this machine's {cores} usable CPU cores; "
+                   f"starting {cores}", err=True)
+    return min(workers, cores)

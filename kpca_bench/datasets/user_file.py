@@ -24,11 +24,18 @@ starting with the file and naming the option.
 
 from __future__ import annotations
 
+import csv
+import sys
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_numeric_dtype
 
 from kpca_bench.datasets.base import Dataset, FileRecord
 from kpca_bench.datasets.checksums import file_digests
@@ -42,6 +49,8 @@ _SEPARATORS = {"csv": ",", "tsv": "\t", "txt": r"\s+"}
 TABLES = ("csv", "tsv", "txt", "parquet", "arff")
 # Tables whose columns carry no declared type: one text value makes a column of numbers text.
 TEXT_TABLES = ("csv", "tsv", "txt", "parquet")
+# A load still running after this many seconds says so once (said_if_slow).
+SLOW_LOAD_S = 3.0
 
 
 def file_format(path: Path, format: str | None) -> str:
@@ -81,13 +90,21 @@ def read_table(path: Path, fmt: str, *, na_values, sep: str | None) -> pd.DataFr
 
 
 def _header(path: Path, sep: str) -> list:
-    """A text table's column names as the file spells them (pandas renames a repeated ``a`` to ``a.1``)."""
+    """A text table's column names as the file spells them (pandas renames a repeated ``a`` to ``a.1``).
+
+    A one-character separator is split by the csv module, in time linear in the line (pandas would build a
+    one-row DataFrame of every column, seconds for 100,000 of them); a pattern (blanks) by pandas.
+    """
+    if len(sep) == 1:
+        with path.open(encoding="utf-8-sig", newline="") as stream:
+            return next(csv.reader(stream, delimiter=sep, skipinitialspace=True), [])
     header = pd.read_csv(path, sep=sep, header=None, nrows=1, skipinitialspace=True)
     return header.iloc[0].tolist() if len(header) else []
 
 
 def _check_unique_columns(path: Path, names: list) -> None:
-    repeated = sorted({str(name) for name in names if names.count(name) > 1})
+    # An empty name (NaN as pandas reads it) is no name: pandas calls each "Unnamed: i", so two are no repeat.
+    repeated = sorted(str(name) for name, count in Counter(names).items() if count > 1 and name == name and name != "")
     if repeated:
         raise DataError(f"{path}: dataset.options.path: column names {', '.join(map(repr, repeated))} are given "
                         "more than once; rename them so that each column has its own name")
@@ -161,14 +178,16 @@ def coded_columns(features: pd.DataFrame, path: Path, fmt: str, categorical) -> 
         raise DataError(f"{path}: dataset.options.categorical: no feature column {', '.join(map(repr, unknown))}; "
                         f"feature columns: {', '.join(map(str, features.columns))}")
     if fmt in TEXT_TABLES:
-        for name in features.columns:
-            found = None if name in categorical else mixed_column(features[name])
+        # Only a column of text (object or string) can mix numbers and text: a wide table of numbers costs nothing.
+        texts = features.columns[[not is_numeric_dtype(kind) for kind in features.dtypes]]
+        for name in texts.difference(categorical, sort=False):
+            found = mixed_column(features[name])
             if found is not None:
                 row, value = found
                 raise DataError(f"{path}: column {name!r} holds numbers but data row {row + 1} has {value!r}; "
                                 f"correct it, mark it missing (dataset.options.na_values: [{value!r}]) or code "
                                 f"the column as categories (dataset.options.categorical: [{name!r}])")
-    return features.astype({name: "category" for name in categorical})
+    return features.astype({name: "category" for name in categorical}) if categorical else features
 
 
 def read_arrays(path: Path, fmt: str, *, X: str, y: str) -> tuple[np.ndarray, np.ndarray, list[Path]]:
@@ -234,15 +253,29 @@ def load_file(*, path, format: str | None = None, label=None, drop=(), na_values
         raise DataError(f"{path}: dataset.options.path: no such file (a relative path is read from the "
                         "config file's folder)")
     fmt = file_format(path, format)
-    if fmt in TABLES:
-        features, labels = split_label(read_table(path, fmt, na_values=na_values, sep=sep), path,
-                                       label=label, drop=list(drop))
-        read = [path]
-    else:
-        arrays_X, arrays_y, read = read_arrays(path, fmt, X=X, y=y)
-        features, labels = array_frame(arrays_X, arrays_y, path, drop=list(drop))
-    features = coded_columns(features, path, fmt, categorical)
-    dataset = table_dataset(features, labels, name=str(path), source=f"{path.name}, read as {fmt}", where=str(path),
-                            drop_na=drop_na)
-    records = tuple(FileRecord(str(file), file_digests(file)["sha256"]) for file in read)
+    with said_if_slow(f"reading {path} ({path.stat().st_size / 2**20:.0f} MiB as {fmt}) ..."):
+        if fmt in TABLES:
+            features, labels = split_label(read_table(path, fmt, na_values=na_values, sep=sep), path,
+                                           label=label, drop=list(drop))
+            read = [path]
+        else:
+            arrays_X, arrays_y, read = read_arrays(path, fmt, X=X, y=y)
+            features, labels = array_frame(arrays_X, arrays_y, path, drop=list(drop))
+        features = coded_columns(features, path, fmt, categorical)
+        dataset = table_dataset(features, labels, name=str(path), source=f"{path.name}, read as {fmt}",
+                                where=str(path), drop_na=drop_na)
+        records = tuple(FileRecord(str(file), file_digests(file)["sha256"]) for file in read)
     return replace(dataset, provenance=replace(dataset.provenance, files=records))
+
+
+@contextmanager
+def said_if_slow(line: str, after_s: float = SLOW_LOAD_S) -> Iterator[None]:
+    """Print ``line`` once on stderr if the block is still running ``after_s`` seconds after it started, so that a
+    long load (a wide or long file) is not taken for a hang; nothing for a quick one."""
+    timer = threading.Timer(after_s, lambda: print(line, file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()

@@ -26,6 +26,7 @@ from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
+from kpca_bench.experiment.yaml_loader import DuplicateKey, read_yaml
 from kpca_bench.validation import (
     Problems,
     accepted_keys,
@@ -232,8 +233,9 @@ class Config:
         for method in data["methods"]:
             if method["higher_is"] is None:
                 del method["higher_is"]
-            # An estimator given as an object is named by its class's path already (kpca_bench.run).
-            del method["estimator_class"]
+            # An estimator given as an object is named by its class's path already (kpca_bench.run); where a
+            # class is looked for changes no number.
+            del method["estimator_class"], method["import_folders"]
         return data
 
     @property
@@ -395,7 +397,14 @@ def _check_setting(spec, setting: dict, train_rows: int | None, where: Problems)
                                   f"use at most {train_rows - 1}")
 
 
-def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -> MethodConfig | None:
+def import_folders(source: str) -> tuple[str, ...]:
+    """The folder of the config file ``source`` as an absolute path: a class it names by import path is looked for
+    there before ``sys.path``; none for a config that is no file (``<dict>``)."""
+    return () if not source or source.startswith("<") else (str(Path(source).parent.resolve()),)
+
+
+def _parse_method(raw, index: int, train_rows: int | None, problems: Problems,
+                  folders: tuple[str, ...] = ()) -> MethodConfig | None:
     path = f"methods[{index}]"
     raw = mapping(raw, path, problems)
     if raw is None:
@@ -406,7 +415,7 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
     higher_is = raw.get("higher_is")
     if is_import_path(name):
         try:
-            spec = method_spec(name, higher_is)
+            spec = method_spec(name, higher_is, folders)
         except ConfigError as error:
             where.add("name", str(error))
             return None
@@ -441,7 +450,8 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
     default_label = spec.estimator.__name__ if spec.class_path else name
     method = MethodConfig(name=name, label=str(raw.get("label", default_label)), params=params, grid=grid,
                           score=score if spec.subspace else None, trials=trials,
-                          higher_is=higher_is if spec.class_path else None)
+                          higher_is=higher_is if spec.class_path else None,
+                          import_folders=folders if spec.class_path else ())
     if not any(key not in accepted for key in [*params, *grid]):
         for setting in method.settings():
             _check_setting(spec, setting, train_rows, where.under("params"))
@@ -619,11 +629,11 @@ def _profile_key(key: str, overrides: dict, methods) -> str | None:
     return ".".join(path)
 
 
-def _check_profile(raw: dict, name: str, profiles: dict, problems: Problems) -> Config:
+def _check_profile(raw: dict, name: str, profiles: dict, problems: Problems, source: str) -> Config:
     """Profile ``name``'s config; the problems it brings beyond those of the file as written are added to
     ``problems``, each named by its path under ``profiles.<name>``."""
     found = Problems()
-    config = _parse_fields(_apply_profile(raw, name, profiles, found), name, "", found)
+    config = _parse_fields(_apply_profile(raw, name, profiles, found), name, source, found)
     overrides = profiles[name] if isinstance(profiles[name], dict) else {}
     for key, message in found.items:
         if key.startswith("profiles"):
@@ -658,6 +668,8 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
 
     Every profile is validated, whichever is asked for; a problem a profile brings is named by its
     path under ``profiles.<name>``. Raises :class:`ConfigError` listing every problem, one line each.
+    A detector class named by import path is looked for in the folder of the config file ``source`` first
+    (as pytest imports from its rootdir), here and wherever its cells run (:func:`import_folders`).
     """
     problems = Problems()
     if not isinstance(raw, dict):
@@ -669,7 +681,7 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     configs = {"full": _parse_fields(_apply_profile(raw, "full", profiles, problems), "full", source, problems)}
     for name in profiles:
         if name in PROFILES and name != "full":
-            configs[name] = replace(_check_profile(raw, name, profiles, problems), source=source)
+            configs[name] = _check_profile(raw, name, profiles, problems, source)
     if profile not in configs:
         problems.add("profiles", f"no {profile!r} profile; add profiles: {{{profile}: {{trials: 2, ...}}}} "
                                  "with the overrides that make it small")
@@ -701,7 +713,8 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
     elif methods_raw:
         known = [protocol.train_rows(d, options) for d in ((dataset,) if dataset else datasets) if d is not None]
         train_rows = min((rows for rows in known if rows is not None), default=None)
-        methods = [_parse_method(m, i, train_rows, problems) for i, m in enumerate(methods_raw)]
+        folders = import_folders(source)
+        methods = [_parse_method(m, i, train_rows, problems, folders) for i, m in enumerate(methods_raw)]
     labels = [m.label for m in methods if m is not None]
     for label in {label for label in labels if labels.count(label) > 1}:
         problems.add("methods", f"label {label!r} is used twice; give each entry its own label")
@@ -740,29 +753,6 @@ def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Probl
         problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 
 
-class DuplicateKey(yaml.constructor.ConstructorError):
-    """A mapping gives the same key twice."""
-
-
-class UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the last silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        first_marks = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                first = first_marks.setdefault(key, key_node.start_mark)
-            except TypeError:  # an unhashable key: the safe loader's own message names it
-                continue
-            if first is not key_node.start_mark:
-                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first.line + 1}); "
-                                   "keep one", key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
-
-
 def _config_text(path: Path) -> str:
     """The config file's text; :class:`ConfigError` if it cannot be read or is not UTF-8."""
     try:
@@ -789,7 +779,7 @@ def load_config(path, profile: str = "full") -> Config:
     path = find_config(Path(path))
     text = _config_text(path)
     try:
-        raw = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a subclass of SafeLoader
+        raw = read_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

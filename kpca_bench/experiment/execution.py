@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from joblib import Parallel, delayed
+from joblib import Parallel, cpu_count, delayed
 
 from kpca_bench.devices import check_device, device_fields, use_device
 from kpca_bench.errors import KpcaBenchError
@@ -65,6 +65,36 @@ def exit_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="kpca-bench-parent-watch", daemon=True).start()
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may use: joblib's count, which honours the affinity mask
+    (``os.sched_getaffinity``), a container's CPU quota and ``LOKY_MAX_CPU_COUNT``."""
+    return cpu_count()
+
+
+def bounded_workers(jobs: int, execution: ExecutionConfig, notify: Callable[[str], None]) -> int:
+    """``jobs`` worker processes, at most one per usable core on this machine (joblib's workers or a LocalCluster's),
+    said once through ``notify`` when fewer than asked; a remote Dask cluster's workers are its own, left as asked.
+
+    More workers than cores only share the cores (and each holds a copy of the data), so a mistyped
+    ``--jobs 100000`` would start hundreds of processes and exhaust the memory. A negative ``jobs`` counts as in
+    joblib (-1: one per core, -2: all but one; at least one).
+    """
+    cores = usable_cores()
+    if jobs < 0:
+        return max(1, cores + 1 + jobs)
+    if jobs <= cores or (execution.backend == "dask" and execution.address != "local"):
+        return jobs
+    notify(f"note: jobs={jobs} asks for more workers than this machine's {cores} usable CPU cores; "
+           f"starting {cores}")
+    return cores
+
+
+def blas_threads_per_worker(workers: int) -> int:
+    """Each of ``workers`` processes' share of the usable cores for BLAS (at least one), so that workers x
+    threads stay within the cores while the workers do (:func:`bounded_workers`)."""
+    return max(1, usable_cores() // max(workers, 1))
+
+
 class LocalBackend:
     """Cells in joblib worker processes on this machine, each with an equal share of the cores for BLAS."""
 
@@ -74,7 +104,7 @@ class LocalBackend:
     def run(self, run_task: Callable[..., list[dict]], tasks: list[tuple], split_of: Callable) -> Iterator[list[dict]]:
         """The records of each of ``tasks`` (tuples of cells of one trial), in the order the tasks finish;
         ``split_of(seed)`` is a trial's data."""
-        blas_threads = max(1, (os.cpu_count() or 1) // self.jobs)
+        blas_threads = blas_threads_per_worker(self.jobs)
         calls = (delayed(run_task)(task, split=split_of(task[0].split_seed), blas_threads=blas_threads)
                  for task in tasks)
         with warnings.catch_warnings():

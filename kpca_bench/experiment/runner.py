@@ -45,8 +45,8 @@ from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
 from kpca_bench.protocols.base import DEFAULT_SCORE, FitShare, stored_empty_model, with_flags
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
-from kpca_bench.experiment.execution import (cell_device_fields, check_execution_device, on_execution_device,
-                                             open_backend, uses_cuda)
+from kpca_bench.experiment.execution import (bounded_workers, cell_device_fields, check_execution_device,
+                                             on_execution_device, open_backend, uses_cuda)
 from kpca_bench.experiment.lock import folder_lock, prepare_folder
 from kpca_bench.experiment.memory import peak_memory
 from kpca_bench.experiment.progress import NoProgress, PlainProgress, print_notice
@@ -519,6 +519,7 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
         raise ConfigError(f"--reuse-from: {config.name} is a suite of datasets; reuse works for a "
                           "single-dataset config")
     check_execution_device(config.execution, config.methods)
+    jobs = bounded_workers(jobs, config.execution, notify)
     if config.is_suite and (first := no_dataset_here(config)) is not None:
         raise DataError(f"no dataset of suite {config.name} has its files here, e.g. {first}")
     directory = experiment_directory(config, out_dir)

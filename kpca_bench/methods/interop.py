@@ -20,6 +20,9 @@ against PyOD's own methods when PyOD is installed (``pip install "kpca-bench[pyo
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from numbers import Real
 
@@ -290,10 +293,27 @@ class SignedDetector(OutlierMixin, BaseEstimator):
         return -scores if self.higher_is == "outlier" else scores
 
 
-def import_class(path: str):
-    """The class named ``"package.module:Class"``; ImportError / AttributeError name what is missing."""
+@contextmanager
+def importable_from(folders: Iterable[str]) -> Iterator[None]:
+    """Modules in ``folders`` importable within the block, before the installed ones (as pytest makes its
+    rootdir's): the folders go first on ``sys.path`` and are taken off again after it, so that a library caller's
+    path is left as it was (a module imported in the block stays imported)."""
+    added = [folder for folder in dict.fromkeys(folders) if folder not in sys.path]
+    sys.path[:0] = added
+    try:
+        yield
+    finally:
+        for folder in added:
+            if folder in sys.path:
+                sys.path.remove(folder)
+
+
+def import_class(path: str, folders: tuple[str, ...] = ()):
+    """The class named ``"package.module:Class"``, its module looked for in ``folders`` (a config's folder) first,
+    then on ``sys.path``; ImportError / AttributeError name what is missing."""
     module_name, _, class_name = path.partition(":")
-    module = importlib.import_module(module_name)
+    with importable_from(folders):
+        module = importlib.import_module(module_name)
     try:
         return getattr(module, class_name)
     except AttributeError:

@@ -210,27 +210,42 @@ def is_import_path(name) -> bool:
     return isinstance(name, str) and IMPORT_PATH.fullmatch(name) is not None
 
 
-def method_spec(name: str, higher_is: str | None = None) -> MethodSpec:
+def method_spec(name: str, higher_is: str | None = None, folders: tuple[str, ...] = ()) -> MethodSpec:
     """The spec of a registered method, or of a detector class named by import path.
 
-    For an import path, raises :class:`ConfigError` in one line if the class cannot
-    be imported, lacks ``fit`` and ``score_samples`` / ``decision_function``, or
-    belongs to a package whose sign is unknown and ``higher_is`` is not given.
+    For an import path, its module is looked for in ``folders`` (the config's folder) first, then on
+    ``sys.path``; raises :class:`ConfigError` in one line if the class cannot be imported, lacks ``fit`` and
+    ``score_samples`` / ``decision_function``, or belongs to a package whose sign is unknown and
+    ``higher_is`` is not given.
     """
     if not is_import_path(name):
         return METHODS[name]
-    return _import_path_spec(name, higher_is)
+    return _import_path_spec(name, higher_is, tuple(folders))
 
 
 @lru_cache(maxsize=None)
-def _import_path_spec(path: str, higher_is: str | None) -> MethodSpec:
+def _import_path_spec(path: str, higher_is: str | None, folders: tuple[str, ...]) -> MethodSpec:
     try:
-        klass = import_class(path)
+        klass = import_class(path, folders)
     except (ImportError, AttributeError) as error:
-        raise ConfigError(f"cannot import {path} ({type(error).__name__}: {error})") from None
+        raise ConfigError(f"cannot import {path} ({type(error).__name__}: {error}){not_found_fix(path, error, folders)}"
+                          ) from None
     if not inspect.isclass(klass):
         raise ConfigError(f"{path} is not a class")
     return _class_spec(path, klass, higher_is or known_sign(klass))
+
+
+def not_found_fix(path: str, error: Exception, folders: tuple[str, ...]) -> str:
+    """Where the module of ``path`` was looked for and how to make it importable, when it is the module (or its
+    package) that was not found; empty for any other error (a module found that fails to import names its own)."""
+    module = path.partition(":")[0]
+    if not isinstance(error, ModuleNotFoundError) or not (error.name and (module + ".").startswith(error.name + ".")):
+        return ""
+    top = module.split(".")[0]
+    if not folders:
+        return f"; searched the Python path (sys.path): install {top}, or add the folder of {top}.py to PYTHONPATH"
+    return (f"; searched the config's folder {', '.join(folders)} and the Python path (sys.path): put {top}.py "
+            f"(or the package {top}/) beside the config, or install it")
 
 
 def class_path(klass: type) -> str:

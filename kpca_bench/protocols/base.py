@@ -133,7 +133,8 @@ class MethodConfig:
     combination of the grid is one *setting*, run on every trial. ``higher_is``:
     the declared sign of a class named by import path (None: known or not needed).
     ``estimator_class``: the class of an estimator given as an object (``kpca_bench.run(methods=...)``),
-    carried to the workers by pickling rather than imported by its ``name``.
+    carried to the workers by pickling rather than imported by its ``name``. ``import_folders``: where a class
+    named by import path is looked for before ``sys.path`` (the config's folder), in every process that builds it.
     """
 
     name: str = declared(doc="a registered method ('kpca-bench methods') or a detector class as "
@@ -149,12 +150,14 @@ class MethodConfig:
                                      doc="what higher scores of a class named by import path mean")
     estimator_class: type | None = declared(None, key=False, doc="the class of an estimator given as an object "
                                             "(kpca_bench.run(methods=...)), carried to the workers by pickling")
+    import_folders: tuple[str, ...] = declared((), key=False, doc="the folders a class named by import path is "
+                                               "looked for in first (the config's folder)")
 
     def spec(self):
         """The method's :class:`~kpca_bench.methods.registry.MethodSpec` (built from the import path for a class)."""
         if self.estimator_class is not None:
             return estimator_spec(self.estimator_class, self.higher_is)
-        return method_spec(self.name, self.higher_is)
+        return method_spec(self.name, self.higher_is, self.import_folders)
 
     def settings(self) -> list[dict]:
         """Every parameter setting of this entry: ``params`` updated by one grid point."""

@@ -38,6 +38,7 @@ from pathlib import Path
 import yaml
 
 from kpca_bench.errors import ConfigError
+from kpca_bench.experiment.yaml_loader import read_yaml
 
 DEVIATIONS_FILE = "deviations.yaml"
 CLAIMS_FILE = "claims.yaml"
@@ -124,7 +125,7 @@ def _entries(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -
     if not path.exists():
         return []
     try:
-        entries = yaml.safe_load(path.read_text()) or []
+        entries = read_yaml(path.read_text()) or []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -22,6 +22,7 @@ from kpca_bench.experiment.config import Config, load_config, parse_config
 from kpca_bench.experiment.progress import print_notice
 from kpca_bench.experiment.runner import RUN_FILE, is_finished, missing_files, read_provenance, stored_records
 from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, read_state
+from kpca_bench.experiment.yaml_loader import read_yaml
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def config_of_run(directory: Path, config_dir: Path = Path("configs"),
     a reproduction's configs and variants (:func:`shipped_configs`)."""
     run, damage = read_state(directory / RUN_FILE, run_file_readable)
     if run is not None:
-        config = parse_config(yaml.safe_load(run["config"]), source=run["source"], profile=run["profile"])
+        config = parse_config(read_yaml(run["config"]), source=run["source"], profile=run["profile"])
         config = where_it_is_now(config, config_dir, reproductions_dir)
         return config.with_overrides(trials=run.get("trials"), seed=run.get("seed"))
     if damage:
@@ -88,7 +89,7 @@ def run_file_readable(run: dict) -> bool:
     if not (isinstance(run.get("config"), str) and isinstance(run.get("source"), str) and "profile" in run):
         return False
     try:
-        return isinstance(yaml.safe_load(run["config"]), dict)
+        return isinstance(read_yaml(run["config"]), dict)
     except yaml.YAMLError:
         return False
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from kpca_bench.errors import ConfigError
+from kpca_bench.experiment.yaml_loader import read_yaml
 
 REFERENCE_DIR = "reference"
 NUMBERS_FILE = "numbers.yaml"
@@ -43,7 +44,7 @@ def load_references(folder) -> list[dict]:
     such file or no folder (None)."""
     if folder is None or not (path := Path(folder) / NUMBERS_FILE).exists():
         return []
-    entries = yaml.safe_load(path.read_text()) or []
+    entries = read_yaml(path.read_text()) or []
     bad = [i for i, e in enumerate(entries)
            if not isinstance(e, dict) or not set(ENTRY_KEYS) <= set(e) <= {*ENTRY_KEYS, *OPTIONAL_KEYS}]
     if not isinstance(entries, list) or bad:
@@ -56,7 +57,7 @@ def diagnostic_variants(folder) -> set[str]:
     """The variant stems that ``<folder>/choices.yaml`` lists under entries marked ``diagnostic: true``."""
     if folder is None or not (path := Path(folder) / CHOICES_FILE).exists():
         return set()
-    entries = yaml.safe_load(path.read_text()) or []
+    entries = read_yaml(path.read_text()) or []
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ConfigError(f"{path}: must be a list of entries (paper, choice, option, source, why, variants)")
     bad = [i for i, e in enumerate(entries) if not isinstance(e.get("diagnostic", False), bool)]
@@ -103,7 +104,7 @@ def read_reference_mapping(path) -> dict:
     if not path.exists():
         raise ConfigError(f"{path}: missing; it holds what the paper's analysis prints beside the runs")
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = read_yaml(path.read_text())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
