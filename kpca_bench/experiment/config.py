@@ -9,25 +9,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.labels import INLIER, OUTLIER
 from kpca_bench.devices import DEVICES
 from kpca_bench.errors import ConfigError
+from kpca_bench.experiment.config_file import read_config
 from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
 from kpca_bench.validation import (
+    PROFILES,
     Problems,
+    address_problem,
+    as_keyword,
+    check_run_arguments,
     accepted_keys,
     check_keys,
     declaration,
@@ -36,6 +39,8 @@ from kpca_bench.validation import (
     expand_range,
     integer,
     mapping,
+    max_memory_problem,
+    profile_problem,
     required_keys,
 )
 
@@ -85,32 +90,11 @@ class ExecutionConfig:
                                   doc="where exact and Nystrom kernel PCA compute: cuda (a GPU) or cpu")
 
     def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
-        """A copy with the command line's ``--scheduler`` / ``--max-memory`` applied (checked here)."""
-        problems = []
-        if scheduler is not None and (problem := address_problem(scheduler)):
-            problems.append(f"--scheduler: {problem}")
-        if max_memory_mb is not None and (problem := max_memory_problem(max_memory_mb)):
-            problems.append(f"--max-memory: {problem}")
-        if problems:
-            raise ConfigError("\n".join(problems))
+        """A copy with a scheduler address and / or a memory budget applied (checked by :meth:`Config.with_overrides`)."""
         changes = {"max_memory_mb": float(max_memory_mb)} if max_memory_mb is not None else {}
         if scheduler is not None:
             changes.update(backend="dask", address=scheduler)
         return replace(self, **changes)
-
-
-def address_problem(address) -> str | None:
-    """What is wrong with a Dask scheduler address, or None if it is usable."""
-    if address == "local" or (isinstance(address, str) and "://" in address and not address.endswith("://")):
-        return None
-    return f"must be 'local' (start a LocalCluster) or a scheduler address such as tcp://HOST:8786, got {address!r}"
-
-
-def max_memory_problem(value) -> str | None:
-    """What is wrong with a memory budget in MiB, or None if it is usable."""
-    if isinstance(value, Real) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
-        return None
-    return f"must be a positive number of MiB (e.g. 512), got {value!r}"
 
 
 @dataclass(frozen=True)
@@ -197,19 +181,17 @@ class Config:
         return members
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None, scheduler: str | None = None,
-                       max_memory_mb: float | None = None) -> "Config":
-        """A copy with command-line overrides applied."""
+                       max_memory_mb: float | None = None, spell: Callable[[str], str] = as_keyword) -> "Config":
+        """A copy with overrides of the caller's (``kpca_bench.run``'s arguments, the command line's options)
+        applied; :class:`ConfigError` names a bad one as the caller wrote it (``spell``: ``as_keyword`` or
+        ``as_flag`` of :mod:`kpca_bench.validation`)."""
+        check_run_arguments({"trials": trials, "seed": seed, "scheduler": scheduler, "max_memory": max_memory_mb},
+                            spell)
         changes = {"execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)}
-        problems = Problems()
-        for key, value in (("trials", trials), ("seed", seed)):
-            if value is not None:
-                _declared_integer({key: value}, key, problems)
-        if problems.items:
-            raise ConfigError("\n".join(f"--{key}: {message}" for key, message in problems.items))
         if trials is not None:
             if trials > 1 and any(d.draw == "file_order" for d in (self.dataset, *self.datasets) if d is not None):
-                raise ConfigError(f"--trials {trials}: dataset.draw: file_order takes the same rows in every trial; "
-                                  "leave --trials out")
+                raise ConfigError(f"{spell('trials')} {trials}: dataset.draw: file_order takes the same rows in every "
+                                  f"trial; leave {spell('trials')} out")
             changes["trials"] = trials
         if seed is not None:
             changes["seed"] = seed
@@ -284,14 +266,17 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
     if raw is None:
         return None
     where = problems.under(path)
+    name = raw.get("name")
+    if name is not None and name not in DATASETS:
+        # The cause first, and alone: which other keys are needed depends on the dataset.
+        where.add("name", f"unknown dataset {name!r}{did_you_mean(name, DATASETS)}; "
+                          "run 'kpca-bench datasets list' to see them")
+        check_keys(raw, DATASET_KEYS, (), where)
+        return None
     defaulted = default_classes(raw, required)
     if defaulted:
         required = tuple(key for key in required if key not in CLASS_KEYS)
     check_keys(raw, DATASET_KEYS, ("name", *required), where)
-    name = raw.get("name")
-    if name is not None and name not in DATASETS:
-        where.add("name", f"unknown dataset {name!r}{did_you_mean(name, DATASETS)}; "
-                          "run 'kpca-bench datasets list' to see them")
     options = mapping(raw.get("options"), "options", where) or {}
     inliers = _labels(raw.get("inliers"), "inliers", where) if "inliers" in raw else ()
     outliers = _labels(raw.get("outliers"), "outliers", where) if "outliers" in raw else ()
@@ -545,7 +530,6 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
 
 
 TOP_LEVEL = (*accepted_keys(Config), "profiles")
-PROFILES = ("full", "quick")
 
 
 def _merge(base: dict, overrides: dict, path: str, problems: Problems) -> dict:
@@ -663,8 +647,8 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     if not isinstance(raw, dict):
         problems.add("", f"must be a YAML mapping with keys {', '.join(TOP_LEVEL)}")
         _raise_if_any(problems, source)
-    if profile not in PROFILES:
-        raise ConfigError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}")
+    if problem := profile_problem(profile):
+        raise ConfigError(problem)
     profiles = _declared_profiles(raw, problems)
     configs = {"full": _parse_fields(_apply_profile(raw, "full", profiles, problems), "full", source, problems)}
     for name in profiles:
@@ -740,60 +724,8 @@ def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Probl
         problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 
 
-class DuplicateKey(yaml.constructor.ConstructorError):
-    """A mapping gives the same key twice."""
-
-
-class UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the last silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        first_marks = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                first = first_marks.setdefault(key, key_node.start_mark)
-            except TypeError:  # an unhashable key: the safe loader's own message names it
-                continue
-            if first is not key_node.start_mark:
-                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first.line + 1}); "
-                                   "keep one", key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
-
-
-def _config_text(path: Path) -> str:
-    """The config file's text; :class:`ConfigError` if it cannot be read or is not UTF-8."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file; name a file, or a packaged config by name (quickstart, "
-                          "examples/csv, ...; kpca-bench init DIR copies them into DIR)") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        utf16 = " (it looks like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
-        raise ConfigError(f"{path}: not UTF-8 text{utf16}: byte 0x{data[exc.start]:02x} on line {line} cannot be "
-                          "decoded; save the file as UTF-8") from None
-
-
 def load_config(path, profile: str = "full") -> Config:
     """Read and validate a YAML config file (UTF-8, no key given twice), with a profile's overrides applied;
     a path that is no file may name a packaged config (``quickstart``, :func:`~.packaged.find_config`)."""
-    from kpca_bench.experiment.packaged import find_config
-
-    path = find_config(Path(path))
-    text = _config_text(path)
-    try:
-        raw = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a subclass of SafeLoader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        kind = "" if isinstance(exc, DuplicateKey) else "YAML syntax error at "
-        raise ConfigError(f"{path}: {kind}{where}{problem}") from None
+    path, raw = read_config(path)
     return parse_config(raw, source=str(path), profile=profile)

@@ -1,0 +1,75 @@
+"""Reading a config file: its text (UTF-8) and its YAML (no key given twice), nothing of the numeric stack.
+
+The command line reads a config through here before it imports numpy, scikit-learn or pandas, so that a
+file that cannot be read or parsed is reported at once (docs/failures.md); :func:`~.config.load_config`
+reads it the same way and then validates it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from kpca_bench.errors import ConfigError
+from kpca_bench.experiment.packaged import find_config
+
+
+class DuplicateKey(yaml.constructor.ConstructorError):
+    """A mapping gives the same key twice."""
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        first_marks = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                first = first_marks.setdefault(key, key_node.start_mark)
+            except TypeError:  # an unhashable key: the safe loader's own message names it
+                continue
+            if first is not key_node.start_mark:
+                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first.line + 1}); "
+                                   "keep one", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def config_text(path: Path) -> str:
+    """The config file's text; :class:`ConfigError` if it cannot be read or is not UTF-8."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file; name a file, or a packaged config by name (quickstart, "
+                          "examples/csv, ...; kpca-bench init DIR copies them into DIR)") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        utf16 = " (it looks like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise ConfigError(f"{path}: not UTF-8 text{utf16}: byte 0x{data[exc.start]:02x} on line {line} cannot be "
+                          "decoded; save the file as UTF-8") from None
+
+
+def parse_yaml(text: str, path: Path):
+    """The data of a config's YAML text; :class:`ConfigError` naming the line and column of a syntax error."""
+    try:
+        return yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a subclass of SafeLoader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        kind = "" if isinstance(exc, DuplicateKey) else "YAML syntax error at "
+        raise ConfigError(f"{path}: {kind}{where}{problem}") from None
+
+
+def read_config(path) -> tuple[Path, object]:
+    """The config file ``path`` names (a file, or a packaged config by name: :func:`~.packaged.find_config`)
+    and its data as read from YAML, not yet validated; :class:`ConfigError` if it cannot be read or parsed."""
+    path = find_config(Path(path))
+    return path, parse_yaml(config_text(path), path)
