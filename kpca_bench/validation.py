@@ -61,7 +61,7 @@ def check_keys(mapping: dict, allowed, required, problems: Problems) -> bool:
             ok = False
     for key in required:
         if key not in mapping:
-            problems.add(key, "missing (required)")
+            problems.add(key, "missing (required); add it")
             ok = False
     return ok
 

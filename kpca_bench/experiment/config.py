@@ -36,6 +36,7 @@ from kpca_bench.validation import (
     declaration,
     declared,
     did_you_mean,
+    RANGE_KEYS,
     expand_range,
     integer,
     mapping,
@@ -283,7 +284,8 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
     if defaulted:
         inliers, outliers = (INLIER,), (OUTLIER,)
     if set(inliers) & set(outliers):
-        where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers")
+        where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers; name each class "
+                              "on one side only")
     sizes = {key: integer(raw[key], key, where, minimum=declaration(DatasetConfig, key)["minimum"])
              for key in SIZE_KEYS if key in raw}
     chosen = {key: raw.get(key, default) for key, default in CHOICE_KEYS.items()}
@@ -322,7 +324,7 @@ def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[s
         where.add("collection", f"unknown collection {collection!r}; accepted: {', '.join(collections)}")
         return None, []
     short = {name.removeprefix(f"{collection}_"): name for name in names}
-    lists = {}
+    lists, listed_well = {}, True
     for key in ("include", "exclude"):
         value = raw.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -330,14 +332,15 @@ def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[s
             value = []
         for item in value:
             if item not in names and item not in short:
+                listed_well = False
                 where.add(key, f"{item!r} is not in collection {collection}{did_you_mean(item, names)}; "
                                f"'kpca-bench datasets list --collection {collection}' lists them")
         lists[key] = tuple(short.get(item, item) for item in value)
     if lists["include"] and lists["exclude"]:
         where.add("exclude", "give include or exclude, not both")
     chosen = [n for n in names if (not lists["include"] or n in lists["include"]) and n not in lists["exclude"]]
-    if not chosen:
-        where.add("", "selects no dataset")
+    if not chosen and listed_well:
+        where.add("", "selects no dataset; include datasets of the collection, or exclude fewer")
     return SuiteConfig(collection=collection, **lists), chosen
 
 
@@ -386,7 +389,8 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
     if raw is None:
         return None
     where = problems.under(path)
-    check_keys(raw, accepted_keys(MethodConfig), required_keys(MethodConfig), where)
+    if not check_keys(raw, accepted_keys(MethodConfig), required_keys(MethodConfig), where) and "name" not in raw:
+        return None
     name = raw.get("name")
     higher_is = raw.get("higher_is")
     if is_import_path(name):
@@ -414,6 +418,8 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems) -
                                        f"accepted: {', '.join(accepted)}")
     grid = {key: expand_range(values, f"grid.{key}", where) for key, values in grid.items()}
     for key, values in grid.items():
+        if isinstance(values, dict) and set(values) == set(RANGE_KEYS):  # a range expand_range refused, reported
+            return None
         if not isinstance(values, list) or not values:
             where.add(f"grid.{key}", f"must be a non-empty list of values or a range {{start, stop, step}}, "
                                      f"got {values!r}")
@@ -439,7 +445,7 @@ def _parse_protocol(raw, problems: Problems) -> tuple[str, dict]:
     if isinstance(raw, dict):
         options = {k: expand_range(v, f"protocol.{k}", problems) for k, v in raw.items() if k != "name"}
         raw = raw.get("name")
-    if raw not in PROTOCOLS:
+    if not isinstance(raw, str) or raw not in PROTOCOLS:
         problems.add("protocol", f"unknown protocol {raw!r}{did_you_mean(raw, PROTOCOLS)}; "
                                  f"accepted: {', '.join(PROTOCOLS)}")
         return "novelty", {}

@@ -15,6 +15,9 @@ from kpca_bench.errors import ConfigError
 from kpca_bench.experiment.packaged import find_config
 
 
+SYNTAX_FIX = "fix the file there (indent with spaces, not tabs; close every bracket and quote)"
+
+
 class DuplicateKey(yaml.constructor.ConstructorError):
     """A mapping gives the same key twice."""
 
@@ -46,7 +49,7 @@ def config_text(path: Path) -> str:
         raise ConfigError(f"{path}: no such config file; name a file, or a packaged config by name (quickstart, "
                           "examples/csv, ...; kpca-bench init DIR copies them into DIR)") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
+        raise ConfigError(f"{path}: cannot read the config ({exc.strerror}); name a readable YAML file") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -64,8 +67,9 @@ def parse_yaml(text: str, path: Path):
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        kind = "" if isinstance(exc, DuplicateKey) else "YAML syntax error at "
-        raise ConfigError(f"{path}: {kind}{where}{problem}") from None
+        if isinstance(exc, DuplicateKey):
+            raise ConfigError(f"{path}: {where}{problem}") from None
+        raise ConfigError(f"{path}: YAML syntax error at {where}{problem}; {SYNTAX_FIX}") from None
 
 
 def read_config(path) -> tuple[Path, object]:
