@@ -174,7 +174,8 @@ def count_problem(minimum: int) -> Callable[[object], str | None]:
         if value is None or (is_integer(value) and value >= minimum):
             return None
         quoted = isinstance(value, str) and value.strip().lstrip("-").isdigit()
-        return f"must be an integer >= {minimum}, got {value!r}" + ("; give it as a number, without quotes" if quoted else "")
+        hint = "; give it as a number, without quotes" if quoted else ""
+        return f"must be an integer >= {minimum}, got {value!r}{hint}"
     return problem
 
 

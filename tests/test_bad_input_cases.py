@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "kpca_bench" / "configs" / "examples"
 # A word that says what to do: every message names the fix, not only the problem.
 FIX = re.compile(r"accepted|must|give|did you mean|remove|use |set |save|keep|run |name |leave|add |pass |wrap|"
-                 r"derive|see '|e\.g\.|at most|needs? |not both|expected|only|fetch|get it|lists? them|columns: |fix |correct ",
-                 re.I)
+                 r"derive|see '|e\.g\.|at most|needs? |not both|expected|only|fetch|get it|lists? them|columns: |"
+                 r"fix |correct ", re.I)
 # The message of an import path that cannot be imported names the folders searched and the fix in part E's work.
 PART_E = pytest.mark.xfail(strict=False, reason="part E")
 
@@ -215,7 +215,8 @@ FILES = [
     ("a tab for indent", b"name: x\ndataset:\n\tname: digits\n", "YAML syntax error at line 3"),
     ("bad indent", b"name: x\n  seed: 0\n", "YAML syntax error at line 2"),
     ("a list item inside a mapping", b"name: x\n- seed\n", "YAML syntax error"),
-    ("duplicate top-level key", b"name: x\nseed: 0\nseed: 1\n", "duplicate key 'seed' (first given on line 2); keep one"),
+    ("duplicate top-level key", b"name: x\nseed: 0\nseed: 1\n", "duplicate key 'seed' (first given on line 2); "
+                                                                "keep one"),
     ("duplicate nested key", b"name: x\ndataset: {name: digits, name: iris}\n", "duplicate key 'name'"),
     ("undefined alias", b"name: *nothing\n", "YAML syntax error"),
     ("Latin-1 text", b"name: caf\xe9\n", "not UTF-8 text: byte 0xe9 on line 1"),

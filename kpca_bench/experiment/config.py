@@ -27,16 +27,16 @@ from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
 from kpca_bench.validation import (
     PROFILES,
+    RANGE_KEYS,
     Problems,
+    accepted_keys,
     address_problem,
     as_keyword,
-    check_run_arguments,
-    accepted_keys,
     check_keys,
+    check_run_arguments,
     declaration,
     declared,
     did_you_mean,
-    RANGE_KEYS,
     expand_range,
     integer,
     mapping,
@@ -91,7 +91,8 @@ class ExecutionConfig:
                                   doc="where exact and Nystrom kernel PCA compute: cuda (a GPU) or cpu")
 
     def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
-        """A copy with a scheduler address and / or a memory budget applied (checked by :meth:`Config.with_overrides`)."""
+        """A copy with a scheduler address and / or a memory budget applied (checked by
+        :meth:`Config.with_overrides`)."""
         changes = {"max_memory_mb": float(max_memory_mb)} if max_memory_mb is not None else {}
         if scheduler is not None:
             changes.update(backend="dask", address=scheduler)
