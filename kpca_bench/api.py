@@ -8,6 +8,7 @@ returns them as DataFrames. The command line's ``run`` calls :func:`run` and ren
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from kpca_bench.experiment.runner import RunOutcome, run_experiment
 from kpca_bench.methods.registry import class_path
 from kpca_bench.protocols import MethodConfig
 from kpca_bench.report import write_outcome_report
+from kpca_bench.validation import run_argument_problems
 
 DEFAULT_OUT = Path("results")
 
@@ -104,6 +106,9 @@ def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: 
     KeyboardInterrupt
         On Ctrl-C, after the tables of what finished are written; calling again resumes.
     """
+    check_arguments(config, methods, notify, jobs=jobs, trials=trials, seed=seed, profile=profile, out=out,
+                    reuse_from=reuse_from, scheduler=scheduler, max_memory=max_memory, offline=offline, quiet=quiet,
+                    retry_failed=retry_failed, fail_fast=fail_fast, wait=wait, html=html)
     config = with_methods(as_config(config, profile), methods or {})
     config = config.with_overrides(trials=trials, seed=seed, scheduler=scheduler, max_memory_mb=max_memory)
     outcome = run_experiment(config, DEFAULT_OUT if out is None else out, jobs=jobs, offline=offline,
@@ -117,15 +122,47 @@ def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: 
                    verdict=tables.verdict)
 
 
+def check_arguments(config, methods, notify, **arguments) -> None:
+    """:class:`ConfigError` listing every argument of :func:`run` that is not valid, each named as the caller
+    wrote it (``trials``, not ``--trials``), before any work; the command line's options go through the same
+    checks (:func:`~kpca_bench.validation.run_argument_problems`)."""
+    problems = [problem for problem in (config_problem(config), methods_problem(methods)) if problem]
+    problems += run_argument_problems(arguments)
+    if not callable(notify):
+        problems.append(f"notify: must be a function that takes a message, got {notify!r}")
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def config_problem(config) -> str | None:
+    """What is wrong with :func:`run`'s ``config`` argument, or None if it is a path, a mapping or a Config."""
+    if isinstance(config, (Config, Mapping, str, os.PathLike)):
+        return None
+    return (f"config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, "
+            f"got {type(config).__name__}")
+
+
+def methods_problem(methods) -> str | None:
+    """What is wrong with :func:`run`'s ``methods`` argument, or None if it is None or a mapping."""
+    if methods is None or isinstance(methods, Mapping):
+        return None
+    if isinstance(methods, (list, tuple)):
+        example = ", ".join(f"{name!r}: {name}()" for name in dict.fromkeys(type(m).__name__ for m in methods)) \
+            or "'iforest': IsolationForest()"
+        return (f"methods: give a dict of label -> estimator, e.g. methods={{{example}}}, not a "
+                f"{type(methods).__name__} (the label names the method in every table)")
+    return f"methods: must be a dict of label -> estimator, got {type(methods).__name__}"
+
+
 def as_config(config, profile: str = "full") -> Config:
     """A :class:`Config` from a path, a dict or a config (returned as it is)."""
     if isinstance(config, Config):
         return config
     if isinstance(config, Mapping):
         return parse_config(dict(config), source="<dict>", profile=profile)
-    if isinstance(config, (str, Path)):
-        return load_config(config, profile)
-    raise ConfigError(f"config must be a path, a dict or a Config, got {type(config).__name__}")
+    if (problem := config_problem(config)) is not None:
+        raise ConfigError(problem)
+    return load_config(config, profile)
 
 
 def with_methods(config: Config, methods: Mapping[str, object]) -> Config:

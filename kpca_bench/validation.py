@@ -9,8 +9,15 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, field, fields
 from numbers import Integral, Real
+
+from kpca_bench.errors import ConfigError
+
+# A config's profiles (``profiles:``); ``full`` is the file as written.
+PROFILES = ("full", "quick")
 
 
 class Problems:
@@ -54,7 +61,7 @@ def check_keys(mapping: dict, allowed, required, problems: Problems) -> bool:
             ok = False
     for key in required:
         if key not in mapping:
-            problems.add(key, "missing (required)")
+            problems.add(key, "missing (required); add it")
             ok = False
     return ok
 
@@ -145,3 +152,91 @@ def later_fields(cls) -> tuple[str, ...]:
 def declaration(cls, name: str) -> dict:
     """The declaration (``doc``, ``choices``, ``minimum``) of field ``name`` of ``cls``."""
     return cls.__dataclass_fields__[name].metadata
+
+
+def address_problem(address) -> str | None:
+    """What is wrong with a Dask scheduler address, or None if it is usable."""
+    if address == "local" or (isinstance(address, str) and "://" in address and not address.endswith("://")):
+        return None
+    return f"must be 'local' (start a LocalCluster) or a scheduler address such as tcp://HOST:8786, got {address!r}"
+
+
+def max_memory_problem(value) -> str | None:
+    """What is wrong with a memory budget in MiB, or None if it is usable."""
+    if is_number(value) and value > 0:
+        return None
+    return f"must be a positive number of MiB (e.g. 512), got {value!r}"
+
+
+def count_problem(minimum: int) -> Callable[[object], str | None]:
+    """The check of a whole number at least ``minimum``; None (not given) passes."""
+    def problem(value) -> str | None:
+        if value is None or (is_integer(value) and value >= minimum):
+            return None
+        quoted = isinstance(value, str) and value.strip().lstrip("-").isdigit()
+        hint = "; give it as a number, without quotes" if quoted else ""
+        return f"must be an integer >= {minimum}, got {value!r}{hint}"
+    return problem
+
+
+def profile_problem(value) -> str | None:
+    """What is wrong with a profile name, or None if it is one of :data:`PROFILES`."""
+    if value in PROFILES:
+        return None
+    return f"unknown profile {value!r}{did_you_mean(value, PROFILES)}; accepted: {', '.join(PROFILES)}"
+
+
+def folder_problem(value) -> str | None:
+    """What is wrong with a folder given as a path; None (not given) passes."""
+    if value is None or (isinstance(value, (str, os.PathLike)) and str(os.fspath(value)).strip()):
+        return None
+    if isinstance(value, str):
+        return "is empty; give a folder, e.g. 'results'"
+    return f"must be a folder path (a str or a pathlib.Path), got {type(value).__name__} {value!r}"
+
+
+def switch_problem(value) -> str | None:
+    """What is wrong with an on / off argument, or None if it is True or False."""
+    return None if isinstance(value, bool) else f"must be True or False, got {value!r}"
+
+
+def optional(check: Callable[[object], str | None]) -> Callable[[object], str | None]:
+    """``check``, with None (not given) passing."""
+    return lambda value: None if value is None else check(value)
+
+
+# The arguments of a run (kpca_bench.run's keywords, kpca-bench run's options) and their checks, declared once.
+RUN_ARGUMENTS: dict[str, Callable[[object], str | None]] = {
+    "jobs": count_problem(1),
+    "trials": count_problem(1),
+    "seed": count_problem(0),
+    "profile": profile_problem,
+    "out": folder_problem,
+    "reuse_from": folder_problem,
+    "scheduler": optional(address_problem),
+    "max_memory": optional(max_memory_problem),
+    **dict.fromkeys(("offline", "quiet", "retry_failed", "fail_fast", "wait", "html"), switch_problem),
+}
+
+
+def as_keyword(name: str) -> str:
+    """How a Python caller names an argument: ``trials``."""
+    return name
+
+
+def as_flag(name: str) -> str:
+    """How the command line names an argument: ``--max-memory``."""
+    return "--" + name.replace("_", "-")
+
+
+def run_argument_problems(arguments: Mapping[str, object], spell: Callable[[str], str] = as_keyword) -> list[str]:
+    """One line per argument of :data:`RUN_ARGUMENTS` that is not valid, each named as the caller wrote it
+    (``spell``: :func:`as_keyword` or :func:`as_flag`)."""
+    return [f"{spell(name)}: {problem}" for name, value in arguments.items() if (problem := RUN_ARGUMENTS[name](value))]
+
+
+def check_run_arguments(arguments: Mapping[str, object], spell: Callable[[str], str] = as_keyword) -> None:
+    """Raise :class:`~kpca_bench.errors.ConfigError` listing :func:`run_argument_problems`, if there are any."""
+    problems = run_argument_problems(arguments, spell)
+    if problems:
+        raise ConfigError("\n".join(problems))

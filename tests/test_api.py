@@ -94,7 +94,9 @@ def test_a_failed_cell_is_a_result_not_an_exception(tmp_path):
 @pytest.mark.parametrize("config, methods, message", [
     ({**CONFIG, "trials": 0}, {}, "trials"),
     ({**CONFIG, "methods": [{"name": "no_such_method", "label": "x"}]}, {}, "no_such_method"),
-    (42, {}, "config must be a path, a dict or a Config, got int"),
+    (42, {}, "config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, got int"),
+    (CONFIG, [IsolationForest()], "methods: give a dict of label -> estimator, e.g. methods={'IsolationForest': "
+                                  "IsolationForest()}, not a list"),
     (CONFIG, {"mine": MeanDistance}, "give an instance, e.g. MeanDistance(), not the class"),
     (CONFIG, {"mine": object()}, "object has no get_params()"),
     (CONFIG, {"mine": BaseEstimator()}, "is not an outlier detector"),
@@ -107,14 +109,26 @@ def test_a_bad_config_or_method_raises_the_config_error(tmp_path, config, method
 
 
 @pytest.mark.parametrize("overrides, message", [
-    ({"trials": 0}, "--trials: must be >= 1, got 0"),
-    ({"seed": -1}, "--seed: must be >= 0, got -1"),
-    ({"trials": 2.5}, "--trials: must be an integer >= 1, got 2.5"),
+    ({"trials": 0}, "trials: must be an integer >= 1, got 0"),
+    ({"seed": -1}, "seed: must be an integer >= 0, got -1"),
+    ({"trials": 2.5}, "trials: must be an integer >= 1, got 2.5"),
+    ({"jobs": "2"}, "jobs: must be an integer >= 1, got '2'; give it as a number, without quotes"),
+    ({"max_memory": 0}, "max_memory: must be a positive number of MiB"),
+    ({"scheduler": "nowhere"}, "scheduler: must be 'local'"),
+    ({"profile": "quik"}, "profile: unknown profile 'quik' (did you mean 'quick'?)"),
 ])
-def test_overrides_from_python_are_bounded_as_in_the_config(tmp_path, overrides, message):
-    with pytest.raises(ConfigError, match=re.escape(message)):
+def test_arguments_are_checked_before_any_work_in_the_callers_words(tmp_path, overrides, message, monkeypatch):
+    monkeypatch.setattr("kpca_bench.api.as_config", lambda *a: pytest.fail("the config was read"))
+    with pytest.raises(ConfigError, match=re.escape(message)) as raised:
         kpca_bench.run(CONFIG, out=tmp_path, **overrides)
+    assert "--" not in str(raised.value) and str(raised.value).count("\n") == 0
     assert not (tmp_path / "api").exists()
+
+
+def test_every_bad_argument_is_listed_at_once(tmp_path):
+    with pytest.raises(ConfigError) as raised:
+        kpca_bench.run(CONFIG, out="", jobs=0, trials="3", quiet="no")
+    assert [line.split(":")[0] for line in str(raised.value).splitlines()] == ["jobs", "trials", "out", "quiet"]
 
 
 def test_a_missing_config_file_raises_the_config_error(tmp_path):

@@ -102,3 +102,37 @@ def test_the_core_loads_no_reproduction_and_no_report(module):
             "if m.startswith(('reproductions', 'kpca_bench.report', 'kpca_bench.cli'))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert not loaded, f"importing {module} loads {loaded}"
+
+
+NUMERIC_STACK = ("numpy", "scipy", "sklearn", "pandas", "matplotlib", "joblib")
+# (a config file's bytes, the options after it): problems the command line reports before it imports the numeric stack.
+EARLY_ERRORS = {
+    "YAML syntax": (b"name: x\ndataset: {name: [\n", []),
+    "a tab": (b"name: x\n\tseed: 1\n", []),
+    "duplicate key": (b"name: x\nname: y\n", []),
+    "not UTF-8": (b"name: caf\xe9\n", []),
+    "no such file": (None, []),
+    "unknown profile": (b"name: x\n", ["--profile", "huge"]),
+    "bad memory budget": (b"name: x\n", ["--max-memory", "-1"]),
+    "bad scheduler": (b"name: x\n", ["--scheduler", "nowhere"]),
+}
+
+
+RUN_ONLY = ("bad memory budget", "bad scheduler")  # options plan does not take
+
+
+@pytest.mark.parametrize("command, case", [("run", case) for case in EARLY_ERRORS]
+                         + [("plan", case) for case in EARLY_ERRORS if case not in RUN_ONLY])
+def test_an_unreadable_config_or_a_bad_option_is_reported_before_the_numeric_stack(tmp_path, case, command):
+    content, options = EARLY_ERRORS[case]
+    config = tmp_path / "config.yaml"
+    if content is not None:
+        config.write_bytes(content)
+    code = ("import sys\nfrom kpca_bench.cli import app\n"
+            f"try:\n    app([{command!r}, {str(config)!r}, *{options!r}], prog_name='kpca-bench')\n"
+            "except SystemExit as done:\n    print(done.code)\n"
+            f"print(' '.join(m for m in {NUMERIC_STACK!r} if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    exit_code, *loaded = result.stdout.splitlines()
+    assert exit_code == "2" and loaded == [""], result.stdout

@@ -1,9 +1,24 @@
 """The declarations of config keys: accepted, required and later keys are read from the fields."""
 
+import inspect
 from dataclasses import dataclass
 
+import pytest
+
+from kpca_bench.api import run
+from kpca_bench.errors import ConfigError
 from kpca_bench.protocols.base import LATER_FIELDS, DatasetConfig
-from kpca_bench.validation import accepted_keys, declaration, declared, later_fields, required_keys
+from kpca_bench.validation import (
+    RUN_ARGUMENTS,
+    accepted_keys,
+    as_flag,
+    as_keyword,
+    check_run_arguments,
+    declaration,
+    declared,
+    later_fields,
+    required_keys,
+)
 
 
 @dataclass(frozen=True)
@@ -38,3 +53,16 @@ def test_the_dataset_entrys_later_fields_are_those_added_after_results_were_comm
     assert repr(DatasetConfig(name="digits")) == ("DatasetConfig(name='digits', options={}, scaling='none', inliers=(), "
                                                   "outliers=(), train_inliers=None, test_inliers=None, "
                                                   "test_outliers=None)")
+
+
+def test_the_run_arguments_are_declared_once_for_kpca_bench_run_and_its_defaults_pass():
+    parameters = inspect.signature(run).parameters
+    assert set(RUN_ARGUMENTS) <= set(parameters)
+    assert {name: RUN_ARGUMENTS[name](parameters[name].default) for name in RUN_ARGUMENTS} == dict.fromkeys(RUN_ARGUMENTS)
+
+
+@pytest.mark.parametrize("spell, named", [(as_keyword, "max_memory: "), (as_flag, "--max-memory: ")])
+def test_a_bad_run_argument_is_named_as_the_caller_wrote_it(spell, named):
+    with pytest.raises(ConfigError) as raised:
+        check_run_arguments({"max_memory": 0, "trials": 2}, spell)
+    assert str(raised.value).startswith(named) and "\n" not in str(raised.value)

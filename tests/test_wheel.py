@@ -31,7 +31,7 @@ def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
     source = tmp / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(ROOT / "kpca_bench", source / "kpca_bench",
                     ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
@@ -64,6 +64,13 @@ def test_the_wheel_ships_the_configs_and_the_examples_data(installed):
     assert {"kpca_bench/configs/quickstart.yaml", "kpca_bench/configs/adbench_classical.yaml",
             "kpca_bench/configs/examples/data/example.csv"} <= packaged <= names
     assert "deprecated" not in installed["build_output"].lower()
+
+
+def test_the_wheel_carries_the_license(installed):
+    names = zipfile.ZipFile(installed["wheel"]).namelist()
+    (license_file,) = [name for name in names if name.endswith(".dist-info/licenses/LICENSE")]
+    text = zipfile.ZipFile(installed["wheel"]).read(license_file).decode()
+    assert "BSD 3-Clause License" in text and "the kpca-bench developers" in text
 
 
 def test_the_installed_package_is_the_wheel(installed):

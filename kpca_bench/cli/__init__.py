@@ -9,12 +9,49 @@ needs (scikit-learn, pandas, matplotlib, the registries) when it runs, so that
 
 from __future__ import annotations
 
+import sys
+
 import typer
+from typer.core import TyperGroup
 
 from kpca_bench import __version__
 from kpca_bench.cli import check, datasets, describe, init, report, run, schema
 
+try:  # typer vendors click from 0.20 on; the vendored exceptions derive from TyperException
+    from typer import TyperException as UsageProblem
+except ImportError:  # pragma: no cover - an older typer, on click itself
+    from click import ClickException as UsageProblem
+
+
+class OneLineErrors(TyperGroup):
+    """The command group, with a usage error (an unknown option, a value of the wrong type, a missing argument)
+    reported as the library's problems are: one line, ``error: <problem>; see '<command> --help'``, exit code 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        except UsageProblem as error:
+            if type(error).__name__ != "NoArgsIsHelpError":  # the help is shown already
+                typer.echo(f"error: {usage_line(error)}", err=True)
+            sys.exit(getattr(error, "exit_code", 2))
+        sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
+
+
+def usage_line(error) -> str:
+    """A usage error as one line: its message, and where the command's options are listed."""
+    message = " ".join(error.format_message().split()).rstrip(".")
+    context = getattr(error, "ctx", None)
+    command = context.command_path if context is not None else "kpca-bench COMMAND"
+    return f"{message}; see '{command} --help'"
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     help="Reproduce kernel-PCA outlier-detection benchmarks from YAML configs.\n\n"
          "Start with: kpca-bench run quickstart",
     rich_markup_mode="rich",

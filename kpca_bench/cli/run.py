@@ -11,17 +11,40 @@ from kpca_bench.cli.options import (FAIL_FAST, JOBS, MAX_MEMORY, NO_WAIT, OFFLIN
                                     profile_option, worker_count)
 from kpca_bench.cli.render import fail, print_plan, print_run_summary
 from kpca_bench.errors import KpcaBenchError
+from kpca_bench.validation import as_flag, check_run_arguments
 
 
-def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: bool, quiet: bool, **run_options):
-    """:func:`kpca_bench.run` of the config at ``path`` with ``n_jobs`` workers (:func:`worker_count`); Ctrl-C,
-    SIGTERM or SIGHUP say how to resume, in one line."""
+def check_before_loading(config: Path, profile: str, **options) -> None:
+    """The checks that need no numeric library, so that their problems are reported before numpy, scikit-learn or
+    pandas are imported (docs/failures.md): the options, named as flags (:func:`kpca_bench.validation.as_flag`),
+    and the config file's reading and YAML."""
+    from kpca_bench.experiment.config_file import read_config
+
+    check_run_arguments({"profile": profile, **options}, as_flag)
+    read_config(config)
+
+
+def load_with_options(config: Path, profile: str, *, trials: int | None = None, seed: int | None = None,
+                      scheduler: str | None = None, max_memory: float | None = None):
+    """The config at ``config`` (a file, or a packaged config by name) with the options that override it; a bad
+    option is named as a flag (``--trials``)."""
+    from kpca_bench.experiment.config import load_config
+
+    return load_config(config, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
+                                                       max_memory_mb=max_memory, spell=as_flag)
+
+
+def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: bool, quiet: bool, trials=None,
+               seed=None, scheduler=None, max_memory=None, **run_options):
+    """:func:`kpca_bench.run` of the config at ``path`` with its options (:func:`load_with_options`) and ``n_jobs``
+    workers (:func:`worker_count`); Ctrl-C, SIGTERM or SIGHUP say how to resume, in one line."""
     from kpca_bench.api import run as run_experiment
     from kpca_bench.experiment.interrupts import Stopped, stop_signals_interrupt
     try:
         with stop_signals_interrupt():
-            return run_experiment(path, profile=profile, out=out, jobs=n_jobs, offline=offline,
-                                  quiet=quiet, **run_options)
+            loaded = load_with_options(path, profile, trials=trials, seed=seed, scheduler=scheduler,
+                                       max_memory=max_memory)
+            return run_experiment(loaded, out=out, jobs=n_jobs, offline=offline, quiet=quiet, **run_options)
     except KeyboardInterrupt as interrupt:
         cause = f"stopped by {interrupt.signal_name}" if isinstance(interrupt, Stopped) else "interrupted"
         typer.echo(f"{cause}: finished cells are saved under {out} and the tables show what finished; "
@@ -78,6 +101,7 @@ def run(
     """
     start = time.perf_counter()
     try:
+        check_before_loading(config, profile, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory)
         results = run_config(config, profile=profile, out=out, n_jobs=worker_count(jobs), offline=offline,
                              quiet=quiet, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
                              retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait, reuse_from=reuse_from,
@@ -103,12 +127,12 @@ def plan(
     Dataset, protocol, and per method entry: settings, cells, cells already
     stored in OUT, and the time left estimated from the stored cells' wall times.
     """
-    from kpca_bench.experiment.config import load_config
-    from kpca_bench.experiment.plan import plan_run
-
     try:
+        check_before_loading(config, profile, trials=trials)
+        from kpca_bench.experiment.plan import plan_run
+
         n_jobs = worker_count(jobs)
-        loaded = load_config(config, profile).with_overrides(trials=trials)
+        loaded = load_with_options(config, profile, trials=trials)
         result = plan_run(loaded, out)
     except KpcaBenchError as error:
         fail(error)

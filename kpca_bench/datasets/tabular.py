@@ -76,7 +76,7 @@ def table_dataset(features: pd.DataFrame, labels: pd.Series, *, name: str, sourc
     Raises :class:`DataError` on an empty table or on incomplete rows unless ``drop_na``.
     """
     if len(features) == 0:
-        raise DataError(f"{where}: dataset.options.path: the file has no data rows")
+        raise DataError(f"{where}: dataset.options.path: the file has no data rows; add them below the header")
     if features.shape[1] == 0:
         raise DataError(f"{where}: dataset.options.label: no feature column is left besides the label")
     X, kinds, categories = encode(features)

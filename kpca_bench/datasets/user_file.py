@@ -86,7 +86,8 @@ def read_table(path: Path, fmt: str, *, na_values, sep: str | None) -> pd.DataFr
         raise
     except Exception as err:  # noqa: BLE001 - pandas and its engines raise many types on a malformed file
         raise DataError(f"{path}: dataset.options.format: not a readable {fmt} file "
-                        f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})") from None
+                        f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}); save it as "
+                        f"{fmt}, or name its format in dataset.options.format") from None
 
 
 def _header(path: Path, sep: str) -> list:
@@ -142,7 +143,8 @@ def split_label(frame: pd.DataFrame, path: Path, *, label, drop) -> tuple[pd.Dat
     """Features and the label column; the label defaults to the last column, ``drop`` columns are left out."""
     columns = list(frame.columns)
     if not columns:
-        raise DataError(f"{path}: dataset.options.path: the file is empty")
+        raise DataError(f"{path}: dataset.options.path: the file is empty; give a file with a header row and "
+                        "data rows")
     listed = ", ".join(map(str, columns))
     if label is None:
         label = columns[-1]
@@ -251,7 +253,7 @@ def load_file(*, path, format: str | None = None, label=None, drop=(), na_values
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: dataset.options.path: no such file (a relative path is read from the "
-                        "config file's folder)")
+                        "config file's folder); fix the path")
     fmt = file_format(path, format)
     with said_if_slow(f"reading {path} ({path.stat().st_size / 2**20:.0f} MiB as {fmt}) ..."):
         if fmt in TABLES:

@@ -9,34 +9,39 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.labels import INLIER, OUTLIER
 from kpca_bench.devices import DEVICES
 from kpca_bench.errors import ConfigError
+from kpca_bench.experiment.config_file import read_config
 from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
-from kpca_bench.experiment.yaml_loader import DuplicateKey, read_yaml
 from kpca_bench.validation import (
+    PROFILES,
+    RANGE_KEYS,
     Problems,
     accepted_keys,
+    address_problem,
+    as_keyword,
     check_keys,
+    check_run_arguments,
     declaration,
     declared,
     did_you_mean,
     expand_range,
     integer,
     mapping,
+    max_memory_problem,
+    profile_problem,
     required_keys,
 )
 
@@ -86,32 +91,12 @@ class ExecutionConfig:
                                   doc="where exact and Nystrom kernel PCA compute: cuda (a GPU) or cpu")
 
     def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
-        """A copy with the command line's ``--scheduler`` / ``--max-memory`` applied (checked here)."""
-        problems = []
-        if scheduler is not None and (problem := address_problem(scheduler)):
-            problems.append(f"--scheduler: {problem}")
-        if max_memory_mb is not None and (problem := max_memory_problem(max_memory_mb)):
-            problems.append(f"--max-memory: {problem}")
-        if problems:
-            raise ConfigError("\n".join(problems))
+        """A copy with a scheduler address and / or a memory budget applied (checked by
+        :meth:`Config.with_overrides`)."""
         changes = {"max_memory_mb": float(max_memory_mb)} if max_memory_mb is not None else {}
         if scheduler is not None:
             changes.update(backend="dask", address=scheduler)
         return replace(self, **changes)
-
-
-def address_problem(address) -> str | None:
-    """What is wrong with a Dask scheduler address, or None if it is usable."""
-    if address == "local" or (isinstance(address, str) and "://" in address and not address.endswith("://")):
-        return None
-    return f"must be 'local' (start a LocalCluster) or a scheduler address such as tcp://HOST:8786, got {address!r}"
-
-
-def max_memory_problem(value) -> str | None:
-    """What is wrong with a memory budget in MiB, or None if it is usable."""
-    if isinstance(value, Real) and not isinstance(value, bool) and value > 0 and math.isfinite(value):
-        return None
-    return f"must be a positive number of MiB (e.g. 512), got {value!r}"
 
 
 @dataclass(frozen=True)
@@ -198,19 +183,17 @@ class Config:
         return members
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None, scheduler: str | None = None,
-                       max_memory_mb: float | None = None) -> "Config":
-        """A copy with command-line overrides applied."""
+                       max_memory_mb: float | None = None, spell: Callable[[str], str] = as_keyword) -> "Config":
+        """A copy with overrides of the caller's (``kpca_bench.run``'s arguments, the command line's options)
+        applied; :class:`ConfigError` names a bad one as the caller wrote it (``spell``: ``as_keyword`` or
+        ``as_flag`` of :mod:`kpca_bench.validation`)."""
+        check_run_arguments({"trials": trials, "seed": seed, "scheduler": scheduler, "max_memory": max_memory_mb},
+                            spell)
         changes = {"execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)}
-        problems = Problems()
-        for key, value in (("trials", trials), ("seed", seed)):
-            if value is not None:
-                _declared_integer({key: value}, key, problems)
-        if problems.items:
-            raise ConfigError("\n".join(f"--{key}: {message}" for key, message in problems.items))
         if trials is not None:
             if trials > 1 and any(d.draw == "file_order" for d in (self.dataset, *self.datasets) if d is not None):
-                raise ConfigError(f"--trials {trials}: dataset.draw: file_order takes the same rows in every trial; "
-                                  "leave --trials out")
+                raise ConfigError(f"{spell('trials')} {trials}: dataset.draw: file_order takes the same rows in every "
+                                  f"trial; leave {spell('trials')} out")
             changes["trials"] = trials
         if seed is not None:
             changes["seed"] = seed
@@ -286,21 +269,25 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
     if raw is None:
         return None
     where = problems.under(path)
+    name = raw.get("name")
+    if name is not None and name not in DATASETS:
+        # The cause first, and alone: which other keys are needed depends on the dataset.
+        where.add("name", f"unknown dataset {name!r}{did_you_mean(name, DATASETS)}; "
+                          "run 'kpca-bench datasets list' to see them")
+        check_keys(raw, DATASET_KEYS, (), where)
+        return None
     defaulted = default_classes(raw, required)
     if defaulted:
         required = tuple(key for key in required if key not in CLASS_KEYS)
     check_keys(raw, DATASET_KEYS, ("name", *required), where)
-    name = raw.get("name")
-    if name is not None and name not in DATASETS:
-        where.add("name", f"unknown dataset {name!r}{did_you_mean(name, DATASETS)}; "
-                          "run 'kpca-bench datasets list' to see them")
     options = mapping(raw.get("options"), "options", where) or {}
     inliers = _labels(raw.get("inliers"), "inliers", where) if "inliers" in raw else ()
     outliers = _labels(raw.get("outliers"), "outliers", where) if "outliers" in raw else ()
     if defaulted:
         inliers, outliers = (INLIER,), (OUTLIER,)
     if set(inliers) & set(outliers):
-        where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers")
+        where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers; name each class "
+                              "on one side only")
     sizes = {key: integer(raw[key], key, where, minimum=declaration(DatasetConfig, key)["minimum"])
              for key in SIZE_KEYS if key in raw}
     chosen = {key: raw.get(key, default) for key, default in CHOICE_KEYS.items()}
@@ -339,7 +326,7 @@ def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[s
         where.add("collection", f"unknown collection {collection!r}; accepted: {', '.join(collections)}")
         return None, []
     short = {name.removeprefix(f"{collection}_"): name for name in names}
-    lists = {}
+    lists, listed_well = {}, True
     for key in ("include", "exclude"):
         value = raw.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -347,14 +334,15 @@ def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[s
             value = []
         for item in value:
             if item not in names and item not in short:
+                listed_well = False
                 where.add(key, f"{item!r} is not in collection {collection}{did_you_mean(item, names)}; "
                                f"'kpca-bench datasets list --collection {collection}' lists them")
         lists[key] = tuple(short.get(item, item) for item in value)
     if lists["include"] and lists["exclude"]:
         where.add("exclude", "give include or exclude, not both")
     chosen = [n for n in names if (not lists["include"] or n in lists["include"]) and n not in lists["exclude"]]
-    if not chosen:
-        where.add("", "selects no dataset")
+    if not chosen and listed_well:
+        where.add("", "selects no dataset; include datasets of the collection, or exclude fewer")
     return SuiteConfig(collection=collection, **lists), chosen
 
 
@@ -410,7 +398,8 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems,
     if raw is None:
         return None
     where = problems.under(path)
-    check_keys(raw, accepted_keys(MethodConfig), required_keys(MethodConfig), where)
+    if not check_keys(raw, accepted_keys(MethodConfig), required_keys(MethodConfig), where) and "name" not in raw:
+        return None
     name = raw.get("name")
     higher_is = raw.get("higher_is")
     if is_import_path(name):
@@ -438,6 +427,8 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems,
                                        f"accepted: {', '.join(accepted)}")
     grid = {key: expand_range(values, f"grid.{key}", where) for key, values in grid.items()}
     for key, values in grid.items():
+        if isinstance(values, dict) and set(values) == set(RANGE_KEYS):  # a range expand_range refused, reported
+            return None
         if not isinstance(values, list) or not values:
             where.add(f"grid.{key}", f"must be a non-empty list of values or a range {{start, stop, step}}, "
                                      f"got {values!r}")
@@ -464,7 +455,7 @@ def _parse_protocol(raw, problems: Problems) -> tuple[str, dict]:
     if isinstance(raw, dict):
         options = {k: expand_range(v, f"protocol.{k}", problems) for k, v in raw.items() if k != "name"}
         raw = raw.get("name")
-    if raw not in PROTOCOLS:
+    if not isinstance(raw, str) or raw not in PROTOCOLS:
         problems.add("protocol", f"unknown protocol {raw!r}{did_you_mean(raw, PROTOCOLS)}; "
                                  f"accepted: {', '.join(PROTOCOLS)}")
         return "novelty", {}
@@ -555,7 +546,6 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
 
 
 TOP_LEVEL = (*accepted_keys(Config), "profiles")
-PROFILES = ("full", "quick")
 
 
 def _merge(base: dict, overrides: dict, path: str, problems: Problems) -> dict:
@@ -675,8 +665,8 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
     if not isinstance(raw, dict):
         problems.add("", f"must be a YAML mapping with keys {', '.join(TOP_LEVEL)}")
         _raise_if_any(problems, source)
-    if profile not in PROFILES:
-        raise ConfigError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}")
+    if problem := profile_problem(profile):
+        raise ConfigError(problem)
     profiles = _declared_profiles(raw, problems)
     configs = {"full": _parse_fields(_apply_profile(raw, "full", profiles, problems), "full", source, problems)}
     for name in profiles:
@@ -753,37 +743,8 @@ def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Probl
         problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 
 
-def _config_text(path: Path) -> str:
-    """The config file's text; :class:`ConfigError` if it cannot be read or is not UTF-8."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file; name a file, or a packaged config by name (quickstart, "
-                          "examples/csv, ...; kpca-bench init DIR copies them into DIR)") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        utf16 = " (it looks like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
-        raise ConfigError(f"{path}: not UTF-8 text{utf16}: byte 0x{data[exc.start]:02x} on line {line} cannot be "
-                          "decoded; save the file as UTF-8") from None
-
-
 def load_config(path, profile: str = "full") -> Config:
     """Read and validate a YAML config file (UTF-8, no key given twice), with a profile's overrides applied;
     a path that is no file may name a packaged config (``quickstart``, :func:`~.packaged.find_config`)."""
-    from kpca_bench.experiment.packaged import find_config
-
-    path = find_config(Path(path))
-    text = _config_text(path)
-    try:
-        raw = read_yaml(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        kind = "" if isinstance(exc, DuplicateKey) else "YAML syntax error at "
-        raise ConfigError(f"{path}: {kind}{where}{problem}") from None
+    path, raw = read_config(path)
     return parse_config(raw, source=str(path), profile=profile)

@@ -277,7 +277,8 @@ def _class_spec(path: str, klass: type, sign: str | None) -> MethodSpec:
     if not (hasattr(klass, "score_samples") or hasattr(klass, "decision_function")):
         missing.append("score_samples or decision_function")
     if missing:
-        raise ConfigError(f"{path} is not an outlier detector: it has no {' and no '.join(missing)}")
+        raise ConfigError(f"{path} is not an outlier detector: it has no {' and no '.join(missing)}; name a "
+                          "detector class (scikit-learn's or PyOD's outlier detectors, or your own with fit)")
     if sign not in (*HIGHER_IS, None):
         raise ConfigError(f"higher_is must be one of {', '.join(HIGHER_IS)}, got {sign!r}")
     if sign is None:

@@ -112,7 +112,7 @@ def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str
     """
     directory = Path(directory)
     if not directory.is_dir():
-        raise KpcaBenchError(f"{directory} is not a folder of results")
+        raise KpcaBenchError(f"{directory} is not a folder of results; give the folder a run wrote, OUT/<name>")
     config = config_of_run(directory, config_dir, notify, reproductions_dir)
     if not config.is_suite:
         records = stored_records(config, directory)
