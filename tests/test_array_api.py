@@ -145,6 +145,7 @@ def test_block_solver_certifies_its_residuals_on_the_array_api_path(data, lib):
 @pytest.mark.parametrize("params", [
     {"eigen_solver": "eigh"},
     {"eigen_solver": "block", "random_state": 0},
+    {"eigen_solver": "arpack", "random_state": 0},
     {"eigen_solver": "eigh", "kernel": "poly", "gamma": 0.2, "degree": 2},
     {"eigen_solver": "eigh", "kernel": "linear"},
 ])
@@ -174,11 +175,13 @@ def test_nystrom_scores_equal_numpy(data, projection, landmarks, lib):
         assert_close(score(actual, lib.put(Y)), score(expected, Y))
 
 
+@pytest.mark.parametrize("solver", ["eigh", "block"])
 @pytest.mark.parametrize("outlier_score", ["reconstruction_error", "mahalanobis"])
-def test_detector_equals_numpy(data, outlier_score, lib):
+def test_detector_equals_numpy(data, outlier_score, solver, lib):
     X, Y = data
-    expected = KernelSubspaceDetector(KernelPCA(5, eigen_solver="eigh"), outlier_score=outlier_score).fit(X)
-    actual = KernelSubspaceDetector(KernelPCA(5, eigen_solver="eigh"), outlier_score=outlier_score).fit(lib.put(X))
+    model = KernelPCA(5, eigen_solver=solver, random_state=0)
+    expected = KernelSubspaceDetector(model, outlier_score=outlier_score).fit(X)
+    actual = KernelSubspaceDetector(model, outlier_score=outlier_score).fit(lib.put(X))
     assert actual.offset_ == pytest.approx(expected.offset_, rel=TOL, abs=TOL)
     assert_close(actual.score_samples(lib.put(Y)), expected.score_samples(Y))
     assert np.array_equal(to_numpy(actual.predict(lib.put(Y))), expected.predict(Y))
