@@ -338,13 +338,16 @@ def test_a_cpu_run_names_no_gpu_even_with_a_gpu_library_imported(tmp_path, monke
     assert "gpu" not in environment
 
 
-def test_a_method_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch):
+@pytest.mark.parametrize("device", ["cuda", "'cuda:1'"])
+def test_a_method_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch, device):
     monkeypatch.setattr(devices, "_import", libraries())
-    text = QUICKSTART.read_text().replace("      n_components: 10\n", "      n_components: 10\n      device: cuda\n", 1)
-    assert "device: cuda" in text
+    entry = "      n_components: 10\n"
+    text = QUICKSTART.read_text().replace(entry, f"{entry}      device: {device}\n", 1)
+    assert f"device: {device}" in text
     path = tmp_path / "quickstart.yaml"
     path.write_text(text)
     result = CliRunner().invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 2, result.output + result.stderr
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and NO_LIBRARY in result.stderr
+    assert f"device {device.strip(chr(39))!r} needs a CUDA GPU with PyTorch or CuPy" in result.stderr
     assert not (tmp_path / "out").exists()
