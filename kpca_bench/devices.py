@@ -5,8 +5,13 @@ bit for bit the numbers it has always given). Any other array of the Python arra
 API standard (CuPy or PyTorch on a CUDA device, ``array-api-strict`` in the tests)
 takes the array-API path, through ``array-api-compat`` as scikit-learn's
 ``array_api_dispatch`` does (``sklearn/utils/_array_api.py``). An estimator asked
-for ``device="cuda"`` moves NumPy input there and gives NumPy back; a run's
+for ``device="cuda"`` (or ``"cuda:N"``, a ``torch.device``, a CuPy ``Device``:
+:func:`device_name`) moves NumPy input there and gives NumPy back; a run's
 ``execution.device`` sets that default for every cell (:func:`use_device`).
+
+Every host array that goes to a device goes through :func:`to_target`, which
+makes it contiguous first: PyTorch refuses NumPy views with negative strides
+(a reversed ``eigh`` result), where NumPy and ``array-api-strict`` take them.
 
 The GPU libraries are optional (``pip install 'kpca-bench[gpu]'``): nothing here
 imports them until a CUDA device is asked for.
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -27,6 +33,9 @@ import numpy as np
 from kpca_bench.errors import KpcaBenchError
 
 DEVICES = ("cpu", "cuda")
+# How a device may be named, for the errors (device_name reads each of them); a config names it by a string.
+DEVICE_STRINGS = "cpu, cuda, cuda:N (the GPU numbered N)"
+DEVICE_FORMS = f"{DEVICE_STRINGS}, a torch.device or a CuPy Device"
 # The GPU libraries tried for device="cuda", in this order (a fixed order, PyTorch first by our choice): where
 # both are installed every fit uses the same one, so free_memory_bytes and gpu_model read one library.
 CUDA_LIBRARIES = ("torch", "cupy")
@@ -48,10 +57,40 @@ class DeviceMemoryError(KpcaBenchError):
     """The arrays of a fit would not fit in the device's free memory."""
 
 
+def device_name(device) -> str | None:
+    """``device`` written as the libraries write it: None, ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+
+    Takes those strings, a ``torch.device`` (its ``type`` and ``index``) and a CuPy ``Device`` (its ``id``);
+    raises DeviceError (one line, naming the accepted forms) for anything else. Nothing is imported.
+    """
+    if device is None:
+        return None
+    module = type(device).__module__.split(".")[0]
+    if isinstance(device, str) and re.fullmatch(r"cpu|cuda(:\d+)?", device):
+        return device
+    if module == "torch" and getattr(device, "type", None) in DEVICES:
+        return device.type if device.type == "cpu" or device.index is None else f"cuda:{device.index}"
+    if module == "cupy" and isinstance(getattr(device, "id", None), int):
+        return f"cuda:{device.id}"
+    raise DeviceError(f"unknown device {device!r}; accepted: {DEVICE_FORMS}")
+
+
+def is_cuda(device) -> bool:
+    """Whether ``device`` (any form :func:`device_name` takes) names a CUDA GPU."""
+    name = device_name(device)
+    return name is not None and name.startswith("cuda")
+
+
+def cuda_index(device) -> int | None:
+    """The GPU number of a CUDA ``device`` (``"cuda:1"``: 1), None where it names none (``"cuda"``)."""
+    name = device_name(device)
+    return int(name.split(":")[1]) if name is not None and ":" in name else None
+
+
 @contextmanager
-def use_device(device: str | None) -> Iterator[None]:
+def use_device(device) -> Iterator[None]:
     """Within the block, estimators whose ``device`` is None compute on ``device`` (a run's ``execution.device``)."""
-    token = _DEFAULT_DEVICE.set(device)
+    token = _DEFAULT_DEVICE.set(device_name(device))
     try:
         yield
     finally:
@@ -82,21 +121,39 @@ def _import(name: str):
         return None
 
 
-def cuda_library():
-    """The first GPU library of :data:`CUDA_LIBRARIES` that sees a CUDA device, as (namespace, device).
+def cuda_library(device="cuda"):
+    """The first GPU library of :data:`CUDA_LIBRARIES` that sees the CUDA ``device``, as (namespace, device).
 
-    Raises DeviceError naming what is missing: no GPU library installed, or no CUDA device visible to them.
+    ``device``: ``"cuda"`` (the library's current GPU), ``"cuda:N"``, a ``torch.device`` or a CuPy ``Device``.
+    Raises DeviceError naming what is missing: no GPU library installed, no CUDA device visible to them,
+    or fewer GPUs than the number asked for.
     """
-    found = {name: module for name in CUDA_LIBRARIES if (module := _import(name)) is not None}
+    name, index = device_name(device), cuda_index(device)
+    needs = f"device {name!r} needs a CUDA GPU with PyTorch or CuPy"
+    found = {library: module for library in CUDA_LIBRARIES if (module := _import(library)) is not None}
     if not found:
-        raise DeviceError("device 'cuda' asked for, but neither CuPy nor PyTorch is installed: "
-                          "pip install 'kpca-bench[gpu]' on a machine with an NVIDIA GPU, or use device 'cpu'")
-    if "torch" in found and found["torch"].cuda.is_available():
-        return array_api_compat.array_namespace(found["torch"].empty(0)), found["torch"].device("cuda")
-    if "cupy" in found and _cupy_devices(found["cupy"]) > 0:
-        return array_api_compat.array_namespace(found["cupy"].empty(0)), found["cupy"].cuda.Device()
-    raise DeviceError(f"device 'cuda' asked for, but no CUDA device is visible to {' or '.join(sorted(found))}: "
-                      "run on a machine with an NVIDIA GPU and its driver, or use device 'cpu'")
+        raise DeviceError(f"{needs}; neither CuPy nor PyTorch is installed: pip install 'kpca-bench[gpu]' on a "
+                          "machine with an NVIDIA GPU, or use device 'cpu'")
+    counts = {library: _cuda_devices(library, module) for library, module in found.items()}
+    if not any(counts.values()):
+        raise DeviceError(f"{needs}; this machine has none: no CUDA device is visible to "
+                          f"{' or '.join(sorted(found))}: run on a machine with an NVIDIA GPU and its driver, "
+                          "or use device 'cpu'")
+    library = next(library for library in CUDA_LIBRARIES if counts.get(library))
+    if index is not None and index >= counts[library]:
+        raise DeviceError(f"{needs}; {library} sees only {counts[library]} CUDA device(s), cuda:0 to "
+                          f"cuda:{counts[library] - 1}: use one of those")
+    module = found[library]
+    if library == "torch":
+        return array_api_compat.array_namespace(module.empty(0)), module.device("cuda", index)
+    return array_api_compat.array_namespace(module.empty(0)), module.cuda.Device(index)
+
+
+def _cuda_devices(library: str, module) -> int:
+    """CUDA devices visible to ``module`` (PyTorch or CuPy), 0 where it sees none."""
+    if library == "torch":
+        return module.cuda.device_count() if module.cuda.is_available() else 0
+    return _cupy_devices(module)
 
 
 def _cupy_devices(cupy) -> int:
@@ -108,22 +165,21 @@ def _cupy_devices(cupy) -> int:
 
 def check_device(device) -> None:
     """Raise DeviceError (one line) unless ``device`` can be used here: None and 'cpu' always can."""
-    if device == "cuda":
-        cuda_library()
-    elif device not in (None, "cpu"):
-        raise DeviceError(f"unknown device {device!r}; accepted: {', '.join(DEVICES)}")
+    if is_cuda(device):
+        cuda_library(device)
 
 
 def compute_target(X, device):
     """Where to compute for input ``X`` and an estimator's ``device``: None (the NumPy path) or (namespace, device).
 
-    ``device`` None takes the run's default (:func:`use_device`), then the device ``X`` lives on.
+    ``device`` None takes the run's default (:func:`use_device`), then the device ``X`` lives on. A CUDA
+    ``device`` keeps X where it is when X lives on that GPU (on any, for plain ``"cuda"``).
     """
-    device = device if device is not None else default_device()
-    if device == "cuda" and _on_cuda(X):
+    device = device_name(device) if device is not None else default_device()
+    if is_cuda(device) and _on_cuda(X) and (cuda_index(device) is None or cuda_index(device) == _cuda_index_of(X)):
         return namespace(X), device_of(X)
-    if device == "cuda":
-        return cuda_library()
+    if is_cuda(device):
+        return cuda_library(device)
     if device == "cpu" or is_numpy(X) or not array_api_compat.is_array_api_obj(X):
         return None
     return namespace(X), device_of(X)
@@ -132,6 +188,11 @@ def compute_target(X, device):
 def _on_cuda(X) -> bool:
     """Whether X is a CuPy array or a PyTorch tensor on a CUDA device (kept where it is for device='cuda')."""
     return array_api_compat.is_cupy_array(X) or (array_api_compat.is_torch_array(X) and X.device.type == "cuda")
+
+
+def _cuda_index_of(X) -> int | None:
+    """The GPU number of a CUDA array (:func:`_on_cuda`)."""
+    return cuda_index(device_of(X))
 
 
 def to_numpy(array) -> np.ndarray:
@@ -165,13 +226,24 @@ def _host_device(array):
 
 
 def to_target(array, target, dtype=None):
-    """``array`` in the target namespace and on its device, as ``dtype`` (default: float64)."""
+    """``array`` in the target namespace and on its device, as ``dtype`` (default: float64).
+
+    The one way host arrays go to a device: a NumPy array (or anything NumPy reads: a list, a scalar)
+    is made C-contiguous and of the requested dtype on the host first, so no reversed or strided view
+    crosses over (PyTorch refuses negative strides) and a float32 transfer moves half the bytes; an
+    array of another namespace comes through the host (:func:`to_numpy`).
+    """
     xp, device = target
-    if not is_numpy(array) and namespace(array) is not xp:
-        array = to_numpy(array)
-    if is_numpy(array):
-        array = np.ascontiguousarray(array)  # PyTorch takes no NumPy array with negative strides
-    return xp.asarray(array, dtype=dtype if dtype is not None else xp.float64, device=device)
+    dtype = dtype if dtype is not None else xp.float64
+    if not is_numpy(array) and array_api_compat.is_array_api_obj(array) and namespace(array) is xp:
+        return xp.asarray(array, dtype=dtype, device=device)
+    host = np.ascontiguousarray(to_numpy(array), dtype=_numpy_dtype(dtype))
+    return xp.asarray(host, dtype=dtype, device=device)
+
+
+def _numpy_dtype(dtype) -> np.dtype:
+    """NumPy's dtype of the same name as an array-API dtype (``torch.float32``: float32)."""
+    return np.dtype(str(dtype).rsplit(".", 1)[-1])
 
 
 def like_input(result, X):
@@ -302,19 +374,20 @@ def block_rows(n_columns: int, target, itemsize: int = 8) -> int:
     return max(1, int(block_bytes // (itemsize * max(1, n_columns))))
 
 
-def device_fields(device: str | None) -> dict:
-    """A record's fields saying where its cell computed: ``device``, and ``gpu_model`` on a CUDA device."""
-    if device != "cuda":
+def device_fields(device) -> dict:
+    """A record's fields saying where its cell computed: ``device`` (``cpu``, ``cuda`` or ``cuda:N``), and
+    ``gpu_model`` on a CUDA device."""
+    if not is_cuda(device):
         return {"device": "cpu"}
-    xp, where = cuda_library()
-    return {"device": "cuda", "gpu_model": gpu_model(xp, where)}
+    xp, where = cuda_library(device)
+    return {"device": device_name(device), "gpu_model": gpu_model(xp, where)}
 
 
 def gpu_model(xp, device) -> str:
     if array_api_compat.is_torch_namespace(xp):
         return importlib.import_module("torch").cuda.get_device_name(device)
     cupy = importlib.import_module("cupy")
-    name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"]
+    name = cupy.cuda.runtime.getDeviceProperties(device.id)["name"]
     return name.decode() if isinstance(name, bytes) else str(name)
 
 

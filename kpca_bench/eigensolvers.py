@@ -17,10 +17,11 @@ and 8.3 (block Lanczos, residual of a Ritz pair). Block size and basis size are
 our choices (see :func:`block_sizes`).
 
 A matrix of another array-API library (a GPU's; :mod:`kpca_bench.devices`) is
-solved on its device by the same iteration: its products with K and with the
-basis run there, and only the small matrices (a block's b x b Gram matrix, the
-m x m Rayleigh quotient) go to the host for SciPy, which the array API lacks
-(no triangular solve, no eigenvalue subset).
+solved on its device by the same iteration, every step there (the m x m
+Rayleigh–Ritz problem by the library's ``eigh``, each block's orthonormal basis
+by its QR): between cycles only scalars come to the host (whether the residuals
+are small enough, whether a block lost rows), so a GPU never waits for a
+transfer of a matrix.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from scipy import linalg
 from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 
-from kpca_bench.devices import device_of, is_numpy, namespace, to_numpy
+from kpca_bench.devices import device_of, is_numpy, namespace, to_numpy, to_target
 from kpca_bench.kernels import single_threaded_blas
 
 EIGEN_SOLVERS = ("auto", "eigh", "arpack", "block")
@@ -114,9 +115,9 @@ def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", rando
         result = _array_api_eigh(K, n_components)
     elif not is_numpy(K) and solver == "arpack":
         host = top_eigenpairs(to_numpy(K), n_components, solver, random_state)
-        xp, device = namespace(K), device_of(K)
-        return replace(host, values=xp.asarray(host.values, dtype=K.dtype, device=device),
-                       vectors=xp.asarray(host.vectors, dtype=K.dtype, device=device))
+        target = (namespace(K), device_of(K))
+        return replace(host, values=to_target(host.values, target, dtype=K.dtype),
+                       vectors=to_target(host.vectors, target, dtype=K.dtype))
     elif solver == "eigh":
         A = K.T if overwrite and K.flags.c_contiguous else K
         values, vectors = linalg.eigh(A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite)
@@ -203,11 +204,9 @@ def block_krylov_eigh(K: np.ndarray, k: int, *, tol: float = DEFAULT_TOL, block_
                          "use eigen_solver='eigh'")
     rng = np.random.default_rng(random_state)
     if not is_numpy(K):
-        theta, vectors, residuals = _array_api_block_krylov(K, k, b, m, tol=tol, max_restarts=max_restarts, rng=rng)
-        _warn_unless_converged(residuals, theta, tol, max_restarts)
-        xp, device = namespace(K), device_of(K)
-        return EigenResult(values=xp.asarray(theta[:k], dtype=K.dtype, device=device), vectors=vectors,
-                           solver="block", residuals=xp.asarray(residuals, dtype=K.dtype, device=device))
+        values, vectors, residuals = _array_api_block_krylov(K, k, b, m, tol=tol, max_restarts=max_restarts, rng=rng)
+        _warn_unless_converged(residuals, values, tol, max_restarts)
+        return EigenResult(values=values, vectors=vectors, solver="block", residuals=residuals)
     # Rows are basis vectors: row blocks of C-ordered arrays are contiguous, so
     # ``P^T K`` (= ``(K P)^T``, K symmetric) is written in place by one dgemm.
     Qt = np.empty((m, n))
@@ -241,90 +240,84 @@ def block_krylov_eigh(K: np.ndarray, k: int, *, tol: float = DEFAULT_TOL, block_
     return EigenResult(values=theta[:k], vectors=vectors, solver="block", residuals=residuals)
 
 
-def _warn_unless_converged(residuals: np.ndarray, theta: np.ndarray, tol: float, max_restarts: int) -> None:
-    worst = int(np.argmax(residuals))
-    if residuals[worst] > tol * theta[0]:
+def _warn_unless_converged(residuals, theta, tol: float, max_restarts: int) -> None:
+    """Warn if a residual is above ``tol * theta_1``; reads three scalars of device arrays, no more."""
+    worst = int(namespace(residuals).argmax(residuals))
+    largest, first = float(residuals[worst]), float(theta[0])
+    if largest > tol * first:
         warnings.warn(
             f"block Krylov eigensolver stopped after {max_restarts} restarts with residual "
-            f"{residuals[worst] / theta[0]:.1e} * lambda_1 on eigenpair {worst + 1} "
+            f"{largest / first:.1e} * lambda_1 on eigenpair {worst + 1} "
             f"(wanted <= {tol:g} * lambda_1); raise max_restarts, or use eigen_solver='eigh'",
             ConvergenceWarning, stacklevel=3)
 
 
 def _array_api_block_krylov(K, k: int, b: int, m: int, *, tol: float, max_restarts: int,
-                            rng: np.random.Generator) -> tuple[np.ndarray, object, np.ndarray]:
-    """:func:`block_krylov_eigh`'s iteration on an array-API K (a GPU's): Ritz values and residuals (host),
-    Ritz vectors (on K's device).
+                            rng: np.random.Generator) -> tuple:
+    """:func:`block_krylov_eigh`'s iteration on an array-API K (a GPU's): the top ``k`` Ritz values, vectors and
+    residuals, all on K's device.
 
-    Every product with K or with the n-long basis runs on K's device; the m x m
-    Rayleigh quotient goes to the host for SciPy's ``eigh`` (the array API's has
-    no index subset and the matrix is small), its coefficients come back.
+    Every step runs on K's device, the m x m Rayleigh–Ritz problem too (in float64 for a float32 K, as the
+    NumPy path). The host sends the random starting block (and fresh rows for a block that lost some) and
+    reads scalars only: whether every residual is small enough, once a cycle; whether a block lost rows.
     """
     xp, device = namespace(K), device_of(K)
     n, keep = K.shape[0], m - 2 * b
-
-    def on_device(array: np.ndarray):
-        # Contiguous first: PyTorch takes no NumPy array with negative strides (the reversed Ritz pairs).
-        return xp.asarray(np.ascontiguousarray(array), dtype=K.dtype, device=device)
-
     Qt = xp.zeros((m, n), dtype=K.dtype, device=device)
     Wt = xp.zeros((m, n), dtype=K.dtype, device=device)
     filled, cycles = 0, 0
-    block = on_device(rng.standard_normal((b, n)))
+    block = to_target(rng.standard_normal((b, n)), (xp, device), dtype=K.dtype)
     while True:
         while filled < m:
-            Qt[filled:filled + b, :] = _array_api_orthonormal_rows(Qt[:filled, :], block, rng, on_device)
+            Qt[filled:filled + b, :] = _array_api_orthonormal_rows(Qt[:filled, :], block, rng)
             Wt[filled:filled + b, :] = Qt[filled:filled + b, :] @ K  # = (K Q)^T, K symmetric
             block = xp.asarray(Wt[filled:filled + b, :], copy=True)
             filled += b
-        H = to_numpy(Qt @ Wt.T).astype(np.float64)
-        with single_threaded_blas():  # a small host problem: threads would only wait for each other
-            theta, S = _rayleigh_ritz_of(H)
-        coef = on_device(S[:, :k])
-        residuals = to_numpy(xp.linalg.vector_norm(coef.T @ Wt - on_device(theta[:k])[:, None] * (coef.T @ Qt),
-                                                    axis=1)).astype(np.float64)
+        theta, S = _array_api_rayleigh_ritz(Qt @ Wt.T, K.dtype)
+        coef = S[:, :k]
+        residuals = xp.linalg.vector_norm(coef.T @ Wt - theta[:k, None] * (coef.T @ Qt), axis=1)
         cycles += 1
-        if np.all(residuals <= tol * theta[0]) or cycles > max_restarts:
+        if bool(xp.all(residuals <= tol * theta[0])) or cycles > max_restarts:
             break
-        block = _array_api_orthonormal_rows(Qt, block, rng, on_device)
-        kept = on_device(S[:, :keep])
+        block = _array_api_orthonormal_rows(Qt, block, rng)
+        kept = S[:, :keep]
         Qt[:keep, :] = kept.T @ Qt
         Wt[:keep, :] = kept.T @ Wt
         filled = keep
-    return theta, (coef.T @ Qt).T, residuals
+    return theta[:k], (coef.T @ Qt).T, residuals
 
 
-def _array_api_orthonormal_rows(Qt, P, rng: np.random.Generator, on_device):
-    """:func:`_orthonormal_rows` for array-API arrays; the rows that lost their norm are refilled one by one
-    (the array API has no boolean-mask assignment of rows)."""
+def _array_api_rayleigh_ritz(H, dtype) -> tuple:
+    """:func:`_rayleigh_ritz_of` on H's device: the library's full ``eigh`` of the small symmetric part, in
+    float64, largest first, as ``dtype``."""
+    xp = namespace(H)
+    H = xp.astype(H, xp.float64)
+    theta, S = xp.linalg.eigh((H + H.T) / 2)
+    return xp.astype(xp.flip(theta, axis=0), dtype), xp.astype(xp.flip(S, axis=1), dtype)
+
+
+def _array_api_orthonormal_rows(Qt, P, rng: np.random.Generator):
+    """:func:`_orthonormal_rows` for array-API arrays, on their device; the rows that lost their norm are
+    refilled one by one (the array API has no boolean-mask assignment of rows)."""
     xp = namespace(P)
     for _ in range(2):
         norms = xp.linalg.vector_norm(P, axis=1)
         P = P - (P @ Qt.T) @ Qt
-        lost = np.flatnonzero(to_numpy(xp.linalg.vector_norm(P, axis=1) <= 1e-8 * norms))
-        if lost.size:
-            fresh = on_device(rng.standard_normal((lost.size, P.shape[1])))
-            fresh = fresh - (fresh @ Qt.T) @ Qt
-            for row, index in enumerate(lost):
-                P[int(index), :] = fresh[row, :]
-        P = _array_api_normalize_rows(P, on_device)
+        lost = xp.linalg.vector_norm(P, axis=1) <= 1e-8 * norms
+        if bool(xp.any(lost)):  # one scalar read; the mask itself only where the Krylov space became invariant
+            P = _refilled(Qt, P, np.flatnonzero(to_numpy(lost)), rng)
+        Q, _ = xp.linalg.qr(P.T)  # Householder QR on the device: no b x b problem goes to the host
+        P = Q.T
     return P
 
 
-def _array_api_normalize_rows(P, on_device):
-    """:func:`_normalize_rows` for array-API arrays: the b x b Cholesky factor on the host, its inverse
-    applied on the device; the device's Householder QR when P is too ill-conditioned for it."""
-    gram = to_numpy(P @ P.T).astype(np.float64)
-    with single_threaded_blas():  # a b x b host problem: threads would only wait for each other
-        try:
-            L = linalg.cholesky(gram, lower=True)
-        except linalg.LinAlgError:
-            L = None
-        if L is not None and np.all(np.abs(np.diag(L)) > 1e-8 * np.abs(L).max()):
-            return on_device(linalg.solve_triangular(L, np.eye(L.shape[0]), lower=True)) @ P
-    Q, _ = namespace(P).linalg.qr(P.T)
-    return Q.T
-
+def _refilled(Qt, P, lost: np.ndarray, rng: np.random.Generator):
+    """P with its rows ``lost`` replaced by random rows orthogonal to Qt's."""
+    fresh = to_target(rng.standard_normal((lost.size, P.shape[1])), (namespace(P), device_of(P)), dtype=P.dtype)
+    fresh = fresh - (fresh @ Qt.T) @ Qt
+    for row, index in enumerate(lost):
+        P[int(index), :] = fresh[row, :]
+    return P
 
 
 def _orthonormal_rows(Qt: np.ndarray, P: np.ndarray, rng: np.random.Generator) -> np.ndarray:

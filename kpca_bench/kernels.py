@@ -40,7 +40,7 @@ from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.validation import check_array, validate_data
 from threadpoolctl import ThreadpoolController
 
-from kpca_bench.devices import block_rows, device_of, is_device_array, namespace, to_numpy
+from kpca_bench.devices import block_rows, device_of, is_device_array, namespace, to_numpy, to_target
 from kpca_bench.param_validation import NumberInterval
 
 KERNELS = ("rbf", "poly", "linear", "hamming", "hamming_normalized")
@@ -450,7 +450,7 @@ class Kernel:
         """
         xp, device = namespace(X), device_of(X)
         if self.name in HAMMING_KERNELS:
-            return xp.asarray(self(to_numpy(X), None if itself else to_numpy(Y)), device=device)
+            return to_target(self(to_numpy(X), None if itself else to_numpy(Y)), (xp, device), dtype=X.dtype)
         x_sq_norms = xp.sum(X * X, axis=1)
         y_sq_norms = x_sq_norms if itself else xp.sum(Y * Y, axis=1)
         K = xp.empty((X.shape[0], Y.shape[0]), dtype=X.dtype, device=device)
@@ -497,8 +497,9 @@ class Kernel:
         """``k(x, x)`` for every row of X, without building a matrix."""
         if is_device_array(X):
             xp = namespace(X)
-            return xp.asarray(self.diag(to_numpy(X)) if self.name in HAMMING_KERNELS else self._array_api_diag(X, xp),
-                              dtype=X.dtype, device=device_of(X))
+            if self.name in HAMMING_KERNELS:
+                return to_target(self.diag(to_numpy(X)), (xp, device_of(X)), dtype=X.dtype)
+            return self._array_api_diag(X, xp)
         X = _host_float64(X)
         if self.name in ("rbf", "hamming_normalized"):
             return np.ones(X.shape[0])

@@ -51,6 +51,85 @@ def test_cuda_without_a_device_names_the_library_that_sees_none(monkeypatch):
         devices.cuda_library()
 
 
+def cupy_device(number: int):
+    """A stand-in for ``cupy.cuda.Device(number)``: what device_name reads of one (its module and ``id``)."""
+    return type("Device", (), {"__module__": "cupy.cuda.device", "id": number})()
+
+
+@pytest.mark.parametrize("device, name", [
+    (None, None), ("cpu", "cpu"), ("cuda", "cuda"), ("cuda:0", "cuda:0"), ("cuda:1", "cuda:1"),
+    (cupy_device(1), "cuda:1"),
+])
+def test_devices_are_read_as_the_libraries_write_them(device, name):
+    assert devices.device_name(device) == name
+    assert devices.is_cuda(device) == (name is not None and name.startswith("cuda"))
+    assert devices.cuda_index(device) == (int(name[5:]) if name and name.startswith("cuda:") else None)
+
+
+def test_torch_devices_are_read_as_torch_writes_them():
+    torch = pytest.importorskip("torch")
+    assert devices.device_name(torch.device("cuda", 0)) == "cuda:0"
+    assert devices.device_name(torch.device("cuda")) == "cuda"
+    assert devices.device_name(torch.device("cpu")) == "cpu"
+
+
+@pytest.mark.parametrize("device", ["gpu", "mps", "cuda:", "cuda:one", "CUDA", 0])
+def test_an_unknown_device_is_one_line_naming_the_accepted_forms(device):
+    with pytest.raises(DeviceError, match=rf"^unknown device {re.escape(repr(device))}; accepted: cpu, cuda, cuda:N "
+                                          r"\(the GPU numbered N\), a torch.device or a CuPy Device$"):
+        devices.device_name(device)
+    with pytest.raises(ValueError, match=r"'device' parameter of KernelPCA must be a device \(cpu, cuda, cuda:N"):
+        KernelPCA(3, device=device).fit(np.eye(5))
+
+
+def test_cuda_n_without_a_gpu_is_one_line_naming_the_device(monkeypatch):
+    monkeypatch.setattr(devices, "_import", libraries(torch=torch_without_cuda()))
+    for device in ("cuda:0", "cuda:1", cupy_device(0)):
+        name = devices.device_name(device)
+        with pytest.raises(DeviceError, match=rf"^device '{name}' needs a CUDA GPU with PyTorch or CuPy; this machine "
+                                              "has none: no CUDA device is visible to torch"):
+            KernelPCA(3, device=device).fit(np.eye(5))
+
+
+def test_cuda_n_beyond_the_gpus_there_names_those_there(monkeypatch):
+    one_gpu = SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: True, device_count=lambda: 1))
+    monkeypatch.setattr(devices, "_import", libraries(torch=one_gpu))
+    with pytest.raises(DeviceError, match=r"^device 'cuda:1' needs a CUDA GPU with PyTorch or CuPy; torch sees only 1 "
+                                          r"CUDA device\(s\), cuda:0 to cuda:0: use one of those"):
+        devices.check_device("cuda:1")
+
+
+def test_a_torch_cuda_device_without_a_gpu_is_one_line_here():
+    """With the libraries this machine has (PyTorch on the CPU, or none): refused before any work."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    with pytest.raises(DeviceError, match=r"^device 'cuda:0' needs a CUDA GPU with PyTorch or CuPy; this machine has "
+                                          r"none: no CUDA device is visible to (cupy or )?torch"):
+        KernelPCA(3, device=torch.device("cuda", 0)).fit(np.eye(5))
+
+
+def test_torch_cpu_device_is_the_numpy_path():
+    torch = pytest.importorskip("torch")
+    X = np.random.default_rng(0).standard_normal((30, 3))
+    model = KernelPCA(3, device=torch.device("cpu")).fit(X)
+    assert isinstance(model.dual_coef_, np.ndarray)
+    assert_allclose(model.eigenvalues_, KernelPCA(3).fit(X).eigenvalues_, rtol=0, atol=0)
+
+
+def test_to_target_sends_a_reversed_host_view_contiguous():
+    """The one way host arrays go to a device: a reversed view (negative stride) arrives contiguous, in the dtype
+    asked for; PyTorch refuses such a view given directly."""
+    torch = pytest.importorskip("torch")
+    xp = devices.namespace(torch.empty(0))
+    reversed_view = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    with pytest.raises(ValueError, match="negative"):
+        torch.asarray(reversed_view)
+    sent = devices.to_target(reversed_view, (xp, torch.device("cpu")), dtype=torch.float32)
+    assert sent.dtype == torch.float32 and sent.is_contiguous()
+    assert_allclose(sent.numpy(), reversed_view)
+
+
 def test_an_estimator_asking_for_cuda_fails_before_any_work(monkeypatch):
     monkeypatch.setattr(devices, "_import", libraries())
     with pytest.raises(DeviceError, match="neither CuPy nor PyTorch"):
@@ -172,6 +251,20 @@ def test_an_unknown_device_is_one_config_error(tmp_path):
     assert "execution.device: unknown device 'gpu'" in result.stderr and "accepted: cpu, cuda" in result.stderr
 
 
+def test_execution_device_takes_a_gpu_number(tmp_path):
+    assert load_config(write_config(tmp_path, "{device: 'cuda:1'}")).execution.device == "cuda:1"
+
+
+def test_a_run_asking_for_cuda_0_without_a_gpu_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setattr(devices, "_import", libraries(torch=torch_without_cuda()))
+    result = CliRunner().invoke(app, ["run", str(write_config(tmp_path, "{device: 'cuda:0'}")), "--out",
+                                      str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 2, result.output + result.stderr
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: device 'cuda:0' needs a CUDA GPU with PyTorch or CuPy; "
+                                    "this machine has none")
+
+
 def test_a_run_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch):
     monkeypatch.setattr(devices, "_import", libraries())
     result = CliRunner().invoke(app, ["run", str(write_config(tmp_path, "{device: cuda}")), "--out",
@@ -207,6 +300,7 @@ def test_a_cell_is_labelled_cuda_only_where_its_estimator_computes_there():
         assert computes_on(estimator, "cuda") == "cuda"
         assert computes_on(estimator, None) == computes_on(estimator, "cpu") == "cpu"
     assert computes_on(KernelPCA(device="cuda"), None) == "cuda"  # a method's own params: {device: cuda}
+    assert computes_on(KernelPCA(), "cuda:1") == computes_on(KernelPCA(device="cuda:1"), "cpu") == "cuda:1"
     assert computes_on(KernelPCA(device="cpu"), "cuda") == "cpu"
     for host_only in (IsolationForest(), KernelOneClassSVM(), L1SparseKernelPCA(),
                       KernelSubspaceDetector(L1SparseKernelPCA())):
@@ -217,7 +311,7 @@ def test_a_cuda_run_labels_only_its_kernel_pca_cells_cuda(tmp_path, monkeypatch)
     """A stand-in CUDA device (array_api_strict's device1): the KPCA cells are cuda with a GPU model, OCSVM's and
     IForest's, which compute on the host, cpu without one."""
     xp = pytest.importorskip("array_api_strict")
-    monkeypatch.setattr(devices, "cuda_library", lambda: (xp, xp.Device("device1")))
+    monkeypatch.setattr(devices, "cuda_library", lambda device="cuda": (xp, xp.Device("device1")))
     monkeypatch.setattr(devices, "gpu_model", lambda xp, device: "Stand-in GPU")
     config = write_config(tmp_path, "{device: cuda}")
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
@@ -234,7 +328,7 @@ def test_a_cuda_run_labels_only_its_kernel_pca_cells_cuda(tmp_path, monkeypatch)
 def test_a_cpu_run_names_no_gpu_even_with_a_gpu_library_imported(tmp_path, monkeypatch):
     """Whether the environment names a GPU follows the run's devices, not what the process has imported."""
     xp = pytest.importorskip("array_api_strict")
-    monkeypatch.setattr(devices, "cuda_library", lambda: (xp, xp.Device("device1")))
+    monkeypatch.setattr(devices, "cuda_library", lambda device="cuda": (xp, xp.Device("device1")))
     monkeypatch.setattr(devices, "gpu_model", lambda xp, device: "Stand-in GPU")
     monkeypatch.setitem(__import__("sys").modules, "torch", SimpleNamespace(__version__="0"))
     config = write_config(tmp_path, "{device: cpu}")
@@ -244,13 +338,16 @@ def test_a_cpu_run_names_no_gpu_even_with_a_gpu_library_imported(tmp_path, monke
     assert "gpu" not in environment
 
 
-def test_a_method_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch):
+@pytest.mark.parametrize("device", ["cuda", "'cuda:1'"])
+def test_a_method_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch, device):
     monkeypatch.setattr(devices, "_import", libraries())
-    text = QUICKSTART.read_text().replace("      n_components: 10\n", "      n_components: 10\n      device: cuda\n", 1)
-    assert "device: cuda" in text
+    entry = "      n_components: 10\n"
+    text = QUICKSTART.read_text().replace(entry, f"{entry}      device: {device}\n", 1)
+    assert f"device: {device}" in text
     path = tmp_path / "quickstart.yaml"
     path.write_text(text)
     result = CliRunner().invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 2, result.output + result.stderr
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and NO_LIBRARY in result.stderr
+    assert f"device {device.strip(chr(39))!r} needs a CUDA GPU with PyTorch or CuPy" in result.stderr
     assert not (tmp_path / "out").exists()

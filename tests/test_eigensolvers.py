@@ -9,6 +9,7 @@ from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from kpca_bench import eigensolvers
+from kpca_bench.devices import device_of
 from kpca_bench.eigensolvers import block_krylov_eigh, choose_solver, top_eigenpairs
 from kpca_bench.kernels import KernelCentering, make_kernel
 
@@ -105,3 +106,43 @@ def test_rows_are_orthonormalized_also_when_nearly_dependent(scale):
     Q = eigensolvers._normalize_rows(P)
     assert_allclose(Q @ Q.T, np.eye(4), atol=1e-6 if scale < 1 else 1e-12)
     assert_allclose(P[:3] @ Q.T @ Q, P[:3], atol=1e-5)  # the span of P's independent rows is kept
+
+
+@pytest.fixture
+def counted_device(monkeypatch):
+    """array_api_strict's device1 with its host transfers counted: ``to_device`` (how an array comes to the host;
+    ``np.asarray`` is refused there), ``asarray`` of a NumPy array (host to device), and scalar reads."""
+    xp = pytest.importorskip("array_api_strict")
+    counts = {"to_host": 0, "to_device": 0, "scalars": 0}
+    array_type = type(xp.asarray(0.0))
+
+    def counting(method, key, counts_it=lambda *args, **kwargs: True):
+        def wrapper(*args, **kwargs):
+            counts[key] += counts_it(*args, **kwargs)
+            return method(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(array_type, "to_device", counting(array_type.to_device, "to_host"))
+    for scalar in ("__bool__", "__float__", "__int__", "__index__"):
+        monkeypatch.setattr(array_type, scalar, counting(getattr(array_type, scalar), "scalars"))
+    from_host = lambda obj, *args, **kwargs: isinstance(obj, np.ndarray)  # noqa: E731
+    monkeypatch.setattr(xp, "asarray", counting(xp.asarray, "to_device", from_host))
+    return xp, xp.Device("device1"), counts
+
+
+def test_the_block_solver_stays_on_the_device_between_cycles(centered_rbf, counted_device):
+    """Per solve, arrays cross between host and device a fixed number of times (the random starting block goes
+    over, nothing comes back), however many cycles it takes; each cycle reads a few scalars."""
+    xp, device, counts = counted_device
+    K = xp.asarray(centered_rbf, device=device)
+    seen = {}
+    for tol in (1e-1, 1e-10):
+        counts.update(dict.fromkeys(counts, 0))
+        result = block_krylov_eigh(K, 15, random_state=0, tol=tol)
+        seen[tol] = dict(counts)
+        assert device_of(result.values) == device_of(result.vectors) == device_of(result.residuals) == device
+    assert seen[1e-1]["to_host"] == seen[1e-10]["to_host"] == 0
+    assert seen[1e-1]["to_device"] == seen[1e-10]["to_device"] == 1
+    # The tighter tolerance takes more cycles, which read more scalars (whether the residuals are small enough,
+    # whether a block lost rows): the cycles differ, the array transfers do not.
+    assert seen[1e-10]["scalars"] > 2 * seen[1e-1]["scalars"] > 0

@@ -81,6 +81,27 @@ def test_arrays_on_the_device_stay_there(data, asked):
 
 
 @needs_cuda
+def test_cuda_0_and_the_librarys_own_device_name_the_gpu(data):
+    X, _ = data
+    xp, device = CUDA
+    expected = KernelPCA(8, eigen_solver="block", random_state=0).fit(X)
+    for asked in ("cuda:0", device):
+        model = KernelPCA(8, eigen_solver="block", random_state=0, device=asked).fit(X)
+        assert namespace(model.dual_coef_) is xp
+        assert_allclose(to_numpy(model.eigenvalues_), expected.eigenvalues_, rtol=TOL, atol=TOL)
+
+
+@needs_cuda
+def test_float32_arrays_on_the_gpu_give_float32(data):
+    X, Y = data
+    xp, device = CUDA
+    X32, Y32 = (xp.asarray(A.astype(np.float32), device=device) for A in (X, Y))
+    with pytest.warns(UserWarning, match="dtype='float32'"):
+        model = KernelPCA(8, eigen_solver="block", random_state=0).fit(X32)
+    assert model.dual_coef_.dtype == reconstruction_error(model, Y32).dtype == xp.float32
+
+
+@needs_cuda
 def test_nystrom_and_detector_on_cuda_equal_numpy(data):
     X, Y = data
     params = {"n_landmarks": 40, "random_state": 0}

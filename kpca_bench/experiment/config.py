@@ -18,7 +18,7 @@ from typing import Any
 
 from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.labels import INLIER, OUTLIER
-from kpca_bench.devices import DEVICES
+from kpca_bench.devices import DEVICE_STRINGS, DEVICES, DeviceError, device_name
 from kpca_bench.errors import ConfigError
 from kpca_bench.experiment.config_file import read_config
 from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
@@ -81,14 +81,14 @@ class ExecutionConfig:
     scored in row blocks within it. None keeps scikit-learn's default.
     ``device``: where the estimators that compute through the array API (exact
     and Nystrom kernel PCA, and detectors built on them) compute: ``cuda`` for a
-    GPU (docs/gpu.md), ``cpu``; None leaves each estimator's own ``device``.
+    GPU (docs/gpu.md), ``cuda:N`` for the GPU numbered N, ``cpu``; None leaves each estimator's own ``device``.
     """
 
     backend: str = declared("local", choices=("local", "dask"), doc="where cells run: worker processes here, or Dask")
     address: str | None = declared(None, doc="the Dask scheduler, tcp://HOST:PORT, or 'local' for a LocalCluster")
     max_memory_mb: float | None = declared(None, doc="each cell's working-memory budget in MiB")
-    device: str | None = declared(None, choices=DEVICES,
-                                  doc="where exact and Nystrom kernel PCA compute: cuda (a GPU) or cpu")
+    device: str | None = declared(None, doc="where exact and Nystrom kernel PCA compute: cuda (a GPU), cuda:N (the "
+                                            "GPU numbered N) or cpu")
 
     def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
         """A copy with a scheduler address and / or a memory budget applied (checked by
@@ -537,12 +537,20 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
     if backend == "dask" and address is None:
         address = "local"
     device = raw.get("device")
-    if device is not None and device not in DEVICES:
+    if device is not None and not _is_device(device):
         problems.add("execution.device", f"unknown device {device!r}{did_you_mean(str(device), DEVICES)}; "
-                                         f"accepted: {', '.join(DEVICES)}")
+                                         f"accepted: {DEVICE_STRINGS}")
         device = None
     return ExecutionConfig(backend=backend, address=address,
                            max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None, device=device)
+
+
+def _is_device(device) -> bool:
+    """Whether a config's ``device`` is a string naming a device (:func:`kpca_bench.devices.device_name`)."""
+    try:
+        return isinstance(device, str) and device_name(device) is not None
+    except DeviceError:
+        return False
 
 
 TOP_LEVEL = (*accepted_keys(Config), "profiles")

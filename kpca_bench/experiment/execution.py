@@ -33,7 +33,7 @@ from typing import Callable, Iterator
 
 from joblib import Parallel, cpu_count, delayed
 
-from kpca_bench.devices import check_device, device_fields, use_device
+from kpca_bench.devices import check_device, device_fields, device_name, is_cuda, use_device
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import ExecutionConfig
 from kpca_bench.experiment.store import failed_record
@@ -188,7 +188,7 @@ def asked_devices(execution: ExecutionConfig, methods=()) -> list:
 
 def uses_cuda(execution: ExecutionConfig, methods=()) -> bool:
     """Whether the run asks for a CUDA device anywhere (its environment then names the GPU)."""
-    return "cuda" in asked_devices(execution, methods)
+    return any(is_cuda(device) for device in asked_devices(execution, methods))
 
 
 @contextmanager
@@ -199,9 +199,10 @@ def on_execution_device(execution: ExecutionConfig) -> Iterator[None]:
 
 
 def computes_on(estimator, default: str | None) -> str:
-    """Where a cell's estimator computes: 'cuda' only for a kernel-PCA variant that computes through the
-    array API (``_array_api_support``: exact and Nystrom kernel PCA, also inside a KernelSubspaceDetector)
-    whose own ``device``, or else the run's ``default``, is 'cuda'; every other estimator computes on the host."""
+    """Where a cell's estimator computes: 'cuda' (or 'cuda:N') only for a kernel-PCA variant that computes through
+    the array API (``_array_api_support``: exact and Nystrom kernel PCA, also inside a KernelSubspaceDetector)
+    whose own ``device``, or else the run's ``default``, is a CUDA device; every other estimator computes on the
+    host."""
     from kpca_bench.methods.kpca import KernelPCA
 
     inner, seen = estimator, 0
@@ -213,7 +214,7 @@ def computes_on(estimator, default: str | None) -> str:
     if inner is None or not getattr(inner, "_array_api_support", False):
         return "cpu"
     device = inner.device if getattr(inner, "device", None) is not None else default
-    return "cuda" if device == "cuda" else "cpu"
+    return device_name(device) if is_cuda(device) else "cpu"
 
 
 def cell_device_fields(estimator, default: str | None) -> dict:

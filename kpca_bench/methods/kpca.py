@@ -23,11 +23,11 @@ import numpy as np
 from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils import gen_batches
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Options, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from kpca_bench.devices import (DEVICES, check_fits, compute_target, device_of, is_device_array, is_numpy,
-                                like_input, namespace, solver_plan, to_target)
+from kpca_bench.devices import (DEVICE_FORMS, DeviceError, check_fits, compute_target, device_name, device_of,
+                                is_device_array, is_numpy, like_input, namespace, solver_plan, to_target)
 from kpca_bench.devices import block_rows as device_block_rows
 from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, choose_solver, top_eigenpairs
 from kpca_bench.kernels import (BLOCK_BYTES, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel,
@@ -40,11 +40,40 @@ DTYPES = ("float64", "float32")
 # The block solver's residual tolerance in float32 (relative to lambda_1): the square root of its
 # machine epsilon, the residual float32 products can certify; DEFAULT_TOL is beneath their rounding.
 FLOAT32_TOL = float(np.finfo(np.float32).eps) ** 0.5
+
+
+class DeviceOption(Options):
+    """scikit-learn's parameter constraint for a device: any form :func:`kpca_bench.devices.device_name` reads
+    (``"cpu"``, ``"cuda"``, ``"cuda:N"``, a ``torch.device``, a CuPy ``Device``)."""
+
+    def __init__(self):
+        super().__init__(object, set())
+
+    def is_satisfied_by(self, val):
+        try:
+            device_name(val)
+        except DeviceError:
+            return False
+        return True
+
+    def __str__(self):
+        return f"a device ({DEVICE_FORMS})"
+
+
 # The parameters of a variant that computes through the array API (``_array_api_support``).
 DEVICE_PARAMETER_CONSTRAINTS: dict = {
-    "device": [StrOptions(set(DEVICES)), None],
-    "dtype": [StrOptions(set(DTYPES))],
+    "device": [DeviceOption(), None],
+    "dtype": [StrOptions(set(DTYPES)), None],
 }
+
+
+def fit_dtype(dtype: str | None, X) -> str:
+    """The precision of a fit on X: ``dtype``; for None, float32 where X is a float32 array of an array-API
+    library (float32 in, float32 out), else float64 (NumPy input keeps the NumPy path's precision on any
+    device, so a run's ``device`` never changes the precision of its numbers)."""
+    if dtype is not None:
+        return dtype
+    return "float32" if is_device_array(X) and str(X.dtype).rsplit(".", 1)[-1] == "float32" else "float64"
 
 
 @dataclass(frozen=True)
@@ -174,6 +203,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
             checked, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
         )
         self.gamma_ = self.kernel_.gamma
+        self._fit_dtype = fit_dtype(getattr(self, "dtype", "float64"), X)
         target = self._compute_target(X)
         return checked if target is None else to_target(X if is_device_array(X) else checked, target,
                                                         dtype=getattr(target[0], self._dtype()))
@@ -183,7 +213,8 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         return validated_input(self, X, self.kernel, reset=reset)
 
     def _dtype(self) -> str:
-        return getattr(self, "dtype", "float64")
+        """The precision of the fit (:func:`fit_dtype`, set when the training data are checked)."""
+        return getattr(self, "_fit_dtype", None) or getattr(self, "dtype", None) or "float64"
 
     def _compute_target(self, X):
         """None for the NumPy path, else the (namespace, device) to compute on: see :mod:`kpca_bench.devices`."""
@@ -319,15 +350,19 @@ class KernelPCA(BaseKernelPCA):
         that are rounding noise are kept too; that is Li et al.'s "p is searched
         from 1 to N_tr" (section IV.B) read literally. Their values then depend on
         the eigensolver.
-    device : {"cpu", "cuda"} or None, default=None
+    device : {"cpu", "cuda", "cuda:N"}, torch.device, CuPy Device or None, default=None
         Where to compute. None: the run's ``execution.device``, else where X lives
-        (NumPy: the CPU; CuPy or PyTorch arrays: their device). ``"cuda"`` moves
+        (NumPy: the CPU; CuPy or PyTorch arrays: their device). ``"cuda"`` (the
+        library's current GPU) or ``"cuda:N"`` (the GPU numbered N) moves
         NumPy input to the GPU (CuPy or PyTorch, :func:`kpca_bench.devices.cuda_library`)
         and gives NumPy back from ``transform`` and the scores. Fitted arrays stay
         on the device.
-    dtype : {"float64", "float32"}, default="float64"
-        Precision on a device. ``"float32"`` warns with the residual it reached
-        (float64 reaches ``1e-8 * lambda_1``; float32 about its epsilon's square root).
+    dtype : {"float64", "float32"} or None, default=None
+        Precision on a device. None: float32 for float32 arrays of an array-API
+        library (a float32 tensor gives float32 results), else float64 (NumPy
+        input included, whatever its dtype). ``"float32"`` warns with the residual
+        it reached (float64 reaches ``1e-8 * lambda_1``; float32 about its
+        epsilon's square root).
 
     Attributes
     ----------
@@ -359,7 +394,7 @@ class KernelPCA(BaseKernelPCA):
     }
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 eigen_solver="auto", random_state=None, rank_cutoff="numerical", device=None, dtype="float64"):
+                 eigen_solver="auto", random_state=None, rank_cutoff="numerical", device=None, dtype=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.eigen_solver = eigen_solver
         self.random_state = random_state

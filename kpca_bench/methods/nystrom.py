@@ -182,7 +182,7 @@ class NystromKernelPCA(BaseKernelPCA):
 
     def __init__(self, n_components=None, *, n_landmarks=200, landmarks="kmeans", kernel="rbf", gamma=None,
                  sigma=None, degree=3, coef0=1.0, random_state=None, projection="landmarks", device=None,
-                 dtype="float64"):
+                 dtype=None):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_landmarks = n_landmarks
         self.landmarks = landmarks
@@ -211,7 +211,7 @@ class NystromKernelPCA(BaseKernelPCA):
         W = self.kernel_(Z)  # step 3
         xp = namespace(E)
         # Step 4 on the c x c matrix, on the host (SciPy's eigh; the array API's has no cut-off) and back.
-        W_isqrt = xp.asarray(pinv_sqrt(to_numpy(W)), dtype=E.dtype, device=device_of(E))
+        W_isqrt = to_target(pinv_sqrt(to_numpy(W)), (xp, device_of(E)), dtype=E.dtype)
         G = E @ W_isqrt  # step 5
         g_mean = xp.mean(G, axis=0)
         G -= g_mean

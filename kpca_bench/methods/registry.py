@@ -155,7 +155,8 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("kpca", KernelPCA, True,
                    "Exact kernel PCA (top eigenpairs of the centered kernel)",
                    "Hoffmann 2007; Schölkopf, Smola & Müller 1998",
-                   seed_only_starts_solver_when={"eigen_solver": EXACT_SOLVERS, "dtype": ("float64",)}),
+                   # dtype None computes NumPy data, all a run gives, in float64.
+                   seed_only_starts_solver_when={"eigen_solver": EXACT_SOLVERS, "dtype": ("float64", None)}),
         MethodSpec("skpca_enet", SparseKernelPCA, True,
                    "Sparse kernel PCA by elastic net (alternating LARS-EN / generalized Procrustes)",
                    "Das, Golatkar & Awate 2018, sec. III.A eqs. 10-12, Corollary 1",
