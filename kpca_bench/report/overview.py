@@ -794,10 +794,14 @@ def rules_lines() -> list[str]:
     ]
 
 
-def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> Overview:
-    """Write ``<results_root>/REPORT.md`` (the papers of ``reproductions_dir``, the suites of ``config_dir``), with
-    ``claims.csv`` and ``readings.csv`` beside it; return what was written and the sections that could not be built."""
+def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT_REPRODUCTIONS_DIR,
+                   out=None) -> Overview:
+    """Write ``REPORT.md`` of the runs in ``results_root`` (the papers of ``reproductions_dir``, the suites of
+    ``config_dir``), with ``claims.csv`` and ``readings.csv`` beside it, into ``out`` (default ``results_root``; its
+    figure links are relative to ``results_root``); return what was written and the sections that could not be
+    built."""
     results_root = Path(results_root)
+    out = results_root if out is None else Path(out)
     reproductions = load_reproductions(Path(reproductions_dir))
     deviations = all_deviations(reproductions)
     groups = paper_configs(reproductions, all_claims(reproductions))
@@ -836,8 +840,8 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
         "",
     ]
     body = [paper_section(results_root, found) for found in findings] + [section.text for section in suites]
-    path = results_root / "REPORT.md"
-    write_claims_csv(results_root / CLAIMS_CSV, claims)
-    write_atomic(results_root / READINGS_CSV, pd.concat([found.tried for found in findings]).to_csv(index=False))
+    path = out / "REPORT.md"
+    write_claims_csv(out / CLAIMS_CSV, claims)
+    write_atomic(out / READINGS_CSV, pd.concat([found.tried for found in findings]).to_csv(index=False))
     write_atomic(path, "\n".join(header + body))
     return Overview(path, tuple(section.missing for section in suites if section.missing))
