@@ -209,7 +209,7 @@ def test_a_variant_that_holds_a_number_is_listed_beside_the_headline_which_ignor
 
     assert ("- **KPCA's F1** (1 number, 1 within under another reading, 0 explained by a check): the reading of the "
             "threshold.") in deviations
-    assert ("  - variant `tiny_literal` (the literal reading): 1 of 1 within tolerance: KPCA f1_mean 0.910 → 0.810 "
+    assert ("  - variant `tiny_literal` (the literal reading): 1 of 1 within: KPCA f1_mean 0.910 → 0.810 "
             "(within)") in deviations
     assert "  - variant `tiny_missing`: not run" in deviations
     assert "  - tried: an oracle cut: F1 0.95" in deviations
@@ -517,3 +517,20 @@ def test_a_section_the_report_cannot_build_is_a_line_naming_what_is_missing_and_
     assert missing in result.output
     if "cannot be loaded" in missing:
         assert 'install what it imports (PyOD\'s detectors: pip install "kpca-bench[pyod]")' in text
+
+
+@pytest.mark.parametrize(("delta", "mark"), [(0.004, "within"), (0.015, "within the floor only"), (0.03, "outside")])
+def test_a_variants_number_is_held_to_the_statistical_part_in_the_deviations_too(delta, mark):
+    import pandas as pd
+
+    from kpca_bench.report.findings import Deviation
+    from kpca_bench.report.overview import Evidence, tested_lines
+
+    rows = pd.DataFrame([{"config": "c/tiny.yaml", "method": "KPCA", "metric": "auroc_mean", "ours": 0.95,
+                          "statistical": 0.005}])
+    variant = pd.DataFrame([{"config": "tiny", "method": "KPCA", "metric": "auroc_mean", "ours": 0.9 + delta,
+                             "delta": delta, "ok": delta <= 0.02, "variant": "a reading"}])
+    deviation = Deviation("P", ({"configs": ["tiny"]},), "n", "c", "a.md", variants=("tiny_v",))
+    line = tested_lines(deviation, rows, Evidence({"tiny_v": variant}, {}))[0]
+    assert line == (f"  - variant `tiny_v` (a reading): {int(mark == 'within')} of 1 within: KPCA auroc_mean 0.950 → "
+                    f"{0.9 + delta:.3f} ({mark})")

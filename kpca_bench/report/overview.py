@@ -365,6 +365,15 @@ def deviation_bullet(deviation: Deviation, count: int, by_reading: int, by_check
     return f"- **{deviation.numbers}** ({tally}): {deviation.cause}.{evidence}{_link(deviation.analysis)}"
 
 
+def _mark(hit: pd.Series, row) -> str:
+    """A variant's number, held to the headline number's statistical part: within, within the floor only, outside."""
+    statistical = getattr(row, "statistical", float("nan"))
+    frame = pd.DataFrame([{"delta": hit["delta"], "ok": bool(hit["ok"])}])
+    if readings.inside_statistics(frame, pd.Series([statistical])).iloc[0]:
+        return WITHIN
+    return FLOOR_ONLY if bool(hit["ok"]) else "outside"
+
+
 def tested_lines(deviation: Deviation, rows: pd.DataFrame, evidence: Evidence) -> list[str]:
     """Sub-bullets: what each variant and check gave for ``rows``, then the entry's other hypotheses tried."""
     lines = []
@@ -377,12 +386,11 @@ def tested_lines(deviation: Deviation, rows: pd.DataFrame, evidence: Evidence) -
         for row in rows.itertuples():
             hit = _variant_row(table, row)
             if hit is not None:
-                mark = "within" if bool(hit["ok"]) else "outside"
-                values.append(f"{row.method} {row.metric} {row.ours:.3f} → {hit['ours']:.3f} ({mark})")
+                values.append(f"{row.method} {row.metric} {row.ours:.3f} → {hit['ours']:.3f} ({_mark(hit, row)})")
         reading = table["variant"].iloc[0] if len(table) else ""
-        held = sum(v.endswith("(within)") for v in values)
+        held = sum(v.endswith(f"({WITHIN})") for v in values)
         diagnostic = "; a diagnostic, never counted" if stem in evidence.diagnostic else ""
-        lines.append(f"  - variant `{stem}` ({reading}{diagnostic}): {held} of {len(values)} within tolerance"
+        lines.append(f"  - variant `{stem}` ({reading}{diagnostic}): {held} of {len(values)} within"
                      + (f": {'; '.join(values)}" if values else ""))
     for name in deviation.checks:
         table = evidence.checks.get(name)

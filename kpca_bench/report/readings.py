@@ -308,14 +308,13 @@ def one_direction(comparison: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame
     beyond = comparison[counted(comparison) & (comparison["delta"].abs() > se)]
     rows = []
     for table, group in beyond.groupby(beyond["config"].map(table_of), sort=False):
-        above = int((group["delta"] > 0).sum())
-        same = max(above, len(group) - above)
-        if len(group) < MIN_ONE_WAY or (p := binomtest(same, len(group), 0.5).pvalue) >= alpha:
+        sign = 1 if (group["delta"] > 0).sum() * 2 >= len(group) else -1
+        side = group["delta"][group["delta"] * sign > 0].abs()
+        if len(group) < MIN_ONE_WAY or (p := binomtest(len(side), len(group), 0.5).pvalue) >= alpha:
             continue
-        side = group["delta"][group["delta"] > 0] if above >= len(group) - above else group["delta"][group["delta"] < 0]
-        rows.append({"table": table, "direction": "above" if above * 2 >= len(group) else "below", "same": same,
-                     "beyond": len(group), "smallest": float(side.abs().min() * (1 if above * 2 >= len(group) else -1)),
-                     "largest": float(side.abs().max() * (1 if above * 2 >= len(group) else -1)), "p": float(p)})
+        rows.append({"table": table, "direction": "above" if sign > 0 else "below", "same": len(side),
+                     "beyond": len(group), "smallest": sign * float(side.min()), "largest": sign * float(side.max()),
+                     "p": float(p)})
     return pd.DataFrame(rows, columns=columns)
 
 
