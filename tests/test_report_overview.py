@@ -534,3 +534,19 @@ def test_a_variants_number_is_held_to_the_statistical_part_in_the_deviations_too
     line = tested_lines(deviation, rows, Evidence({"tiny_v": variant}, {}))[0]
     assert line == (f"  - variant `tiny_v` (a reading): {int(mark == 'within')} of 1 within: KPCA auroc_mean 0.950 → "
                     f"{0.9 + delta:.3f} ({mark})")
+
+
+def test_the_counts_of_the_first_screen_are_data_beside_the_report(tree):
+    import pandas as pd
+
+    add_variant(tree, 0.81)
+    write_findings(tree, claims=[claim("holds", [])])
+    text = report(tree)
+    counts = pd.read_csv(tree / "results" / "counts.csv").set_index("paper")
+
+    total = counts.loc["all papers"]
+    assert (total["counted"], total["within"], total["low"], total["high"], total["mean"]) == (2, 1, 1, 2, 1.5)
+    assert (total["claims_hold"], total["claims"]) == (1, 1)
+    assert f"**{int(total['within'])} of {int(total['counted'])} counted numbers**" in text
+    assert list(counts.index) == ["Someone et al.", "all papers"]
+    assert (tree / "results" / "one_direction.csv").exists()

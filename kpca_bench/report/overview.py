@@ -629,6 +629,28 @@ def detail_table(findings: Sequence[PaperFindings]) -> str:
     return "\n".join(lines + ["| all papers | " + " | ".join(str(totals[key]) for key in keys) + " | |"])
 
 
+COUNTS_CSV, ONE_DIRECTION_CSV = "counts.csv", "one_direction.csv"
+
+
+def counts_frame(findings: Sequence[PaperFindings]) -> pd.DataFrame:
+    """The counts the first sentence and tables show, as data: one row per paper with numbers and one for all papers
+    (:data:`COUNTS`, and the claims that hold of the claims)."""
+    def claims_of(claims) -> dict:
+        return {"claims_hold": sum(claim.holds == "holds" for claim in claims), "claims": len(claims)}
+
+    rows = [{"paper": found.paper, **glance_counts(found), **claims_of(found.claims)}
+            for found in findings if _has_numbers(found)]
+    rows.append({"paper": "all papers", **total_counts(findings),
+                 **claims_of([claim for found in findings for claim in found.claims])})
+    return pd.DataFrame(rows, columns=["paper", *COUNTS, "claims_hold", "claims"])
+
+
+def one_direction_frame(findings: Sequence[PaperFindings]) -> pd.DataFrame:
+    """Every paper's tables whose deviations point one way (:func:`kpca_bench.report.readings.one_direction`)."""
+    frames = [readings.one_direction(found.comparison).assign(paper=found.paper) for found in findings]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
 def not_counted_lines(findings: Sequence[PaperFindings]) -> list[str]:
     """The numbers left out of the denominator, each named with why."""
     named = [f"`{Path(row.config).stem}` {row.method} {row.metric} ({verdict})"
@@ -805,7 +827,8 @@ def rules_lines() -> list[str]:
 def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT_REPRODUCTIONS_DIR,
                    out=None) -> Overview:
     """Write ``REPORT.md`` of the runs in ``results_root`` (the papers of ``reproductions_dir``, the suites of
-    ``config_dir``), with ``claims.csv`` and ``readings.csv`` beside it, into ``out`` (default ``results_root``; its
+    ``config_dir``), with ``claims.csv``, ``readings.csv``, ``counts.csv`` (:func:`counts_frame`) and
+    ``one_direction.csv`` beside it, into ``out`` (default ``results_root``; its
     figure links are relative to ``results_root``); return what was written and the sections that could not be
     built."""
     results_root = Path(results_root)
@@ -851,5 +874,7 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
     path = out / "REPORT.md"
     write_claims_csv(out / CLAIMS_CSV, claims)
     write_atomic(out / READINGS_CSV, pd.concat([found.tried for found in findings]).to_csv(index=False))
+    write_atomic(out / COUNTS_CSV, counts_frame(findings).to_csv(index=False))
+    write_atomic(out / ONE_DIRECTION_CSV, one_direction_frame(findings).to_csv(index=False))
     write_atomic(path, "\n".join(header + body))
     return Overview(path, tuple(section.missing for section in suites if section.missing))
