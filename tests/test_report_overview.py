@@ -550,3 +550,11 @@ def test_the_counts_of_the_first_screen_are_data_beside_the_report(tree):
     assert f"**{int(total['within'])} of {int(total['counted'])} counted numbers**" in text
     assert list(counts.index) == ["Someone et al.", "all papers"]
     assert (tree / "results" / "one_direction.csv").exists()
+
+
+def test_every_shipped_variant_is_a_declared_reading_of_its_paper():
+    from kpca_bench.report.overview import declared_readings
+    from kpca_bench.report.reproductions import load_reproductions
+
+    for reproduction in load_reproductions(REPO / "reproductions").values():
+        assert len(declared_readings(reproduction)) == len(reproduction.variant_paths()), reproduction.key
