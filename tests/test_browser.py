@@ -110,6 +110,17 @@ def results_root_page(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def current_report_page(tmp_path_factory):
+    """REPORT.html of the REPORT.md the current code writes from the committed records (into a temporary folder, so
+    its figures are not there: this page checks the first screen, not the figures)."""
+    from kpca_bench.report.overview import write_overview
+
+    folder = tmp_path_factory.mktemp("report")
+    written = write_overview(RESULTS, ROOT / "configs", ROOT / "reproductions", out=folder)
+    return write_markdown_html(written.path)
+
+
 def open_page(driver, path: Path, artifact: str) -> list[dict]:
     """Load ``path``, save a screenshot as test-artifacts/``artifact``.png, and return the console's errors."""
     from selenium.common.exceptions import TimeoutException
@@ -210,3 +221,26 @@ def test_a_cell_without_a_number_stays_below_the_numbers_in_both_directions(brow
     assert column(browser, table, 1) == ["0.7", "0.8", "0.9", "–"]
     header.click()
     assert column(browser, table, 1) == ["0.9", "0.8", "0.7", "–"]
+
+
+def overflow(driver, element) -> int:
+    """How many pixels ``element``'s content reaches past its box or past the window's right edge (0: none)."""
+    return driver.execute_script(
+        "const e = arguments[0], box = e.closest('.table-block') || e;"
+        "return Math.max(0, box.scrollWidth - box.clientWidth, Math.ceil(e.getBoundingClientRect().right)"
+        " - document.documentElement.clientWidth);", element)
+
+
+@pytest.mark.slow
+def test_the_reports_first_screen_is_a_sentence_and_a_table_that_fits_1280_px(browser, current_report_page):
+    """Issue 44: REPORT.html opens with the headline sentence and the compact per-paper table, with no sideways
+    overflow at 1280 px (the window's width here); the per-reading and deviation columns come below."""
+    assert browser.get_window_size()["width"] == 1280
+    open_page(browser, current_report_page, "report_first_screen")
+    first = browser.find_element("css selector", "main > p")
+    assert first.text.startswith("Under the headline configs, fixed before any result, ")
+    table = browser.find_elements("css selector", "table.sortable")[0]
+    headers = [header.text.rstrip(" \u2195") for header in table.find_elements("css selector", "thead th")]
+    assert headers[:3] == ["paper", "counted", "within (headline)"] and "claims that hold" in headers
+    assert overflow(browser, table) == 0
+    assert table.location["y"] + table.size["height"] < 1600, "the first table runs past the first screen"

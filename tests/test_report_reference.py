@@ -10,8 +10,8 @@ import yaml
 from kpca_bench.errors import ConfigError, KpcaBenchError
 from kpca_bench.experiment.config import load_config, parse_config
 from kpca_bench.report.compare import compare_with_papers
-from kpca_bench.report.reference import (config_references, diagnostic_variants, load_references, reference_folder,
-                                         references_of)
+from kpca_bench.report.reference import (config_references, declared_variants, diagnostic_variants, load_references,
+                                         reference_folder, references_of)
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = {"name": "tiny", "reference": {"paper": "Toy et al.", "dataset": "Digits"},
@@ -105,12 +105,36 @@ def test_the_tolerance_parts_and_the_diagnostic_mark_are_read_and_checked(toy):
     assert diagnostic_variants(None) == set()
 
 
-def test_every_shipped_number_shows_its_tolerance_as_its_statistical_part_or_its_floor():
-    """The tolerance is max(statistical, floor), rounded to two decimals at most (Das rounds up, Li to the nearest)."""
-    for folder in sorted((REPO / "reproductions").glob("*/reference")):
-        for entry in load_references(folder):
-            assert {"statistical", "floor"} <= set(entry), entry
-            assert abs(entry["tolerance"] - max(entry["statistical"], entry["floor"])) < 0.01, entry
+def test_a_variant_is_declared_only_by_an_entry_that_states_its_source(toy):
+    choices = [{"paper": "Toy et al.", "choice": "a", "source": "paper text", "variants": ["tiny_a"]},
+               {"paper": "Toy et al.", "choice": "b", "source": " ", "variants": ["tiny_b"]},
+               {"paper": "Toy et al.", "choice": "c", "variants": ["tiny_c"]},
+               {"paper": "Toy et al.", "choice": "d", "source": "authors' code", "variants": ["tiny_d"],
+                "diagnostic": True}]
+    (toy / "reference" / "choices.yaml").write_text(yaml.safe_dump(choices))
+    assert declared_variants(toy / "reference") == {"tiny_a": "paper text", "tiny_d": "authors' code"}
+    assert declared_variants(None) == {}
+
+
+def test_every_shipped_tolerance_is_its_larger_part_rounded_up_never_below_its_statistical_part():
+    """Every entry of every numbers.yaml: max(statistical, floor) rounded up, by less than 0.01."""
+    entries = [entry for folder in sorted((REPO / "reproductions").glob("*/reference"))
+               for entry in load_references(folder)]
+    assert len(entries) > 200
+    for entry in entries:
+        assert {"statistical", "floor"} <= set(entry), entry
+        assert entry["statistical"] <= entry["tolerance"] < max(entry["statistical"], entry["floor"]) + 0.01, entry
+        assert entry["floor"] <= entry["tolerance"], entry
+
+
+@pytest.mark.parametrize("parts", [{"statistical": 0.0645, "floor": 0.03}, {"statistical": 0.01, "floor": 0.07}])
+def test_a_tolerance_rounded_below_a_part_is_one_line_naming_the_entry(toy, parts):
+    numbers = toy / "reference" / "numbers.yaml"
+    entries = yaml.safe_load(numbers.read_text())
+    numbers.write_text(yaml.safe_dump([{**entries[0], "tolerance": 0.06, **parts}]))
+    with pytest.raises(ConfigError, match=r"numbers.yaml: entries \[0\]: the tolerance is below its statistical part "
+                                          r"or its floor; round it up"):
+        load_references(toy / "reference")
 
 
 def test_shipped_diagnostics_are_li_s_uncentred_re_and_ocsvm_predictions():

@@ -55,9 +55,11 @@ def report(
         from kpca_bench.report.overview import write_overview
 
         overview = write_overview(out, configs, reproductions)
-        typer.echo(f"wrote {overview}")
+        typer.echo(f"wrote {overview.path}")
         if html:
-            typer.echo(f"wrote {write_markdown_html(overview)}")
+            typer.echo(f"wrote {write_markdown_html(overview.path)}")
+        if overview.missing:
+            raise KpcaBenchError("\n".join(f"{overview.path} lacks a section: {line}" for line in overview.missing))
     except KpcaBenchError as error:
         fail(error)
 

@@ -5,9 +5,10 @@ Each reproduction folder keeps its paper's reference files in ``<folder>/referen
 entries, each with the keys ``paper``, ``source`` (table or figure), ``dataset`` (as the
 paper names it), ``method`` (the config label), ``metric``, ``value``, ``tolerance`` and
 ``reason`` (one line on why that tolerance), and optionally the tolerance's two parts, ``statistical``
-and ``floor`` (the tolerance is the larger, rounded), and ``by_construction`` (why the number equals
-the paper's whatever the run does). ``choices.yaml`` lists the readings a paper's configs take; an
-entry marked ``diagnostic: true`` names variants that probe the code, not readings of the paper.
+and ``floor`` (the tolerance is the larger, rounded up: never below either part), and ``by_construction`` (why the number equals
+the paper's whatever the run does). ``choices.yaml`` lists the readings a paper's configs take, each with its ``source``; a variant run is a reading
+only where an entry names it (:func:`declared_variants`); an entry marked ``diagnostic: true`` names variants that
+probe the code, not readings of the paper.
 """
 
 from __future__ import annotations
@@ -50,20 +51,42 @@ def load_references(folder) -> list[dict]:
     if not isinstance(entries, list) or bad:
         raise ConfigError(f"{path}: entries {bad} must each have the keys {', '.join(ENTRY_KEYS)} "
                           f"(optional: {', '.join(OPTIONAL_KEYS)})")
+    below = [i for i, entry in enumerate(entries) if tolerance_below_parts(entry)]
+    if below:
+        raise ConfigError(f"{path}: entries {below}: the tolerance is below its statistical part or its floor; "
+                          "round it up (a tolerance is never below either part)")
     return entries
 
 
-def diagnostic_variants(folder) -> set[str]:
-    """The variant stems that ``<folder>/choices.yaml`` lists under entries marked ``diagnostic: true``."""
+def tolerance_below_parts(entry: dict) -> bool:
+    """Whether an entry's ``tolerance`` is below its ``statistical`` part or its ``floor`` (where it gives them)."""
+    parts = [entry[key] for key in ("statistical", "floor") if isinstance(entry.get(key), (int, float))]
+    return any(entry["tolerance"] < part for part in parts)
+
+
+def _choices(folder) -> list[dict]:
+    """The entries of ``<folder>/choices.yaml``, checked; empty without the file or a folder (None)."""
     if folder is None or not (path := Path(folder) / CHOICES_FILE).exists():
-        return set()
+        return []
     entries = read_yaml(path.read_text()) or []
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ConfigError(f"{path}: must be a list of entries (paper, choice, option, source, why, variants)")
     bad = [i for i, e in enumerate(entries) if not isinstance(e.get("diagnostic", False), bool)]
     if bad:
         raise ConfigError(f"{path}: entries {bad}: diagnostic must be true or false")
-    return {str(stem) for e in entries if e.get("diagnostic", False) for stem in e.get("variants", [])}
+    return entries
+
+
+def diagnostic_variants(folder) -> set[str]:
+    """The variant stems that ``<folder>/choices.yaml`` lists under entries marked ``diagnostic: true``."""
+    return {str(stem) for e in _choices(folder) if e.get("diagnostic", False) for stem in e.get("variants", [])}
+
+
+def declared_variants(folder) -> dict[str, str]:
+    """Variant stem -> the source of the reading it runs, for every variant ``<folder>/choices.yaml`` names under an
+    entry that states its ``source``."""
+    return {str(stem): str(e["source"]) for e in _choices(folder) if str(e.get("source") or "").strip()
+            for stem in e.get("variants", [])}
 
 
 def config_references(config) -> list[dict]:
