@@ -77,11 +77,18 @@ def print_run_summary(results, seconds: float) -> None:
 
 
 def headline_lines(results) -> list[str]:
-    """The run's headline (:mod:`kpca_bench.report.run_headline`): its best methods, or a suite's top ranks."""
+    """The run's headline (:mod:`kpca_bench.report.run_headline`): its best methods, or a suite's top ranks; after
+    INCOMPLETE where trials are missing, and followed by the methods whose fits stopped on their iteration limit."""
     from kpca_bench.report.run_headline import run_headline, suite_headline
+    from kpca_bench.report.suite import incomplete_line, method_order
+    from kpca_bench.report.tables import incomplete_note, not_converged_lines
 
-    line = run_headline(results.summary) if results.ranks is None else suite_headline(results.ranks)
-    return [line] if line else []
+    if results.ranks is None:
+        incomplete, line = incomplete_note(results.summary), run_headline(results.summary)
+    else:
+        incomplete, line = incomplete_line(results.datasets), suite_headline(results.ranks)
+    return [text for text in (incomplete, line) if text] + not_converged_lines(results.records,
+                                                                                method_order(results.config))
 
 
 def print_plan(config: Path, result, n_jobs: int) -> None:

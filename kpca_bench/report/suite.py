@@ -32,7 +32,7 @@ from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.locate import data_dirs
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
-from kpca_bench.report.tables import mean_std
+from kpca_bench.report.tables import mean_std, not_converged_lines, stopped_fits, suite_marks
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.runner import planned_trials
 from kpca_bench.experiment.store import write_atomic
@@ -69,6 +69,7 @@ def dataset_table(config: Config, records: dict[str, list[dict]]) -> pd.DataFram
                 values = ok[metric].astype(float) if metric in ok else pd.Series(dtype=float)
                 row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
                 row[f"{metric}_std"] = values.std() if len(values) > 1 else np.nan
+            row["not_converged"] = stopped_fits(ok)
             if "train_capped" in ok and len(ok):
                 row["n_train_mean"] = ok["n_train"].mean()
             if "n_test_inliers" in ok and len(ok):
@@ -399,6 +400,34 @@ def related_lines(config: Config, labels: list[str]) -> list[str]:
             "as one, overstate the evidence; the groups and their sources: `kpca-bench datasets show NAME`.", ""]
 
 
+def suite_records(records: dict[str, list[dict]]) -> pd.DataFrame:
+    """Every dataset's records in one frame."""
+    return pd.DataFrame([record for mine in records.values() for record in mine])
+
+
+def flag_lines(config: Config, records: dict[str, list[dict]]) -> list[str]:
+    """The verdict's lines on flagged fits, after its first sentence: per method, its fits that stopped on their
+    iteration limit (:func:`~kpca_bench.report.tables.not_converged_lines`)."""
+    return not_converged_lines(suite_records(records), method_order(config))
+
+
+def flagged_labels(config: Config, records: dict[str, list[dict]]) -> dict[str, str]:
+    """Method -> its label in the suite's figures and rank table: its name, with how many of its fits did not
+    converge where some did not (:func:`~kpca_bench.report.tables.suite_marks`)."""
+    from kpca_bench.report.plots import marked
+
+    order = method_order(config)
+    marks = suite_marks(suite_records(records), order)
+    return {method: marked(method, marks) for method in order}
+
+
+def incomplete_line(table: pd.DataFrame) -> str | None:
+    """"INCOMPLETE, not final: ..." naming the datasets with missing or failed trials (:func:`incomplete_datasets`),
+    or None: the headline's and the figure titles' warning."""
+    incomplete = incomplete_datasets(table)
+    return f"INCOMPLETE, not final: {'; '.join(incomplete)}" if incomplete else None
+
+
 def incomplete_datasets(table: pd.DataFrame) -> list[str]:
     marks = []
     for dataset, rows in table.groupby("dataset", sort=False):
@@ -449,25 +478,31 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     from kpca_bench.report.plots import method_styles
 
     stats = suite_statistics(config, table)
-    styles = method_styles(method_order(config))
+    shown = flagged_labels(config, records)
+    styles = {shown[method]: style for method, style in method_styles(method_order(config)).items()}
+    incomplete = f"\n{note}" if (note := incomplete_line(table)) else ""
     figures = []
     for metric, label in METRICS.items():
         entry = stats[metric]
         if "ranks" in entry:
             nemenyi = config.statistics.posthoc == "nemenyi"
-            cd_diagram(entry["ranks"], entry["p_values"], styles, cd=entry["cd"] if nemenyi else None,
+            cd_diagram(entry["ranks"].rename(shown), entry["p_values"].rename(index=shown, columns=shown), styles,
+                       cd=entry["cd"] if nemenyi else None,
                        path=directory / f"cd_{metric}.png",
                        title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets; bars join "
                              f"methods {POSTHOC_NAMES[config.statistics.posthoc]} does not separate (alpha {ALPHA})"
-                             + (f", CD = {entry['cd']:.2f}" if nemenyi else ""))
+                             + (f", CD = {entry['cd']:.2f}" if nemenyi else "") + incomplete)
             write_atomic(directory / f"cd_groups_{metric}.csv",
                          statistics.group_table(entry["groups"], entry["ranks"]).to_csv(index=False))
-            rank_heatmap(entry["scores"], entry["ranks"], label=label, path=directory / f"rank_heatmap_{metric}.png",
-                         title=f"{config.name}: {label} rank of each method on each of {entry['n_datasets']} datasets")
+            rank_heatmap(entry["scores"].rename(columns=shown), entry["ranks"].rename(shown), label=label,
+                         path=directory / f"rank_heatmap_{metric}.png",
+                         title=f"{config.name}: {label} rank of each method on each of {entry['n_datasets']} datasets"
+                               + incomplete)
             figures += [f"cd_{metric}.png", f"rank_heatmap_{metric}.png"]
     if "ranks" in stats["auroc"]:
-        box_plot(stats["auroc"]["scores"], stats["auroc"]["ranks"], styles, path=directory / "auroc_box.png",
-                 title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets")
+        box_plot(stats["auroc"]["scores"].rename(columns=shown), stats["auroc"]["ranks"].rename(shown), styles,
+                 path=directory / "auroc_box.png",
+                 title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets" + incomplete)
         figures.append("auroc_box.png")
     ranks = rank_frame(stats)
     write_atomic(directory / "datasets.csv", table.to_csv(index=False))
@@ -487,7 +522,8 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
                  + "\nEvery number per metric, dataset and detector: `adbench_comparison.csv`; what the comparison "
                  "does and does not show: docs/adbench.md.\n")
     write_atomic(directory / "summary.md", text)
-    write_atomic(directory / "headline.md", headline(config, stats) + "\n")
+    write_atomic(directory / "headline.md", "\n\n".join(filter(None, [incomplete_line(table), headline(config, stats),
+                                                                      *flag_lines(config, records)])) + "\n")
     return SuiteTables(table, summary_table, ranks, stats["auroc"].get("wilcoxon", pd.DataFrame()), figures)
 
 
@@ -503,11 +539,13 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
         lines += [skipped_line(skipped), ""]
     lines += related_lines(config, list(stats["auroc"]["scores"].index))
     if text := headline(config, stats):
-        lines += ["## Where kernel PCA stands", "", text, ""]
+        lines += ["## Where kernel PCA stands", "", text, "", *[f"- {line}" for line in flag_lines(config, records)],
+                  ""]
     lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
               "in brackets a bootstrap 95 % interval over the datasets (`ranks.csv`).", ""]
     if not ranks.empty:
-        lines += [_markdown(rank_display(ranks)), ""]
+        marks = flagged_labels(config, records)
+        lines += [_markdown(rank_display(ranks.assign(method=ranks["method"].map(marks)))), ""]
     for metric, label in METRICS.items():
         lines += statistics_lines(stats[metric], metric, label, config.statistics.posthoc)
     lines += [""] + [f"![{FIGURES[name]}]({name})" for name in figures] + [""]
