@@ -32,7 +32,7 @@ from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.locate import data_dirs
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
-from kpca_bench.report.tables import mean_std, not_converged_lines, stopped_fits, suite_marks
+from kpca_bench.report.tables import mean_std, method_lines, not_converged_lines, stopped_fits, suite_marks
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.runner import planned_trials
 from kpca_bench.experiment.store import write_atomic
@@ -44,6 +44,8 @@ FIGURES = {"cd_auroc.png": "critical-difference diagram, AUROC", "cd_auprc.png":
            "rank_heatmap_auroc.png": "AUROC rank of each method on each dataset",
            "rank_heatmap_auprc.png": "AUPRC rank of each method on each dataset",
            "auroc_box.png": "AUROC per method across datasets"}
+# Where an installed package explains the comparison with ADBench's results (docs/adbench.md is not installed).
+ADBENCH_COMPARISON_HELP = f"`python -m pydoc {adbench_reference.__name__}` (installed with kpca-bench)"
 POSTHOC_NAMES = {"nemenyi": "the Nemenyi test", "wilcoxon_holm": "Wilcoxon's signed-rank test with Holm's correction"}
 
 
@@ -355,16 +357,6 @@ def setting_lines(config: Config, records: dict[str, list[dict]]) -> list[str]:
             for (described, scaling), labels in groups.items()]
 
 
-def method_lines(config: Config) -> list[str]:
-    """One line per distinct method setting (name and parameters), naming the entries that share it."""
-    groups: dict[str, list[str]] = {}
-    for method in config.methods:
-        setting = f"{method.name} {method.params}" + (f" grid {method.grid}" if method.grid else "")
-        groups.setdefault(setting, []).append(
-            method.label + (f" (scored by {method.score})" if method.score else ""))
-    return [f"method {setting}: {', '.join(labels)}" for setting, labels in groups.items()]
-
-
 def skipped_line(skipped: list[tuple[str, str]]) -> str:
     """The skipped datasets as one line of names plus how to get them (each reason once, names and this
     machine's data folders generalised, so that a committed summary reads the same anywhere)."""
@@ -520,7 +512,7 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
         write_atomic(directory / "adbench_comparison.csv", compared[0].to_csv(index=False))
         text += ("\n## Against ADBench's own results\n\n" + adbench_reference.comparison_markdown(*compared)
                  + "\nEvery number per metric, dataset and detector: `adbench_comparison.csv`; what the comparison "
-                 "does and does not show: docs/adbench.md.\n")
+                 f"does and does not show: {ADBENCH_COMPARISON_HELP}.\n")
     write_atomic(directory / "summary.md", text)
     write_atomic(directory / "headline.md", "\n\n".join(filter(None, [incomplete_line(table), headline(config, stats),
                                                                       *flag_lines(config, records)])) + "\n")

@@ -256,10 +256,12 @@ def method_cell(row) -> str:
     return str(row["method"]) + "".join(f" **({mark})**" for mark in marks)
 
 
-def summary_table_markdown(summary: pd.DataFrame) -> str:
-    """Mean ± std per method as a Markdown table: trials done / planned, failures, one column per metric present."""
+def summary_table_markdown(summary: pd.DataFrame, threshold: str | None = None) -> str:
+    """Mean ± std per method as a Markdown table: trials done / planned, failures, one column per metric present;
+    F1's heading names its ``threshold`` rule (:meth:`~kpca_bench.protocols.base.ThresholdConfig.describe`)."""
     metrics = [m for m in SUMMARY_METRICS if f"{m}_mean" in summary]
-    header = ["method", "trials", "failed", *(SUMMARY_METRICS[m][0] for m in metrics)]
+    names = {**{m: SUMMARY_METRICS[m][0] for m in metrics}, **({"f1": f"F1 (cut: {threshold})"} if threshold else {})}
+    header = ["method", "trials", "failed", *(names[m] for m in metrics)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for _, row in summary.iterrows():
         cells = [method_cell(row), f"{row['trials']} / {row['planned']}", str(row["failed"]),
@@ -280,16 +282,44 @@ NOT_CONVERGED_NOTE = ("A method marked *not converged* finished, but its fit sto
                       "unconverged model, not of the method's converged solution.")
 
 
+# F1 at the config's cut below this share of F1 at the test-prior cut (as many points flagged as there are test
+# outliers) is low because of the cut, not the ranking: the line under the summary says so.
+F1_CUT_SHARE = 0.5
+F1_CUT_NOTE = (f"F1 is scored at one cut of the outlier score (its rule beside F1), AUROC over every cut. Where a "
+               f"method's mean F1 is below {F1_CUT_SHARE:g} of its mean F1 at the test-prior cut (as many test points "
+               "flagged as there are test outliers; an oracle, it uses the test labels), the cut flags too few or too "
+               "many points for its ranking: F1 there says more about the threshold rule than about the method.")
+
+
+def f1_cut_lines(records: list[dict], methods: list[str]) -> list[str]:
+    """One line per method of ``methods`` whose mean F1 at the config's cut is below :data:`F1_CUT_SHARE` of its
+    mean F1 at the test-prior cut (``f1_by_rule`` of its finished records): both F1s, its mean recall and AUROC."""
+    frame = pd.DataFrame([{"method": r["method"], "f1": r["f1"], "recall": r.get("recall"), "auroc": r.get("auroc"),
+                           "prior": r["f1_by_rule"].get("test_prior")} for r in records
+                          if r.get("status") == "ok" and isinstance(r.get("f1_by_rule"), dict)
+                          and r.get("threshold_rule") not in ("test_prior", "test_oracle")])
+    if frame.empty:
+        return []
+    means = frame.groupby("method").mean(numeric_only=True)
+    low = means[means["f1"] < F1_CUT_SHARE * means["prior"]]
+    return [f"{method}: F1 {row.f1:.3f} at the config's cut, {row.prior:.3f} at the test-prior cut (recall "
+            f"{row.recall:.3f} at the config's cut; AUROC {row.auroc:.3f})"
+            for method, row in low.reindex([m for m in methods if m in low.index]).iterrows()]
+
+
 def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str],
-                     failures: list[str] = ()) -> str:
-    """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table, the
-    failures (:func:`failure_lines`), the figures."""
+                     failures: list[str] = (), threshold: str | None = None, f1_notes: list[str] = ()) -> str:
+    """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table (F1 headed
+    by its ``threshold`` rule), why F1 is low where it is (``f1_notes``, :func:`f1_cut_lines`), the failures
+    (:func:`failure_lines`), the figures."""
     note = incomplete_note(summary)
     warning = [f"**{note}.** Run the same command again to finish it; failed cells say why in trials.csv "
                "(status, error_type, error).", ""] if note else []
     lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", *warning,
              "Mean ± standard deviation over the finished trials (trials: done / planned).", "",
-             summary_table_markdown(summary)]
+             summary_table_markdown(summary, threshold)]
+    if f1_notes:
+        lines += [F1_CUT_NOTE, "", *[f"- {line}" for line in f1_notes], ""]
     if degenerate_marks(summary):
         lines += [DEGENERATE_NOTE, ""]
     if not_converged_marks(summary):
@@ -315,5 +345,16 @@ def run_facts(config, versions: dict, *, source: str | None = None) -> list[str]
              f"{TRIALS_DRAWN[d.draw].format(trials=config.trials)} (seed {config.seed})"]
     if config.reference is not None:
         facts.append(f"paper: {config.reference.paper}, {config.reference.dataset}")
+    facts += method_lines(config)
     facts.append(f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
     return facts
+
+
+def method_lines(config) -> list[str]:
+    """One line per distinct method setting (name and parameters), naming the entries that share it."""
+    groups: dict[str, list[str]] = {}
+    for method in config.methods:
+        setting = f"{method.name} {method.params}" + (f" grid {method.grid}" if method.grid else "")
+        groups.setdefault(setting, []).append(
+            method.label + (f" (scored by {method.score})" if method.score else ""))
+    return [f"method {setting}: {', '.join(labels)}" for setting, labels in groups.items()]
