@@ -1,6 +1,9 @@
 """A suite's tables and figures: the diagram's bars are the post-hoc test's groups, written beside it, and the
 statistics text says what the tests can find at the suite's size. Hand-built records; no data, no run."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -150,3 +153,12 @@ def test_the_skipped_line_names_no_folder_of_this_machine(tmp_path, monkeypatch)
     line = suite.skipped_line([("adbench_x", reason.replace("/x", "/adbench_x"))])
     assert str(tmp_path) not in line
     assert "$KPCA_BENCH_DATA/<name>, the cache (~/.cache/kpca-bench)/<name>" in line
+
+
+def test_the_adbench_comparison_points_to_help_that_an_installed_package_has():
+    """Not docs/adbench.md, which a pip install does not have: a command that prints the comparison's description."""
+    assert "docs/" not in suite.ADBENCH_COMPARISON_HELP
+    python, *arguments = suite.ADBENCH_COMPARISON_HELP.split("`")[1].split()
+    assert python == "python"
+    shown = subprocess.run([sys.executable, *arguments], capture_output=True, text=True, check=True).stdout
+    assert "ADBench's own per-seed unsupervised results" in shown and "names no other cause" in shown
