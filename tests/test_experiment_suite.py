@@ -284,3 +284,65 @@ def test_incomplete_datasets_name_missing_and_failed_trials():
     table = pd.DataFrame({"dataset": ["a", "a", "b"], "method": ["PCA", "OCSVM", "PCA"], "trials": [1, 5, 3],
                           "planned": [5, 5, 5], "failed": [4, 0, 0]})
     assert suite_report.incomplete_datasets(table) == ["a (PCA 1/5, 4 failed)", "b (PCA 3/5)"]
+
+
+SKPCA_STOPPED = {"name": "skpca_enet", "label": "SKPCA RE", "score": "reconstruction_error",
+                 "params": {"n_components": 3, "l1_ratio": 0.5, "gamma": "mean_pairwise", "eigen_solver": "arpack",
+                            "max_iter": 1}}
+
+
+@pytest.fixture
+def figure_texts(monkeypatch) -> dict[str, list[str]]:
+    """Every text of every figure saved (titles, tick labels, legends), by the figure's file name and folder."""
+    import matplotlib.text
+
+    from kpca_bench.report import plots
+
+    texts, save = {}, plots.save_figure
+
+    def saving(fig, path):
+        fig.canvas.draw()  # tick labels get their text when drawn
+        texts[f"{Path(path).parent.name}/{Path(path).name}"] = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+        save(fig, path)
+
+    monkeypatch.setattr(plots, "save_figure", saving)
+    return texts
+
+
+@pytest.mark.slow  # a two-dataset suite run through the command line, its figures and page
+def test_a_suite_shows_its_unconverged_fits_and_its_incompleteness_everywhere(tmp_path, monkeypatch, figure_texts):
+    config = write_config(tmp_path / "s.yaml", datasets=[NPZ, CSV], methods=[*METHODS, SKPCA_STOPPED])
+    real, calls = PROTOCOLS["adbench"].evaluate, []
+
+    def evaluate(method, split, options):
+        calls.append(method.label)
+        if method.label == "kNN" and calls.count("kNN") == 1:
+            raise ValueError("made to fail")
+        return real(method, split, options)
+
+    monkeypatch.setattr(PROTOCOLS["adbench"], "evaluate", evaluate)
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out")])  # not quiet: the headline
+    assert result.exit_code == 1, result.output  # a cell failed
+    suite = tmp_path / "out" / "suite"
+    incomplete = "INCOMPLETE, not final: example (kNN 1/2, 1 failed)"
+    verdict = "SKPCA RE: 4 of 4 fits stopped at max_iter = 1 (not converged"
+    terminal = " ".join(result.output.split())
+    assert incomplete in terminal and verdict in terminal, result.output
+    headline = (suite / "headline.md").read_text()
+    assert headline.startswith(incomplete) and verdict in headline
+    summary = (suite / "summary.md").read_text()
+    assert f"- {verdict}" in summary and "| SKPCA RE (not converged 4/4) |" in summary
+    rows = pd.read_csv(suite / "summary.csv").set_index("method")["not_converged"]
+    assert rows.to_dict() == {f"{dataset} / {method}": 2 if method == "SKPCA RE" else 0 for dataset in
+                              ("example", "example_2") for method in ("KPCA RE", "kNN", "IForest", "SKPCA RE")}
+    member = pd.read_csv(suite / "example" / "summary.csv").set_index("method")
+    assert member.loc["SKPCA RE", "not_converged"] == 2 and member.loc["KPCA RE", "not_converged"] == 0
+    assert "SKPCA RE **(not converged, stopped at max_iter = 1: 2 of 2 trials)**" in (
+        suite / "example" / "summary.md").read_text()
+    for name in ("cd_auroc.png", "rank_heatmap_auroc.png", "auroc_box.png"):
+        texts = figure_texts[f"suite/{name}"]
+        assert any("SKPCA RE (not converged 4/4)" in text for text in texts), (name, texts)
+        assert any(incomplete.replace(" ", "") in text.replace("\n", "").replace(" ", "") for text in texts), name
+    assert any(text.startswith("SKPCA RE (not converged 2/2) (AUROC") for text in figure_texts["example/roc.png"])
+    page = (suite / "report.html").read_text()
+    assert "SKPCA RE (not converged 4/4)" in page and verdict in page and "INCOMPLETE" in page

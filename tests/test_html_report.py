@@ -226,3 +226,14 @@ def test_no_html_writes_no_page_from_the_command_line_or_the_api(tmp_path):
     assert not (tmp_path / "cli" / "quickstart" / REPORT_FILE).exists()
     results = kpca_bench.run(QUICKSTART, out=tmp_path / "api", trials=1, html=False)
     assert (results.folder / "summary.md").is_file() and not (results.folder / REPORT_FILE).exists()
+
+
+def test_a_run_page_says_why_f1_is_low_beside_a_high_auroc_and_lists_the_parameters(quickstart_run):
+    """The quickstart's KPCA-Mahalanobis: F1 0.031 at the 0.95 quantile of its training scores, AUROC 0.836."""
+    result = CliRunner().invoke(app, ["report", str(quickstart_run), "--html"])
+    assert result.exit_code == 0, result.output
+    page = (quickstart_run / REPORT_FILE).read_text()
+    assert "F1 (cut: 0.95 quantile of training scores)" in page
+    assert "KPCA-Mahalanobis: F1 0.031 at the config's cut, 0.776 at the test-prior cut" in page
+    assert "KPCA: F1" not in page  # its F1 0.902 is what its ranking allows
+    assert "method kpca {'n_components': 10, 'kernel': 'rbf', 'gamma': 'mean_pairwise'}: KPCA" in page

@@ -1,4 +1,5 @@
-"""The flags a protocol puts on a finished cell's record: a model without components (issue 32), joined with others."""
+"""The flags a protocol puts on a finished cell's record: a model without components (issue 32), a fit stopped on its
+iteration limit (issue 39), joined with others."""
 
 from types import SimpleNamespace
 
@@ -7,7 +8,8 @@ import pytest
 
 from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
-from kpca_bench.protocols.base import Method, ThresholdConfig, empty_model, stored_empty_model, with_flags
+from kpca_bench.protocols.base import (Method, ThresholdConfig, empty_model, iteration_limit, stored_empty_model,
+                                      stored_iteration_limit, with_flags)
 from kpca_bench.protocols.novelty import Options, Split, evaluate_novelty
 
 
@@ -41,6 +43,65 @@ def test_flags_are_joined_and_an_empty_one_changes_nothing():
     assert with_flags(record, {"degenerate": "no components: 2 of 2 empty"})["degenerate"] == \
         "constant scores; no components: 2 of 2 empty"
     assert with_flags({"status": "ok"}, {}) == {"status": "ok"}
+
+
+SKPCA_LIMIT = ("SKPCA stopped after max_iter=6 alternations before the relative change of beta fell below tol=0.001; "
+               "raise max_iter for a converged solution")
+LARS = "Early stopping the lars path, as the residues are small and the current value of alpha is no longer well "
+
+
+@pytest.mark.parametrize("messages, n_iter, flag", [
+    ([SKPCA_LIMIT], 6.0, "stopped at max_iter = 6 (ConvergenceWarning)"),
+    (["3 of 10 sparse components stopped at max_outer_iter=300 before the outer loop converged (eps_outer); raise "
+      "max_outer_iter"], 300.0, "stopped at max_outer_iter = 300 (ConvergenceWarning)"),
+    (["L1-norm KPCA component 2: the sign pattern still changed after max_iter=100 steps; increase max_iter"], 100,
+     "stopped at max_iter = 100 (ConvergenceWarning)"),
+    (["Solver terminated early (max_iter=50).  Consider pre-processing your data"], None,
+     "stopped at max_iter = 50 (ConvergenceWarning)"),
+    (["block Krylov eigensolver stopped after 30 restarts with residual 1e-05 * lambda_1 on eigenpair 3"], None,
+     "stopped at max_restarts = 30 (ConvergenceWarning)"),
+    ([LARS, SKPCA_LIMIT], 6.0, "stopped at max_iter = 6 (ConvergenceWarning)"),
+    # k-means's duplicate points (Nystrom's landmarks) and LARS's early stop name no iteration limit.
+    (["Number of distinct clusters (148) found smaller than n_clusters (149). Possibly due to duplicate points"],
+     None, None),
+    ([LARS], 6.0, None),
+    ([], None, None),
+])
+def test_a_fit_is_flagged_not_converged_when_a_convergence_warning_names_the_limit_it_stopped_on(messages, n_iter,
+                                                                                                  flag):
+    assert iteration_limit(messages, n_iter).get("not_converged") == flag
+
+
+def stored(message, n_iter, **fields):
+    """An SKPCA record as the committed suites store it: its warnings' first messages and its iterations."""
+    return {"status": "ok", "method_name": "skpca_enet", "params": {"n_components": 10}, "n_iter": n_iter,
+            "warnings": {"ConvergenceWarning": 2}, "warning_messages": {"ConvergenceWarning": message}, **fields}
+
+
+@pytest.mark.parametrize("record, flag", [
+    (stored(SKPCA_LIMIT, 6.0), "stopped at max_iter = 6 (ConvergenceWarning)"),
+    # LARS's warning came first: n_iter at SKPCA's default max_iter (6) is the limit reached.
+    (stored(LARS, 6.0), "stopped at max_iter = 6 (n_iter = max_iter, with a ConvergenceWarning)"),
+    (stored(LARS, 20.0, params={"max_iter": 20}), "stopped at max_iter = 20 (n_iter = max_iter, with a "
+                                                  "ConvergenceWarning)"),
+    (stored(LARS, 4.0), None),  # stopped on its tolerance before the limit
+    (stored(SKPCA_LIMIT, 6.0, status="failed"), None),
+    (stored(SKPCA_LIMIT, 6.0, not_converged="stopped at max_iter = 6 (ConvergenceWarning)"), None),  # has it
+    ({"status": "ok", "method_name": "nystrom_kpca", "params": {},
+      "warning_messages": {"ConvergenceWarning": "Number of distinct clusters (148) found smaller than n_clusters"}},
+     None),
+    ({"status": "ok", "method_name": "kpca", "params": {}}, None),
+])
+def test_a_stored_record_is_read_as_not_converged_from_its_warning_and_iterations(record, flag):
+    assert stored_iteration_limit(record).get("not_converged") == flag
+
+
+def test_each_flag_is_joined_in_its_own_field():
+    record = with_flags({"status": "ok", "degenerate": "constant scores"},
+                        {"not_converged": "stopped at max_iter = 6 (ConvergenceWarning)"}, {})
+    assert record["degenerate"] == "constant scores"
+    assert record["not_converged"] == "stopped at max_iter = 6 (ConvergenceWarning)"
+    assert "not_converged" not in with_flags({"status": "ok"}, {"degenerate": "constant scores"})
 
 
 def novelty_split(seed=0):

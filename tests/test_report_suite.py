@@ -2,6 +2,8 @@
 statistics text says what the tests can find at the suite's size. Hand-built records; no data, no run."""
 
 from html.parser import HTMLParser
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -298,3 +300,12 @@ def test_the_committed_adbench_suite_under_wilcoxon_holm_draws_no_bar_over_a_sep
             assert (p_values.loc[under, under] >= 0.05).all().all(), (metric, low, high)
             # Issue 39: Holm separates SKPCA RE from L1-KPCA RE, and the clique's bar ran over SKPCA RE.
             assert not {"L1-KPCA RE", "SKPCA RE"} <= set(under) or p_values.loc["L1-KPCA RE", "SKPCA RE"] >= 0.05
+
+
+def test_the_adbench_comparison_points_to_help_that_an_installed_package_has():
+    """Not docs/adbench.md, which a pip install does not have: a command that prints the comparison's description."""
+    assert "docs/" not in suite.ADBENCH_COMPARISON_HELP
+    python, *arguments = suite.ADBENCH_COMPARISON_HELP.split("`")[1].split()
+    assert python == "python"
+    shown = subprocess.run([sys.executable, *arguments], capture_output=True, text=True, check=True).stdout
+    assert "ADBench's own per-seed unsupervised results" in shown and "names no other cause" in shown

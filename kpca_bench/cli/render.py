@@ -80,12 +80,17 @@ def print_run_summary(results, seconds: float) -> None:
 
 
 def headline_lines(results) -> list[str]:
-    """The run's headline: a suite's verdict (``Results.verdict``, what the tests support first), or a single
-    run's best methods (:mod:`kpca_bench.report.run_headline`)."""
+    """The run's headline: a suite's verdict (``Results.verdict``: INCOMPLETE where trials are missing, what the
+    tests support, the methods whose fits stopped on their iteration limit), or a single run's best methods
+    (:mod:`kpca_bench.report.run_headline`) after INCOMPLETE and followed by its unconverged fits."""
     from kpca_bench.report.run_headline import run_headline
+    from kpca_bench.report.suite import method_order
+    from kpca_bench.report.tables import incomplete_note, not_converged_lines
 
-    line = run_headline(results.summary) if results.ranks is None else results.verdict
-    return [line] if line else []
+    if results.ranks is not None:
+        return [results.verdict] if results.verdict else []
+    lines = [incomplete_note(results.summary), run_headline(results.summary)]
+    return [text for text in lines if text] + not_converged_lines(results.records, method_order(results.config))
 
 
 def print_plan(config: Path, result, n_jobs: int) -> None:

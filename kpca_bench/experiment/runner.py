@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import sklearn
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.datasets import DATASETS, Dataset, Provenance, load_dataset
@@ -42,7 +43,8 @@ from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
-from kpca_bench.protocols.base import DEFAULT_SCORE, FitShare, stored_empty_model, with_flags
+from kpca_bench.protocols.base import (DEFAULT_SCORE, FitShare, iteration_limit, stored_empty_model,
+                                      stored_iteration_limit, with_flags)
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
 from kpca_bench.experiment.execution import (bounded_workers, cell_device_fields, check_execution_device,
@@ -343,7 +345,17 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1, fit_share
             result = failed_record(cell.key, error)
     wall_time = time.perf_counter() - start  # before cell_fields, whose provenance look-ups are not the cell's work
     return {**cell_fields(cell, config), "wall_time": wall_time, "max_memory_mb": max_memory_mb,
-            "peak_memory_mb": peak.mib, **device, **warning_fields(caught), **flag_overflow(result, split, caught)}
+            "peak_memory_mb": peak.mib, **device, **warning_fields(caught),
+            **flag_iteration_limit(flag_overflow(result, split, caught), caught)}
+
+
+def flag_iteration_limit(result: dict, caught: list) -> dict:
+    """A finished ``result`` flagged ``not_converged`` if a ``ConvergenceWarning`` of the cell says its fit stopped
+    on an iteration limit (:func:`~kpca_bench.protocols.base.iteration_limit`)."""
+    if result.get("status") != "ok":
+        return result
+    messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    return with_flags(result, iteration_limit(messages, result.get("n_iter")))
 
 
 def flag_overflow(result: dict, split, caught: list) -> dict:
@@ -378,6 +390,19 @@ def degenerate_summary(records: list[dict]) -> list[str]:
     return [f"warning: {len(flagged)} of {len(records)} cells finished flagged ({reason}), e.g. "
             f"{flagged[0]['method']} trial {flagged[0]['trial']}: their numbers may mean nothing; see degenerate "
             "in trials.csv and the marks in summary.md" for reason, flagged in kinds.items()]
+
+
+def not_converged_summary(records: list[dict]) -> list[str]:
+    """One warning line per method with finished cells flagged ``not_converged`` (:func:`flag_iteration_limit`):
+    how many of its finished cells stopped on their iteration limit, and the first one's flag."""
+    finished: Counter = Counter(record["method"] for record in records if is_finished(record))
+    flagged: dict[str, list[dict]] = {}
+    for record in records:
+        if record.get("not_converged") and is_finished(record):
+            flagged.setdefault(record["method"], []).append(record)
+    return [f"warning: {method}: {len(mine)} of {finished[method]} fits stopped on their iteration limit "
+            f"({mine[0]['not_converged']}): not the method's converged model; see not_converged in trials.csv"
+            for method, mine in flagged.items()]
 
 
 def warning_fields(caught: list) -> dict:
@@ -591,7 +616,7 @@ def _run_members(config: Config, directory: Path, members: list[_Member], *, job
                         break
             finally:
                 progress.close()
-                for line in warning_summary(ran) + degenerate_summary(ran):
+                for line in warning_summary(ran) + degenerate_summary(ran) + not_converged_summary(ran):
                     notify(line)
     except BaseException as error:  # noqa: BLE001 - whatever stopped the run is raised by the caller, after the tables
         stopped_by = error
@@ -644,10 +669,12 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
 
 
 def _stored_records(config: Config, store: ResultStore, cells: list[Cell]) -> list[dict]:
-    """The stored records of ``cells`` (:func:`labelled`), each flagged as a model without components where
-    its stored fields show one that was stored before the flag was recorded (:func:`stored_empty_model`)."""
+    """The stored records of ``cells`` (:func:`labelled`), each flagged as a model without components or a fit
+    stopped on its iteration limit where its stored fields show one that was stored before the flag was recorded
+    (:func:`stored_empty_model`, :func:`stored_iteration_limit`)."""
     stored = store.load()
-    return [with_flags(labelled(stored[c.key], c, config), stored_empty_model(stored[c.key]))
+    return [with_flags(labelled(stored[c.key], c, config), stored_empty_model(stored[c.key]),
+                       stored_iteration_limit(stored[c.key]))
             for c in cells if c.key in stored]
 
 

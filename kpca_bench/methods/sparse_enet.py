@@ -270,6 +270,9 @@ class SparseKernelPCA(BaseKernelPCA):
         Alternations run.
     converged_ : bool
         Whether the relative change fell below ``tol`` within ``max_iter``.
+    relative_change_ : float
+        ``||beta - beta_prev|| / ||beta_prev||`` of the last alternation (NaN after a single one): how far
+        from ``tol`` the fit stopped.
     objective_ : ndarray of shape (n_iter_,)
         Eq. (10) after each alternation, with ``lam, lam_j`` from :func:`enet_penalties`.
     penalties_ : tuple (lam, lam_j)
@@ -333,7 +336,7 @@ class SparseKernelPCA(BaseKernelPCA):
         ridge_gram.flat[:: K.shape[0] + 1] += lam
         trace_K = float(np.trace(K))
 
-        beta_prev, objective, converged = None, [], False
+        beta_prev, objective, converged, relative_change = None, [], False, np.nan
         alternations = itertools.count(1) if self.max_iter is None else range(1, self.max_iter + 1)
         for iteration in alternations:
             beta = elastic_net_columns(ridge_gram, K @ (K @ alpha), lam_j, beta_prev)
@@ -347,6 +350,7 @@ class SparseKernelPCA(BaseKernelPCA):
             if beta_prev is not None:
                 change = np.linalg.norm(beta - beta_prev)
                 reference = np.linalg.norm(beta_prev)
+                relative_change = change / reference if reference else (0.0 if change == 0.0 else np.inf)
                 if change <= self.tol * reference or change == 0.0:
                     converged = True
             beta_prev = beta
@@ -355,6 +359,7 @@ class SparseKernelPCA(BaseKernelPCA):
 
         self.n_iter_ = iteration
         self.converged_ = converged
+        self.relative_change_ = float(relative_change)
         self.objective_ = np.asarray(objective)
         if not converged:
             warnings.warn(

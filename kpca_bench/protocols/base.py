@@ -9,7 +9,9 @@ options (parsed and checked when the config is loaded), the method entries
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import re
 import time
 import warnings
 from dataclasses import dataclass, field, fields
@@ -19,7 +21,7 @@ import numpy as np
 
 from kpca_bench.devices import to_numpy
 from kpca_bench.methods.detector import KernelSubspaceDetector, around_subspace, fitted_subspace
-from kpca_bench.methods.registry import estimator_spec, method_spec
+from kpca_bench.methods.registry import METHODS, estimator_spec, method_spec
 from kpca_bench.validation import Problems, declared, later_fields
 
 @dataclass(frozen=True, repr=False)
@@ -383,11 +385,77 @@ def stored_empty_model(record: dict) -> dict:
     return {"degenerate": f"{NO_COMPONENTS}: {counted} empty (stored sparsity 0 %)"}
 
 
+# The fields of a record that flag its numbers: why they do not measure the method (``degenerate``), and why its
+# fit is not the method's converged one (``not_converged``, :func:`iteration_limit`).
+FLAG_FIELDS = ("degenerate", "not_converged")
+
+
 def with_flags(record: dict, *flags: dict) -> dict:
-    """``record`` with the ``degenerate`` reasons of ``flags`` (each ``{}`` or ``{"degenerate": reason}``) added
-    to its own, joined by "; "."""
-    reasons = [reason for reason in (record.get("degenerate"), *(f.get("degenerate") for f in flags)) if reason]
-    return {**record, "degenerate": "; ".join(reasons)} if reasons else record
+    """``record`` with the reasons of ``flags`` (each ``{}``, ``{"degenerate": reason}`` or
+    ``{"not_converged": reason}``) added to its own of the same field, joined by "; "."""
+    joined = {}
+    for name in FLAG_FIELDS:
+        reasons = [reason for reason in (record.get(name), *(f.get(name) for f in flags)) if reason]
+        if reasons:
+            joined[name] = "; ".join(reasons)
+    return {**record, **joined}
+
+
+# A ConvergenceWarning that names the iteration limit a fit stopped on: "max_iter=6", "max_outer_iter=300"
+# (scikit-learn's solvers and this package's iterative methods) or the block eigensolver's "after 30 restarts".
+ITERATION_LIMIT = re.compile(r"(?P<name>max_\w+)\s*=\s*(?P<value>\d+)|stopped after (?P<restarts>\d+) restarts")
+
+
+def iteration_limit(messages, n_iter=None) -> dict:
+    """``{"not_converged": "stopped at max_iter = 6 (ConvergenceWarning)"}`` if one of ``messages`` (those of the
+    ``ConvergenceWarning`` warnings of a cell) says the fit stopped on its iteration limit, else ``{}``.
+
+    Such a fit finished, but on its limit rather than its tolerance: its numbers are those of an unconverged
+    model, so its record is flagged (as :func:`constant_scores` flags a degenerate one). ``n_iter``, the record's
+    iterations, is named when it differs from the limit (a limit per component or per restart).
+    """
+    for message in messages:
+        found = ITERATION_LIMIT.search(message or "")
+        if found is None:
+            continue
+        name, value = ("max_restarts", found["restarts"]) if found["restarts"] else (found["name"], found["value"])
+        ran = f", {n_iter:g} iterations" if isinstance(n_iter, (int, float)) and n_iter != int(value) else ""
+        return {"not_converged": f"stopped at {name} = {value}{ran} (ConvergenceWarning)"}
+    return {}
+
+
+def stored_iteration_limit(record: dict) -> dict:
+    """:func:`iteration_limit`'s flag for a finished record stored before it was recorded; ``{}`` when the record
+    has it or has no ``ConvergenceWarning``.
+
+    A record keeps only the first message of each warning category (``warning_messages``): where that one names
+    no limit (another ConvergenceWarning came first, e.g. LARS's early stop within SKPCA), the fit is flagged
+    when its ``n_iter`` equals its ``max_iter`` (its parameter, else its class's default).
+    """
+    if record.get("status") != "ok" or record.get("not_converged"):
+        return {}
+    message = (record.get("warning_messages") or {}).get("ConvergenceWarning")
+    if not message:
+        return {}
+    flag = iteration_limit([message], record.get("n_iter"))
+    limit = declared_max_iter(record)
+    if not flag and limit is not None and record.get("n_iter") == limit:
+        return {"not_converged": f"stopped at max_iter = {limit} (n_iter = max_iter, with a ConvergenceWarning)"}
+    return flag
+
+
+def declared_max_iter(record: dict) -> int | None:
+    """The ``max_iter`` a record's fit ran with: its parameter, else its registered method's default (None: the
+    method has none, or is not registered)."""
+    params = record.get("params") or {}
+    if isinstance(params.get("max_iter"), int):
+        return params["max_iter"]
+    spec = METHODS.get(record.get("method_name"))
+    if spec is None:
+        return None
+    default = spec.defaults.get("max_iter", inspect.signature(spec.estimator).parameters.get("max_iter"))
+    default = getattr(default, "default", default)
+    return default if isinstance(default, int) else None
 
 
 def kernel_pca_only(methods: tuple[MethodConfig, ...], problems: Problems, why: str) -> None:

@@ -126,7 +126,7 @@ def fitted_attributes(model) -> dict:
     info = {}
     if hasattr(model, "dual_coef_") and getattr(model, "X_fit_", None) is not None:
         info["sparsity"] = sparsity_percent(to_numpy(model.dual_coef_))
-    for name in ("gamma_", "n_iter_"):
+    for name in ("gamma_", "n_iter_", "relative_change_"):
         value = getattr(model, name, None)
         if isinstance(value, (int, float, np.integer, np.floating)):
             info[name.rstrip("_")] = float(value)

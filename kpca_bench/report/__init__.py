@@ -12,7 +12,7 @@ from kpca_bench.datasets import DATASETS, Provenance
 from kpca_bench.datasets.registry import PAPERS
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_plot
-from kpca_bench.report.tables import (csv_text, degenerate_marks, failure_lines, incomplete_note, run_facts,
+from kpca_bench.report.tables import (csv_text, f1_cut_lines, failure_lines, figure_marks, incomplete_note, run_facts,
                                      summary_frame, summary_markdown, trials_frame)
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.runner import RunOutcome, first_error_kept, planned_trials
@@ -72,7 +72,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     note = incomplete_note(summary)
     figure_title = title + (f"\n{note}" if note else "")
     figures = []
-    marks = degenerate_marks(summary)
+    marks = figure_marks(summary)
     ok = [r for r in records if r["status"] == "ok"]
     single = [label for label in _single_setting_labels(config) if any(r["method"] == label for r in ok)]
     if "box" in config.output.figures and single:
@@ -99,7 +99,8 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "summary.md", summary_markdown(summary, title=title,
                                                             facts=_facts(config, provenance, trials), figures=figures,
-                                                            failures=failure_lines(trials)))
+                                                            failures=failure_lines(trials), threshold=threshold,
+                                                            f1_notes=f1_cut_lines(records, order)))
     return Tables(trials, summary)
 
 

@@ -36,7 +36,7 @@ from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.locate import data_dirs
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
-from kpca_bench.report.tables import mean_std
+from kpca_bench.report.tables import mean_std, method_lines, not_converged_lines, stopped_fits, suite_marks
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.runner import planned_trials
 from kpca_bench.experiment.store import write_atomic
@@ -49,6 +49,8 @@ FIGURES = {"cd_auroc.png": "critical-difference diagram, AUROC", "cd_auprc.png":
            "rank_heatmap_auprc.png": "AUPRC rank of each method on each dataset",
            "auroc_box.png": "AUROC per method across datasets"}
 WILCOXON_FILES = {"auroc": "wilcoxon_holm.csv", "auprc": "wilcoxon_holm_auprc.csv"}
+# Where an installed package explains the comparison with ADBench's results (docs/adbench.md is not installed).
+ADBENCH_COMPARISON_HELP = f"`python -m pydoc {adbench_reference.__name__}` (installed with kpca-bench)"
 POSTHOC_NAMES = {"nemenyi": "the Nemenyi test", "wilcoxon_holm": "Wilcoxon's signed-rank test with Holm's correction"}
 
 
@@ -74,6 +76,7 @@ def dataset_table(config: Config, records: dict[str, list[dict]]) -> pd.DataFram
                 values = ok[metric].astype(float) if metric in ok else pd.Series(dtype=float)
                 row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
                 row[f"{metric}_std"] = values.std() if len(values) > 1 else np.nan
+            row["not_converged"] = stopped_fits(ok)
             if "train_capped" in ok and len(ok):
                 row["n_train_mean"] = ok["n_train"].mean()
             if "n_test_inliers" in ok and len(ok):
@@ -182,7 +185,8 @@ def box_plot(scores: pd.DataFrame, ranks: pd.Series, styles: dict[str, dict], *,
     ax.set_ylabel("AUROC (mean over trials, one point per dataset)")
     ax.set_xlabel("method (average AUROC rank), best first")
     set_title(ax, title)
-    ax.tick_params(axis="x", labelrotation=35)
+    # Anchored at their right end, long labels (a method marked not converged) do not run into their neighbours.
+    plt.setp(ax.get_xticklabels(), rotation=35, ha="right", rotation_mode="anchor")
     ax.grid(axis="y", alpha=0.3)
     save_figure(fig, path)
 
@@ -346,6 +350,7 @@ def top_rank(entry: dict) -> str:
 def headline(config: Config, stats: dict, flags: list[str] = ()) -> str:
     """The suite's verdict (:func:`verdict`) first, then ``flags`` (lines a reader must see before any rank, such
     as fits that did not converge), then where the kernel-PCA variants stand (:func:`standing`)."""
+    flags = [flag.rstrip(".") + "." for flag in flags]
     return " ".join(text for text in (verdict(stats, config.statistics.posthoc), *flags, standing(config, stats))
                     if text)
 
@@ -438,16 +443,6 @@ def setting_lines(config: Config, records: dict[str, list[dict]]) -> list[str]:
             for (described, scaling), labels in groups.items()]
 
 
-def method_lines(config: Config) -> list[str]:
-    """One line per distinct method setting (name and parameters), naming the entries that share it."""
-    groups: dict[str, list[str]] = {}
-    for method in config.methods:
-        setting = f"{method.name} {method.params}" + (f" grid {method.grid}" if method.grid else "")
-        groups.setdefault(setting, []).append(
-            method.label + (f" (scored by {method.score})" if method.score else ""))
-    return [f"method {setting}: {', '.join(labels)}" for setting, labels in groups.items()]
-
-
 def skipped_line(skipped: list[tuple[str, str]]) -> str:
     """The skipped datasets as one line of names plus how to get them (each reason once, names and this
     machine's data folders generalised, so that a committed summary reads the same anywhere)."""
@@ -481,6 +476,34 @@ def related_lines(config: Config, labels: list[str]) -> list[str]:
     return [f"**Related datasets:** {counted}: {listed}. "
             "They are not independent observations, so the tests across datasets below, which count each dataset "
             "as one, overstate the evidence; the groups and their sources: `kpca-bench datasets show NAME`.", ""]
+
+
+def suite_records(records: dict[str, list[dict]]) -> pd.DataFrame:
+    """Every dataset's records in one frame."""
+    return pd.DataFrame([record for mine in records.values() for record in mine])
+
+
+def flag_lines(config: Config, records: dict[str, list[dict]]) -> list[str]:
+    """The verdict's lines on flagged fits, after its first sentence: per method, its fits that stopped on their
+    iteration limit (:func:`~kpca_bench.report.tables.not_converged_lines`)."""
+    return not_converged_lines(suite_records(records), method_order(config))
+
+
+def flagged_labels(config: Config, records: dict[str, list[dict]]) -> dict[str, str]:
+    """Method -> its label in the suite's figures and rank table: its name, with how many of its fits did not
+    converge where some did not (:func:`~kpca_bench.report.tables.suite_marks`)."""
+    from kpca_bench.report.plots import marked
+
+    order = method_order(config)
+    marks = suite_marks(suite_records(records), order)
+    return {method: marked(method, marks) for method in order}
+
+
+def incomplete_line(table: pd.DataFrame) -> str | None:
+    """"INCOMPLETE, not final: ..." naming the datasets with missing or failed trials (:func:`incomplete_datasets`),
+    or None: the headline's and the figure titles' warning."""
+    incomplete = incomplete_datasets(table)
+    return f"INCOMPLETE, not final: {'; '.join(incomplete)}" if incomplete else None
 
 
 def incomplete_datasets(table: pd.DataFrame) -> list[str]:
@@ -535,28 +558,34 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     from kpca_bench.report.plots import method_styles
 
     stats = suite_statistics(config, table)
-    styles = method_styles(method_order(config))
+    shown = flagged_labels(config, records)
+    styles = {shown[method]: style for method, style in method_styles(method_order(config)).items()}
+    incomplete = f"\n{note}" if (note := incomplete_line(table)) else ""
     figures = []
     for metric, label in METRICS.items():
         entry = stats[metric]
         if "ranks" in entry:
             nemenyi = config.statistics.posthoc == "nemenyi"
-            cd_diagram(entry["ranks"], entry["p_values"], styles, cd=entry["cd"] if nemenyi else None,
+            cd_diagram(entry["ranks"].rename(shown), entry["p_values"].rename(index=shown, columns=shown), styles,
+                       cd=entry["cd"] if nemenyi else None,
                        path=directory / f"cd_{metric}.png",
                        title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets; each bar joins "
                              f"consecutive methods no two of which {POSTHOC_NAMES[config.statistics.posthoc]} "
                              f"separates (alpha {ALPHA})"
-                             + (f", CD = {entry['cd']:.2f}" if nemenyi else ""))
+                             + (f", CD = {entry['cd']:.2f}" if nemenyi else "") + incomplete)
             write_atomic(directory / f"cd_groups_{metric}.csv",
                          statistics.group_table(entry["groups"], entry["ranks"]).to_csv(index=False))
             write_atomic(directory / f"posthoc_p_{metric}.csv", entry["p_values"].rename_axis("method").to_csv())
             write_atomic(directory / WILCOXON_FILES[metric], entry["wilcoxon"].to_csv(index=False))
-            rank_heatmap(entry["scores"], entry["ranks"], label=label, path=directory / f"rank_heatmap_{metric}.png",
-                         title=f"{config.name}: {label} rank of each method on each of {entry['n_datasets']} datasets")
+            rank_heatmap(entry["scores"].rename(columns=shown), entry["ranks"].rename(shown), label=label,
+                         path=directory / f"rank_heatmap_{metric}.png",
+                         title=f"{config.name}: {label} rank of each method on each of {entry['n_datasets']} datasets"
+                               + incomplete)
             figures += [f"cd_{metric}.png", f"rank_heatmap_{metric}.png"]
     if "ranks" in stats["auroc"]:
-        box_plot(stats["auroc"]["scores"], stats["auroc"]["ranks"], styles, path=directory / "auroc_box.png",
-                 title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets")
+        box_plot(stats["auroc"]["scores"].rename(columns=shown), stats["auroc"]["ranks"].rename(shown), styles,
+                 path=directory / "auroc_box.png",
+                 title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets" + incomplete)
         figures.append("auroc_box.png")
     ranks = rank_frame(stats)
     write_atomic(directory / "datasets.csv", table.to_csv(index=False))
@@ -572,9 +601,10 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
         write_atomic(directory / "adbench_comparison.csv", compared[0].to_csv(index=False))
         text += ("\n## Against ADBench's own results\n\n" + adbench_reference.comparison_markdown(*compared)
                  + "\nEvery number per metric, dataset and detector: `adbench_comparison.csv`; what the comparison "
-                 "does and does not show: docs/adbench.md.\n")
+                 f"does and does not show: {ADBENCH_COMPARISON_HELP}.\n")
     write_atomic(directory / "summary.md", text)
-    text = headline(config, stats)
+    text = "\n\n".join(filter(None, [incomplete_line(table),
+                                      headline(config, stats, flags=flag_lines(config, records))]))
     write_atomic(directory / "headline.md", text + "\n")
     return SuiteTables(table, summary_table, ranks, stats["auroc"].get("wilcoxon", pd.DataFrame()), figures, text)
 
@@ -593,12 +623,14 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
         lines += [skipped_line(skipped), ""]
     lines += related_lines(config, list(stats["auroc"]["scores"].index))
     if text := standing(config, stats):
-        lines += ["## Where kernel PCA stands", "", text, ""]
+        lines += ["## Where kernel PCA stands", "", text, "", *[f"- {line}" for line in flag_lines(config, records)],
+                  ""]
     lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
               "in brackets a 95 % t interval over the datasets (`ranks.csv`; its coverage, measured by simulation: "
               "docs/statistics.md).", ""]
     if not ranks.empty:
-        lines += [_markdown(rank_display(ranks)), ""]
+        marks = flagged_labels(config, records)
+        lines += [_markdown(rank_display(ranks.assign(method=ranks["method"].map(marks)))), ""]
     for metric, label in METRICS.items():
         lines += statistics_lines(stats[metric], metric, label, config.statistics.posthoc)
     lines += [""] + [f"![{FIGURES[name]}]({name})" for name in figures] + [""]

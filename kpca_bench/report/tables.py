@@ -27,6 +27,9 @@ TRIAL_COLUMNS += ["degenerate"]
 TRIAL_COLUMNS += ["device", "gpu_model"]
 # Issue 34: the cell whose fit a cell of a fit group scored (empty: it fitted itself).
 TRIAL_COLUMNS += ["fit_shared_with"]
+# Issue 39: a fit that stopped on its iteration limit (protocols.base.iteration_limit), and how far from its
+# tolerance the last iteration was (where the method exposes it).
+TRIAL_COLUMNS += ["not_converged", "relative_change"]
 # Structured fields kept in trials.csv, written as JSON.
 JSON_COLUMNS = ("versions", "warnings")
 FITTED_ON = {"training": "fitted on the training rows", "all": "fitted on the training and test rows",
@@ -87,6 +90,13 @@ def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY
                        .reindex(summary.index, fill_value=0).astype(int))
         summary.insert(4, "degenerate_reason", flagged.groupby(flagged["method"].astype(str))["degenerate"].first()
                        .reindex(summary.index).fillna(""))
+    if "not_converged" in ok:
+        stopped = ok[ok["not_converged"].notna() & (ok["not_converged"] != "")]
+        at = list(summary.columns).index("failed") + 1 + 2 * ("degenerate" in summary)
+        summary.insert(at, "not_converged", stopped["method"].astype(str).value_counts()
+                       .reindex(summary.index, fill_value=0).astype(int))
+        summary.insert(at + 1, "not_converged_reason", stopped.groupby(stopped["method"].astype(str))[
+            "not_converged"].agg(lambda reasons: reasons.value_counts().index[0]).reindex(summary.index).fillna(""))
     return summary.rename_axis("method").reset_index()
 
 
@@ -104,6 +114,67 @@ def degenerate_marks(summary: pd.DataFrame) -> dict[str, str]:
     """Method -> the short mark of why its numbers mean nothing (its flag up to the first ":", e.g.
     "no components"), for the methods with a flagged trial; the label a figure gives them."""
     return {method: reason.split(":")[0] for method, reason in degenerate_reasons(summary).items()}
+
+
+def not_converged_marks(summary: pd.DataFrame) -> dict[str, str]:
+    """Method -> "not converged 5/5" (its fits that stopped on their iteration limit, of its finished trials),
+    for the methods with such a fit (the summary's ``not_converged``)."""
+    if "not_converged" not in summary:
+        return {}
+    stopped = summary[summary["not_converged"] > 0]
+    return {str(row.method): f"not converged {int(row.not_converged)}/{int(row.trials)}"
+            for row in stopped.itertuples()}
+
+
+def figure_marks(summary: pd.DataFrame) -> dict[str, str]:
+    """Method -> the marks a figure gives its label: why its numbers mean nothing (:func:`degenerate_marks`) and
+    how many of its fits did not converge (:func:`not_converged_marks`), joined by "; "."""
+    marks: dict[str, list[str]] = {}
+    for found in (degenerate_marks(summary), not_converged_marks(summary)):
+        for method, mark in found.items():
+            marks.setdefault(method, []).append(mark)
+    return {method: "; ".join(found) for method, found in marks.items()}
+
+
+def not_converged_counts(trials: pd.DataFrame, methods: list[str]) -> dict[str, tuple[int, int, str]]:
+    """Method -> (fits that stopped on their iteration limit, finished fits, the commonest flag) over the finished
+    rows of ``trials`` (records or trials.csv rows, of one dataset or a suite's), for those of ``methods`` with
+    such a fit, in the order of ``methods``."""
+    if trials.empty or "not_converged" not in trials:
+        return {}
+    ok = trials[trials["status"] == "ok"]
+    stopped = ok[ok["not_converged"].notna() & (ok["not_converged"] != "")]
+    counts = {}
+    for method in methods:
+        mine = stopped.loc[stopped["method"].astype(str) == method, "not_converged"]
+        if len(mine):
+            counts[method] = (len(mine), int((ok["method"].astype(str) == method).sum()), mine.value_counts().index[0])
+    return counts
+
+
+def stopped_fits(rows: pd.DataFrame) -> int:
+    """How many of ``rows`` (records or trials.csv rows) are flagged ``not_converged``."""
+    if "not_converged" not in rows:
+        return 0
+    return int((rows["not_converged"].notna() & (rows["not_converged"] != "")).sum())
+
+
+def suite_marks(trials: pd.DataFrame, methods: list[str]) -> dict[str, str]:
+    """Method -> "not converged 70/70" over a suite's records (:func:`not_converged_counts`): what its label
+    in a suite's figures and rank table carries, beside the label (:func:`~kpca_bench.report.plots.marked`)."""
+    return {method: f"not converged {stopped}/{finished}"
+            for method, (stopped, finished, _) in not_converged_counts(trials, methods).items()}
+
+
+def not_converged_lines(trials: pd.DataFrame, methods: list[str]) -> list[str]:
+    """A verdict's lines on fits that stopped on their iteration limit, one per method that has one:
+    "SKPCA RE: 70 of 70 fits stopped at max_iter = 6 (not converged; its numbers are not the method's optimum)"."""
+    lines = []
+    for method, (stopped, finished, flag) in not_converged_counts(trials, methods).items():
+        limit = flag.removesuffix(" (ConvergenceWarning)")
+        lines.append(f"{method}: {stopped} of {finished} fits {limit} (not converged: its numbers are not "
+                     "those of the method's converged solution)")
+    return lines
 
 
 def trials_used(trials: pd.DataFrame, methods: list[str]) -> str:
@@ -139,7 +210,10 @@ def completion_mark(row) -> str:
 
 
 def incomplete_note(summary: pd.DataFrame) -> str | None:
-    """One line naming the methods that are incomplete or failed, or None when every trial is done."""
+    """One line naming the methods that are incomplete or failed, or None when every trial is done (or the
+    summary, a protocol's own, counts no trials)."""
+    if not {"trials", "planned", "failed"} <= set(summary.columns):
+        return None
     marks = [f"{row['method']} {completion_mark(row)}" for _, row in summary.iterrows() if completion_mark(row)]
     if not marks:
         return None
@@ -176,13 +250,18 @@ def method_cell(row) -> str:
         marks.append("failed" if row["trials"] == 0 else "incomplete")
     if row.get("degenerate", 0):
         marks.append(f"{row['degenerate_reason']}: {row['degenerate']} of {row['trials']} trials")
+    if row.get("not_converged", 0):
+        marks.append(f"not converged, {row['not_converged_reason'].removesuffix(' (ConvergenceWarning)')}: "
+                     f"{row['not_converged']} of {row['trials']} trials")
     return str(row["method"]) + "".join(f" **({mark})**" for mark in marks)
 
 
-def summary_table_markdown(summary: pd.DataFrame) -> str:
-    """Mean ± std per method as a Markdown table: trials done / planned, failures, one column per metric present."""
+def summary_table_markdown(summary: pd.DataFrame, threshold: str | None = None) -> str:
+    """Mean ± std per method as a Markdown table: trials done / planned, failures, one column per metric present;
+    F1's heading names its ``threshold`` rule (:meth:`~kpca_bench.protocols.base.ThresholdConfig.describe`)."""
     metrics = [m for m in SUMMARY_METRICS if f"{m}_mean" in summary]
-    header = ["method", "trials", "failed", *(SUMMARY_METRICS[m][0] for m in metrics)]
+    names = {**{m: SUMMARY_METRICS[m][0] for m in metrics}, **({"f1": f"F1 (cut: {threshold})"} if threshold else {})}
+    header = ["method", "trials", "failed", *(names[m] for m in metrics)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for _, row in summary.iterrows():
         cells = [method_cell(row), f"{row['trials']} / {row['planned']}", str(row["failed"]),
@@ -196,20 +275,55 @@ DEGENERATE_NOTE = ("A method marked with a reason finished, but its numbers do n
                    "trials.csv); for instance *no components*: every component of the fitted model is empty, so "
                    "it explains no variance and scores a point by its distance to the kernel mean; *constant "
                    "scores*: every test point got the same score.")
+# Under a summary table with a method whose fit stopped on its iteration limit.
+NOT_CONVERGED_NOTE = ("A method marked *not converged* finished, but its fit stopped on its iteration limit "
+                      "(`max_iter` or the like) before its tolerance was met, with a ConvergenceWarning "
+                      "(not_converged, n_iter and relative_change in trials.csv): its numbers are those of the "
+                      "unconverged model, not of the method's converged solution.")
+
+
+# F1 at the config's cut below this share of F1 at the test-prior cut (as many points flagged as there are test
+# outliers) is low because of the cut, not the ranking: the line under the summary says so.
+F1_CUT_SHARE = 0.5
+F1_CUT_NOTE = (f"F1 is scored at one cut of the outlier score (its rule beside F1), AUROC over every cut. Where a "
+               f"method's mean F1 is below {F1_CUT_SHARE:g} of its mean F1 at the test-prior cut (as many test points "
+               "flagged as there are test outliers; an oracle, it uses the test labels), the cut flags too few or too "
+               "many points for its ranking: F1 there says more about the threshold rule than about the method.")
+
+
+def f1_cut_lines(records: list[dict], methods: list[str]) -> list[str]:
+    """One line per method of ``methods`` whose mean F1 at the config's cut is below :data:`F1_CUT_SHARE` of its
+    mean F1 at the test-prior cut (``f1_by_rule`` of its finished records): both F1s, its mean recall and AUROC."""
+    frame = pd.DataFrame([{"method": r["method"], "f1": r["f1"], "recall": r.get("recall"), "auroc": r.get("auroc"),
+                           "prior": r["f1_by_rule"].get("test_prior")} for r in records
+                          if r.get("status") == "ok" and isinstance(r.get("f1_by_rule"), dict)
+                          and r.get("threshold_rule") not in ("test_prior", "test_oracle")])
+    if frame.empty:
+        return []
+    means = frame.groupby("method").mean(numeric_only=True)
+    low = means[means["f1"] < F1_CUT_SHARE * means["prior"]]
+    return [f"{method}: F1 {row.f1:.3f} at the config's cut, {row.prior:.3f} at the test-prior cut (recall "
+            f"{row.recall:.3f} at the config's cut; AUROC {row.auroc:.3f})"
+            for method, row in low.reindex([m for m in methods if m in low.index]).iterrows()]
 
 
 def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str],
-                     failures: list[str] = ()) -> str:
-    """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table, the
-    failures (:func:`failure_lines`), the figures."""
+                     failures: list[str] = (), threshold: str | None = None, f1_notes: list[str] = ()) -> str:
+    """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table (F1 headed
+    by its ``threshold`` rule), why F1 is low where it is (``f1_notes``, :func:`f1_cut_lines`), the failures
+    (:func:`failure_lines`), the figures."""
     note = incomplete_note(summary)
     warning = [f"**{note}.** Run the same command again to finish it; failed cells say why in trials.csv "
                "(status, error_type, error).", ""] if note else []
     lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", *warning,
              "Mean ± standard deviation over the finished trials (trials: done / planned).", "",
-             summary_table_markdown(summary)]
+             summary_table_markdown(summary, threshold)]
+    if f1_notes:
+        lines += [F1_CUT_NOTE, "", *[f"- {line}" for line in f1_notes], ""]
     if degenerate_marks(summary):
         lines += [DEGENERATE_NOTE, ""]
+    if not_converged_marks(summary):
+        lines += [NOT_CONVERGED_NOTE, ""]
     if failures:
         lines += ["Failures (the first message of each kind):", "", *[f"- {line}" for line in failures], ""]
     lines += [f"![{name}]({name})" for name in figures]
@@ -231,5 +345,16 @@ def run_facts(config, versions: dict, *, source: str | None = None) -> list[str]
              f"{TRIALS_DRAWN[d.draw].format(trials=config.trials)} (seed {config.seed})"]
     if config.reference is not None:
         facts.append(f"paper: {config.reference.paper}, {config.reference.dataset}")
+    facts += method_lines(config)
     facts.append(f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
     return facts
+
+
+def method_lines(config) -> list[str]:
+    """One line per distinct method setting (name and parameters), naming the entries that share it."""
+    groups: dict[str, list[str]] = {}
+    for method in config.methods:
+        setting = f"{method.name} {method.params}" + (f" grid {method.grid}" if method.grid else "")
+        groups.setdefault(setting, []).append(
+            method.label + (f" (scored by {method.score})" if method.score else ""))
+    return [f"method {setting}: {', '.join(labels)}" for setting, labels in groups.items()]
