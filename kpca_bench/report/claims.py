@@ -400,7 +400,8 @@ def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapp
         theirs, theirs_run, other_label = (pd.Series([comparison.bound], dtype=float), ours_run,
                                            f"bound {comparison.bound:g}")
     else:
-        theirs, theirs_run = read_side(folders, theirs_config, other_label, comparison.metric, readings, setting)
+        theirs, theirs_run = read_side(folders, theirs_config, other_label, comparison.than_metric or comparison.metric,
+                                       readings, setting)
     missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
     case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_run, theirs_run),
                 setting=setting_text(setting))
@@ -592,7 +593,8 @@ def case_text(case: Case) -> str:
     if case.outcome == "not run":
         return f"`{case.config}`{runs}: {case.method} vs {case.other}: not run ({case.detail})"
     flagged = f"; degenerate model: {case.degenerate}" if case.degenerate else ""
-    return (f"`{case.config}`{runs}: {case.method} {_number(case.ours)} vs {case.other} {_number(case.theirs)} "
+    theirs = "" if case.other.startswith(f"{BOUND} ") else f" {_number(case.theirs)}"
+    return (f"`{case.config}`{runs}: {case.method} {_number(case.ours)} vs {case.other}{theirs} "
             f"({case.metric}; {case.detail}{flagged}): {case.outcome}")
 
 

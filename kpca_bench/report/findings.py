@@ -71,7 +71,8 @@ class Deviation:
 
 RULE_KINDS = ("beats", "not_worse", "steadier", "close", "faster", "bound", "most")
 DIRECTIONS = ("higher", "lower")
-RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "bound", "settings", "basis")
+RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "bound", "settings", "than_metric",
+             "basis")
 # The number each kind is held to (with its basis); ``bound`` compares with that number rather than with a method.
 BOUNDS = {"close": "margin", "faster": "factor", "bound": "bound"}
 
@@ -93,6 +94,8 @@ class Comparison:
     margin, factor, bound : the number of ``close`` / ``faster`` / ``bound``; ``basis`` says where it comes from.
     settings : for a metric stored per setting (Kim's ``explained_variation`` per kernel width and corruption),
         setting column -> the values kept; one case per setting.
+    than_metric : the metric of the ``than`` side where it differs (Wang & Tanaka compare SKPCA's sample sparsity
+        with the SVM's share of non-support vectors).
     """
 
     kind: str
@@ -105,6 +108,7 @@ class Comparison:
     factor: float | None = None
     bound: float | None = None
     settings: dict = field(default_factory=dict, hash=False, compare=False)
+    than_metric: str = ""
     basis: str = ""
 
 
@@ -214,6 +218,7 @@ def _rule(entry: dict) -> tuple[Comparison, ...]:
                             metric=str(r["metric"]), configs=tuple(r.get("configs") or entry["configs"]),
                             better=r.get("better", "higher"), margin=r.get("margin"), factor=r.get("factor"),
                             bound=r.get("bound"), settings=dict(r.get("settings") or {}),
+                            than_metric=str(r.get("than_metric", "")),
                             basis=str(r.get("basis", "")))
                  for r in (rules if isinstance(rules, list) else [rules]))
 
