@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.report.claims import (START, stored_readings, Case, case_text, claim_verdict, claims_analysis, claims_held,
-                                      claims_table,
-                                      claims_tally, evaluate_claims, write_claims_block, write_claims_csv)
+from kpca_bench.report.claims import (START, stored_readings, Case, case_text, claim_verdict, claims_analysis,
+                                      claims_held, claims_table, claims_tally, evaluate_claims, write_claims_block,
+                                      write_claims_csv)
 from kpca_bench.report.findings import load_claims
 
 AHEAD = [0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99]
@@ -186,7 +186,8 @@ def test_bad_claims_are_reported_all_at_once(tmp_path):
         load_claims(claims_file(tmp_path, entries))
 
     message = str(error.value)
-    for part in ("entry 0: rule: kind must be one of beats, not_worse, steadier, close, faster, bound, most, got 'wins'",
+    for part in ("entry 0: rule: kind must be one of beats, not_worse, steadier, close, faster, bound, most, "
+                 "got 'wins'",
                  "entry 1: rule: kind close needs a number margin",
                  "entry 2: rule: unknown key 'colour'", "entry 2: rule: config 'elsewhere' is not in the claim's configs",
                  "entry 3: holds must be one of holds, partly, not shown, fails, not run, not assessed, got 'maybe'",
@@ -512,7 +513,7 @@ def test_a_metric_stored_per_setting_gives_one_case_per_setting_kept(tmp_path):
 
     assert [(case.setting, case.outcome) for case in result.headline] == [("width 1, corruption 0.1", "tie"),
                                                                           ("width 5, corruption 0.1", "holds")]
-    assert result.holds == "partly" and result.verdict.startswith("1 of 2 datasets hold")
+    assert result.holds == "partly" and result.verdict.startswith("1 of 2 settings hold")
 
 
 def test_claims_held_counts_the_claims_that_hold_among_those_assessed(tmp_path):

@@ -464,11 +464,12 @@ def claim_verdict(cases: Sequence[Case]) -> str:
 
 
 def _tally(cases: Sequence[Case]) -> str:
-    """``1 of 2 datasets hold; cases: 3 of 4 hold (1 tie)``."""
+    """``1 of 2 datasets hold; cases: 3 of 4 hold (1 tie)`` (``settings`` where the cases are per setting)."""
     datasets = list(dataset_outcomes(cases).values())
     others = ", ".join(f"{sum(c.outcome == o for c in cases)} {o}" for o in OUTCOMES[1:]
                        if any(c.outcome == o for c in cases))
-    return (f"{datasets.count('holds')} of {len(datasets)} datasets hold; cases: "
+    unit = "settings" if cases and all(case.setting for case in cases) else "datasets"
+    return (f"{datasets.count('holds')} of {len(datasets)} {unit} hold; cases: "
             f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} hold" + (f" ({others})" if others else ""))
 
 

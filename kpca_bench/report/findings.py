@@ -71,8 +71,8 @@ class Deviation:
 
 RULE_KINDS = ("beats", "not_worse", "steadier", "close", "faster", "bound", "most")
 DIRECTIONS = ("higher", "lower")
-RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "bound", "settings", "than_metric",
-             "basis")
+RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "bound", "settings",
+             "than_metric", "basis")
 # The number each kind is held to (with its basis); ``bound`` compares with that number rather than with a method.
 BOUNDS = {"close": "margin", "faster": "factor", "bound": "bound"}
 
