@@ -87,3 +87,15 @@ def test_check_without_blessed_numbers_says_how_to_bless(workdir):
     result = invoke("check", "configs/quickstart.yaml")
     assert result.exit_code == 2
     assert "run 'kpca-bench bless configs/quickstart.yaml'" in result.stderr
+
+
+@pytest.mark.slow  # rebuilds a paper run's tables from its committed records
+def test_a_full_check_never_rewrites_the_committed_run(tmp_path, real_data_dir):
+    committed = tmp_path / "results" / "sas_ionosphere"
+    shutil.copytree(REPO / "results" / "sas_ionosphere", committed)
+    before = {path.name: path.read_bytes() for path in committed.iterdir()}
+    config = REPO / "reproductions" / "sas" / "configs" / "sas_ionosphere.yaml"
+    result = invoke("check", "--profile", "full", str(config), "--out", str(tmp_path / "results"), "--offline")
+    assert "numbers within tolerance" in result.output, result.output
+    assert {path.name: path.read_bytes() for path in committed.iterdir()} == before
+    assert (tmp_path / "results" / "scratch" / "check" / "sas_ionosphere" / "summary.csv").is_file()

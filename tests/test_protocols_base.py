@@ -8,8 +8,8 @@ import pytest
 
 from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
-from kpca_bench.protocols.base import (Method, ThresholdConfig, empty_model, iteration_limit, stored_empty_model,
-                                      stored_iteration_limit, with_flags)
+from kpca_bench.protocols.base import (Method, ThresholdConfig, constant_scores, empty_model, iteration_limit,
+                                      stored_empty_model, stored_iteration_limit, with_flags)
 from kpca_bench.protocols.novelty import Options, Split, evaluate_novelty
 
 
@@ -122,3 +122,12 @@ def test_the_novelty_record_of_a_model_without_components_carries_the_flag(estim
     assert record["status"] == "ok" and record.get("degenerate") == flag
     # Not constant scores: the empty model still ranks points, by their distance to the kernel mean.
     assert (record["sparsity"] == 0) == (flag is not None) and record["auroc"] > 0.9
+
+
+@pytest.mark.parametrize("columns, flagged", [
+    ([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], True),   # each column one value, at its own level (a sweep's MD)
+    ([[1.0, 2.0, 3.0], [1.0, 2.0, 3.5]], False),  # one column ranks the points
+    ([[0.0, 0.0], [0.0, 0.0]], True),
+])
+def test_constant_scores_of_a_sweep_are_judged_per_model_parameter(columns, flagged):
+    assert constant_scores(np.array(columns)) == ({"degenerate": "constant scores"} if flagged else {})

@@ -223,3 +223,26 @@ def test_statistics_option_defaults_to_all_settings_and_accepts_kernel_max():
     assert _sweep_options(statistics="kernel_max").statistics == "kernel_max"
     with pytest.raises(Exception, match="statistics"):
         _sweep_options(statistics="quartiles")
+
+
+@pytest.mark.parametrize("name, score", [("kpca", "mahalanobis"), ("kpca", "reconstruction_error"),
+                                         ("ocsvm_kernel", None)])
+def test_a_cell_whose_every_model_parameter_scores_constantly_is_flagged(split, name, score):
+    # test rows far from the training rows: each one's kernel row underflows to 0, so each column of scores
+    # is one value, the columns at different levels (RE's and MD's: a whole-matrix check missed them)
+    far = Split(X_train=split.X_train, X_test=split.X_test + 1e3, is_outlier=split.is_outlier)
+    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
+                           "protocol": {"name": "novelty_sweep", "nu": [0.1, 0.5]}, "methods": [{"name": "kpca"}]})
+    estimator = KernelPCA(kernel="rbf", sigma=1.0) if name == "kpca" else KernelOneClassSVM(kernel="rbf", sigma=1.0)
+    method = Method("M", name, estimator, subspace=name == "kpca", score=score)
+    record = evaluate_sweep(method, far, config.options)
+    assert set(record["auroc_by_model_param"]) == {0.5} and record["degenerate"] == "constant scores"
+
+
+def test_a_cell_with_one_ranking_model_parameter_is_not_flagged(split):
+    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
+                           "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
+    method = Method("MD", "kpca", KernelPCA(kernel="rbf", sigma=1.0), subspace=True, score="mahalanobis")
+    assert "degenerate" not in evaluate_sweep(method, split, config.options)

@@ -9,8 +9,9 @@ import pytest
 import yaml
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.report.claims import (START, stored_readings, Case, case_text, claim_verdict, claims_analysis, claims_table,
-                                      claims_tally, evaluate_claims, write_claims_block, write_claims_csv)
+from kpca_bench.report.claims import (START, stored_readings, Case, case_text, claim_verdict, claims_analysis,
+                                      claims_held, claims_table, claims_tally, evaluate_claims, write_claims_block,
+                                      write_claims_csv)
 from kpca_bench.report.findings import load_claims
 
 AHEAD = [0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99]
@@ -185,7 +186,8 @@ def test_bad_claims_are_reported_all_at_once(tmp_path):
         load_claims(claims_file(tmp_path, entries))
 
     message = str(error.value)
-    for part in ("entry 0: rule: kind must be one of beats, steadier, close, faster, got 'wins'",
+    for part in ("entry 0: rule: kind must be one of beats, not_worse, steadier, close, faster, bound, most, "
+                 "got 'wins'",
                  "entry 1: rule: kind close needs a number margin",
                  "entry 2: rule: unknown key 'colour'", "entry 2: rule: config 'elsewhere' is not in the claim's configs",
                  "entry 3: holds must be one of holds, partly, not shown, fails, not run, not assessed, got 'maybe'",
@@ -407,3 +409,172 @@ def test_a_claim_holds_per_dataset_first_a_win_over_one_method_is_not_a_dataset(
     assert [case.outcome for case in highest.headline].count("holds") == 1
     assert highest.holds == "fails"
     assert highest.verdict.startswith("0 of 3 datasets hold; cases: 1 of 6 hold")
+
+
+def sweep_run(root: Path, stem: str, best: dict[str, list[float]], constant_only: dict[str, list[bool]]) -> Path:
+    """A sweep run folder whose sweep_statistics.csv holds each entry's best per trial and its constant-score flag."""
+    folder = root / stem
+    folder.mkdir(parents=True)
+    rows = [{"entry": entry, "trial": trial, "statistic": "best", "auroc": value,
+             "constant_only": constant_only.get(entry, [False] * len(values))[trial]}
+            for entry, values in best.items() for trial, value in enumerate(values)]
+    pd.DataFrame(rows).to_csv(folder / "sweep_statistics.csv", index=False)
+    return folder
+
+
+def test_a_win_over_a_best_reached_by_constant_score_cells_alone_is_no_win(tmp_path):
+    # Li's SPECTF: RE's and OCSVM's best 0.500 come from cells whose every model parameter scored 0.5
+    folders = {"spectf": sweep_run(tmp_path, "spectf", {"MD": [0.8] * 10, "RE": [0.5] * 10, "OCSVM": [0.4] * 10},
+                                   {"RE": [True] * 9 + [False]})}
+    rule = {"kind": "beats", "method": "MD", "than": ["RE", "OCSVM"], "metric": "auroc_best"}
+    [result] = verdicts(tmp_path, [claim(["spectf"], rule)], folders)
+
+    against_re, against_ocsvm = result.headline
+    assert (against_re.outcome, against_ocsvm.outcome) == ("against a degenerate model", "holds")
+    assert "its best comes from cells whose every model parameter gave constant scores alone in 9 of 10 trials" \
+        in against_re.degenerate
+    assert result.holds == "not shown"
+
+
+def test_not_worse_holds_on_a_tie_and_fails_where_the_other_is_ahead(tmp_path):
+    folders = {"tie": run(tmp_path, "tie", {"A": AHEAD, "B": AHEAD}),
+               "behind": run(tmp_path, "behind", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+               "ahead": run(tmp_path, "ahead", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    rule = {**BEATS, "kind": "not_worse"}
+    [result] = verdicts(tmp_path, [claim(["tie", "behind", "ahead"], rule)], folders)
+
+    assert [case.outcome for case in result.headline] == ["holds", "fails", "holds"]
+    assert result.holds == "partly"
+
+
+def test_bound_holds_where_every_trial_is_beyond_it(tmp_path):
+    folders = {"sparse": run(tmp_path, "sparse", {"A": [3.0, 5.0, 11.9]}, metric="sparsity"),
+               "dense": run(tmp_path, "dense", {"A": [3.0, 12.0]}, metric="sparsity")}
+    below = {"kind": "bound", "method": "A", "metric": "sparsity", "better": "lower", "bound": 12,
+             "basis": "the abstract's 12 %"}
+    above = {**below, "better": "higher", "bound": 0}
+    under, over = verdicts(tmp_path, [claim(["sparse", "dense"], below), claim(["sparse"], above)], folders)
+
+    assert [case.outcome for case in under.headline] == ["holds", "fails"]
+    assert under.headline[1].detail == "1 of 2 trials < 12 (largest 12.0)"
+    assert under.headline[0].other == "bound 12" and under.holds == "partly"
+    assert over.holds == "holds" and "3 of 3 trials > 0 (smallest 3.000)" in over.headline[0].detail
+
+
+def test_a_bound_needs_its_number_and_no_than(tmp_path):
+    with pytest.raises(ConfigError, match="kind bound needs a number bound"):
+        load_claims(claims_file(tmp_path, [claim(["one"], {"kind": "bound", "method": "A", "metric": "f1"})]))
+
+
+def sweep_cells(root: Path, stem: str, cells: dict[str, list[list[float]]],
+                constant: dict[str, list[float]] = {}) -> Path:
+    """A sweep run whose trials.csv holds one row per cell: entry -> per trial, AUROC per sigma (1, 2, ...)."""
+    folder = root / stem
+    folder.mkdir(parents=True)
+    rows = [{"entry": entry, "method": f"{entry} (sigma={sigma + 1})", "trial": trial, "status": "ok", "auroc": value,
+             "param_sigma": sigma + 1.0, "param_kernel": "rbf",
+             "degenerate": "constant scores" if sigma + 1.0 in constant.get(entry, []) else ""}
+            for entry, trials in cells.items() for trial, values in enumerate(trials)
+            for sigma, value in enumerate(values)]
+    pd.DataFrame(rows).to_csv(folder / "trials.csv", index=False)
+    return folder
+
+
+def test_most_counts_the_kernel_parameter_values_where_the_method_is_ahead(tmp_path):
+    folders = {
+        "most": sweep_cells(tmp_path, "most", {"MD": [[0.8, 0.7, 0.4], [0.9, 0.8, 0.3]],
+                                               "RE": [[0.6, 0.6, 0.6], [0.6, 0.6, 0.6]]}),
+        "mixed": sweep_cells(tmp_path, "mixed", {"MD": [[0.8, 0.7, 0.4], [0.5, 0.5, 0.9]],
+                                                 "RE": [[0.6, 0.6, 0.6], [0.6, 0.6, 0.6]]}),
+        # ahead at one value of three, and at the other two only over RE's constant-score cells
+        "flat": sweep_cells(tmp_path, "flat", {"MD": [[0.8, 0.7, 0.4]], "RE": [[0.5, 0.5, 0.6]]},
+                            {"RE": [1.0, 2.0]}),
+    }
+    rule = {"kind": "most", "method": "MD", "than": ["RE"], "metric": "auroc"}
+    [result] = verdicts(tmp_path, [claim(["most", "mixed", "flat"], rule)], folders)
+
+    assert [case.outcome for case in result.headline] == ["holds", "tie", "fails"]
+    assert "ahead at 67%-67% of 3 kernel parameter values in 2 trials" in result.headline[0].detail
+    assert "ahead at 0%-0% of 1 kernel parameter values in 1 trials (up to 2 beside a constant-score cell left out)" \
+        in result.headline[2].detail
+
+
+def test_a_metric_stored_per_setting_gives_one_case_per_setting_kept(tmp_path):
+    folder = tmp_path / "robust"
+    folder.mkdir()
+    rows = [{"entry": entry, "trial": trial, "width": width, "corruption": corruption,
+             "explained_variation": value + (0.1 if entry == "L1" and width == 5 else 0)}
+            for trial, value in enumerate(AHEAD) for entry in ("L1", "L2") for width in (1, 5)
+            for corruption in (0.0, 0.1)]
+    pd.DataFrame(rows).to_csv(folder / "robustness.csv", index=False)
+    rule = {"kind": "beats", "method": "L1", "than": ["L2"], "metric": "explained_variation",
+            "settings": {"corruption": [0.1]}}
+    [result] = verdicts(tmp_path, [claim(["robust"], rule)], {"robust": folder})
+
+    assert [(case.setting, case.outcome) for case in result.headline] == [("width 1, corruption 0.1", "tie"),
+                                                                          ("width 5, corruption 0.1", "holds")]
+    assert result.holds == "partly" and result.verdict.startswith("1 of 2 settings hold")
+
+
+def test_claims_held_counts_the_claims_that_hold_among_those_assessed(tmp_path):
+    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    by_hand = {"paper": "P", "claim": "c", "source": "s", "configs": [], "holds": "not assessed",
+               "verdict": "a figure: no record measures it", "evidence": "e"}
+    results = verdicts(tmp_path, [claim(["one"], BEATS), claim(["absent"], BEATS), by_hand],
+                       {**folders, "absent": tmp_path / "absent"})
+
+    assert claims_held(results) == (1, 1)
+
+
+def test_the_other_side_may_be_read_on_another_metric(tmp_path):
+    folder = run(tmp_path, "one", {"A": AHEAD, "B": [0.1] * 10}, metric="sample_sparsity")
+    trials = pd.read_csv(folder / "trials.csv").assign(sv_sparsity=lambda t: t["sample_sparsity"] * 0 + 0.5)
+    trials.to_csv(folder / "trials.csv", index=False)
+    rule = {"kind": "beats", "method": "A", "than": ["B"], "metric": "sample_sparsity", "than_metric": "sv_sparsity"}
+    [result] = verdicts(tmp_path, [claim(["one"], rule)], {"one": folder})
+
+    assert result.headline[0].theirs == pytest.approx(0.5) and result.holds == "holds"
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_claim_of_the_five_papers_is_computed_or_says_why_not():
+    claims = {paper: load_claims(REPO / "reproductions" / paper / "reference")
+              for paper in ("das", "kim", "li", "sas", "wang")}
+    assert sum(map(len, claims.values())) >= 48
+    for paper, entries in claims.items():
+        for entry in entries:
+            assert entry.rule or (entry.holds and entry.verdict and entry.evidence), (paper, entry.claim)
+            assert entry.source, (paper, entry.claim)
+    # Kim's are computed wherever the records hold the numbers: by hand only what no record measures
+    assert {entry.holds for entry in claims["kim"] if not entry.rule} == {"not assessed"}
+    assert sum(bool(entry.rule) for entry in claims["kim"]) == 5
+
+
+def test_li_spectf_committed_records_flag_the_constant_cells_and_the_claim_counts_no_win_over_them(tmp_path):
+    import json
+
+    from kpca_bench.experiment.config import load_config
+    from kpca_bench.report.sweep import statistics_frame, sweep_frame
+
+    records = [json.loads(line) for line in (REPO / "results" / "li_spectf" / "records.jsonl").open()]
+    flat = [r for r in records if r["status"] == "ok" and set(r["auroc_by_model_param"]) == {0.5}]
+    assert {r["entry"] for r in flat} == {"MD", "RE", "OCSVM"}
+    assert all(r.get("degenerate") == "constant scores" for r in flat)
+    frame = sweep_frame(load_config(REPO / "reproductions" / "li" / "configs" / "li_spectf.yaml"), records)
+    folder = tmp_path / "li_spectf"
+    folder.mkdir()
+    statistics_frame(frame).to_csv(folder / "sweep_statistics.csv", index=False)
+    [highest] = [c for c in load_claims(REPO / "reproductions" / "li" / "reference") if "SPECTF, Thyroid" in c.claim]
+    spectf = replace_configs(highest, ["li_spectf"])
+    [result] = evaluate_claims([spectf], {"li_spectf": folder})
+
+    assert [(case.other, case.outcome) for case in result.headline] == [("RE", "against a degenerate model"),
+                                                                         ("OCSVM", "against a degenerate model")]
+    assert result.holds == "not shown"
+
+
+def replace_configs(entry, configs):
+    from dataclasses import replace
+    return replace(entry, configs=tuple(configs), rule=tuple(replace(c, configs=tuple(configs)) for c in entry.rule))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -164,3 +165,21 @@ def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy
         assert "| `tiny` | KPCA **(no components)** | auroc_mean | 0.900 | 0.910 |" in table
     else:
         assert line is None and "| `tiny` | KPCA | auroc_mean |" in table
+
+
+def test_a_sweep_number_reached_by_constant_score_cells_alone_is_marked(toy, tmp_path):
+    """Issue 44: the table's number is the median over the trials; constant-score cells alone reach it in most."""
+    path = toy / "configs" / "tiny.yaml"
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "summary.csv").write_text("method,trials,auroc_best,auroc_min\nKPCA,3,0.5,0.2\n")
+    rows = [{"entry": "KPCA", "trial": trial, "statistic": statistic, "auroc": 0.5,
+             "constant_only": statistic == "best" and trial < 2} for trial in range(3) for statistic in ("best", "min")]
+    pd.DataFrame(rows).to_csv(run / "sweep_statistics.csv", index=False)
+    numbers = [{**number("Digits", 0.9), "metric": metric} for metric in ("auroc_best", "auroc_min")]
+    (toy / "reference" / "numbers.yaml").write_text(yaml.safe_dump(numbers))
+    comparison = compare_with_papers(str(path), load_config(path), run).set_index("metric")
+
+    assert comparison.loc["auroc_best", "degenerate"] == ("constant scores: its best comes from constant-score cells "
+                                                          "alone in 2 of 3 trials")
+    assert comparison.loc["auroc_min", "degenerate"] == ""

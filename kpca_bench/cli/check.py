@@ -55,7 +55,8 @@ def check(
 
     quick: against the blessed numbers (OUT/reference/quick.csv); full: against
     the papers' numbers (reproductions/<paper>/reference/numbers.yaml). Prints config, method,
-    metric, reference, ours, delta, tolerance, ok; exit code 1 on any miss.
+    metric, reference, ours, delta, tolerance, ok; exit code 1 on any miss. A full check never rewrites
+    OUT/<name>/ (committed runs): it runs in a copy of each run's records under OUT/scratch/check/.
     """
     import pandas as pd
 
@@ -66,7 +67,8 @@ def check(
         paths = configs or default_check_configs(profile, out)
         tables = []
         for path in paths:
-            results = run_config(path, profile=profile, out=out, n_jobs=n_jobs, offline=offline, quiet=quiet,
+            root = out if profile == "quick" else scratch_copy(path, out)
+            results = run_config(path, profile=profile, out=root, n_jobs=n_jobs, offline=offline, quiet=quiet,
                                  scheduler=scheduler, max_memory=max_memory)
             require_no_failures(results.outcome)
             tables.append(compare_run(out, path.as_posix(), results.config, results.folder))
@@ -78,6 +80,28 @@ def check(
     typer.echo(f"{len(table) - failed} of {len(table)} numbers within tolerance")
     if failed:
         raise typer.Exit(1)
+
+
+SCRATCH = Path("scratch") / "check"
+
+
+def scratch_copy(config_path: Path, out: Path) -> Path:
+    """The results root a full check of ``config_path`` runs in: ``OUT/scratch/check/``, holding a copy of the
+    records of ``OUT/<name>/`` (copied again when those are newer), so finished cells are reused and the tables
+    are rebuilt there, never over the committed run's files."""
+    import shutil
+
+    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.runner import experiment_directory
+    from kpca_bench.experiment.store import RECORDS_FILE
+
+    root = Path(out) / SCRATCH
+    source = experiment_directory(load_config(config_path), out) / RECORDS_FILE
+    target = experiment_directory(load_config(config_path), root) / RECORDS_FILE
+    if source.is_file() and (not target.is_file() or source.stat().st_mtime > target.stat().st_mtime):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    return root
 
 
 def default_check_configs(profile: str, out: Path) -> list[Path]:

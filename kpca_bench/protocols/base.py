@@ -342,10 +342,18 @@ def constant_scores(scores) -> dict:
 
     Equal scores rank nothing (AUROC 0.5, every point above or below any cut): the cell finished,
     but its numbers say nothing about the method, so its record is flagged rather than failed.
+    ``scores`` of two dimensions hold one column per model parameter of a sweep (test points x
+    parameters): flagged when every column is constant, whatever the columns' levels (a Mahalanobis
+    distance summed over ``p`` components grows with ``p``, so its all-0.5 cells are constant per
+    column only).
     """
     scores = np.asarray(scores, dtype=float)
-    spread = np.ptp(scores) if scores.size else 0.0
-    return {"degenerate": "constant scores"} if spread <= ROUNDING * np.max(np.abs(scores), initial=0.0) else {}
+    columns = scores.reshape(len(scores), -1) if scores.ndim else scores.reshape(1, 1)
+    if not columns.size:
+        return {"degenerate": "constant scores"}
+    spread = np.ptp(columns, axis=0)
+    flat = spread <= ROUNDING * np.max(np.abs(columns), axis=0, initial=0.0)
+    return {"degenerate": "constant scores"} if np.all(flat) else {}
 
 
 # Scores closer than this, relative to their size, differ by rounding alone.

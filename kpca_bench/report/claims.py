@@ -93,11 +93,38 @@ def _csv(path: Path) -> pd.DataFrame | None:
 
 
 SWEEP_STATISTICS = {metric: statistic for statistic, metric in SWEEP_METRICS.items()}
+# Metrics stored per setting in a long table of the run (file, its setting columns): Kim's robustness protocol.
+SETTING_METRICS = {"explained_variation": ("robustness.csv", ("width", "corruption"))}
 
 
-def trial_values(folder: Path, metric: str) -> pd.DataFrame | None:
+def settings_of(folder: Path | None, metric: str, kept: Mapping[str, Sequence] = {}) -> list[dict]:
+    """The settings (setting column -> value) the run ``folder`` stores ``metric`` for, those of ``kept`` only
+    (column -> values kept); ``[{}]`` for a metric not stored per setting or a run without the file."""
+    if metric not in SETTING_METRICS or folder is None:
+        return [{}]
+    name, columns = SETTING_METRICS[metric]
+    table = _csv(Path(folder) / name)
+    if table is None:
+        return [{}]
+    for column, values in kept.items():
+        table = table[table[column].isin(values)]
+    return [dict(zip(columns, values)) for values in table[list(columns)].drop_duplicates().itertuples(index=False)]
+
+
+def setting_text(setting: Mapping) -> str:
+    return ", ".join(f"{key} {value:g}" for key, value in setting.items())
+
+
+def trial_values(folder: Path, metric: str, setting: Mapping = {}) -> pd.DataFrame | None:
     """Trial x method label -> ``metric`` in the run folder ``folder``: a column of its ``trials.csv`` (ok trials
-    only) or a sweep statistic of its ``sweep_statistics.csv``; None if the folder holds neither."""
+    only), a sweep statistic of its ``sweep_statistics.csv``, or a metric stored per setting (``setting``:
+    column -> value, :data:`SETTING_METRICS`, by entry); None if the folder holds none of them."""
+    if metric in SETTING_METRICS:
+        table = _csv(Path(folder) / SETTING_METRICS[metric][0])
+        if table is None or not setting:
+            return None
+        rows = table[(table[list(setting)] == pd.Series(setting)).all(axis=1)]
+        return rows.pivot_table(index="trial", columns="entry", values=metric, aggfunc="mean")
     if metric in SWEEP_STATISTICS:
         sweep = _csv(Path(folder) / "sweep_statistics.csv")
         if sweep is None:
@@ -130,6 +157,12 @@ class Case:
     detail: str = ""
     runs: tuple[str, ...] = ()
     degenerate: str = ""
+    setting: str = ""
+
+    @property
+    def where(self) -> str:
+        """The config, with the setting of a metric stored per setting: what a claim's cases are combined over."""
+        return f"{self.config} ({self.setting})" if self.setting else self.config
 
 
 def side(label: str, config: str) -> tuple[str, str]:
@@ -138,10 +171,12 @@ def side(label: str, config: str) -> tuple[str, str]:
     return (name, other) if at else (label, config)
 
 
-def _values(folders: Mapping[str, Path], stem: str, label: str, metric: str) -> pd.Series | str:
-    """The ``metric`` values of method ``label`` in the run of ``stem``, by trial; or why there are none."""
+def _values(folders: Mapping[str, Path], stem: str, label: str, metric: str,
+            setting: Mapping = {}) -> pd.Series | str:
+    """The ``metric`` values of method ``label`` in the run of ``stem`` (at ``setting``), by trial; or why there
+    are none."""
     folder = folders.get(stem)
-    table = None if folder is None else trial_values(folder, metric)
+    table = None if folder is None else trial_values(folder, metric, setting)
     if table is None:
         return f"no {metric} in the records of {stem}"
     if label not in table.columns:
@@ -150,11 +185,26 @@ def _values(folders: Mapping[str, Path], stem: str, label: str, metric: str) -> 
     return values if len(values) else f"no finished trial of {label!r} in {stem}"
 
 
-def degenerate_reason(folders: Mapping[str, Path], stem: str, label: str) -> str:
-    """Why the run of ``stem`` flags method ``label``'s model degenerate (its ``summary.csv``), or ``""``."""
+def degenerate_reason(folders: Mapping[str, Path], stem: str, label: str, metric: str = "") -> str:
+    """Why the run of ``stem`` flags method ``label``'s model degenerate (its ``summary.csv``), or ``""``; for a
+    sweep statistic, why its value says nothing of the method: reached by constant-score cells alone in some
+    trial (``sweep_statistics.csv``'s ``constant_only``)."""
     folder = folders.get(stem)
+    if folder is not None and metric in SWEEP_STATISTICS:
+        return constant_reason(Path(folder), label, SWEEP_STATISTICS[metric])
     summary = None if folder is None else _csv(Path(folder) / "summary.csv")
     return "" if summary is None else degenerate_reasons(summary).get(label, "")
+
+
+def constant_reason(folder: Path, entry: str, statistic: str) -> str:
+    """``constant scores: its best comes from constant-score cells alone in 9 of 10 trials``, or ``""``."""
+    sweep = _csv(folder / "sweep_statistics.csv")
+    if sweep is None or "constant_only" not in sweep:
+        return ""
+    rows = sweep[(sweep["entry"] == entry) & (sweep["statistic"] == statistic)]
+    flagged = int(rows["constant_only"].astype(str).eq("True").sum())
+    return (f"constant scores: its {statistic} comes from cells whose every model parameter gave constant scores "
+            f"alone in {flagged} of {len(rows)} trials") if flagged else ""
 
 
 def _number(value: float) -> str:
@@ -237,45 +287,131 @@ def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) ->
                                                                  f"{comparison.factor:g}"
 
 
+def not_worse_outcome(ours: pd.Series, theirs: pd.Series, better: str, paired: bool = True) -> tuple[str, str]:
+    """``not_worse`` (a paper's "competitive"): ``beats``'s test the other way round: ``fails`` where the other is
+    ahead with p < :data:`ALPHA`, ``holds`` where it is not (the method ahead, or the trials do not separate them)."""
+    outcome, detail = (paired_outcome if paired else unpaired_outcome)(ours, theirs, better)
+    return ("holds" if outcome == "tie" else outcome), detail
+
+
+def bound_value_outcome(comparison: Comparison, ours: pd.Series) -> tuple[str, str]:
+    """``bound``: ``holds`` where every trial's value is beyond the comparison's ``bound`` (below it for
+    ``better: lower``, above it for ``higher``), else ``fails``, with the trials beyond it counted."""
+    beyond = ours < comparison.bound if comparison.better == "lower" else ours > comparison.bound
+    sign, extreme = ("<", ours.max()) if comparison.better == "lower" else (">", ours.min())
+    detail = (f"{int(beyond.sum())} of {len(ours)} trials {sign} {comparison.bound:g} "
+              f"({'largest' if sign == '<' else 'smallest'} {_number(float(extreme))})")
+    return ("holds" if beyond.all() else "fails"), detail
+
+
 def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series,
                  paired: bool = True) -> tuple[str, str]:
     """The outcome of ``comparison`` on the two methods' values by trial, and the test or bound behind it;
     ``paired``: whether both sides come from the same run (their trials the same splits)."""
     if comparison.kind == "beats":
         return (paired_outcome if paired else unpaired_outcome)(ours, theirs, comparison.better)
+    if comparison.kind == "not_worse":
+        return not_worse_outcome(ours, theirs, comparison.better, paired)
     if comparison.kind == "steadier":
         return spread_outcome(ours, theirs)
+    if comparison.kind == "bound":
+        return bound_value_outcome(comparison, ours)
     return bound_outcome(comparison, ours, theirs)
 
 
+def kernel_table(folder: Path | None, label: str, metric: str) -> tuple[pd.DataFrame, pd.DataFrame] | str:
+    """A sweep's ``metric`` of entry ``label`` per trial (rows) and kernel parameter value (columns), from the run's
+    ``trials.csv`` (one row per cell), and which of those cells its record flags with constant scores; or why
+    there is none."""
+    trials = None if folder is None else _csv(Path(folder) / "trials.csv")
+    if trials is None or "entry" not in trials or metric not in trials:
+        return f"no {metric} per kernel parameter in {folder}"
+    rows = trials[(trials["entry"] == label) & (trials["status"] == "ok")]
+    swept = [c for c in rows.columns if c.startswith("param_") and rows[c].nunique() > 1]
+    if rows.empty or len(swept) != 1:
+        return f"no sweep of {label!r} over one kernel parameter in {Path(folder).name}"
+    flags = rows["degenerate"].astype(str).str.contains("constant scores") if "degenerate" in rows else False
+    rows = rows.assign(constant=flags)
+    values = rows.pivot_table(index="trial", columns=swept[0], values=metric, aggfunc="mean")
+    return values, rows.pivot_table(index="trial", columns=swept[0], values="constant", aggfunc="max").astype(bool)
+
+
+def most_outcome(ours: pd.DataFrame, theirs: pd.DataFrame, constant: pd.DataFrame, better: str) -> tuple[str, str]:
+    """``most``: per trial, the share of kernel parameter values at which the method is ahead of the other, leaving
+    out the values where the other's cell has constant scores (no win over a model that ranks nothing):
+    ``holds`` where it is ahead at more than half of them in every trial, ``fails`` where at no more than half in
+    every trial, else ``tie`` (the trials disagree)."""
+    ahead = (ours - theirs) * (1 if better == "higher" else -1) > 0
+    compared = ours.notna() & theirs.notna() & ~constant.reindex_like(theirs).fillna(False).astype(bool)
+    shares = (ahead & compared).sum(axis=1) / compared.sum(axis=1)
+    shares = shares[compared.sum(axis=1) > 0]
+    if shares.empty:
+        return "not run", "no kernel parameter value with both sides"
+    left_out = int((ours.notna() & theirs.notna()).sum(axis=1).max() - compared.sum(axis=1).min())
+    detail = (f"ahead at {shares.min():.0%}-{shares.max():.0%} of {int(compared.sum(axis=1).max())} kernel parameter "
+              f"values in {len(shares)} trials" + (f" (up to {left_out} beside a constant-score cell left out)"
+                                                    if left_out else ""))
+    if (shares > 0.5).all():
+        return "holds", detail
+    return ("fails" if (shares <= 0.5).all() else "tie"), detail
+
+
+def evaluate_most(comparison: Comparison, config: str, other: str, folders: Mapping[str, Path]) -> Case:
+    """One ``most`` case: the method against ``other`` at each kernel parameter value of ``config``'s sweep."""
+    (label, ours_config), (other_label, theirs_config) = side(comparison.method, config), side(other, config)
+    ours = kernel_table(folders.get(ours_config), label, comparison.metric)
+    theirs = kernel_table(folders.get(theirs_config), other_label, comparison.metric)
+    case = dict(config=config, method=label, other=other_label, metric=comparison.metric,
+                runs=(ours_config, theirs_config))
+    missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
+    if missing:
+        return Case(**case, outcome="not run", detail="; ".join(missing))
+    outcome, detail = most_outcome(ours[0], theirs[0], theirs[1], comparison.better)
+    return Case(**case, outcome=outcome, detail=detail, ours=float(ours[0].stack().mean()),
+                theirs=float(theirs[0].stack().mean()))
+
+
 def read_side(folders: Mapping[str, Path], config: str, label: str, metric: str,
-              readings: Mapping[str, str | None]) -> tuple[pd.Series | str, str]:
-    """The ``metric`` values of ``label`` on ``config`` under ``readings``, and the run they come from: the
-    reading's variant run, or the headline's where the variant has no such method (a variant re-runs only the
-    methods its reading concerns)."""
+              readings: Mapping[str, str | None], setting: Mapping = {}) -> tuple[pd.Series | str, str]:
+    """The ``metric`` values of ``label`` on ``config`` (at ``setting``) under ``readings``, and the run they come
+    from: the reading's variant run, or the headline's where the variant has no such method (a variant re-runs only
+    the methods its reading concerns)."""
     variant = readings.get(config)
     if variant:
-        values = _values(folders, variant, label, metric)
+        values = _values(folders, variant, label, metric, setting)
         if not isinstance(values, str):
             return values, variant
-    return _values(folders, config, label, metric), config
+    return _values(folders, config, label, metric, setting), config
+
+
+BOUND = "bound"
 
 
 def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapping[str, Path],
-                  readings: Mapping[str, str | None]) -> Case:
-    """One case of ``comparison``: its method against ``other`` on ``config``, each side read from the run of its
-    config's reading (``readings``; the headline where it names none, :func:`read_side`)."""
+                  readings: Mapping[str, str | None], setting: Mapping = {}) -> Case:
+    """One case of ``comparison``: its method against ``other`` on ``config`` (at ``setting``, for a metric stored
+    per setting), each side read from the run of its config's reading (``readings``; the headline where it names
+    none, :func:`read_side`); against the comparison's bound where ``other`` is :data:`BOUND`."""
+    if comparison.kind == "most":
+        return evaluate_most(comparison, config, other, folders)
     (label, ours_config), (other_label, theirs_config) = side(comparison.method, config), side(other, config)
-    ours, ours_run = read_side(folders, ours_config, label, comparison.metric, readings)
-    theirs, theirs_run = read_side(folders, theirs_config, other_label, comparison.metric, readings)
+    ours, ours_run = read_side(folders, ours_config, label, comparison.metric, readings, setting)
+    if other == BOUND:
+        theirs, theirs_run, other_label = (pd.Series([comparison.bound], dtype=float), ours_run,
+                                           f"bound {comparison.bound:g}")
+    else:
+        theirs, theirs_run = read_side(folders, theirs_config, other_label, comparison.than_metric or comparison.metric,
+                                       readings, setting)
     missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
-    case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_run, theirs_run))
+    case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_run, theirs_run),
+                setting=setting_text(setting))
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
     outcome, detail = case_outcome(comparison, ours, theirs, paired=ours_run == theirs_run)
-    flags = {name: degenerate_reason(folders, run, name) for name, run in ((label, ours_run), (other_label, theirs_run))}
-    if flags[other_label] and outcome != "not run":
-        # a win over a model that measures nothing of its method (no components, ...) is no win
+    flags = {name: degenerate_reason(folders, run, name, comparison.metric)
+             for name, run in ((label, ours_run), (other_label, theirs_run)) if other != BOUND or name == label}
+    if flags.get(other_label) and outcome != "not run":
+        # a win over a model that measures nothing of its method (no components, constant scores, ...) is no win
         outcome, detail = DEGENERATE, f"{detail}; {outcome} before the flag"
     degenerate = "; ".join(f"{name}: {reason}" for name, reason in flags.items() if reason)
     return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()),
@@ -284,9 +420,12 @@ def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapp
 
 def evaluate_rule(claim: Claim, folders: Mapping[str, Path],
                   readings: Mapping[str, str | None] = {}) -> tuple[Case, ...]:
-    """Every case of ``claim``'s rule: per comparison, per config it names, per method it compares with."""
-    return tuple(evaluate_case(comparison, config, other, folders, readings)
-                 for comparison in claim.rule for config in comparison.configs for other in comparison.than)
+    """Every case of ``claim``'s rule: per comparison, per config it names (per setting, for a metric stored per
+    setting), per method it compares with (the bound, for ``bound``)."""
+    return tuple(evaluate_case(comparison, config, other, folders, readings, setting)
+                 for comparison in claim.rule for config in comparison.configs
+                 for setting in settings_of(folders.get(config), comparison.metric, comparison.settings)
+                 for other in (comparison.than or (BOUND,)))
 
 
 NOT_SHOWN = "not shown"
@@ -306,8 +445,8 @@ def dataset_outcome(cases: Sequence[Case]) -> str:
 
 def dataset_outcomes(cases: Sequence[Case]) -> dict[str, str]:
     """Config -> its cases combined (:func:`dataset_outcome`), in the cases' order."""
-    configs = dict.fromkeys(case.config for case in cases)
-    return {config: dataset_outcome([case for case in cases if case.config == config]) for config in configs}
+    configs = dict.fromkeys(case.where for case in cases)
+    return {config: dataset_outcome([case for case in cases if case.where == config]) for config in configs}
 
 
 def claim_verdict(cases: Sequence[Case]) -> str:
@@ -325,11 +464,12 @@ def claim_verdict(cases: Sequence[Case]) -> str:
 
 
 def _tally(cases: Sequence[Case]) -> str:
-    """``1 of 2 datasets hold; cases: 3 of 4 hold (1 tie)``."""
+    """``1 of 2 datasets hold; cases: 3 of 4 hold (1 tie)`` (``settings`` where the cases are per setting)."""
     datasets = list(dataset_outcomes(cases).values())
     others = ", ".join(f"{sum(c.outcome == o for c in cases)} {o}" for o in OUTCOMES[1:]
                        if any(c.outcome == o for c in cases))
-    return (f"{datasets.count('holds')} of {len(datasets)} datasets hold; cases: "
+    unit = "settings" if cases and all(case.setting for case in cases) else "datasets"
+    return (f"{datasets.count('holds')} of {len(datasets)} {unit} hold; cases: "
             f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} hold" + (f" ({others})" if others else ""))
 
 
@@ -414,10 +554,10 @@ def claims_frame(claims: Sequence[ClaimResult]) -> pd.DataFrame:
             rows += [{**base, "reading": reading, "verdict": verdict, "config": case.config, "method": case.method,
                       "other": case.other, "metric": case.metric, "ours": case.ours, "theirs": case.theirs,
                       "outcome": case.outcome, "detail": case.detail, "runs": " / ".join(case.runs),
-                      "degenerate": case.degenerate}
+                      "degenerate": case.degenerate, "setting": case.setting}
                      for case in cases]
     columns = ["paper", "claim", "reading", "verdict", "config", "method", "other", "metric", "ours", "theirs",
-               "outcome", "detail", "runs", "degenerate"]
+               "outcome", "detail", "runs", "degenerate", "setting"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -425,6 +565,16 @@ def write_claims_csv(path, claims: Sequence[ClaimResult]) -> Path:
     """Write :func:`claims_frame` to ``path``: the verdicts as data beside the tables that show them."""
     write_atomic(Path(path), claims_frame(claims).to_csv(index=False))
     return Path(path)
+
+
+UNASSESSED = ("not assessed", "not run")
+
+
+def claims_held(claims: Sequence[ClaimResult]) -> tuple[int, int]:
+    """``(claims that hold, claims assessed)``: a claim is assessed when it has a verdict, computed or by hand
+    (not ``not assessed`` for want of a measure, not ``not run`` for want of records)."""
+    assessed = [claim for claim in claims if claim.holds not in UNASSESSED]
+    return sum(claim.holds == "holds" for claim in assessed), len(assessed)
 
 
 def claims_tally(claims: Sequence[ClaimResult]) -> str:
@@ -440,10 +590,12 @@ def claims_tally(claims: Sequence[ClaimResult]) -> str:
 def case_text(case: Case) -> str:
     """``mnist: SKPCA 0.990 vs Wang-Tanaka 0.960 (auroc; 10 paired trials, Wilcoxon p = 0.002): holds``."""
     runs = "" if case.runs == (case.config, case.config) else f" [runs {' / '.join(dict.fromkeys(case.runs))}]"
+    runs += f" ({case.setting})" if case.setting else ""
     if case.outcome == "not run":
         return f"`{case.config}`{runs}: {case.method} vs {case.other}: not run ({case.detail})"
     flagged = f"; degenerate model: {case.degenerate}" if case.degenerate else ""
-    return (f"`{case.config}`{runs}: {case.method} {_number(case.ours)} vs {case.other} {_number(case.theirs)} "
+    theirs = "" if case.other.startswith(f"{BOUND} ") else f" {_number(case.theirs)}"
+    return (f"`{case.config}`{runs}: {case.method} {_number(case.ours)} vs {case.other}{theirs} "
             f"({case.metric}; {case.detail}{flagged}): {case.outcome}")
 
 

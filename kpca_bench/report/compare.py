@@ -102,7 +102,26 @@ def compare_with_papers(config_path: str, config: Config, directory: Path) -> pd
     reference = pd.DataFrame(entries).rename(columns={"value": "reference"}).assign(config=config_path)
     table = _compare(reference[["config", "method", "metric", "reference", "tolerance"]], summary_metrics(directory))
     reasons = degenerate_reasons(pd.read_csv(Path(directory) / "summary.csv"))
-    return table.assign(degenerate=[reasons.get(method, "") for method in table["method"]])
+    constant = constant_statistics(directory)
+    return table.assign(degenerate=[reasons.get(method, "") or constant.get((method, metric), "")
+                                    for method, metric in zip(table["method"], table["metric"])])
+
+
+def constant_statistics(directory: Path) -> dict[tuple[str, str], str]:
+    """(entry, metric) -> why a sweep's table number says nothing of the method: the statistic is reached by
+    constant-score cells alone (``sweep_statistics.csv``'s ``constant_only``) in more than half the trials, so the
+    median over the trials the table shows is such a value; empty for a run that is no sweep."""
+    from kpca_bench.report.sweep import METRICS
+
+    path = Path(directory) / "sweep_statistics.csv"
+    stats = pd.read_csv(path) if path.exists() else pd.DataFrame()
+    if "constant_only" not in stats:
+        return {}
+    flagged = stats.assign(alone=stats["constant_only"].astype(str) == "True").groupby(["entry", "statistic"])["alone"]
+    return {(entry, METRICS[statistic]): f"constant scores: its {statistic} comes from constant-score cells alone in "
+                                         f"{int(count)} of {int(total)} trials"
+            for (entry, statistic), count, total in zip(flagged.sum().index, flagged.sum(), flagged.size())
+            if count > total / 2}
 
 
 def degenerate_line(comparison: pd.DataFrame) -> str | None:

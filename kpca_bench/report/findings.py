@@ -20,7 +20,8 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
   (``source``) and the config stems whose runs are its evidence (``configs``). A claim
   with a ``rule`` gets its verdict computed from those runs' stored trials
   (:mod:`kpca_bench.report.claims`): ``rule`` is a comparison or a list of them, each
-  ``{kind: beats | steadier | close | faster, method: label, than: [labels], metric: name}`` with
+  ``{kind: beats | not_worse | steadier | close | faster | bound | most, method: label, than: [labels], metric: name}``
+  (the kinds: :mod:`kpca_bench.report.claims`) with
   ``better: lower`` for an error or a time, ``configs`` (a subset of the claim's; default
   all), ``margin`` (``close``) or ``factor`` (``faster``) and ``basis``, where that
   margin or factor comes from; a label written ``label@config`` is read from that
@@ -32,7 +33,7 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -69,9 +70,12 @@ class Deviation:
                    for selector in self.selectors)
 
 
-RULE_KINDS = ("beats", "steadier", "close", "faster")
+RULE_KINDS = ("beats", "not_worse", "steadier", "close", "faster", "bound", "most")
 DIRECTIONS = ("higher", "lower")
-RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "basis")
+RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "bound", "settings",
+             "than_metric", "basis")
+# The number each kind is held to (with its basis); ``bound`` compares with that number rather than with a method.
+BOUNDS = {"close": "margin", "faster": "factor", "bound": "bound"}
 
 
 @dataclass(frozen=True)
@@ -80,14 +84,19 @@ class Comparison:
 
     Attributes
     ----------
-    kind : ``beats`` (``method`` better than each of ``than``), ``steadier`` (its values vary less over the
-        trials), ``close`` (within ``margin`` of each) or ``faster`` (``metric``, a time, at least ``factor``
-        times smaller than each).
+    kind : ``beats`` (``method`` better than each of ``than``), ``not_worse`` (not behind any of them),
+        ``steadier`` (its values vary less over the trials), ``close`` (within ``margin`` of each), ``faster``
+        (``metric``, a time, at least ``factor`` times smaller than each), ``bound`` (every trial's value beyond
+        ``bound``; no ``than``) or ``most`` (ahead of each at most kernel parameter values of a sweep).
     method, than : method labels of the runs, ``label@config`` for a label read from another config's run.
     metric : a column of the runs' ``trials.csv`` or a sweep statistic (``auroc_best``, ``auroc_q25``, ...).
     better : ``higher`` or ``lower`` (an error, a time).
     configs : the config stems it is evaluated on, one case per config and label of ``than``.
-    margin, factor : the bound of ``close`` / ``faster``; ``basis`` says where it comes from.
+    margin, factor, bound : the number of ``close`` / ``faster`` / ``bound``; ``basis`` says where it comes from.
+    settings : for a metric stored per setting (Kim's ``explained_variation`` per kernel width and corruption),
+        setting column -> the values kept; one case per setting.
+    than_metric : the metric of the ``than`` side where it differs (Wang & Tanaka compare SKPCA's sample sparsity
+        with the SVM's share of non-support vectors).
     """
 
     kind: str
@@ -98,6 +107,9 @@ class Comparison:
     better: str = "higher"
     margin: float | None = None
     factor: float | None = None
+    bound: float | None = None
+    settings: dict = field(default_factory=dict, hash=False, compare=False)
+    than_metric: str = ""
     basis: str = ""
 
 
@@ -180,15 +192,18 @@ def _comparison_problems(rule: dict, configs: list) -> list[str]:
     """What is wrong with one comparison of a claim's ``rule`` (an empty list if nothing)."""
     if not isinstance(rule, dict):
         return [f"each comparison of rule must be a mapping with the keys kind, method, than, metric, got {rule!r}"]
-    problems = [f"rule: missing {key}" for key in ("kind", "method", "than", "metric") if key not in rule]
+    needed = ("kind", "method", "metric") if rule.get("kind") == "bound" else ("kind", "method", "than", "metric")
+    problems = [f"rule: missing {key}" for key in needed if key not in rule]
     problems += [f"rule: unknown key {key!r} (allowed: {', '.join(RULE_KEYS)})" for key in rule if key not in RULE_KEYS]
     if rule.get("kind", RULE_KINDS[0]) not in RULE_KINDS:
         problems.append(f"rule: kind must be one of {', '.join(RULE_KINDS)}, got {rule['kind']!r}")
     if rule.get("better", DIRECTIONS[0]) not in DIRECTIONS:
         problems.append(f"rule: better must be one of {', '.join(DIRECTIONS)}, got {rule['better']!r}")
-    if not isinstance(rule.get("than", []), list) or not rule.get("than", [None]):
+    if rule.get("kind") != "bound" and (not isinstance(rule.get("than", []), list) or not rule.get("than", [None])):
         problems.append("rule: than must be a non-empty list of method labels")
-    bound = {"close": "margin", "faster": "factor"}.get(rule.get("kind"))
+    if not isinstance(rule.get("settings", {}), dict):
+        problems.append("rule: settings must map a setting column to the values kept, e.g. {corruption: [0.05, 0.1]}")
+    bound = BOUNDS.get(rule.get("kind"))
     if bound and not isinstance(rule.get(bound), (int, float)):
         problems.append(f"rule: kind {rule['kind']} needs a number {bound} (and its basis)")
     labels = [rule.get("method", ""), *(rule.get("than") or [])]
@@ -200,9 +215,11 @@ def _comparison_problems(rule: dict, configs: list) -> list[str]:
 def _rule(entry: dict) -> tuple[Comparison, ...]:
     """A claim entry's ``rule`` (one comparison or a list) as comparisons; () if it has none."""
     rules = entry.get("rule") or []
-    return tuple(Comparison(kind=r["kind"], method=str(r["method"]), than=tuple(map(str, r["than"])),
+    return tuple(Comparison(kind=r["kind"], method=str(r["method"]), than=tuple(map(str, r.get("than") or [])),
                             metric=str(r["metric"]), configs=tuple(r.get("configs") or entry["configs"]),
                             better=r.get("better", "higher"), margin=r.get("margin"), factor=r.get("factor"),
+                            bound=r.get("bound"), settings=dict(r.get("settings") or {}),
+                            than_metric=str(r.get("than_metric", "")),
                             basis=str(r.get("basis", "")))
                  for r in (rules if isinstance(rules, list) else [rules]))
 

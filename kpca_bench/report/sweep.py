@@ -55,26 +55,51 @@ def _axis_label(config: Config, entry: str) -> str:
     return "lambda (gamma)" if key == "gamma" and str(method.params.get("kernel", "")).startswith("hamming") else key
 
 
+CONSTANT = "constant scores"
+
+
 def sweep_frame(config: Config, records: list[dict]) -> pd.DataFrame:
-    """One row per finished cell: entry, trial, kernel parameter value, max AUROC, all AUROCs."""
+    """One row per finished cell: entry, trial, kernel parameter value, max AUROC, all AUROCs, and whether every
+    model parameter of the cell gave constant scores (its record's flag)."""
     rows = []
     for r in records:
         if r["status"] != "ok":
             continue
         key = kernel_parameter(config, r["entry"])
         rows.append({"entry": r["entry"], "trial": r["trial"], "kernel_param": r["params"].get(key, np.nan),
-                     "max_auroc": r["auroc"], "aurocs": np.asarray(r["auroc_by_model_param"])})
+                     "max_auroc": r["auroc"], "aurocs": np.asarray(r["auroc_by_model_param"]),
+                     "constant": CONSTANT in (r.get("degenerate") or "")})
     return pd.DataFrame(rows)
+
+
+def _pooled(group: pd.DataFrame, over: str) -> np.ndarray:
+    return group["max_auroc"].to_numpy() if over == "kernel_max" else np.concatenate(group["aurocs"].to_list())
+
+
+# The statistics that are one cell's value: reached by constant-score cells alone when the other cells miss it.
+ATTAINED = ("best", "min")
 
 
 def statistics_frame(frame: pd.DataFrame, over: str = "settings") -> pd.DataFrame:
     """The statistics of the AUROC per entry and trial (long format), ``over`` all settings or the
-    per-kernel-parameter maxima (``kernel_max``, the protocol option ``statistics``)."""
+    per-kernel-parameter maxima (``kernel_max``, the protocol option ``statistics``).
+
+    ``constant_cells``: the entry's cells (kernel parameter values) of the trial whose every model parameter gave
+    constant scores (their records' flag); ``constant_only``: the statistic is reached by such cells alone (the best
+    or the minimum of the other cells differs from it, or every cell is constant): a number that says nothing of the
+    method.
+    """
+    if "constant" not in frame:
+        frame = frame.assign(constant=False)
     rows = []
     for (entry, trial), group in frame.groupby(["entry", "trial"], sort=False):
-        pooled = group["max_auroc"].to_numpy() if over == "kernel_max" else np.concatenate(group["aurocs"].to_list())
-        rows += [{"entry": entry, "trial": trial, "statistic": name, "auroc": float(f(pooled)),
-                  "n_settings": len(pooled)} for name, f in STATISTICS.items()]
+        pooled, ranking = _pooled(group, over), group[~group["constant"]]
+        others = _pooled(ranking, over) if len(ranking) else None
+        for name, f in STATISTICS.items():
+            value = float(f(pooled))
+            alone = others is None or (name in ATTAINED and float(f(others)) != value)
+            rows.append({"entry": entry, "trial": trial, "statistic": name, "auroc": value, "n_settings": len(pooled),
+                         "constant_cells": int(group["constant"].sum()), "constant_only": bool(alone)})
     return pd.DataFrame(rows)
 
 
@@ -93,13 +118,16 @@ def entry_summary(stats: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
 def _split0_table(stats: pd.DataFrame, entries: list[str], reference: dict) -> str:
     header = ["statistic"] + [col for e in entries for col in (e, f"{e} paper")]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    split0 = stats[stats["trial"] == stats["trial"].min()].set_index(["statistic", "entry"])["auroc"]
+    first = stats[stats["trial"] == stats["trial"].min()].set_index(["statistic", "entry"])
+    split0 = first["auroc"]
+    split0_flags = first["constant_only"] if "constant_only" in first else {}
     for statistic in STATISTICS:
         cells = [statistic]
         for entry in entries:
             ours = split0.get((statistic, entry), np.nan)
             ref = reference.get((entry, METRICS[statistic]))
             flag = " **†**" if ref is not None and abs(ours - ref["value"]) > ref["tolerance"] else ""
+            flag += f" **({CONSTANT})**" if split0_flags.get((statistic, entry), False) else ""
             cells += [f"{ours:.4f}{flag}", "–" if ref is None else f"{ref['value']:.4f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -116,6 +144,24 @@ def _spread_table(stats: pd.DataFrame, entries: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def constant_lines(frame: pd.DataFrame, stats: pd.DataFrame, entries: list[str]) -> list[str]:
+    """The lines naming, per entry, its cells with constant scores (``frame``'s flag) and the statistics
+    (``stats``) they alone reach."""
+    lines = []
+    for entry in entries:
+        cells = frame[frame["entry"] == entry].groupby("trial")["constant"].agg(["sum", "size"])
+        if not cells["sum"].any():
+            continue
+        rows = stats[(stats["entry"] == entry) & stats["constant_only"]]
+        alone = rows.groupby("statistic", sort=False)["trial"].nunique()
+        reached = "; ".join(f"its {name} comes from them alone in {count} of {len(cells)} splits"
+                            for name, count in alone.items())
+        lines.append(f"- **{entry}: {CONSTANT}** (every model parameter gave all test points one score: AUROC 0.5) "
+                     f"at {cells['sum'].min()}-{cells['sum'].max()} of {cells['size'].max()} kernel parameter values "
+                     f"per split" + (f"; {reached}" if reached else ""))
+    return lines
+
+
 def max_auroc_figure(frame: pd.DataFrame, entries: list[str], *, parameter: str, title: str, path) -> None:
     """Left: best AUROC over the model parameter vs the kernel parameter (split 0; band: range over splits).
     Right: box plot of split 0's maxima (Li et al., Figs. 4-11)."""
@@ -127,8 +173,12 @@ def max_auroc_figure(frame: pd.DataFrame, entries: list[str], *, parameter: str,
         rows = frame[frame["entry"] == entry]
         spread = rows.groupby("kernel_param")["max_auroc"].agg(["min", "max"])
         split0 = rows[rows["trial"] == first].sort_values("kernel_param")
-        line, = left.plot(split0["kernel_param"], split0["max_auroc"], label=entry, markevery=0.1, ms=4,
+        flat = split0[split0["constant"]] if "constant" in split0 else split0.iloc[:0]
+        label = entry + (f" (x: {CONSTANT}, {len(flat)} values)" if len(flat) else "")
+        line, = left.plot(split0["kernel_param"], split0["max_auroc"], label=label, markevery=0.1, ms=4,
                           **styles[entry])
+        if len(flat):
+            left.plot(flat["kernel_param"], flat["max_auroc"], "x", color=line.get_color(), ms=5)
         left.fill_between(spread.index, spread["min"], spread["max"], color=line.get_color(), alpha=0.15, lw=0)
         boxes.append(split0["max_auroc"].to_numpy())
     n_trials = frame["trial"].nunique()
@@ -177,6 +227,9 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
         _split0_table(stats, entries, reference),
         f"## The same statistics over the {frame['trial'].nunique()} splits: median [min, max]", "",
         _spread_table(stats, entries),
+        *(["Cells whose numbers say nothing of the method (the records' flag; the claims count no win over a "
+           "statistic they alone reach):", "", *flagged, ""] if (flagged := constant_lines(frame, stats, entries))
+          else []),
         f"![{FIGURE}]({FIGURE})",
     ]
     write_atomic(directory / "sweep_statistics.csv", stats.to_csv(index=False))
