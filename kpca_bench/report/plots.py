@@ -17,12 +17,15 @@ from kpca_bench.report.tables import trials_used  # noqa: E402
 from kpca_bench.experiment.store import atomic_output  # noqa: E402
 
 
-def save_figure(fig, path) -> None:
-    """Save as PNG atomically (:func:`~kpca_bench.experiment.store.atomic_output`), so an interrupt never leaves half an image."""
+def save_figure(fig, path, *, whole: bool = False) -> None:
+    """Save as PNG atomically (:func:`~kpca_bench.experiment.store.atomic_output`), so an interrupt never leaves half an image.
+
+    ``whole``: grow the canvas to everything drawn, for figures whose labels lie outside their axes (the
+    critical-difference diagram), which ``tight_layout`` does not see."""
     fig.tight_layout()
     try:
         with atomic_output(path) as tmp:
-            fig.savefig(tmp, dpi=120, format="png")
+            fig.savefig(tmp, dpi=120, format="png", bbox_inches="tight" if whole else None)
     finally:
         plt.close(fig)
 

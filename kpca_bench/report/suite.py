@@ -150,7 +150,7 @@ def cd_diagram(ranks: pd.Series, p_values: pd.DataFrame, styles: dict[str, dict]
         ax.plot([start, start + cd], [0.5, 0.5], color="k", linewidth=2)
         ax.text(start + cd / 2, 0.65, f"CD = {cd:.2f}", ha="center", va="center")
     set_title(ax, title)
-    save_figure(fig, path)
+    save_figure(fig, path, whole=True)
     return [list(bar.get_xdata()) for lines in drawn["crossbars"] for bar in lines]
 
 
