@@ -300,10 +300,10 @@ def figure_texts(monkeypatch) -> dict[str, list[str]]:
 
     texts, save = {}, plots.save_figure
 
-    def saving(fig, path):
+    def saving(fig, path, **options):
         fig.canvas.draw()  # tick labels get their text when drawn
         texts[f"{Path(path).parent.name}/{Path(path).name}"] = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
-        save(fig, path)
+        save(fig, path, **options)
 
     monkeypatch.setattr(plots, "save_figure", saving)
     return texts

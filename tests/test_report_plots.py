@@ -8,7 +8,7 @@ from kpca_bench.report import plots
 
 def test_a_long_title_is_wrapped_to_the_figure_width(tmp_path, monkeypatch):
     titled = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: titled.append(fig))
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: titled.append(fig))
     trials = pd.DataFrame({"method": ["KPCA"] * 3, "f1": [0.9, 0.95, 0.97]})
     plots.f1_box_plot(trials, ["KPCA"], title="sas_novelty_quantile_all_rows_scaling: breast_cancer_wisconsin",
                       threshold="fixed outlier-score cut 0.0834", path=tmp_path / "f1_box.png")
@@ -33,7 +33,7 @@ def test_a_config_named_after_its_dataset_is_named_once():
 
 def test_roc_curves_differ_by_line_style_and_give_auroc_to_three_decimals(tmp_path, monkeypatch):
     drawn = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
     tpr = np.tile(np.linspace(0, 1, len(plots.ROC_FPR_GRID)), (2, 1))
     plots.roc_plot({"SKPCA": tpr, "KPCA": tpr}, {"SKPCA": (0.98951, 0.0012), "KPCA": (0.99049, np.nan)},
                    title="mnist", path=tmp_path / "roc.png")
@@ -47,7 +47,7 @@ def test_roc_curves_differ_by_line_style_and_give_auroc_to_three_decimals(tmp_pa
 
 def drawn_figures(monkeypatch) -> list:
     drawn = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
     return drawn
 
 

@@ -56,7 +56,7 @@ def test_the_diagram_draws_the_groups_written_beside_it(separated, tmp_path, mon
     assert groups == [{"KPCA RE", "IForest"}, {"LOF", "kNN"}]
     config = suite_config(list(SEPARATED.index))
     stats = suite.suite_statistics(config, suite.dataset_table(config, records_of(SEPARATED)))["auroc"]
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: None)
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: None)
     bars = suite.cd_diagram(stats["ranks"], stats["p_values"], plots.method_styles(list(SEPARATED)), cd=stats["cd"],
                             title="t", path=tmp_path / "cd.png")
     assert bars_as_groups(bars, stats["ranks"]) == sorted(groups, key=sorted)
@@ -113,7 +113,7 @@ def test_ranks_1_2_9_10_with_cd_1_5_draw_two_bars(tmp_path, monkeypatch):
     p_values = pd.DataFrame([[0.0 if abs(ranks[a] - ranks[b]) > 1.5 else 1.0 for b in ranks.index] for a in ranks.index],
                             index=ranks.index, columns=ranks.index)
     drawn = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
     bars = suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=1.5, title="t",
                             path=tmp_path / "cd.png")
     assert bars == [[1.0, 2.0], [9.0, 10.0]]
@@ -124,7 +124,7 @@ def test_ranks_1_2_9_10_with_cd_1_5_draw_two_bars(tmp_path, monkeypatch):
 
 def test_the_rank_heatmap_orders_methods_by_average_rank_and_prints_each_rank(tmp_path, monkeypatch):
     drawn = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
     scores = SEPARATED[["kNN", "LOF", "IForest", "KPCA RE"]]
     suite.rank_heatmap(scores, statistics.average_ranks(scores), label="AUROC", title="t", path=tmp_path / "h.png")
     ax = drawn[0].axes[0]
@@ -244,7 +244,7 @@ def test_no_drawn_bar_passes_over_a_method_the_test_separates_from_one_under_it(
     for a, b in separated:
         p_values.loc[a, b] = p_values.loc[b, a] = 0.018
     drawn = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
     suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=None, title="t",
                      path=tmp_path / "cd.png")
     assert drawn_spans(drawn[0]) == spans
@@ -287,7 +287,7 @@ def test_the_committed_adbench_suite_under_wilcoxon_holm_draws_no_bar_over_a_sep
                if (directory / label / "records.jsonl").exists()}
     stats = suite.suite_statistics(config, suite.dataset_table(config, records))
     drawn = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: drawn.append(fig))
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
     for metric in suite.METRICS:
         entry = stats[metric]
         ranks, p_values = entry["ranks"], entry["p_values"]
