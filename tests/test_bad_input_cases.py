@@ -27,9 +27,7 @@ EXAMPLES = ROOT / "kpca_bench" / "configs" / "examples"
 # A word that says what to do: every message names the fix, not only the problem.
 FIX = re.compile(r"accepted|must|give|did you mean|remove|use |set |save|keep|run |name |leave|add |pass |wrap|"
                  r"derive|see '|e\.g\.|at most|needs? |not both|expected|only|fetch|get it|lists? them|columns: |"
-                 r"fix |correct ", re.I)
-# The message of an import path that cannot be imported names the folders searched and the fix in part E's work.
-PART_E = pytest.mark.xfail(strict=False, reason="part E")
+                 r"fix |correct |put |install", re.I)
 
 BASE = {
     "name": "bad_input",
@@ -111,10 +109,12 @@ CONFIGS = [
     ("method not a mapping", edited("methods.0", "kpca"), "methods[0]: must be a mapping"),
     ("method name missing", edited("methods.0.name", ...), "methods[0].name: missing (required)"),
     ("method misspelt", edited("methods.0.name", "kcpa"), "unknown method 'kcpa' (did you mean 'kpca'?)"),
-    pytest.param("method import path of nothing", edited("methods.0.name", "no_such_module:Detector"),
-                 "no_such_module", marks=PART_E),
-    pytest.param("method import path no class", edited("methods.0.name", "sklearn.ensemble:NoSuchForest"),
-                 "NoSuchForest", marks=PART_E),
+    ("method import path of nothing", edited("methods.0.name", "no_such_module:Detector"),
+     "searched the config's folder"),
+    ("method import path no class", edited("methods.0.name", "sklearn.ensemble:IsolationForrest"),
+     "did you mean 'sklearn.ensemble:IsolationForest'?"),
+    ("method import path of no near class", edited("methods.0.name", "sklearn.ensemble:Zzzqx"),
+     "name a class that sklearn.ensemble defines"),
     ("method import path not a detector", edited("methods.0", {"name": "sklearn.preprocessing:StandardScaler"}),
      "methods[0].name"),
     ("method unknown key", edited("methods.0.colour", "red"), "methods[0].colour: unknown key"),

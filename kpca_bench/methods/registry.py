@@ -14,8 +14,10 @@ the protocols treat it as any other method that is not a kernel-PCA variant.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -238,8 +240,12 @@ def _import_path_spec(path: str, higher_is: str | None, folders: tuple[str, ...]
 
 def not_found_fix(path: str, error: Exception, folders: tuple[str, ...]) -> str:
     """Where the module of ``path`` was looked for and how to make it importable, when it is the module (or its
-    package) that was not found; empty for any other error (a module found that fails to import names its own)."""
-    module = path.partition(":")[0]
+    package) that was not found; the closest name the module defines, when it lacks the class; empty for any other
+    error (a module found that fails to import names its own)."""
+    module, _, name = path.partition(":")
+    if isinstance(error, AttributeError) and module in sys.modules:
+        close = difflib.get_close_matches(name, [n for n in dir(sys.modules[module]) if not n.startswith("_")], n=1)
+        return f"; did you mean '{module}:{close[0]}'?" if close else f"; name a class that {module} defines"
     if not isinstance(error, ModuleNotFoundError) or not (error.name and (module + ".").startswith(error.name + ".")):
         return ""
     top = module.split(".")[0]
