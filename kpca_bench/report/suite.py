@@ -615,6 +615,8 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
     lines = [f"# {config.name}: {len(records)} datasets", ""]
     if text := verdict(stats, config.statistics.posthoc):
         lines += [f"**What the tests support:** {text}", ""]
+    if flags := flag_lines(config, records):
+        lines += ["**Fits that did not converge:**", "", *[f"- {line}" for line in flags], ""]
     lines += [*[f"- {fact}" for fact in suite_facts(config, records, skipped, stats, table)], ""]
     if incomplete:
         lines += [f"**INCOMPLETE, not final: {'; '.join(incomplete)}.** Run the same command again to run what is "
@@ -623,8 +625,7 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
         lines += [skipped_line(skipped), ""]
     lines += related_lines(config, list(stats["auroc"]["scores"].index))
     if text := standing(config, stats):
-        lines += ["## Where kernel PCA stands", "", text, "", *[f"- {line}" for line in flag_lines(config, records)],
-                  ""]
+        lines += ["## Where kernel PCA stands", "", text, ""]
     lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
               "in brackets a 95 % t interval over the datasets (`ranks.csv`; its coverage, measured by simulation: "
               "docs/statistics.md).", ""]
