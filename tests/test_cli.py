@@ -162,8 +162,8 @@ def test_a_piped_run_shows_every_summary_number_whole_then_its_headline(tmp_path
         for metric in ("f1", "auroc", "auprc", "fit_time"):
             assert f"{row[f'{metric}_mean']:.3f} ± {row[f'{metric}_std']:.3f}" in result.output, (row["method"], metric)
     best = summary.sort_values("auroc_mean", ascending=False, kind="stable").iloc[0]
-    headline = next(line for line in result.output.splitlines() if line.startswith("best by mean AUROC: "))
-    assert headline.startswith(f"best by mean AUROC: {best['method']} {best['auroc_mean']:.3f}")
+    headline = next(line for line in result.output.splitlines() if line.startswith("highest mean AUROC (an order, not a test): "))
+    assert headline.startswith(f"highest mean AUROC (an order, not a test): {best['method']} {best['auroc_mean']:.3f}")
     assert result.output.index(headline) < result.output.index("written:")
 
 

@@ -214,7 +214,7 @@ def test_a_run_ends_by_naming_its_html_report(tmp_path):
     page = tmp_path / "quickstart" / REPORT_FILE
     lines = result.stdout.rstrip().splitlines()
     assert lines[-1] == f"HTML report (opens offline): {page}"
-    assert lines.index(next(line for line in lines if line.startswith("best by mean AUROC"))) < len(lines) - 1
+    assert lines.index(next(line for line in lines if line.startswith("highest mean AUROC"))) < len(lines) - 1
     assert_self_contained(page.read_text())
 
 

@@ -1,5 +1,5 @@
-"""The line a single run ends with on the terminal: its best methods by the main metric (a suite ends with its
-verdict, :func:`kpca_bench.report.suite.verdict`).
+"""The line a single run ends with on the terminal: its methods with the highest means of the main metric, an
+order that no test across methods backs (a suite ends with its verdict, :func:`kpca_bench.report.suite.verdict`).
 
 Built from the table :func:`kpca_bench.run` returns (``Results.summary``).
 """
@@ -20,10 +20,11 @@ def main_metric(summary: pd.DataFrame) -> str | None:
 
 
 def run_headline(summary: pd.DataFrame) -> str | None:
-    """``best by AUROC: A 0.912, B 0.871, C 0.850`` (mean over finished trials); None without a metric."""
+    """``highest mean AUROC (an order, not a test): A 0.912, B 0.871, C 0.850`` (mean over finished trials); None
+    without a metric."""
     metric = main_metric(summary)
     if metric is None:
         return None
     best = summary.dropna(subset=[f"{metric}_mean"]).sort_values(f"{metric}_mean", ascending=False, kind="stable")
     shown = ", ".join(f"{row['method']} {row[f'{metric}_mean']:.3f}" for _, row in best.head(TOP).iterrows())
-    return f"best by mean {MAIN_METRICS[metric]}: {shown}"
+    return f"highest mean {MAIN_METRICS[metric]} (an order, not a test): {shown}"
