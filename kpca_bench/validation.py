@@ -77,7 +77,9 @@ def is_number(value) -> bool:
 def integer(value, key: str, problems: Problems, minimum: int) -> int | None:
     """``value`` as an int if it is an integer >= ``minimum``; else a problem and None."""
     if not is_integer(value):
-        problems.add(key, f"must be an integer >= {minimum}, got {value!r}")
+        whole = isinstance(value, float) and value.is_integer()
+        hint = f"; write it as a whole number ({int(value)})" if whole else ""
+        problems.add(key, f"must be an integer >= {minimum}, got {value!r}{hint}")
         return None
     if value < minimum:
         problems.add(key, f"must be >= {minimum}, got {value}")
@@ -174,7 +176,9 @@ def count_problem(minimum: int) -> Callable[[object], str | None]:
         if value is None or (is_integer(value) and value >= minimum):
             return None
         quoted = isinstance(value, str) and value.strip().lstrip("-").isdigit()
-        hint = "; give it as a number, without quotes" if quoted else ""
+        whole = isinstance(value, float) and value.is_integer() and value >= minimum
+        hint = ("; give it as a number, without quotes" if quoted
+                else f"; write it as a whole number ({int(value)})" if whole else "")
         return f"must be an integer >= {minimum}, got {value!r}{hint}"
     return problem
 
@@ -205,9 +209,21 @@ def optional(check: Callable[[object], str | None]) -> Callable[[object], str | 
     return lambda value: None if value is None else check(value)
 
 
+def jobs_problem(value) -> str | None:
+    """What is wrong with a number of workers, or None: a non-zero integer, negative as in joblib (-1: one per
+    core, -2: all but one); a value that leaves no core is refused where the cores are counted
+    (:func:`kpca_bench.experiment.execution.bounded_workers`)."""
+    if value is None or (is_integer(value) and value != 0):
+        return None
+    quoted = isinstance(value, str) and value.strip().lstrip("-").isdigit()
+    hint = "; give it as a number, without quotes" if quoted else ""
+    return (f"must be a number of workers (1, 2, ...) or a negative value as in joblib (-1: one per CPU core), "
+            f"got {value!r}{hint}")
+
+
 # The arguments of a run (kpca_bench.run's keywords, kpca-bench run's options) and their checks, declared once.
 RUN_ARGUMENTS: dict[str, Callable[[object], str | None]] = {
-    "jobs": count_problem(1),
+    "jobs": jobs_problem,
     "trials": count_problem(1),
     "seed": count_problem(0),
     "profile": profile_problem,

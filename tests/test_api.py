@@ -112,7 +112,8 @@ def test_a_bad_config_or_method_raises_the_config_error(tmp_path, config, method
     ({"trials": 0}, "trials: must be an integer >= 1, got 0"),
     ({"seed": -1}, "seed: must be an integer >= 0, got -1"),
     ({"trials": 2.5}, "trials: must be an integer >= 1, got 2.5"),
-    ({"jobs": "2"}, "jobs: must be an integer >= 1, got '2'; give it as a number, without quotes"),
+    ({"jobs": "2"}, "jobs: must be a number of workers (1, 2, ...) or a negative value as in joblib (-1: one per CPU "
+                    "core), got '2'; give it as a number, without quotes"),
     ({"max_memory": 0}, "max_memory: must be a positive number of MiB"),
     ({"scheduler": "nowhere"}, "scheduler: must be 'local'"),
     ({"profile": "quik"}, "profile: unknown profile 'quik' (did you mean 'quick'?)"),

@@ -182,3 +182,12 @@ def test_a_class_found_nowhere_names_the_folders_searched_and_the_fix(beside, tm
     assert (f"cannot import rasier:Raiser (ModuleNotFoundError: No module named 'rasier'); searched the config's "
             f"folder {beside.parent} and the Python path (sys.path): put rasier.py (or the package rasier/) beside "
             "the config, or install it") in result.stderr
+
+
+def test_the_configs_folder_comes_first_even_when_it_is_already_on_the_path(tmp_path, monkeypatch):
+    from kpca_bench.methods.interop import importable_from
+
+    monkeypatch.setattr(sys, "path", ["/elsewhere", str(tmp_path), "/site"])
+    with importable_from([str(tmp_path)]):
+        assert sys.path == [str(tmp_path), "/elsewhere", "/site"]
+    assert sys.path == ["/elsewhere", str(tmp_path), "/site"]

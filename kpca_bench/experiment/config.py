@@ -696,8 +696,9 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
         problems.add("dataset", "give dataset (one) or datasets / suite (several), not both")
     name = raw.get("name")
     if name is not None and (not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum()):
+        quote = "; YAML reads it as a number, so quote it" if isinstance(name, (int, float)) else ""
         problems.add("name", f"must be a word of letters, digits, '-' and '_' (it names the results folder), "
-                             f"got {name!r}")
+                             f"got {name!r}{quote}")
     protocol_name, protocol_options = _parse_protocol(raw.get("protocol", "novelty"), problems)
     protocol = PROTOCOLS[protocol_name]
     threshold = _parse_threshold(raw.get("threshold"), problems)

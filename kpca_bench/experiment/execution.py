@@ -34,7 +34,7 @@ from typing import Callable, Iterator
 from joblib import Parallel, cpu_count, delayed
 
 from kpca_bench.devices import check_device, device_fields, device_name, is_cuda, use_device
-from kpca_bench.errors import KpcaBenchError
+from kpca_bench.errors import ConfigError, KpcaBenchError
 from kpca_bench.experiment.config import ExecutionConfig
 from kpca_bench.experiment.store import failed_record
 
@@ -77,11 +77,14 @@ def bounded_workers(jobs: int, execution: ExecutionConfig, notify: Callable[[str
 
     More workers than cores only share the cores (and each holds a copy of the data), so a mistyped
     ``--jobs 100000`` would start hundreds of processes and exhaust the memory. A negative ``jobs`` counts as in
-    joblib (-1: one per core, -2: all but one; at least one).
+    joblib (-1: one per core, -2: all but one); one that leaves no core is a :class:`ConfigError`.
     """
     cores = usable_cores()
     if jobs < 0:
-        return max(1, cores + 1 + jobs)
+        if cores + 1 + jobs < 1:
+            raise ConfigError(f"jobs={jobs}: means all CPU cores but {-jobs - 1}, and this machine has {cores}, so no "
+                              f"worker is left; give -1 to -{cores} or a number of workers (1, 2, ...)")
+        return cores + 1 + jobs
     if jobs <= cores or (execution.backend == "dask" and execution.address != "local"):
         return jobs
     notify(f"note: jobs={jobs} asks for more workers than this machine's {cores} usable CPU cores; "

@@ -298,14 +298,13 @@ def importable_from(folders: Iterable[str]) -> Iterator[None]:
     """Modules in ``folders`` importable within the block, before the installed ones (as pytest makes its
     rootdir's): the folders go first on ``sys.path`` and are taken off again after it, so that a library caller's
     path is left as it was (a module imported in the block stays imported)."""
-    added = [folder for folder in dict.fromkeys(folders) if folder not in sys.path]
-    sys.path[:0] = added
+    saved = list(sys.path)
+    first = list(dict.fromkeys(folders))
+    sys.path[:] = first + [entry for entry in saved if entry not in first]
     try:
         yield
     finally:
-        for folder in added:
-            if folder in sys.path:
-                sys.path.remove(folder)
+        sys.path[:] = saved
 
 
 def import_class(path: str, folders: tuple[str, ...] = ()):
