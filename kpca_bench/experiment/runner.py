@@ -265,8 +265,7 @@ def build_method(entry: MethodConfig, setting: dict, random_state: int, fit_shar
     (and the fit it shares with its fit group, if any)."""
     spec = entry.spec()
     return Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
-                  estimator=spec.build(setting, random_state=random_state), kernel_method=spec.kernel_method,
-                  fit_share=fit_share)
+                  estimator=spec.build(setting, random_state=random_state), fit_share=fit_share)
 
 
 def cell_fields(cell: Cell, config: Config) -> dict:

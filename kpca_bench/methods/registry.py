@@ -51,7 +51,7 @@ class MethodSpec:
     sparsity_param : the parameter that controls sparsity, if any.
     defaults : keyword arguments applied before the config's ``params``.
     kernel_method : it builds a kernel over its training rows (memory and time grow with their
-        square or more), so protocols may cap those rows (the ADBench protocol's ``max_train``).
+        square or more), so the runner schedules its cells before the cheap ones.
     class_path : ``"package.module:Class"`` for a detector named by import path, else None.
     higher_is : what that class's scores mean, ``normal`` (scikit-learn) or ``outlier`` (PyOD).
     seed_only_starts_solver_when : the parameter values (each name to the values allowed; the class's

@@ -12,11 +12,12 @@ included: ADBench's unsupervised setting) and scores the test part; AUROC and AU
 (average precision, outliers positive) measure it. ``train_on: inliers`` fits on the
 training part's inliers only instead (the clean, semi-supervised variant).
 
-Methods that build a kernel over their training rows (kernel-PCA variants, one-class
-SVMs: ``MethodSpec.kernel_method``) are fitted on at most ``max_train`` of them, a
-stratified sample drawn once per trial so that every such method sees the same rows;
-each record says how many rows it was fitted on (``n_train``) out of how many
-(``n_train_rows``) and whether the cap applied (``train_capped``).
+Every detector of a trial is fitted on the same training rows: all of them by default
+(ADBench's protocol, up to 7,000 rows after the subsample), or, when a config sets
+``max_train``, a stratified sample of at most that many drawn once per trial and used by
+every method alike, so that ranks and tests compare fits on the same data. Each record
+says how many rows it was fitted on (``n_train``) out of how many (``n_train_rows``) and
+whether the cap applied (``train_capped``).
 
 Not reproduced: ADBench duplicates datasets smaller than 1,000 rows up to 1,000 rows
 before splitting (so a test row can be a copy of a training row); we do not.
@@ -44,11 +45,11 @@ RECORDS = ("f1", "precision", "recall", "auroc", "auprc", "threshold", "f1_by_ru
 
 @dataclass(frozen=True)
 class Options:
-    """Test share, ADBench's per-trial row cap, the kernel methods' training-row cap, what is fitted on."""
+    """Test share, ADBench's per-trial row cap, the training-row cap of every detector, what is fitted on."""
 
     test_size: float = 0.3
     subsample: int | None = 10_000
-    max_train: int | None = 2_000
+    max_train: int | None = None
     train_on: str = declared("all", choices=TRAIN_ON, doc="the training rows a detector is fitted on: all of them "
                                                           "(unsupervised) or their inliers only")
     threshold: ThresholdConfig = ThresholdConfig()
@@ -60,7 +61,7 @@ def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> 
         problems.add("test_size", f"must be a number strictly between 0 and 1, got {test_size!r}")
         test_size = 0.3
     caps = {}
-    for key, default, minimum in (("subsample", 10_000, 10), ("max_train", 2_000, 10)):
+    for key, default, minimum in (("subsample", 10_000, 10), ("max_train", None, 10)):
         value = raw.get(key, default)
         if value is not None and (not is_integer(value) or value < minimum):
             problems.add(key, f"must be an integer >= {minimum}, or null for no cap, got {value!r}")
@@ -78,8 +79,8 @@ def describe(data: DatasetConfig, options: Options) -> str:
     rows = f"at most {options.subsample:,} rows drawn at random, then " if options.subsample else ""
     fitted = ("fit on the training part without labels (its anomalies included)" if options.train_on == "all"
               else "fit on the training part's inliers only (clean variant)")
-    cap = (f"; kernel methods are fitted on at most {options.max_train:,} training rows (a stratified sample)"
-           if options.max_train else "")
+    cap = (f"; every detector is fitted on the same stratified sample of at most {options.max_train:,} training rows"
+           if options.max_train else "; every detector is fitted on all the training rows")
     return f"ADBench's protocol: {rows}a stratified {100 - share} / {share} split, {fitted}, score the test part{cap}"
 
 
@@ -95,7 +96,7 @@ def check_adbench(dataset: Dataset, data: DatasetConfig, options: Options) -> No
 @dataclass(frozen=True)
 class Split:
     """One trial's data: the training part (with its labels, used only to report and to stratify the cap),
-    the test part and its labels, and the training rows the kernel methods are fitted on (None: all)."""
+    the test part and its labels, and the training rows every detector is fitted on (None: all)."""
 
     X_train: np.ndarray
     X_test: np.ndarray
@@ -129,12 +130,12 @@ def adbench_split(dataset: Dataset, data: DatasetConfig, options: Options, seed:
 
 
 def evaluate_adbench(method: Method, split: Split, options: Options) -> dict:
-    """Fit on the training part (capped for kernel methods), score the test part.
+    """Fit on the training part (the same capped rows for every method, if capped), score the test part.
 
     Scores are flipped once here from scikit-learn's ``score_samples`` (higher = more
     normal) to outlier scores; F1's ``train_quantile`` cut is taken over the fitted rows.
     """
-    rows = split.capped if method.kernel_method and split.capped is not None else slice(None)
+    rows = split.capped if split.capped is not None else slice(None)
     X_fit = split.X_train[rows]
     start = time.perf_counter()
     detector = method.fitted_detector(X_fit)

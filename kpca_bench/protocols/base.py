@@ -234,7 +234,6 @@ class FitShare:
 class Method:
     """What a cell hands a protocol: the entry's label and registered name, the estimator built for one
     setting (unfitted), and for a kernel-PCA variant (``subspace``) the outlier score its entry names.
-    ``kernel_method``: it builds a kernel over its training rows (a protocol may cap them).
     ``fit_share``: the fit the cell shares with the other cells of its fit group (None: it fits alone)."""
 
     label: str
@@ -242,7 +241,6 @@ class Method:
     estimator: Any
     subspace: bool
     score: str | None = None
-    kernel_method: bool = False
     fit_share: FitShare | None = None
 
     def detector(self):
