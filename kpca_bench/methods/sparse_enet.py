@@ -200,6 +200,45 @@ def average_nonzero(dual_coef: np.ndarray) -> int:
     return max(1, int(np.rint(np.count_nonzero(dual_coef, axis=0).mean())))
 
 
+def alternations(K: np.ndarray, alpha: np.ndarray, lam: float, lam_j: float):
+    """Alternate the two exact minimisations of eq. (10) from ``alpha``, without end.
+
+    Yields ``(beta, alpha, objective)`` after each alternation: ``beta`` from the
+    elastic nets (11) for the current ``alpha`` (warm-started on the previous
+    support), then ``alpha`` from the Procrustes step (12), then eq. (10) at the
+    pair. The caller decides when to stop; :class:`SparseKernelPCA` stops on the
+    relative change of ``beta``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The centered training kernel.
+    alpha : ndarray of shape (n, m)
+        The start, with ``alpha^T K alpha = I`` (exact KPCA's dual coefficients).
+    lam, lam_j : float
+        The ridge and lasso penalties of eq. (11) (:func:`enet_penalties`).
+
+    Yields
+    ------
+    beta : ndarray of shape (n, m)
+    alpha : ndarray of shape (n, m)
+    objective : float
+    """
+    # K is symmetric, so K @ K.T is K^2 (numpy uses the faster syrk for a @ a.T).
+    ridge_gram = K @ K.T
+    ridge_gram.flat[:: K.shape[0] + 1] += lam
+    trace_K = float(np.trace(K))
+    beta = None
+    while True:
+        beta = elastic_net_columns(ridge_gram, K @ (K @ alpha), lam_j, beta)
+        K_beta = K @ beta
+        K2_beta = K @ K_beta
+        alpha = corollary1_update(K, K_beta, K2_beta, alpha)
+        objective = (trace_K - 2.0 * np.sum(alpha * K2_beta) + np.sum(beta * K2_beta)
+                     + lam * np.sum(beta**2) + lam_j * np.abs(beta).sum())
+        yield beta, alpha, float(objective)
+
+
 class SparseKernelPCA(BaseKernelPCA):
     """Sparse kernel PCA by elastic net (SKPCA; Das, Golatkar & Awate 2018, section III.A).
 
@@ -273,6 +312,9 @@ class SparseKernelPCA(BaseKernelPCA):
     relative_change_ : float
         ``||beta - beta_prev|| / ||beta_prev||`` of the last alternation (NaN after a single one): how far
         from ``tol`` the fit stopped.
+    relative_changes_ : ndarray of shape (n_iter_ - 1,)
+        That change after every alternation from the second on: its ratio from one alternation to the
+        next is the rate at which the alternation converges (docs/suites.md).
     objective_ : ndarray of shape (n_iter_,)
         Eq. (10) after each alternation, with ``lam, lam_j`` from :func:`enet_penalties`.
     penalties_ : tuple (lam, lam_j)
@@ -331,35 +373,26 @@ class SparseKernelPCA(BaseKernelPCA):
         lam, lam_j = enet_penalties(float(self.alpha), float(self.l1_ratio))
         self.penalties_ = (lam, lam_j)
 
-        # K is symmetric, so K @ K.T is K^2 (numpy uses the faster syrk for a @ a.T).
-        ridge_gram = K @ K.T
-        ridge_gram.flat[:: K.shape[0] + 1] += lam
-        trace_K = float(np.trace(K))
-
-        beta_prev, objective, converged, relative_change = None, [], False, np.nan
-        alternations = itertools.count(1) if self.max_iter is None else range(1, self.max_iter + 1)
-        for iteration in alternations:
-            beta = elastic_net_columns(ridge_gram, K @ (K @ alpha), lam_j, beta_prev)
-            K_beta = K @ beta
-            K2_beta = K @ K_beta
-            alpha = corollary1_update(K, K_beta, K2_beta, alpha)
-            objective.append(
-                trace_K - 2.0 * np.sum(alpha * K2_beta) + np.sum(beta * K2_beta)
-                + lam * np.sum(beta**2) + lam_j * np.abs(beta).sum()
-            )
+        beta_prev, objective, relative_changes, converged = None, [], [], False
+        steps = alternations(K, alpha, lam, lam_j)
+        limit = itertools.count(1) if self.max_iter is None else range(1, self.max_iter + 1)
+        for iteration, (beta, _, value) in zip(limit, steps):
+            objective.append(value)
             if beta_prev is not None:
                 change = np.linalg.norm(beta - beta_prev)
                 reference = np.linalg.norm(beta_prev)
-                relative_change = change / reference if reference else (0.0 if change == 0.0 else np.inf)
-                if change <= self.tol * reference or change == 0.0:
-                    converged = True
+                relative_changes.append(change / reference if reference else (0.0 if change == 0.0 else np.inf))
+                converged = change <= self.tol * reference or change == 0.0
             beta_prev = beta
             if converged:
                 break
+        beta = beta_prev
+        relative_change = relative_changes[-1] if relative_changes else np.nan
 
         self.n_iter_ = iteration
         self.converged_ = converged
         self.relative_change_ = float(relative_change)
+        self.relative_changes_ = np.asarray(relative_changes)
         self.objective_ = np.asarray(objective)
         if not converged:
             warnings.warn(
