@@ -14,7 +14,8 @@ from scipy.stats import wilcoxon
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.report.compare_runs import compare_suites, holm_floor, suite_mismatches, suite_verdict, with_holm
+from kpca_bench.report.compare_runs import (compare_suites, holm_floor, method_standing, suite_mismatches, suite_verdict,
+                                            with_holm)
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
 DATASETS = [{"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
@@ -174,6 +175,42 @@ def test_export_of_a_suite_writes_every_datasets_cells_and_its_tables(two_suites
     result = invoke("export", suite, "--format", "json", "--output", tmp_path / "only.json", "--no-tables")
     assert result.exit_code == 0 and len(json.loads((tmp_path / "only.json").read_text())) == 8
     assert sorted(p.name for p in tmp_path.glob("only*")) == ["only.json"]
+
+
+def test_where_each_method_stands_ranks_within_each_suite_over_shared_datasets_with_adbench_gaps(tmp_path):
+    """Ranks by hand: on d0 and d1 (d2 lacks LOF in B, so it is left out) A ranks KPCA 1, 1.5 and LOF 2, 1.5 (a
+    tie on d1); B ranks LOF first on both. The ADBench gap is read from A's adbench_comparison.csv alone."""
+    a = {("KPCA", "d0"): [0.9], ("LOF", "d0"): [0.5], ("KPCA", "d1"): [0.7], ("LOF", "d1"): [0.7],
+         ("KPCA", "d2"): [0.8], ("LOF", "d2"): [0.6]}
+    b = {("KPCA", "d0"): [0.6], ("LOF", "d0"): [0.8], ("KPCA", "d1"): [0.5], ("LOF", "d1"): [0.9],
+         ("KPCA", "d2"): [0.8]}
+    suite_a, suite_b = write_suite(tmp_path / "a", a), write_suite(tmp_path / "b", b)
+    pd.DataFrame({"metric": ["auroc", "auroc", "auroc", "auprc"], "dataset": ["d0", "d1", "d0", "d0"],
+                  "method": ["LOF", "LOF", "KPCA", "LOF"], "difference": [0.1, -0.3, None, 0.5]}
+                 ).to_csv(suite_a / "adbench_comparison.csv", index=False)
+    rows, _ = compare_suites(suite_a, suite_b)
+    standing = method_standing(suite_a, suite_b, rows).set_index("method")
+    assert standing.loc["KPCA", "datasets"] == 2
+    assert standing[["rank_a", "rank_b"]].to_dict("index") == {"KPCA": {"rank_a": 1.25, "rank_b": 2.0},
+                                                               "LOF": {"rank_a": 1.75, "rank_b": 1.0}}
+    assert standing.loc["LOF", "mean_a"] == pytest.approx(0.6) and standing.loc["LOF", "mean_b"] == pytest.approx(0.85)
+    assert standing.loc["LOF", "difference"] == pytest.approx(0.25)
+    assert standing.loc["LOF", "gap_a"] == pytest.approx(-0.1) and pd.isna(standing.loc["LOF", "gap_b"])
+    assert pd.isna(standing.loc["KPCA", "gap_a"])  # its only ADBench row has no difference
+    assert standing.loc["LOF", "gap_datasets"] == 0  # B has no comparison
+
+
+def test_compare_writes_the_standing_as_markdown_and_refuses_it_for_two_runs(tmp_path):
+    suites = [write_suite(tmp_path / name, {("KPCA", "d0"): [0.6], ("LOF", "d0"): [value]})
+              for name, value in (("a", 0.5), ("b", 0.7))]
+    result = invoke("compare", *suites, "--table", tmp_path / "standing.md")
+    assert result.exit_code == 0, result.output
+    assert "where each method stands, over 1 datasets" in result.output
+    table = (tmp_path / "standing.md").read_text().splitlines()
+    assert table[0].startswith("| method | rank (a) | rank (b) |") and len(table) == 4
+    assert table[3] == "| LOF | 2.00 | 1.00 | 0.500 | 0.700 | +0.200 | – | – |"
+    single = invoke("compare", suites[0] / "d0", suites[1] / "d0", "--table", tmp_path / "x.csv")
+    assert single.exit_code == 2 and "--table is for two suites" in single.output
 
 
 @pytest.mark.slow  # two suites run (the two_suites fixture)

@@ -130,10 +130,11 @@ def print_run_comparison(run_a: Path, run_b: Path, rows: list[dict], note: str) 
 
 
 def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests: list[dict], verdict: str,
-                           mismatches) -> None:
+                           mismatches, standing) -> None:
     """Two suites paired by dataset: ``verdict`` first (:func:`kpca_bench.report.compare_runs.suite_verdict`),
     then what the suites do not share (a :class:`~kpca_bench.report.compare_runs.Mismatches`), then the
-    :func:`~kpca_bench.report.compare_runs.compare_suites` rows and tests."""
+    :func:`~kpca_bench.report.compare_runs.compare_suites` rows and tests, then each method's ``standing``
+    (:func:`~kpca_bench.report.compare_runs.method_standing`)."""
     out = console()
     if rows:
         out.print(verdict, highlight=False, markup=False)
@@ -157,6 +158,24 @@ def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests
     out.print(tests_table)
     out.print("p from a two-sided Wilcoxon signed-rank test of the per-dataset mean AUROCs, paired by dataset; "
               "p (Holm) corrects it for testing every method (read that one)", highlight=False)
+    out.print(standing_table(standing))
+    out.print("rank: mean rank among the methods compared, over the datasets where all have AUROC in both suites "
+              "(1 = highest); gap: mean AUROC minus ADBench's published AUROC, over the datasets of each suite's "
+              "adbench_comparison.csv", highlight=False)
+
+
+def standing_table(standing):
+    """Each method's mean rank, mean AUROC and ADBench gap in suites A and B (``method_standing``'s frame)."""
+    datasets = int(standing["datasets"].iloc[0]) if len(standing) else 0
+    table = new_table("method", "rank A", "rank B", "mean AUROC A", "mean AUROC B", "B - A", "gap A", "gap B",
+                      "gap datasets", title=f"where each method stands, over {datasets} datasets",
+                      title_justify="left")
+    shown = lambda value, spec: "–" if value != value else format(value, spec)  # noqa: E731 (NaN: no value)
+    for row in standing.itertuples():
+        table.add_row(row.method, shown(row.rank_a, ".2f"), shown(row.rank_b, ".2f"), shown(row.mean_a, ".4f"),
+                      shown(row.mean_b, ".4f"), shown(row.difference, "+.4f"), shown(row.gap_a, "+.4f"),
+                      shown(row.gap_b, "+.4f"), str(int(row.gap_datasets)))
+    return table
 
 
 def mismatch_lines(suite_a: Path, suite_b: Path, mismatches) -> list[str]:

@@ -120,6 +120,9 @@ def print_paper_configs(reproductions_dir: Path) -> None:
 def compare(
     run_a: Path = typer.Argument(..., help="Results folder of the first run (with records.jsonl) or suite."),
     run_b: Path = typer.Argument(..., help="Results folder of the second run, or suite."),
+    table: Path = typer.Option(None, "--table", help="Two suites: also write where each method stands (mean rank, "
+                                                     "mean AUROC, ADBench gap in each) to this file, CSV, or "
+                                                     "Markdown if it ends in .md."),
 ):
     """Compare two runs: per method and metric, both means, the difference B - A, and a paired test.
 
@@ -128,16 +131,23 @@ def compare(
     and dataset in both, the mean AUROC of each and B - A, and per method a
     Wilcoxon signed-rank test over the datasets, Holm-corrected; first what the tests
     support and their floor at this size, then the methods of one suite only and the
-    labels whose parameters differ.
+    labels whose parameters differ, and where each method stands in each: its mean rank, mean AUROC and
+    mean gap to ADBench's published AUROC.
     """
-    from kpca_bench.report.compare_runs import (both_suites, compare_runs, compare_suites, same_run_note,
-                                                suite_mismatches, suite_verdict)
+    from kpca_bench.report.compare_runs import (both_suites, compare_runs, compare_suites, method_standing,
+                                                same_run_note, suite_mismatches, suite_verdict, write_standing)
 
     try:
         if both_suites(run_a, run_b):
             rows, tests = compare_suites(run_a, run_b)
-            print_suite_comparison(run_a, run_b, rows, tests, suite_verdict(tests), suite_mismatches(run_a, run_b))
+            standing = method_standing(run_a, run_b, rows)
+            print_suite_comparison(run_a, run_b, rows, tests, suite_verdict(tests), suite_mismatches(run_a, run_b),
+                                   standing)
+            if table is not None:
+                typer.echo(f"wrote {write_standing(standing, table, run_a, run_b)}")
             return
+        if table is not None:
+            raise KpcaBenchError("--table is for two suites; two runs' comparison is printed only")
         rows = compare_runs(run_a, run_b)
     except KpcaBenchError as error:
         fail(error)

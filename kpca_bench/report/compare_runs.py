@@ -8,7 +8,10 @@ each and B - A, and per method a Wilcoxon signed-rank test over the datasets, it
 p-values Holm-corrected across the methods (one test per method is a family); what
 that supports comes first (:func:`suite_verdict`), with the floor of the test at
 this size, and nothing is left out in silence: the methods of one suite only and the
-labels whose parameters differ between the two (:func:`suite_mismatches`).
+labels whose parameters differ between the two (:func:`suite_mismatches`). Each
+method's standing in each suite goes beside its test (:func:`method_standing`): its
+mean rank among the methods of both, its mean AUROC, and its mean gap to ADBench's
+published AUROC where the suites have that comparison.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.export import run_records, suite_members
-from kpca_bench.report.statistics import smallest_holm_p, smallest_wilcoxon_p
+from kpca_bench.report.statistics import ranks, smallest_holm_p, smallest_wilcoxon_p
 
 ALPHA = 0.05
 
@@ -129,6 +133,69 @@ def compare_suites(suite_a, suite_b, metric: str = "auroc") -> tuple[list[dict],
         tests.append({"method": method, "n_datasets": len(pairs),
                       "mean_difference": float(np.mean([b - a for a, b in pairs])), "p_value": paired_p_value(pairs)})
     return rows, with_holm(tests)
+
+
+ADBENCH_COMPARISON = "adbench_comparison.csv"
+
+
+def method_standing(suite_a, suite_b, rows: list[dict], metric: str = "auroc") -> pd.DataFrame:
+    """Per method compared (``rows`` of :func:`compare_suites`), where it stands in each suite.
+
+    Over the datasets on which every compared method has ``metric`` in both suites: ``rank_a``/``rank_b``, its
+    mean rank among those methods in that suite (1 = highest; ties within the suite statistics' tolerance share
+    the average rank), ``mean_a``/``mean_b`` and ``difference`` (B - A) of its mean ``metric``; and
+    ``gap_a``/``gap_b``, its mean difference to ADBench's published value (ours - ADBench) over the datasets
+    of that suite's ``adbench_comparison.csv`` (NaN where a suite has none, or none for the method), with
+    ``gap_datasets`` the fewer of the two counts. ``datasets``: how many datasets the ranks and means span.
+    """
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return pd.DataFrame()
+    methods = list(dict.fromkeys(frame["method"]))
+    wide = {side: frame.pivot(index="dataset", columns="method", values=f"mean_{side}")[methods].dropna()
+            for side in ("a", "b")}
+    shared = wide["a"].index.intersection(wide["b"].index)
+    standing = pd.DataFrame({"method": methods, "datasets": len(shared)})
+    for side, folder in (("a", suite_a), ("b", suite_b)):
+        table = wide[side].loc[shared]
+        standing[f"rank_{side}"] = ranks(table).mean().reindex(methods).to_numpy()
+        standing[f"mean_{side}"] = table.mean().reindex(methods).to_numpy()
+        gaps = adbench_gaps(folder, metric)
+        standing[f"gap_{side}"] = [gaps.get(method, (np.nan, 0))[0] for method in methods]
+        standing[f"gap_n_{side}"] = [gaps.get(method, (np.nan, 0))[1] for method in methods]
+    standing["difference"] = standing["mean_b"] - standing["mean_a"]
+    standing["gap_datasets"] = standing[["gap_n_a", "gap_n_b"]].min(axis=1)
+    return standing.drop(columns=["gap_n_a", "gap_n_b"])
+
+
+def write_standing(standing: pd.DataFrame, path: Path, suite_a, suite_b) -> Path:
+    """Write :func:`method_standing`'s frame as CSV, or as a Markdown table (A and B named) if ``path`` ends in .md."""
+    path = Path(path)
+    if path.suffix != ".md":
+        standing.to_csv(path, index=False, float_format="%.6g")
+        return path
+    names = {"a": Path(suite_a).name, "b": Path(suite_b).name}
+    header = ["method", f"rank ({names['a']})", f"rank ({names['b']})", f"mean AUROC ({names['a']})",
+              f"mean AUROC ({names['b']})", "B - A", f"ADBench gap ({names['a']})", f"ADBench gap ({names['b']})"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in standing.itertuples():
+        cells = [f"{row.rank_a:.2f}", f"{row.rank_b:.2f}", f"{row.mean_a:.3f}", f"{row.mean_b:.3f}",
+                 f"{row.difference:+.3f}", *("–" if gap != gap else f"{gap:+.3f}" for gap in (row.gap_a, row.gap_b))]
+        lines.append("| " + " | ".join([row.method, *cells]) + " |")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def adbench_gaps(folder, metric: str) -> dict[str, tuple[float, int]]:
+    """Per method: the mean of ``ours - ADBench`` over the datasets of the suite's ADBench comparison, and their
+    number; empty where the suite has no such comparison."""
+    path = Path(folder) / ADBENCH_COMPARISON
+    if not path.is_file():
+        return {}
+    table = pd.read_csv(path)
+    table = table[(table["metric"] == metric) & table["difference"].notna()]
+    return {method: (float(group["difference"].mean()), int(group["dataset"].nunique()))
+            for method, group in table.groupby("method", sort=False)}
 
 
 def with_holm(tests: list[dict]) -> list[dict]:
