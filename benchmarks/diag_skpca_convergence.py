@@ -60,7 +60,8 @@ def centered_kernel(X: np.ndarray, n_components: int) -> np.ndarray:
 
 def training_rows(name: str, seed: int, max_train: int | None) -> np.ndarray:
     data = DatasetConfig(name=name, inliers=(0,), outliers=(1,), scaling="minmax")
-    return adbench_split(load_dataset(name), data, Options(max_train=max_train), seed).X_train
+    split = adbench_split(load_dataset(name), data, Options(max_train=max_train), seed)
+    return split.X_train if split.capped is None else split.X_train[split.capped]
 
 
 def step_facts(K: np.ndarray, beta: np.ndarray, beta_prev: np.ndarray, alpha: np.ndarray,
@@ -112,8 +113,9 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["adbench_wbc", "adbench_pima", "adbench_magic_gamma"])
     parser.add_argument("--steps", type=int, default=80)
     parser.add_argument("--seed", type=int, default=0, help="ADBench's seed of the split")
-    parser.add_argument("--max-train", type=int, default=2000,
-                        help="training rows (a stratified sample as the protocol's cap draws it); 0 for all")
+    parser.add_argument("--max-train", type=int, default=0,
+                        help="cap the training rows (a stratified sample, as the protocol's cap draws it); 0: all, "
+                             "as the suite")
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/skpca_convergence.tsv"))
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)

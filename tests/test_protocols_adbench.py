@@ -87,3 +87,23 @@ def test_null_caps_are_accepted_and_described():
 def test_too_few_outliers_is_a_data_error():
     with pytest.raises(DataError, match="at least 2 of each"):
         check_adbench(toy(n_out=1), DATA, Options())
+
+
+@pytest.mark.parametrize("suite", ["adbench_classical", "adbench_classical_capped", "adbench_classical_pyod_defaults"])
+def test_the_committed_suites_fit_every_detector_of_a_trial_on_the_same_rows(suite):
+    """Every (dataset, trial) of the committed ADBench suites has one n_train across its detectors (and the capped
+    suite at most 2,000)."""
+    import json
+    from pathlib import Path
+
+    members = sorted((Path(__file__).parents[1] / "results" / suite).glob("*/records.jsonl"))
+    assert len(members) == 36
+    for path in members:
+        sizes: dict[int, set[int]] = {}
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            if record.get("status") == "ok":
+                sizes.setdefault(record["trial"], set()).add(record["n_train"])
+        assert len(sizes) == 5 and all(len(n) == 1 for n in sizes.values()), (path.parent.name, sizes)
+        if suite.endswith("capped"):
+            assert max(n for trial in sizes.values() for n in trial) <= 2000
