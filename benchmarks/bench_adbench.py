@@ -67,12 +67,19 @@ def timed_run(config: Path, out: Path, jobs: int, scheduler: str | None, profile
     sampler.done.set()
     samples = sampler.samples or [os.getloadavg()[0]]
     records = records_of_any(out)
-    return {"date": time.strftime("%Y-%m-%d"), "config": config.as_posix(), "profile": profile or "full",
+    return {"date": time.strftime("%Y-%m-%d"), "config": shown_path(config), "profile": profile or "full",
             "path": "dask" if scheduler else "joblib", "workers": jobs, "cores": os.cpu_count(),
             "wall_s": round(wall, 1), "cells": int((records["status"] == "ok").sum()) if len(records) else 0,
             "exit_code": exit_code, "load_before": round(before, 2),
             "load_mean": round(sum(samples) / len(samples), 2), "load_max": round(max(samples), 2),
             "commit": commit()}
+
+
+def shown_path(config: Path) -> str:
+    """``config`` relative to the repository when inside it, so that rows from different clones compare."""
+    root = Path(__file__).resolve().parents[1]
+    resolved = config.resolve()
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else config.as_posix()
 
 
 def append_row(path: Path, row: dict) -> None:
