@@ -35,16 +35,27 @@ from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 
 from kpca_bench.devices import device_of, is_numpy, namespace, to_numpy, to_target
-from kpca_bench.kernels import single_threaded_blas
+from kpca_bench.kernels import blas_threads, single_threaded_blas
 
 EIGEN_SOLVERS = ("auto", "eigh", "arpack", "block")
 # Residual tolerance relative to the largest eigenvalue (issue 19's contract).
 DEFAULT_TOL = 1e-8
 DEFAULT_MAX_RESTARTS = 100
 # The "auto" rule's thresholds, from benchmarks/bench_eigensolvers.py (results/benchmarks/eigensolvers.md).
-AUTO_BLOCK_MIN_COMPONENTS = 50
-AUTO_BLOCK_MIN_SAMPLES = 5000
-AUTO_MAX_BASIS_SHARE = 0.12
+AUTO_EIGH_BELOW_SAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class AutoThresholds:
+    """Where ``"auto"`` changes solver at one BLAS thread count (:func:`choose_solver`)."""
+
+    eigh_basis_share: float  # eigh while the block solver's basis exceeds this share of n
+    block_min_samples: int  # block from this many samples on ...
+    block_min_work: float  # ... once n^2 k reaches this
+
+
+# BLAS threads -> thresholds; more threads than measured take the last entry.
+AUTO_THRESHOLDS = {1: AutoThresholds(0.4, 2000, 150e6), 2: AutoThresholds(0.25, 2000, 0.0)}
 
 
 @dataclass(frozen=True)
@@ -68,22 +79,35 @@ class EigenResult:
     residuals: np.ndarray | None = None
 
 
-def choose_solver(n: int, k: int) -> str:
-    """The fastest solver meeting the contract for ``k`` of ``n`` eigenpairs (the ``"auto"`` rule).
+def choose_solver(n: int, k: int, threads: int | None = None) -> str:
+    """The fastest solver meeting the contract for ``k`` of ``n`` eigenpairs on ``threads`` BLAS threads (``"auto"``).
 
-    ``eigh`` when the block solver's basis (:func:`block_sizes`) would exceed
-    :data:`AUTO_MAX_BASIS_SHARE` of n: few samples or many components, where
-    the dense reduction is as fast and works in place (the block solver's
-    workspace, two n x basis arrays, is otherwise at most a quarter of K's
-    8 n^2 bytes). Else ``block`` from :data:`AUTO_BLOCK_MIN_COMPONENTS` components
-    or :data:`AUTO_BLOCK_MIN_SAMPLES` samples on (a K of 200 MB and more, read
-    from memory for every product), where products with blocks of vectors beat
-    ARPACK's one vector at a time, and ``arpack`` below. Thresholds from
-    ``benchmarks/bench_eigensolvers.py``; all three meet the accuracy contract there.
+    ``eigh`` below :data:`AUTO_EIGH_BELOW_SAMPLES` samples (every solver takes
+    hundredths of a second there, and the dense one needs no starting vector)
+    and while the block solver's basis (:func:`block_sizes`) exceeds the
+    thread count's ``eigh_basis_share`` of n (many components for few samples,
+    where the dense reduction is as fast; the block solver's workspace, two
+    n x basis arrays, stays under 0.8 of K's 8 n^2 bytes). Otherwise ``block``
+    from ``block_min_samples`` samples once ``n^2 k`` reaches
+    ``block_min_work``, ``arpack`` below (:data:`AUTO_THRESHOLDS`).
+
+    ARPACK reads all of K for every product with one vector, some multiple of k
+    of them, so its time grows as ``n^2 k``; the block solver's products with
+    32 vectors at a time run near the machine's peak but carry a fixed cost per
+    cycle, which pays from that size on. With two threads it pays from 2,000
+    samples at any k: ARPACK's products barely speed up (they are limited by
+    memory, not arithmetic) and its many small steps wait for both threads,
+    where the block solver's products use both.
+
+    ``threads`` defaults to the BLAS thread limit in force
+    (:func:`kpca_bench.kernels.blas_threads`, e.g. the runner's one thread per
+    cell). The thresholds are measured at 1 and 2 threads; more use 2's.
     """
-    if block_sizes(k)[1] > AUTO_MAX_BASIS_SHARE * n:
+    threads = blas_threads() if threads is None else threads
+    rule = AUTO_THRESHOLDS[min(max(threads, 1), max(AUTO_THRESHOLDS))]
+    if n < AUTO_EIGH_BELOW_SAMPLES or block_sizes(k)[1] > rule.eigh_basis_share * n:
         return "eigh"
-    return "block" if k >= AUTO_BLOCK_MIN_COMPONENTS or n >= AUTO_BLOCK_MIN_SAMPLES else "arpack"
+    return "block" if n >= rule.block_min_samples and n * n * k >= rule.block_min_work else "arpack"
 
 
 def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", random_state=None, *,
@@ -92,7 +116,8 @@ def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", rando
 
     ``eigh`` asks LAPACK for that index range only (no full decomposition);
     ``arpack`` uses Lanczos iterations (scipy ``eigsh``); ``block`` is
-    :func:`block_krylov_eigh`; ``auto`` picks by :func:`choose_solver`.
+    :func:`block_krylov_eigh`; ``auto`` picks by :func:`choose_solver` for the
+    BLAS threads in force.
     Eigenvector signs are fixed so that each vector's largest-magnitude entry
     is positive, which makes results reproducible across solvers.
 

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 from kpca_bench import eigensolvers
 from kpca_bench.devices import device_of
 from kpca_bench.eigensolvers import block_krylov_eigh, choose_solver, top_eigenpairs
 from kpca_bench.kernels import KernelCentering, make_kernel
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -78,19 +84,47 @@ def test_top_eigenpairs_agree_across_solvers_with_fixed_signs(centered_rbf, solv
     assert_allclose(result.vectors, vectors, atol=1e-7)
 
 
-# (n, k) -> the solver "auto" picks: eigh while the block basis would exceed 12 % of n, then
-# block from AUTO_BLOCK_MIN_COMPONENTS components or AUTO_BLOCK_MIN_SAMPLES samples on, arpack below.
+# (n, k, BLAS threads) -> the solver "auto" picks: eigh below 1,000 samples or while the block basis would exceed
+# 40 % of n (one thread) or 25 % (two and more); then block from 2,000 samples on once n^2 k reaches 1.5e8 with one
+# thread, at any k with two and more; arpack otherwise.
 AUTO_GRID = [
-    ((100, 5), "eigh"), ((1066, 5), "eigh"), ((1067, 5), "arpack"), ((3000, 15), "arpack"), ((4999, 15), "arpack"),
-    ((5000, 15), "block"), ((100000, 1), "block"),
-    ((1000, 50), "eigh"), ((4000, 49), "arpack"), ((4000, 50), "block"), ((2000, 200), "eigh"),
-    ((3999, 200), "eigh"), ((4000, 200), "block"), ((16000, 200), "block"), ((16000, 2000), "eigh"),
+    ((100, 5, 1), "eigh"), ((1000, 5, 1), "arpack"), ((1000, 150, 1), "arpack"), ((1000, 170, 1), "eigh"),
+    ((1000, 200, 1), "eigh"), ((1999, 200, 1), "arpack"), ((2000, 37, 1), "arpack"), ((2000, 38, 1), "block"),
+    ((3000, 16, 1), "arpack"), ((3000, 17, 1), "block"), ((4000, 10, 1), "block"), ((12000, 1, 1), "arpack"),
+    ((100000, 1, 1), "block"), ((16000, 200, 1), "block"),
+    ((999, 5, 2), "eigh"), ((1000, 5, 2), "arpack"), ((1000, 50, 2), "arpack"), ((1000, 100, 2), "eigh"),
+    ((1999, 10, 2), "arpack"), ((2000, 1, 2), "block"), ((2000, 200, 2), "block"), ((1900, 200, 2), "eigh"),
+    ((16000, 4000, 2), "eigh"), ((1500, 10, 8), "arpack"), ((2000, 10, 8), "block"), ((16000, 200, 8), "block"),
 ]
 
 
 @pytest.mark.parametrize(("size", "expected"), AUTO_GRID)
 def test_auto_rule_on_a_grid_of_sizes(size, expected):
     assert choose_solver(*size) == expected
+
+
+@pytest.mark.parametrize(("threads", "expected"), [(1, "arpack"), (2, "block")])
+def test_auto_decides_by_the_blas_threads_in_force(threads, expected):
+    """2,000 samples, 10 components: ARPACK on one thread, the block solver on two; both give the same eigenpairs."""
+    X = np.random.default_rng(0).integers(0, 16, size=(2000, 16)).astype(float)
+    K = make_kernel(X, "rbf", gamma=0.01)(X)
+    K = KernelCentering.fit(K).center_train(K)
+    with threadpool_limits(limits=threads):
+        assert choose_solver(2000, 10) == expected
+        result = top_eigenpairs(K, 10, "auto", random_state=0)
+    assert result.solver == expected
+    assert_allclose(result.values, top_eigenpairs(K, 10, "eigh").values, rtol=1e-8)
+
+
+def test_auto_is_within_ten_percent_of_the_better_iterative_solver_on_the_committed_grid():
+    """The measured grid (benchmarks/bench_eigensolvers.py): at every n, k and thread count the rule's solver took
+    at most 1.1 times the better of ARPACK and block."""
+    grid = pd.read_csv(ROOT / "results" / "benchmarks" / "eigensolvers.tsv", sep="\t")
+    assert set(grid.threads) == {1, 2} and grid.n.min() <= 1000 and grid.n.max() >= 16000
+    assert grid.k.min() <= 10 and grid.k.max() >= 200
+    chosen = [getattr(row, f"{choose_solver(row.n, row.k, row.threads)}_s") for row in grid.itertuples()]
+    ratio = pd.Series(chosen, index=grid.index) / grid[["arpack_s", "block_s"]].min(axis=1)
+    assert ratio.max() <= 1.1, grid.assign(ratio=ratio)[ratio > 1.1].to_string()
 
 
 def test_unknown_solver_is_refused():

@@ -338,8 +338,9 @@ class KernelPCA(BaseKernelPCA):
         ``eigh``: LAPACK, top eigenpairs only. ``arpack``: Lanczos, for large n.
         ``block``: block Lanczos with a certified residual (see
         :func:`kpca_bench.eigensolvers.block_krylov_eigh`). ``auto`` (our
-        choice, issue 19): the fastest of them for n and n_components that
-        meets the accuracy contract (:func:`kpca_bench.eigensolvers.choose_solver`).
+        choice): the fastest of them for n, n_components and the BLAS threads
+        the fit has that meets the accuracy contract
+        (:func:`kpca_bench.eigensolvers.choose_solver`).
     random_state : int >= 0 or None
         Start vector of ``arpack`` and ``block``; unused by ``eigh``.
     rank_cutoff : {"numerical", "positive"}, default="numerical"
