@@ -20,7 +20,6 @@ scratch with --jobs 2 on 2 idle cores, <= 2 GB peak per cell.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import subprocess
@@ -31,6 +30,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from tsv_rows import append_row
 
 CONFIG = Path(__file__).parents[1] / "configs" / "adbench_classical.yaml"
 WALL_COLUMNS = ("date", "config", "profile", "path", "workers", "cores", "wall_s", "cells", "exit_code",
@@ -80,16 +80,6 @@ def shown_path(config: Path) -> str:
     root = Path(__file__).resolve().parents[1]
     resolved = config.resolve()
     return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else config.as_posix()
-
-
-def append_row(path: Path, row: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists()
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, WALL_COLUMNS, delimiter="\t")
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
 
 
 def run_folders(out: Path) -> list[Path]:
@@ -147,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     out = args.out or Path(tempfile.mkdtemp(prefix="bench_adbench_"))
     row = timed_run(args.config, out, args.jobs, args.scheduler, args.profile)
-    append_row(args.table, row)
+    append_row(args.table, WALL_COLUMNS, row)
     print("\t".join(f"{key}={row[key]}" for key in WALL_COLUMNS))
     for folder in run_folders(out):
         print(summarize(folder, row["wall_s"]))

@@ -28,7 +28,6 @@ time over the better of ARPACK and block, the ratio the rule is held to
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import time
@@ -38,6 +37,7 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import MinMaxScaler
 from threadpoolctl import threadpool_limits
+from tsv_rows import append_row
 
 from kpca_bench.eigensolvers import choose_solver, top_eigenpairs
 from kpca_bench.kernels import KernelCentering, make_kernel
@@ -105,22 +105,15 @@ def measure(dataset: str, n: int, K: np.ndarray, k: int, threads: int, repeat: i
 
 def run_grid(dataset: str, threads: list[int], sizes: list[int], components: list[int], repeat: int,
              out: Path) -> None:
-    """Measure the grid, appending rows to ``out`` (a header first if the file is new)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    new = not out.exists()
-    with out.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, COLUMNS, delimiter="\t")
-        if new:
-            writer.writeheader()
-        for n in sizes:
-            K = centered_kernel(dataset, n)
-            for t in threads:
-                for k in components:
-                    row = measure(dataset, n, K, k, t, repeat)
-                    writer.writerow(row)
-                    handle.flush()
-                    print("\t".join(f"{row[c]:.4g}" if isinstance(row[c], float) else str(row[c]) for c in COLUMNS),
-                          flush=True)
+    """Measure the grid, appending a row to ``out`` as each point is done."""
+    for n in sizes:
+        K = centered_kernel(dataset, n)
+        for t in threads:
+            for k in components:
+                row = measure(dataset, n, K, k, t, repeat)
+                append_row(out, COLUMNS, row)
+                print("\t".join(f"{row[c]:.4g}" if isinstance(row[c], float) else str(row[c]) for c in COLUMNS),
+                      flush=True)
 
 
 def with_rule(grid: pd.DataFrame) -> pd.DataFrame:
