@@ -17,10 +17,13 @@ setting; ``--table`` then renders them with the rule's choice in force and its
 time over the better of ARPACK and block, the ratio the rule is held to
 (``tests/test_eigensolvers.py`` reads the committed file)::
 
-    KPCA_BENCH_DATA=/work/shared/datasets .venv/bin/python benchmarks/bench_eigensolvers.py \\
-        --threads 1 2 --out results/benchmarks/eigensolvers.tsv
-    KPCA_BENCH_DATA=/work/shared/datasets .venv/bin/python benchmarks/bench_eigensolvers.py --dataset magic_gamma \\
-        --sizes 2000 4000 6000 8000 --components 10 25 --out results/benchmarks/eigensolvers.tsv
+    export KPCA_BENCH_DATA=/work/shared/datasets OUT=results/benchmarks/eigensolvers.tsv
+    .venv/bin/python benchmarks/bench_eigensolvers.py --sizes 1000 2000 3000 4000 --repeat 15 --out $OUT
+    .venv/bin/python benchmarks/bench_eigensolvers.py --sizes 6000 8000 12000 16000 --out $OUT
+    .venv/bin/python benchmarks/bench_eigensolvers.py --dataset magic_gamma --components 10 25 50 \\
+        --sizes 1000 2000 3000 4000 --repeat 15 --out $OUT
+    .venv/bin/python benchmarks/bench_eigensolvers.py --dataset magic_gamma --components 10 25 50 \\
+        --sizes 6000 8000 --out $OUT
     .venv/bin/python benchmarks/bench_eigensolvers.py --table results/benchmarks/eigensolvers.tsv \\
         > results/benchmarks/eigensolvers.md
 """

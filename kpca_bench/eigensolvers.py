@@ -95,9 +95,8 @@ def choose_solver(n: int, k: int, threads: int | None = None) -> str:
     of them, so its time grows as ``n^2 k``; the block solver's products with
     32 vectors at a time run near the machine's peak but carry a fixed cost per
     cycle, which pays from that size on. With two threads it pays from 2,000
-    samples at any k: ARPACK's products barely speed up (they are limited by
-    memory, not arithmetic) and its many small steps wait for both threads,
-    where the block solver's products use both.
+    samples at any k: ARPACK gains nothing from the second thread (it lost
+    time on the benchmark grid), where the block solver's products use both.
 
     ``threads`` defaults to the BLAS thread limit in force
     (:func:`kpca_bench.kernels.blas_threads`, e.g. the runner's one thread per
