@@ -20,7 +20,6 @@ scratch with --jobs 2 on 2 idle cores, <= 2 GB peak per cell.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -83,9 +82,9 @@ def shown_path(config: Path) -> str:
 
 
 def run_folders(out: Path) -> list[Path]:
-    """The folders :func:`summarize` reads under ``out``: a suite's (``out/<name>/<dataset>/records.jsonl``),
-    else ``out`` itself for a single run (``out/<name>/records.jsonl``)."""
-    return sorted({store.parents[1] for store in out.glob("*/*/records.jsonl")}) or [out]
+    """The folders :func:`summarize` reads under ``out``: a suite's (``out/<name>/<dataset>/records.parquet``),
+    else ``out`` itself for a single run (``out/<name>/records.parquet``)."""
+    return sorted({store.parents[1] for store in out.glob("*/*/records.parquet")}) or [out]
 
 
 def records_of_any(out: Path) -> pd.DataFrame:
@@ -95,10 +94,11 @@ def records_of_any(out: Path) -> pd.DataFrame:
 
 def records_of(folder: Path) -> pd.DataFrame:
     rows = []
-    for store in sorted(folder.glob("*/records.jsonl")):
-        for line in store.read_text().splitlines():
-            record = json.loads(line)
-            rows.append({"dataset": store.parent.name, "method": record["method"], "status": record["status"],
+    from kpca_bench.experiment.store import ResultStore
+
+    for member in sorted(path.parent for path in folder.glob("*/records.parquet")):
+        for record in ResultStore(member).load().values():
+            rows.append({"dataset": member.name, "method": record["method"], "status": record["status"],
                          "wall_time": record.get("wall_time", 0.0), "peak_memory_mb": record.get("peak_memory_mb"),
                          "n_train": record.get("n_train"), "n_rows": record.get("n_rows")})
     return pd.DataFrame(rows)

@@ -15,7 +15,6 @@ et al.), the three ``configs/wang_*`` classification configs < 20 min together
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -29,8 +28,9 @@ def cell_figures(config: Path, out: Path) -> tuple[float, float]:
     from kpca_bench.experiment.config import load_config
     from kpca_bench.experiment.runner import experiment_directory
 
-    store = experiment_directory(load_config(config), out) / "records.jsonl"
-    records = [json.loads(line) for line in store.read_text().splitlines()] if store.exists() else []
+    from kpca_bench.experiment.store import ResultStore
+
+    records = list(ResultStore(experiment_directory(load_config(config), out)).load().values())
     peaks = [r["peak_memory_mb"] for r in records if r.get("peak_memory_mb")]
     return sum(r.get("wall_time", 0.0) for r in records), max(peaks, default=0.0) / 1024
 

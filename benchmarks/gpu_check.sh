@@ -22,7 +22,7 @@
 # Whatever happens (a step failing or cut at its limit, the budget running out, SIGTERM or Ctrl-C), it ends with the
 # table of the steps: ok, failed (exit N), timed out, cut (SIGTERM), skipped (budget) or not run, in steps.tsv and at
 # the end of check.log. Files in $OUT (.gpu/out unless set; at most 8 come back from a call): check.log, steps.tsv,
-# pip-freeze.txt, records.jsonl, memory.tsv, gpu.md, gpu.tsv.
+# pip-freeze.txt, records.parquet, memory.tsv, gpu.md, gpu.tsv.
 #
 #   bash benchmarks/gpu_check.sh                   # on the GPU machine, in the tree the call sent
 #   bash benchmarks/gpu_check.sh --dry-run         # here: everything but CUDA, with no step by hand
@@ -63,7 +63,7 @@ else
 fi
 export PYTHON
 mkdir -p "$OUT"
-rm -f "$OUT"/{check.log,steps.tsv,pip-freeze.txt,records.jsonl,memory.tsv,gpu.md,gpu.tsv}
+rm -f "$OUT"/{check.log,steps.tsv,pip-freeze.txt,records.parquet,memory.tsv,gpu.md,gpu.tsv}
 exec > >(tee -a "$OUT/check.log") 2>&1
 TEE=$!
 
@@ -216,15 +216,16 @@ config() {
     [ "$DRY" = 1 ] && device=cpu
     { cat configs/quickstart.yaml; echo "execution: {device: $device}"; } > "$WORK/quickstart.yaml"
     (cd "$WORK" && kpca-bench run "$WORK/quickstart.yaml" --out "$WORK/runs" --trials 1 --quiet) || return
-    cp "$WORK/runs/quickstart/records.jsonl" "$OUT/records.jsonl"
+    cp "$WORK/runs/quickstart/records.parquet" "$OUT/records.parquet"
     "$PYTHON" - "$WORK/runs/quickstart" <<'EOF'
 import json
 import sys
 from pathlib import Path
 
+from kpca_bench.experiment.store import ResultStore
+
 folder = Path(sys.argv[1])
-for line in (folder / "records.jsonl").read_text().splitlines():
-    record = json.loads(line)
+for record in ResultStore(folder).records():
     print(f"{record['method']:<18} {record['status']:<6} device={record['device']} gpu_model={record.get('gpu_model')}")
 print("environment.json gpu:", json.loads((folder / "environment.json").read_text())["environments"][-1].get("gpu"))
 EOF

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import os
 import signal
@@ -51,8 +50,9 @@ def paper_configs() -> list[Path]:
 
 
 def records(folder: Path) -> list[dict]:
-    store = folder / "records.jsonl"
-    return [json.loads(line) for line in store.read_text().splitlines() if line.strip()] if store.exists() else []
+    from kpca_bench.experiment.store import ResultStore
+
+    return list(ResultStore(folder).load().values())
 
 
 def committed_cost(config: Path, committed: Path) -> float:

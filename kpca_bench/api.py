@@ -1,4 +1,5 @@
-"""The library's one entry point: ``kpca_bench.run(config, methods=..., out=...) -> Results``.
+"""The library's entry points: ``kpca_bench.run(config, methods=..., out=...) -> Results``, and
+``kpca_bench.load(folder) -> Results``, which reads the same tables back from a finished run's folder.
 
 The flow goes one way: the experiment layer runs the cells and returns what it did
 (:func:`~kpca_bench.experiment.runner.run_experiment`), the report layer writes the tables and
@@ -22,6 +23,7 @@ from kpca_bench.experiment.runner import RunOutcome, run_experiment
 from kpca_bench.methods.registry import class_path
 from kpca_bench.protocols import MethodConfig
 from kpca_bench.report import write_outcome_report
+from kpca_bench.report.loaded import read_run
 from kpca_bench.validation import run_argument_problems
 
 DEFAULT_OUT = Path("results")
@@ -122,6 +124,44 @@ def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: 
                    verdict=tables.verdict)
 
 
+def load(folder, *, config=None, methods: Mapping[str, object] | None = None, profile: str = "full",
+         notify: Callable[[str], None] = print_notice) -> Results:
+    """The tables of a finished run, read from its results folder: what :func:`run` returned when it wrote it.
+
+    Parameters
+    ----------
+    folder : the run's results folder, ``<out>/<name>/`` (a suite's too), as :attr:`Results.folder` names it.
+    config, methods, profile : as given to :func:`run`, needed only where no file holds them: a config given as a
+        dict or a :class:`~kpca_bench.experiment.config.Config`, and methods given as estimator objects. Without
+        them, the config is the one the folder's ``run.json`` holds. The run's trials and seed are the folder's.
+    notify : receives a line for each state file that is damaged and set aside (default: printed on stderr).
+
+    Returns
+    -------
+    Results
+        The records, the summary and a suite's tables across datasets, computed from the folder's records
+        (``records.parquet``) under the config in its ``run.json``; its ``outcome`` that of a run that found
+        every stored cell (``n_run`` 0). Nothing is run or written.
+
+    Raises
+    ------
+    ConfigError
+        A ``config`` or ``methods`` that is not valid, as :func:`run` says it.
+    KpcaBenchError
+        One line, if ``folder`` is not a results folder or holds no records of its config's cells, or if its
+        run had a config or methods that no file holds and they are not given.
+    """
+    problems = [problem for problem in (folder_problem(folder), methods_problem(methods),
+                                        None if config is None else config_problem(config)) if problem]
+    if problems:
+        raise ConfigError("\n".join(problems))
+    given = None if config is None else with_methods(as_config(config, profile), methods or {})
+    config, outcome, tables = read_run(folder, notify=notify, given=given)
+    return Results(records=tables.trials, summary=tables.summary, folder=outcome.directory, config=config,
+                   outcome=outcome, datasets=tables.datasets, ranks=tables.ranks, statistics=tables.statistics,
+                   verdict=tables.verdict)
+
+
 def check_arguments(config, methods, notify, **arguments) -> None:
     """:class:`ConfigError` listing every argument of :func:`run` that is not valid, each named as the caller
     wrote it (``trials``, not ``--trials``), before any work; the command line's options go through the same
@@ -132,6 +172,13 @@ def check_arguments(config, methods, notify, **arguments) -> None:
         problems.append(f"notify: must be a function that takes a message, got {notify!r}")
     if problems:
         raise ConfigError("\n".join(problems))
+
+
+def folder_problem(folder) -> str | None:
+    """What is wrong with :func:`load`'s ``folder`` argument, or None if it is a path."""
+    if isinstance(folder, (str, os.PathLike)):
+        return None
+    return f"folder: must be the path of a run's results folder (str or pathlib.Path), got {type(folder).__name__}"
 
 
 def config_problem(config) -> str | None:

@@ -142,3 +142,21 @@ def unreachable(monkeypatch):
         raise OSError("Network is unreachable")
 
     monkeypatch.setattr(locate, "_open_url", refuse)
+
+
+@pytest.fixture
+def as_journal():
+    """A finished run's folder made what a run killed before compacting its records leaves: every record in the
+    journal (records.jsonl), no table (records.parquet); the function returns the journal's path."""
+    import json
+
+    from kpca_bench.experiment.store import ResultStore
+
+    def convert(folder) -> Path:
+        store = ResultStore(folder)
+        records = store.load()
+        store.path.write_text("".join(json.dumps(r, sort_keys=True, allow_nan=True) + "\n" for r in records.values()))
+        store.table_path.unlink(missing_ok=True)
+        return store.path
+
+    return convert

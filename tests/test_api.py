@@ -19,7 +19,7 @@ from sklearn.ensemble import IsolationForest
 
 import kpca_bench
 from kpca_bench.api import Results, method_entry, with_methods
-from kpca_bench.errors import ConfigError
+from kpca_bench.errors import ConfigError, KpcaBenchError
 from kpca_bench.experiment.config import parse_config
 from kpca_bench.experiment.runner import plan_cells
 from kpca_bench.methods.registry import estimator_spec
@@ -176,7 +176,8 @@ print(sorted(set(results.records["method_name"])), len(results.failures))
 
 @pytest.mark.slow
 def test_the_documented_example_runs_a_detector_defined_in_main_on_two_workers(tmp_path):
-    """The example of docs/python-api.md as a script (run as ``__main__``): its class travels to two workers."""
+    """The example of docs/python-api.md as a script (run as ``__main__``): its class travels to two workers; then
+    the page's block that loads the finished suite back (``results`` is then what it loaded)."""
     code = python_blocks((ROOT / "docs" / "python-api.md").read_text())
     assert "class CentroidDistance(BaseEstimator)" in code and "jobs=2" in code
     (tmp_path / "example.py").write_text(code + RETURNED)
@@ -188,7 +189,7 @@ def test_the_documented_example_runs_a_detector_defined_in_main_on_two_workers(t
     assert summary["auroc_mean"].between(0.5, 1).all() and (summary["trials"] == 2).all()
     assert set(ranks["method"]) == {"KPCA", "centroid"}
     assert names == "['__main__:CentroidDistance', 'kpca'] 0"
-    assert (tmp_path / "results" / "notebook_suite" / "digits_2" / "records.jsonl").exists()
+    assert (tmp_path / "results" / "notebook_suite" / "digits_2" / "records.parquet").exists()
 
 
 def test_an_interrupt_writes_the_tables_of_what_finished_then_propagates(tmp_path, monkeypatch):
@@ -223,3 +224,69 @@ def test_an_objects_sign_comes_from_its_package_its_pyod_base_or_score_samples()
     assert estimator_spec(MeanDistance).higher_is == "normal"
     assert estimator_spec(IsolationForest).higher_is == "normal"
     assert estimator_spec(DecisionOnly, "outlier").higher_is == "outlier"
+
+
+# kpca_bench.load: a finished run's tables read back from its folder.
+
+SUITE = {**{k: v for k, v in CONFIG.items() if k != "dataset"}, "name": "api_suite",
+         "datasets": [{"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
+                      {"name": "file", "options": {"path": str(DATA / "example.csv"), "label": "status"},
+                       "inliers": ["ok"], "outliers": ["faulty"], "scaling": "minmax"}],
+         "methods": [{"name": "knn", "label": "kNN"}, {"name": "lof", "label": "LOF"}]}
+
+
+def assert_same_results(loaded: Results, returned: Results) -> None:
+    for name in ("records", "summary", "datasets", "ranks", "statistics"):
+        mine, theirs = getattr(loaded, name), getattr(returned, name)
+        if theirs is None:
+            assert mine is None, name
+        else:
+            pd.testing.assert_frame_equal(mine, theirs, obj=name)
+    assert loaded.verdict == returned.verdict and loaded.folder == returned.folder
+    assert loaded.config.config_hash() == returned.config.config_hash()
+    assert [r["key"] for r in loaded.failures] == [r["key"] for r in returned.failures]
+
+
+def test_load_gives_back_the_tables_of_the_run_that_wrote_the_folder(tmp_path):
+    path = tmp_path / "api.yaml"
+    path.write_text(yaml.safe_dump({**CONFIG, "methods": [{"name": "knn", "label": "kNN"}, {"name": "lof", "label": "LOF"}]}))
+    plain = kpca_bench.run(path, out=tmp_path / "out", trials=3, seed=4)
+    loaded = kpca_bench.load(plain.folder)
+    assert_same_results(loaded, plain)
+    assert (loaded.outcome.n_cells, loaded.outcome.n_reused, loaded.outcome.n_run) == (6, 6, 0)
+    assert loaded.config.trials == 3 and loaded.config.seed == 4  # the run's overrides, from its folder
+    bad = {"bad": MeanDistance(power="two")}
+    returned = kpca_bench.run(path, methods=bad, out=tmp_path / "objects", trials=2)
+    assert len(returned.failures) == 2  # a power that is no number: every cell of "bad" fails, and is a row
+    assert_same_results(kpca_bench.load(returned.folder, config=path, methods=bad), returned)
+
+
+def test_load_of_a_suite_given_as_a_dict_and_objects_needs_them_and_then_gives_every_table(tmp_path):
+    returned = kpca_bench.run(SUITE, methods={"mean": MeanDistance()}, out=tmp_path)
+    assert set(returned.records["dataset"]) == {"example", "example_2"} and returned.ranks is not None
+    with pytest.raises(KpcaBenchError, match="methods 'mean' as estimator objects") as raised:
+        kpca_bench.load(returned.folder)
+    assert "\n" not in str(raised.value)
+    with pytest.raises(KpcaBenchError, match="given its config as a dict"):
+        kpca_bench.load(kpca_bench.run(SUITE, out=tmp_path / "plain").folder)
+    assert_same_results(kpca_bench.load(returned.folder, config=SUITE, methods={"mean": MeanDistance()}), returned)
+
+
+@pytest.mark.parametrize("folder, message", [
+    ("{tmp}/missing", "is not a folder of results"),
+    ("{tmp}", "holds no run: neither run.json nor records.parquet"),
+])
+def test_load_of_a_folder_without_a_run_is_one_line(tmp_path, folder, message):
+    with pytest.raises(KpcaBenchError) as raised:
+        kpca_bench.load(folder.format(tmp=tmp_path))
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_load_checks_its_arguments_as_run_does(tmp_path):
+    with pytest.raises(ConfigError) as raised:
+        kpca_bench.load(42, config=7, methods=[IsolationForest()])
+    assert str(raised.value).splitlines() == [
+        "folder: must be the path of a run's results folder (str or pathlib.Path), got int",
+        "methods: give a dict of label -> estimator, e.g. methods={'IsolationForest': IsolationForest()}, not a list "
+        "(the label names the method in every table)",
+        "config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, got int"]

@@ -24,6 +24,7 @@ from kpca_bench.experiment import store
 from kpca_bench.experiment.lock import folder_lock
 from kpca_bench.experiment.runner import flag_overflow, input_overflow
 from kpca_bench.protocols.base import constant_scores
+from kpca_bench.experiment.store import ResultStore
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
@@ -128,7 +129,7 @@ def test_a_bad_config_value_is_one_line(tmp_path, edit, expected):
     assert old in QUICK_TEXT, old
     path = config_file(tmp_path, QUICK_TEXT.replace(old, new, 1))
     assert_one_error_line(invoke(path, "--out", tmp_path / "out", "--quiet"), expected)
-    assert not (tmp_path / "out" / "quickstart" / "records.jsonl").exists()
+    assert not store.ResultStore(tmp_path / "out" / "quickstart").exists()
 
 
 @pytest.mark.parametrize("text, expected", CONFIG_TEXTS)
@@ -167,7 +168,7 @@ def test_a_missing_or_damaged_data_file_is_one_line(tmp_path, content, expected)
     env = {"KPCA_BENCH_DATA": data_folder(tmp_path, content)}
     result = invoke(IONOSPHERE, "--out", tmp_path / "out", "--quiet", "--offline", "--trials", "1", env=env)
     assert_one_error_line(result, expected)
-    assert not (tmp_path / "out" / "sas_ionosphere" / "records.jsonl").exists()
+    assert not store.ResultStore(tmp_path / "out" / "sas_ionosphere").exists()
 
 
 def unwritable_out(tmp_path, case: str) -> Path:
@@ -236,7 +237,7 @@ def fail_writes_of(monkeypatch, name: str, code: int, after: int = 0):
     monkeypatch.setattr(store.ResultStore, "append", failing_append)
 
 
-FAULTY_FILES = ["records.jsonl", "trials.csv", "summary.md", "f1_box.png", "roc.png"]
+FAULTY_FILES = ["records.jsonl", "records.parquet", "trials.csv", "summary.md", "f1_box.png", "roc.png"]
 FAULTS = [errno.ENOSPC, errno.EROFS, errno.EIO]
 
 
@@ -250,8 +251,9 @@ def test_a_write_fault_is_one_line_naming_the_file_and_cause(tmp_path, monkeypat
     assert_one_error_line(result, f"{name}: {os.strerror(code)}")
     folder = tmp_path / "quickstart"
     assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
-    records = (folder / "records.jsonl").read_text().splitlines()
-    assert len(records) == (3 if name == "records.jsonl" else 8)
+    # The journal's records stay in it when the table cannot be written.
+    assert (folder / "records.jsonl").exists() == (name == "records.parquet")
+    assert len(store.ResultStore(folder).records()) == (3 if name == "records.jsonl" else 8)
 
 
 def test_a_real_short_write_is_cut_back_and_the_store_stays_whole(tmp_path, monkeypatch):
@@ -321,8 +323,7 @@ def test_a_method_that_always_fails_is_recorded_marked_and_exits_1(tmp_path, fai
 def test_failed_cells_are_retried_unless_no_retry(tmp_path, failing_ocsvm, monkeypatch):
     invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1")
     assert invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1", "--no-retry").exit_code == 1
-    records = (tmp_path / "quickstart" / "records.jsonl").read_text().splitlines()
-    assert len(records) == 4  # nothing ran again
+    assert len(store.ResultStore(tmp_path / "quickstart").records()) == 4  # nothing ran again
     monkeypatch.undo()
     assert invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "1", "--retry-failed").exit_code == 0
     summary = pd.read_csv(tmp_path / "quickstart" / "summary.csv")
@@ -440,14 +441,14 @@ COMMANDS = [
     (["bless", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
     (["report", "{tmp}/missing"], "is not a folder of results"),
     (["report", "{tmp}/a-file"], "is not a folder of results"),
-    (["report", "{tmp}/empty"], "holds no run: neither run.json nor records.jsonl"),
+    (["report", "{tmp}/empty"], "holds no run: neither run.json nor records.parquet"),
     (["report", "--reproductions", "{tmp}/missing"], "no reproduction in"),
     (["report", "--list-configs", "--reproductions", "{tmp}/missing"], "no reproduction in"),
-    (["compare", "{tmp}/missing", "{tmp}/empty"], "no records.jsonl here"),
-    (["compare", "{tmp}/empty", "{tmp}/empty"], "no records.jsonl here"),
-    (["compare", "{tmp}/a-file", "{tmp}/empty"], "no records.jsonl here"),
-    (["export", "{tmp}/missing"], "no records.jsonl here"),
-    (["export", "{tmp}/a-file"], "no records.jsonl here"),
+    (["compare", "{tmp}/missing", "{tmp}/empty"], "no records.parquet here"),
+    (["compare", "{tmp}/empty", "{tmp}/empty"], "no records.parquet here"),
+    (["compare", "{tmp}/a-file", "{tmp}/empty"], "no records.parquet here"),
+    (["export", "{tmp}/missing"], "no records.parquet here"),
+    (["export", "{tmp}/a-file"], "no records.parquet here"),
     (["export", "{tmp}/empty", "--format", "xml"], "--format: unknown format 'xml'"),
     (["analyse"], "name papers to analyse"),
     (["analyse", "nosuch"], "unknown: nosuch"),
@@ -470,7 +471,7 @@ def test_a_bad_option_or_path_of_any_command_is_one_line(tmp_path, args, expecte
     out = ["--out", str(tmp_path / "out")] if args[0] in ("run", "plan", "check", "bless", "report", "analyse") else []
     quiet = ["--quiet"] if args[0] in ("run", "check", "bless") else []
     assert_one_error_line(CliRunner().invoke(app, [*args, *out, *quiet]), expected)
-    assert not list(tmp_path.glob("out/**/records.jsonl"))
+    assert not list(tmp_path.glob("out/**/records.*"))
 
 
 def test_more_jobs_than_cores_is_said_once_and_runs(tmp_path):
@@ -622,7 +623,7 @@ def test_a_bad_data_file_of_any_format_is_one_line_before_any_cell(tmp_path, cas
         write_data(tmp_path / file_name, content)
     result = invoke(own_data_config(tmp_path, file_name, options), "--out", tmp_path / "out", "--quiet")
     assert_one_error_line(result, expected)
-    assert not (tmp_path / "out" / "own" / "records.jsonl").exists()
+    assert not store.ResultStore(tmp_path / "out" / "own").exists()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -735,7 +736,7 @@ def test_constant_scores_are_flagged_in_the_record_the_tables_and_one_warning(tm
     assert result.stderr.splitlines() == [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
     assert result.stderr.count("(constant scores)") == 1 and "2 of 2 cells finished flagged" in result.stderr
     folder = tmp_path / "small"
-    records = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(folder).records()
     assert [(r["status"], r["degenerate"]) for r in records] == [("ok", "constant scores")] * 2
     assert set(pd.read_csv(folder / "trials.csv")["degenerate"]) == {"constant scores"}
     assert "| LOF **(constant scores: 2 of 2 trials)** | 2 / 2 | 0 |" in (folder / "summary.md").read_text()
@@ -748,7 +749,7 @@ def test_a_model_without_components_is_flagged_when_run_and_when_rebuilt_from_re
     result = invoke(small_config(tmp_path, "normal", [empty]), "--out", tmp_path, "--quiet")
     assert result.exit_code == 0 and "(no components: 2 of 2 empty)" in result.stderr
     folder = tmp_path / "small"
-    records = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(folder).records()
     assert [r["degenerate"] for r in records] == ["no components: 2 of 2 empty"] * 2
     (folder / "records.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "degenerate"}) + "\n"
                                                   for r in records))
@@ -760,7 +761,7 @@ def test_a_model_without_components_is_flagged_when_run_and_when_rebuilt_from_re
 
 def test_a_run_with_sound_scores_has_no_flag(tmp_path):
     assert invoke(small_config(tmp_path, "normal", [LOF]), "--out", tmp_path, "--quiet").exit_code == 0
-    assert "degenerate" not in (tmp_path / "small" / "records.jsonl").read_text()
+    assert not any("degenerate" in r for r in ResultStore(tmp_path / "small").records())
     assert "degenerate" not in pd.read_csv(tmp_path / "small" / "trials.csv")
     assert "**(" not in (tmp_path / "small" / "summary.md").read_text()
 
@@ -769,7 +770,7 @@ def test_features_that_overflow_flag_every_detector_not_only_kernel_methods(tmp_
     forest = {"name": "isolation_forest", "label": "Isolation forest", "params": {"n_estimators": 10}}
     result = invoke(small_config(tmp_path, "huge", [LOF, forest]), "--out", tmp_path, "--quiet")
     flag = "overflow: features as large as"
-    records = [json.loads(line) for line in (tmp_path / "small" / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(tmp_path / "small").records()
     assert all(flag in r["degenerate"] for r in records)
     assert "Traceback" not in result.output + result.stderr and flag in result.stderr
     row = next(line for line in (tmp_path / "small" / "summary.md").read_text().splitlines()
@@ -960,12 +961,13 @@ def test_on_a_full_disk_the_message_names_records_jsonl_and_it_holds_whole_lines
     result = invoke(QUICKSTART, "--out", point, "--quiet", "--trials", "3")
     assert_one_error_line(result, f"cannot write {point / 'quickstart' / 'records.jsonl'}: No space left on device")
     folder = point / "quickstart"
-    kept = whole_lines(folder / "records.jsonl")
-    assert 0 < len(kept) < 12
+    if (folder / "records.jsonl").exists():  # no room to fold it into the table either
+        whole_lines(folder / "records.jsonl")
+    assert 0 < len(ResultStore(folder).records()) < 12
     assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
     remount("size=4m")  # room again: the same command finishes what is left
     assert invoke(QUICKSTART, "--out", point, "--quiet", "--trials", "3").exit_code == 0
-    assert len(whole_lines(folder / "records.jsonl")) == 12
+    assert len(ResultStore(folder).records()) == 12 and not (folder / "records.jsonl").exists()
     assert pd.read_csv(folder / "summary.csv")["trials"].tolist() == [3] * 4
 
 
@@ -977,13 +979,13 @@ def test_a_read_only_results_folder_is_one_line(tmpfs, command):
     assert invoke(QUICKSTART, "--out", point, "--quiet", "--trials", "1").exit_code == 0
     remount("ro")
     folder = point / "quickstart"
-    before = (folder / "records.jsonl").read_bytes()
+    before = (folder / "records.parquet").read_bytes()
     if command == "run":
         result = invoke(QUICKSTART, "--out", point, "--quiet", "--trials", "1")
     else:
         result = report(folder)
     assert_one_error_line(result, "Read-only file system")
-    assert (folder / "records.jsonl").read_bytes() == before
+    assert (folder / "records.parquet").read_bytes() == before
 
 
 @pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
@@ -998,5 +1000,5 @@ def test_a_model_without_components_is_flagged_under_the_other_detection_protoco
     path.write_text(yaml.safe_dump(config))
     result = invoke(path, "--out", tmp_path, "--quiet")
     assert result.exit_code == 0, result.output + result.stderr
-    records = [json.loads(line) for line in (tmp_path / "small" / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(tmp_path / "small").records()
     assert [r["degenerate"] for r in records] == ["no components: 2 of 2 empty"]

@@ -275,7 +275,7 @@ OPTIONS = [
     ("check unknown profile", ["check", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
     ("export unknown format", ["export", "{tmp}", "--format", "xml"], "--format: unknown format 'xml'"),
     ("report of a missing folder", ["report", "{tmp}/missing"], "is not a folder of results"),
-    ("compare of missing folders", ["compare", "{tmp}/a", "{tmp}/b"], "no records.jsonl here"),
+    ("compare of missing folders", ["compare", "{tmp}/a", "{tmp}/b"], "no records.parquet here"),
     ("methods of an unknown method", ["methods", "kcpa"], "unknown method 'kcpa'"),
     ("datasets show unknown", ["datasets", "show", "digts"], "unknown dataset 'digts'"),
     ("datasets list unknown collection", ["datasets", "list", "--collection", "mine"], "unknown collection 'mine'"),
@@ -287,7 +287,7 @@ def test_a_bad_option_is_one_line(tmp_path, args, expected):
     args = [str(a).replace("{tmp}", str(tmp_path)) for a in args]
     out = ["--out", str(tmp_path / "out")] if args[0] in ("run", "plan", "check") and "--out" not in args else []
     assert_one_line(cli(args[0], *out, *args[1:]), expected)
-    assert not list(tmp_path.glob("out/**/records.jsonl"))
+    assert not list(tmp_path.glob("out/**/records.*"))
 
 
 API_CONFIG = {**BASE, "methods": [{"name": "kpca", "label": "KPCA", "params": {"n_components": 5}}]}
@@ -347,7 +347,7 @@ def test_a_bad_argument_of_run_raises_one_line_in_the_callers_words(tmp_path, ar
     assert isinstance(raised.value, KpcaBenchError)
     assert_one_message(raised.value, expected)
     assert "--" not in str(raised.value), "the API names its arguments, not the command line's flags"
-    assert not list(tmp_path.glob("out/**/records.jsonl"))
+    assert not list(tmp_path.glob("out/**/records.*"))
 
 
 def file_config(tmp_path, data: bytes, name: str = "data.csv", **dataset) -> Path:
@@ -388,12 +388,12 @@ def test_a_bad_data_file_is_one_line_before_any_cell(tmp_path, data, dataset, ex
     if data is None:
         (tmp_path / "data.csv").unlink()
     assert_one_line(cli("run", config, "--out", tmp_path / "out", "--quiet", "--offline"), expected)
-    assert not list(tmp_path.glob("out/**/records.jsonl"))
+    assert not list(tmp_path.glob("out/**/records.*"))
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> Path:
-    """The results root of a finished run of the CSV example (one trial): records.jsonl and the tables."""
+    """The results root of a finished run of the CSV example (one trial): records.parquet and the tables."""
     out = tmp_path_factory.mktemp("finished")
     result = cli("run", EXAMPLES / "csv.yaml", "--out", out, "--quiet", "--offline", "--trials", "1", "--no-html")
     assert result.exit_code == 0, result.output + result.stderr
@@ -408,10 +408,10 @@ RERUNS = [
     ("a broken config of the same name", ["run", "{tmp}/broken.yaml", "--out", "{out}"], "YAML syntax error"),
     ("an invalid config of the same name", ["run", "{tmp}/invalid.yaml", "--out", "{out}"], "trials: must be >= 1"),
     ("a folder in use", ["run", EXAMPLES / "csv.yaml", "--out", "{out}", "--no-wait", "--trials", "1"], "in use"),
-    ("out under a file", ["run", EXAMPLES / "csv.yaml", "--out", "{out}/example_csv/records.jsonl"], "records.jsonl"),
+    ("out under a file", ["run", EXAMPLES / "csv.yaml", "--out", "{out}/example_csv/records.parquet"], "records.parquet"),
     ("report with an unknown format", ["export", "{out}/example_csv", "--format", "xml"], "unknown format 'xml'"),
-    ("report of a file in the run", ["report", "{out}/example_csv/records.jsonl"], "is not a folder of results"),
-    ("compare with a missing run", ["compare", "{out}/example_csv", "{tmp}/missing"], "no records.jsonl here"),
+    ("report of a file in the run", ["report", "{out}/example_csv/records.parquet"], "is not a folder of results"),
+    ("compare with a missing run", ["compare", "{out}/example_csv", "{tmp}/missing"], "no records.parquet here"),
     ("plan with trials zero", ["plan", EXAMPLES / "csv.yaml", "--out", "{out}", "--trials", "0"], "'--trials'"),
     ("API with jobs as text", "api", "jobs: must be a number of workers"),
 ]
@@ -421,7 +421,7 @@ RERUNS = [
 def test_bad_input_against_a_finished_run_loses_none_of_its_records(tmp_path, finished, args, expected):
     out = tmp_path / "out"
     shutil.copytree(finished, out)
-    records = (out / "example_csv" / "records.jsonl").read_bytes()
+    records = (out / "example_csv" / "records.parquet").read_bytes()
     tables = sorted(p.name for p in (out / "example_csv").iterdir())
     text = (EXAMPLES / "csv.yaml").read_text().replace("path: data/", f"path: {EXAMPLES}/data/")
     (tmp_path / "broken.yaml").write_text(text + "methods: [\n")
@@ -438,5 +438,5 @@ def test_bad_input_against_a_finished_run_loses_none_of_its_records(tmp_path, fi
     else:
         args = [str(a).replace("{out}", str(out)).replace("{tmp}", str(tmp_path)) for a in args]
         assert_one_line(cli(*args), expected)
-    assert (out / "example_csv" / "records.jsonl").read_bytes() == records
+    assert (out / "example_csv" / "records.parquet").read_bytes() == records
     assert sorted(p.name for p in (out / "example_csv").iterdir()) == tables

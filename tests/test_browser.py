@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.report.html import REPORT_FILE, markdown_page, write_markdown_html, write_run_html
 from kpca_bench.report.rebuild import config_of_run
+from kpca_bench.experiment.store import ResultStore
 
 ROOT = Path(__file__).parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -87,7 +88,7 @@ def failed_page(tmp_path_factory):
     """The page of the committed quickstart run's records with one of its cells failed (exit code 1 says so)."""
     directory = tmp_path_factory.mktemp("browser") / "quickstart"
     shutil.copytree(RESULTS / "quickstart", directory, ignore=REPORT_OUTPUTS)
-    record = json.loads((directory / "records.jsonl").read_text().splitlines()[0])
+    record = ResultStore(directory).records()[0]
     with open(directory / "records.jsonl", "a") as records:  # a later record wins for its key
         records.write(json.dumps({**record, "status": "failed", "error_type": "ValueError", "error": "e"}) + "\n")
     return reported(directory, exit_code=1)

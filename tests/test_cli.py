@@ -11,6 +11,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app, options
+from kpca_bench.experiment.store import ResultStore
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
@@ -197,7 +198,7 @@ def test_a_cells_warnings_are_counted_and_summarised_once(tmp_path):
     path.write_text(yaml.safe_dump(config))
     result = invoke("run", path, "--out", tmp_path)
     assert result.exit_code == 0, result.output
-    records = [json.loads(line) for line in (tmp_path / "warns" / "records.jsonl").open()]
+    records = ResultStore(tmp_path / "warns").records()
     assert all(r["warnings"]["UserWarning"] >= 1 for r in records)
     assert "zero eigenvalue" in records[0]["warning_messages"]["UserWarning"]
     summary = [line for line in result.output.splitlines() if line.startswith("warning:")]

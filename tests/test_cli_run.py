@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.experiment.store import ResultStore
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 TIMING = ["fit_time", "score_time", "wall_time", "peak_memory_mb"]
@@ -42,8 +43,9 @@ def quickstart(tmp_path_factory):
 def test_quickstart_writes_tables_and_figures(quickstart):
     out, trials = quickstart
     directory = out / "quickstart"
-    for name in ["trials.csv", "summary.csv", "summary.md", "f1_box.png", "roc.png", "records.jsonl"]:
+    for name in ["trials.csv", "summary.csv", "summary.md", "f1_box.png", "roc.png", "records.parquet"]:
         assert (directory / name).stat().st_size > 0, name
+    assert not (directory / "records.jsonl").exists()  # the journal is folded into the table at the end
     assert len(trials) == 12 and set(trials["status"]) == {"ok"}
     kpca = trials[trials["method"] == "KPCA"]
     assert kpca["auroc"].mean() > 0.9
@@ -98,10 +100,10 @@ def test_interrupted_run_resumes_without_recomputing(quickstart, tmp_path, monke
 
 
 @pytest.mark.slow
-def test_a_torn_last_record_is_dropped_and_recomputed(quickstart, tmp_path):
+def test_a_torn_last_record_is_dropped_and_recomputed(quickstart, tmp_path, as_journal):
     _, complete = quickstart
     run(tmp_path, "--trials", "1")
-    records = tmp_path / "quickstart" / "records.jsonl"
+    records = as_journal(tmp_path / "quickstart")
     records.write_bytes(records.read_bytes() + b'{"key": "half-writ')
     resumed = run(tmp_path, *THREE_TRIALS)
     pd.testing.assert_frame_equal(without_timing(complete), without_timing(resumed))
@@ -149,7 +151,7 @@ def test_reuse_from_copies_the_planned_finished_cells_and_runs_the_rest(quicksta
     assert result.exit_code == 0, result.output + result.stderr
     assert f"reused 3 finished cells of {source / 'quickstart'}" in result.stderr
     assert len(calls) == 1  # trial 3 alone is not in the source
-    records = [json.loads(line) for line in (tmp_path / "out" / "quickstart" / "records.jsonl").open()]
+    records = ResultStore(tmp_path / "out" / "quickstart").records()
     assert len(records) == 4 and sum("reused_from" in r for r in records) == 3
     trials = pd.read_csv(tmp_path / "out" / "quickstart" / "trials.csv").set_index("trial")
     expected = complete[complete["method"] == "KPCA"].set_index("trial")
@@ -161,15 +163,15 @@ def test_reuse_from_refuses_other_data_and_an_empty_folder(quickstart, tmp_path)
     other = tmp_path / "other"
     other.mkdir()
     (other / "records.jsonl").write_text("".join(
-        json.dumps({**json.loads(line), "data_fingerprint": "0123456789abcdef"}) + "\n"
-        for line in (source / "quickstart" / "records.jsonl").open()))
+        json.dumps({**record, "data_fingerprint": "0123456789abcdef"}) + "\n"
+        for record in ResultStore(source / "quickstart").records()))
     for folder, message in [(other, "computed on other data (data fingerprint 0123456789abcdef"),
                             (tmp_path / "empty", "no finished records there")]:
         result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(tmp_path / "out"), "--quiet",
                                           "--trials", "1", "--reuse-from", str(folder)])
         assert result.exit_code == 2, result.output + result.stderr
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "out" / "quickstart" / "records.jsonl").exists()
+    assert not ResultStore(tmp_path / "out" / "quickstart").exists()
 
 
 @pytest.mark.parametrize("command", ["run", "plan"])

@@ -1,6 +1,5 @@
 """Any detector in a config by import path: sklearn and PyOD classes beside ours, end to end; errors at load."""
 
-import json
 import sys
 
 import pytest
@@ -11,6 +10,7 @@ from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.store import ResultStore
 
 DATASET = {"name": "digits", "inliers": [0], "outliers": [1, 2, 3, 4, 5, 6, 7, 8, 9], "train_inliers": 60,
            "test_inliers": 30, "test_outliers": 30}
@@ -33,7 +33,7 @@ def test_a_config_mixing_kpca_isolation_forest_and_ecod_runs_end_to_end(tmp_path
         pass
     result = CliRunner().invoke(app, ["run", str(write(tmp_path, methods)), "--out", str(tmp_path), "--quiet"])
     assert result.exit_code == 0, result.output
-    records = [json.loads(line) for line in (tmp_path / "mix" / "records.jsonl").open()]
+    records = ResultStore(tmp_path / "mix").records()
     assert all(r["status"] == "ok" for r in records) and len(records) == 2 * len(methods)
     by_label = {r["method"]: r for r in records}
     assert by_label["IsolationForest"]["method_class"] == "sklearn.ensemble:IsolationForest"
@@ -77,7 +77,7 @@ def test_an_unknown_sign_must_be_declared(tmp_path):
                                                                         "higher_is": "outlier"}])),
                                           "--out", str(tmp_path), "--quiet"])
         assert result.exit_code == 0, result.output
-        record = json.loads((tmp_path / "mix" / "records.jsonl").read_text().splitlines()[0])
+        record = ResultStore(tmp_path / "mix").records()[0]
         assert record["auroc"] > 0.8 and record["method_class"] == "own_detectors:Mine"
     finally:
         sys.path.remove(str(tmp_path))
@@ -144,7 +144,7 @@ def run_beside(config, out, *args):
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(out), "--quiet", "--no-html", *args])
     assert result.exit_code == 0, result.output + result.stderr
     assert sys.path == before  # the config's folder was importable while needed, not after
-    return [json.loads(line) for line in (out / "beside" / "records.jsonl").read_text().splitlines()]
+    return ResultStore(out / "beside").records()
 
 
 def test_a_detector_beside_the_config_runs_plans_and_reports_from_another_folder(beside, tmp_path):

@@ -3,7 +3,6 @@ and every data error as one line with exit code 2."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
+from kpca_bench.experiment.store import ResultStore
 
 EXAMPLES = Path(__file__).parents[1] / "configs" / "examples"
 SHIPPED = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
@@ -55,7 +55,6 @@ def write_csv(folder):
 
 
 def write_parquet(folder):
-    pytest.importorskip("pyarrow")
     X, y = example_arrays()
     pd.DataFrame(X, columns=list("abcd")).assign(label=y).to_parquet(folder / "data.parquet")
     return {"path": "data.parquet"}
@@ -80,7 +79,7 @@ def test_each_format_runs_end_to_end_with_identical_numbers(tmp_path, write):
     reference = run_ok(write_config(tmp_path, write_npz(tmp_path)), tmp_path / "npz")
     assert len(trials) == 2 and set(trials["status"]) == {"ok"}
     pd.testing.assert_series_equal(trials["auroc"], reference["auroc"])
-    record = json.loads((tmp_path / "out" / "own" / "records.jsonl").read_text().splitlines()[0])
+    record = ResultStore(tmp_path / "out" / "own").records()[0]
     assert len(next(iter(record["data_files"].values()))) == 64
     summary = (tmp_path / "out" / "own" / "summary.md").read_text()
     assert "1 = outlier" in summary
@@ -97,7 +96,7 @@ def test_an_openml_id_from_the_cache_runs_end_to_end(tmp_path, openml_cache):
 def test_max_rows_subsamples_and_says_so(tmp_path):
     config = write_config(tmp_path, write_npz(tmp_path), max_rows=120)
     trials = run_ok(config, tmp_path / "out")
-    record = json.loads((tmp_path / "out" / "own" / "records.jsonl").read_text().splitlines()[0])
+    record = ResultStore(tmp_path / "out" / "own").records()[0]
     assert record["n_rows"] == 120 and set(trials["status"]) == {"ok"}
     assert "max_rows: 120 of 180 rows" in (tmp_path / "out" / "own" / "summary.md").read_text()
 

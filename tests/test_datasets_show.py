@@ -4,7 +4,6 @@ of related datasets flagged in a hand-built suite's summary. No data is read."""
 
 import json
 
-import pandas as pd
 import pytest
 from typer.testing import CliRunner
 

@@ -103,27 +103,9 @@ def test_missing_values_are_refused_with_the_count_and_dropped_on_request(tmp_pa
 
 
 def test_parquet(tmp_path):
-    pytest.importorskip("pyarrow")
     path = tmp_path / "data.parquet"
     frame().to_parquet(path)
     assert_array_equal(load_file(path=path).X, X)
-
-
-def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_pyarrow(name, *args, **kwargs):
-        if name == "pyarrow":
-            raise ImportError("no pyarrow")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
-    path = tmp_path / "data.parquet"
-    path.write_bytes(b"PAR1")
-    with pytest.raises(DataError, match=r"pip install 'kpca-bench\[parquet\]'"):
-        load_file(path=path)
 
 
 def test_arff_with_nominal_attributes(tmp_path):

@@ -26,6 +26,7 @@ from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.runner import plan_cells
 from kpca_bench.kernels import make_kernel
 from kpca_bench.methods.kpca import KernelPCA
+from kpca_bench.experiment.store import ResultStore
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 NO_LIBRARY = "neither CuPy nor PyTorch is installed: pip install 'kpca-bench[gpu]'"
@@ -280,8 +281,7 @@ def test_each_record_stores_its_device(tmp_path):
     config = write_config(tmp_path, "{device: cpu}")
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
     assert result.exit_code == 0, result.output + result.stderr
-    store = tmp_path / "out" / "quickstart" / "records.jsonl"
-    records = [json.loads(line) for line in store.read_text().splitlines()]
+    records = ResultStore(tmp_path / "out" / "quickstart").records()
     assert records and {r["device"] for r in records} == {"cpu"}
     trials = pd.read_csv(tmp_path / "out" / "quickstart" / "trials.csv")
     assert set(trials["device"]) == {"cpu"}
@@ -318,7 +318,7 @@ def test_a_cuda_run_labels_only_its_kernel_pca_cells_cuda(tmp_path, monkeypatch)
     config = write_config(tmp_path, "{device: cuda}")
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
     assert result.exit_code == 0, result.output + result.stderr
-    records = [json.loads(line) for line in (tmp_path / "out" / "quickstart" / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(tmp_path / "out" / "quickstart").records()
     assert {r["status"] for r in records} == {"ok"}
     by_method = {r["method"]: (r["device"], r.get("gpu_model")) for r in records}
     assert by_method["KPCA"] == by_method["KPCA-Mahalanobis"] == ("cuda", "Stand-in GPU")

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
+from kpca_bench.experiment.store import ResultStore
 from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.config_schema import config_schema
 from kpca_bench.experiment.yaml_loader import read_yaml
@@ -153,7 +154,7 @@ def test_the_committed_results_keep_their_cell_keys(name):
     """Fields added to the dataset entry later (max_rows, the 0/1 default) leave every existing key as it was."""
     root = Path(__file__).parents[1]
     config = load_config(root / f"{name}.yaml")
-    stored = {json.loads(line)["key"] for line in (root / "results" / config.name / "records.jsonl").open()}
+    stored = ResultStore(root / "results" / config.name).load().keys()
     assert {cell.key for cell in plan_cells(config)} <= stored
 
 

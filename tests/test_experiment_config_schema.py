@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kpca_bench.experiment.config import TOP_LEVEL, load_config
+from kpca_bench.experiment.config import TOP_LEVEL
 from kpca_bench.experiment.config_schema import annotation_schema, config_schema
 from kpca_bench.errors import ConfigError
 

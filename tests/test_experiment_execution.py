@@ -45,7 +45,7 @@ def run(out, *args):
 
 
 def stored_records(out) -> list[dict]:
-    return [json.loads(line) for line in (out / "quickstart" / "records.jsonl").read_text().splitlines()]
+    return ResultStore(out / "quickstart").records()
 
 
 def assert_one_error_line(result, expected):
@@ -109,7 +109,7 @@ def test_dask_without_the_extra_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # makes 'import distributed' fail
     result = invoke(tmp_path, "--scheduler", "local")
     assert_one_error_line(result, 'needs the dask extra: pip install "kpca-bench[dask]"')
-    assert not (tmp_path / "quickstart" / "records.jsonl").exists()  # the folder is claimed first, but holds nothing
+    assert not ResultStore(tmp_path / "quickstart").exists()  # the folder is claimed first, but holds nothing
 
 
 def free_port() -> int:

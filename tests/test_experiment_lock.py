@@ -7,12 +7,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from kpca_bench.experiment.lock import HOLDER_FILE, FolderInUse, folder_lock, prepare_folder
+from kpca_bench.experiment.store import ResultStore
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
@@ -95,6 +95,5 @@ def test_two_runs_at_once_on_one_folder_compute_each_cell_once(tmp_path):
     assert [run.returncode for run in runs] == [0, 0], outputs
     assert sum("waiting for" in err for _, err in outputs) <= 1  # the second waits, unless the first was done
     assert all("Traceback" not in err for _, err in outputs)
-    lines = (tmp_path / "quickstart" / "records.jsonl").read_text().splitlines()
-    keys = Counter(json.loads(line)["key"] for line in lines)
-    assert len(keys) == 12 and set(keys.values()) == {1}
+    records = ResultStore(tmp_path / "quickstart").records()
+    assert len(records) == 12 and {r["status"] for r in records} == {"ok"}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kpca_bench.experiment.config import parse_config
 from kpca_bench.experiment.runner import not_converged_summary, run_experiment, stored_records
-from kpca_bench.experiment.store import RECORDS_FILE, ResultStore
+from kpca_bench.experiment.store import ResultStore
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data" / "example.npz"
 SKPCA = {"n_components": 3, "l1_ratio": 0.5, "gamma": "mean_pairwise", "eigen_solver": "arpack"}
@@ -46,9 +46,9 @@ def test_a_fit_that_converges_is_not_flagged_and_records_its_last_relative_chang
     assert not_converged_summary(skpca) == []
 
 
-def test_a_record_stored_before_the_flag_is_read_as_not_converged(tmp_path):
+def test_a_record_stored_before_the_flag_is_read_as_not_converged(tmp_path, as_journal):
     outcome = run_experiment(config(1), tmp_path, notify=lambda line: None)
-    path = outcome.directory / RECORDS_FILE
+    path = as_journal(outcome.directory)
     old = [{k: v for k, v in json.loads(line).items() if k != "not_converged"} for line in path.read_text().splitlines()]
     path.write_text("".join(json.dumps(record) + "\n" for record in old))
     assert not any("not_converged" in record for record in ResultStore(outcome.directory).load().values())

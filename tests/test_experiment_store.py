@@ -1,15 +1,19 @@
 """The records store: damaged lines set aside once and their cells recomputed; atomic writes leave nothing behind."""
 
 import json
+import subprocess
 import threading
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.errors import StorageError
+from kpca_bench.experiment.record_table import read_records, write_records
 from kpca_bench.experiment.store import DAMAGED_FILE, ResultStore, atomic_output, read_state, set_aside, write_atomic
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
@@ -31,9 +35,9 @@ def run(out):
         lambda line: b'{"no key": 1}\n',
     )),
 ])
-def test_a_damaged_middle_line_is_reported_once_set_aside_and_recomputed(tmp_path, damage):
+def test_a_damaged_middle_line_is_reported_once_set_aside_and_recomputed(tmp_path, damage, as_journal):
     _, complete = run(tmp_path)
-    path = tmp_path / "quickstart" / "records.jsonl"
+    path = as_journal(tmp_path / "quickstart")
     lines = path.read_bytes().splitlines(keepends=True)
     lines[3] = damage(lines[3])
     path.write_bytes(b"".join(lines))
@@ -111,6 +115,85 @@ def test_records_round_trip(tmp_path):
     assert json.dumps(store.load()["k"], sort_keys=True) == json.dumps(record, sort_keys=True)
 
 
+# Records as runs write them: typed fields, a field missing in some, explicit nulls, NaN and infinities, ints and
+# floats in one field, nested mappings, lists of floats (ROC points) and of other values, the run's constants.
+MIXED_RECORDS = [
+    {"key": "a", "status": "ok", "auroc": 0.75, "n_train": 60, "flag": True, "params": {"nu": 0.1, "kernel": "rbf"},
+     "roc_tpr": [0.0, 0.5, 1.0], "score": None, "n_iter": 3, "versions": {"numpy": "2.1"}, "gap": float("nan"),
+     "labels": [1, "b"], "seed": 2**40},
+    {"key": "b", "status": "failed", "error": "RuntimeError: x", "params": {}, "roc_tpr": [], "score": "mahalanobis",
+     "n_iter": 2.5, "versions": {"numpy": "2.1"}, "gap": float("inf"), "flag": False, "seed": 7},
+    {"key": "c", "status": "ok", "auroc": float("-inf"), "n_train": 61, "params": {"nu": 0.2}, "score": None,
+     "versions": {"numpy": "2.1"}, "degenerate": "constant scores", "seed": 2**64},
+]
+
+
+def as_text(records) -> str:
+    """The records as the journal keeps them: every mapping in sorted order."""
+    return json.dumps(records, allow_nan=True, sort_keys=True)
+
+
+def test_a_records_table_gives_back_exactly_the_records_it_was_given(tmp_path):
+    path = tmp_path / "records.parquet"
+    write_records(path, MIXED_RECORDS)
+    back = read_records(path)
+    assert as_text(back) == as_text(MIXED_RECORDS) and [list(r) for r in back] == [sorted(r) for r in MIXED_RECORDS]
+    assert [type(r["n_iter"]) for r in back[:2]] == [int, float] and type(back[0]["seed"]) is int
+    table = pq.read_table(path)
+    assert str(table.schema.field("auroc").type) == "double" and str(table.schema.field("n_train").type) == "int64"
+    assert pa.types.is_list(table.schema.field("roc_tpr").type)
+    assert "versions" not in table.column_names  # the same in every record: once, in the metadata
+    assert json.loads(table.schema.metadata[b"kpca_bench.constants"]) == {"versions": {"numpy": "2.1"}}
+    assert read_records(path)[1]["roc_tpr"] == [] and "auroc" not in back[1]
+
+
+def test_one_record_and_none_round_trip(tmp_path):
+    for records in ([MIXED_RECORDS[0]], []):
+        write_records(tmp_path / "records.parquet", records)
+        assert as_text(read_records(tmp_path / "records.parquet")) == as_text(records)
+
+
+def test_compaction_folds_the_journal_into_the_table_the_journal_winning(tmp_path):
+    store = ResultStore(tmp_path)
+    store.extend([{"key": "a", "status": "failed"}, {"key": "b", "status": "ok"}])
+    assert store.compact() == [] and not store.path.exists() and store.table_path.exists()
+    store.extend([{"key": "a", "status": "ok", "auroc": 0.5}, {"key": "c", "status": "ok"}])
+    assert [r["status"] for r in store.records()] == ["ok", "ok", "ok"]  # before compacting too
+    store.path.write_bytes(store.path.read_bytes() + b'{"key": "cut')
+    messages = store.compact()
+    assert len(messages) == 1 and "cut short" in messages[0] and (tmp_path / DAMAGED_FILE).exists()
+    assert [(r["key"], r["status"]) for r in store.records()] == [("a", "ok"), ("b", "ok"), ("c", "ok")]
+    assert store.records()[0]["auroc"] == 0.5 and not store.path.exists()
+    assert store.compact() == []  # nothing to fold
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"PAR1 not a table", "cannot be read"),
+    (None, "is version 0, this kpca-bench reads version 1"),
+    (b"", "cannot be read"),
+])
+def test_a_table_that_cannot_be_read_is_one_line_naming_it(tmp_path, content, problem):
+    store = ResultStore(tmp_path)
+    if content is None:
+        table = pa.table({"key": ["a"]}).replace_schema_metadata({b"kpca_bench.records_schema": b"0"})
+        pq.write_table(table, store.table_path)
+    else:
+        store.table_path.write_bytes(content)
+    with pytest.raises(StorageError) as raised:
+        store.load()
+    assert problem in str(raised.value) and str(store.table_path) in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_folder_with_a_journal_or_a_table_holds_records(tmp_path):
+    store = ResultStore(tmp_path)
+    assert not store.exists()
+    store.append({"key": "a", "status": "ok"})
+    assert store.exists()
+    store.compact()
+    assert store.exists() and not store.path.exists()
+
+
 @pytest.mark.parametrize("content, expected", [
     (b'{"source": "x"}', {"source": "x"}),
     (b'{"notes": "no source"}', None),
@@ -141,3 +224,18 @@ def test_set_aside_never_replaces_an_earlier_damaged_copy(tmp_path):
         path.write_text(str(number))
         assert set_aside(path) == tmp_path / name
     assert [(tmp_path / f"environment.damaged{s}.json").read_text() for s in ("", "-2", "-3")] == ["0", "1", "2"]
+
+
+def test_the_committed_runs_keep_their_records_in_tables_of_this_schema_and_no_journal():
+    root = Path(__file__).parents[1]
+    listed = subprocess.run(["git", "ls-files", "results"], cwd=root, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    tracked = listed.stdout.split()
+    assert not [p for p in tracked if p.endswith(("records.jsonl", "records.damaged.jsonl"))]
+    tables = {Path(p).parent for p in tracked if p.endswith("/records.parquet")}
+    runs = {Path(p).parent for p in tracked if p.endswith("/trials.csv")}
+    assert runs and runs <= tables  # every run's tables come from a committed store
+    for folder in sorted(tables):
+        records = ResultStore(root / folder).records()
+        assert records and len({r["key"] for r in records}) == len(records), folder

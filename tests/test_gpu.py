@@ -20,6 +20,7 @@ from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
 from kpca_bench.methods.scores import mahalanobis_distance, reconstruction_error
+from kpca_bench.experiment.store import ResultStore
 
 ROOT = Path(__file__).parents[1]
 TOL = 1e-10
@@ -126,7 +127,7 @@ def test_a_config_on_cuda_runs_end_to_end_and_records_the_gpu(tmp_path):
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--trials", "1"])
     assert result.exit_code == 0, result.output + result.stderr
     folder = tmp_path / "out" / "quickstart"
-    records = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(folder).records()
     # Only the kernel-PCA cells compute on the GPU; OCSVM and IForest compute on the host and say so.
     kpca = [r for r in records if r["method"].startswith("KPCA")]
     assert kpca and {r["device"] for r in kpca} == {"cuda"} and all(r["gpu_model"] for r in kpca)

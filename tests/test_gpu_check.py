@@ -154,4 +154,4 @@ def test_the_quick_dry_run_passes_on_the_installed_package(tmp_path):
     assert len(rows) == 6 and "Targets (issue 34)" in (tmp_path / "gpu.md").read_text()
     # What a device call brings back: at most 8 files, named in letters, digits, '.', '_' and '-'.
     files = sorted(path.name for path in tmp_path.iterdir())
-    assert files == ["check.log", "gpu.md", "gpu.tsv", "memory.tsv", "pip-freeze.txt", "records.jsonl", "steps.tsv"]
+    assert files == ["check.log", "gpu.md", "gpu.tsv", "memory.tsv", "pip-freeze.txt", "records.parquet", "steps.tsv"]

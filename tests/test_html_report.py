@@ -17,6 +17,7 @@ from kpca_bench.cli import app
 from kpca_bench.experiment.config import load_config
 from kpca_bench.report.html import REPORT_FILE, run_page, write_markdown_html, write_run_html
 from kpca_bench.report.tables import summary_markdown
+from kpca_bench.experiment.store import ResultStore
 
 ROOT = Path(__file__).parents[1]
 QUICKSTART_RUN = ROOT / "results" / "quickstart"
@@ -77,7 +78,7 @@ def append_record(directory: Path, record: dict) -> None:
 
 def fail_cell(directory: Path, method: str, trial: int) -> None:
     """Store the cell of ``method``'s ``trial`` again, as failed (a later record wins for its key)."""
-    records = [json.loads(line) for line in (directory / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(directory).records()
     record = next(r for r in records if r["method"] == method and r["trial"] == trial)
     append_record(directory, {**record, "status": "failed", "error_type": "ValueError", "error": "no convergence"})
 

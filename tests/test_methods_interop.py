@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from kpca_bench.methods.interop import (
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.experiment.config import parse_config
 from kpca_bench.experiment.runner import run_experiment
+from kpca_bench.experiment.store import ResultStore
 
 CONFIGS = Path(__file__).parents[1] / "configs"
 
@@ -94,7 +94,7 @@ def test_a_pyod_loop_with_the_adapter_gives_the_runners_auroc(tmp_path):
     for inlier in (0, 3, 7):
         config = parse_config(novelty_config(inlier, f"digits{inlier}"))
         run_experiment(config, tmp_path)
-        records = [json.loads(line) for line in (tmp_path / config.name / "records.jsonl").open()]
+        records = ResultStore(tmp_path / config.name).records()
         dataset = load_dataset("digits")
         for record in records:
             split = protocol.split(dataset, config.dataset, config.options, record["split_seed"])

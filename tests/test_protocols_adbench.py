@@ -93,15 +93,15 @@ def test_too_few_outliers_is_a_data_error():
 def test_the_committed_suites_fit_every_detector_of_a_trial_on_the_same_rows(suite):
     """Every (dataset, trial) of the committed ADBench suites has one n_train across its detectors (and the capped
     suite at most 2,000)."""
-    import json
     from pathlib import Path
 
-    members = sorted((Path(__file__).parents[1] / "results" / suite).glob("*/records.jsonl"))
+    from kpca_bench.experiment.store import ResultStore
+
+    members = sorted((Path(__file__).parents[1] / "results" / suite).glob("*/records.parquet"))
     assert len(members) == 36
     for path in members:
         sizes: dict[int, set[int]] = {}
-        for line in path.read_text().splitlines():
-            record = json.loads(line)
+        for record in ResultStore(path.parent).records():
             if record.get("status") == "ok":
                 sizes.setdefault(record["trial"], set()).add(record["n_train"])
         assert len(sizes) == 5 and all(len(n) == 1 for n in sizes.values()), (path.parent.name, sizes)

@@ -1,7 +1,6 @@
 """Li et al.'s sweep: cumulative-over-p scores equal per-p refits, the OCSVM wrapper equals scikit-learn's,
 AUROC per column, the range syntax, and the novelty_sweep protocol end to end through the CLI."""
 
-import json
 import textwrap
 
 import numpy as np
@@ -26,6 +25,7 @@ from kpca_bench.protocols.sweep import (
     reconstruction_errors_by_p,
 )
 from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.store import ResultStore
 
 
 @pytest.fixture
@@ -153,7 +153,7 @@ def test_sweep_protocol_end_to_end_through_the_cli(tmp_path):
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 0, result.output
     directory = tmp_path / "out" / "tiny_sweep"
-    records = [json.loads(line) for line in (directory / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(directory).records()
     assert len(records) == 2 * 3 * 2 and {r["status"] for r in records} == {"ok"}
     md = [r for r in records if r["entry"] == "MD"]
     assert all(r["n_model_params"] == 39 and len(r["auroc_by_model_param"]) == 39 for r in md)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,7 @@ from kpca_bench.cli import app
 from kpca_bench.methods import KernelPCA
 from kpca_bench.report.components import projection_grid
 from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.store import ResultStore
 
 TINY = {
     "name": "tiny_toy",
@@ -37,7 +37,7 @@ def test_toy_figure_from_the_cli(tmp_path):
     assert (directory / "components.png").stat().st_size > 0
     trials = pd.read_csv(directory / "trials.csv").set_index("method")
     assert trials.loc["KPCA", "sparsity"] == 100.0
-    records = [json.loads(line) for line in (directory / "records.jsonl").read_text().splitlines()]
+    records = ResultStore(directory).records()
     l21 = next(r for r in records if r["method"] == "SKPCA-l2,1")
     A = np.array(l21["dual_coef"])
     assert l21["sample_sparsity"] == np.mean(~A.any(axis=1))

@@ -13,6 +13,7 @@ from kpca_bench.report.claims import (START, stored_readings, Case, case_text, c
                                       claims_held, claims_table, claims_tally, evaluate_claims, write_claims_block,
                                       write_claims_csv)
 from kpca_bench.report.findings import load_claims
+from kpca_bench.experiment.store import ResultStore
 
 AHEAD = [0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99]
 
@@ -553,12 +554,11 @@ def test_every_claim_of_the_five_papers_is_computed_or_says_why_not():
 
 
 def test_li_spectf_committed_records_flag_the_constant_cells_and_the_claim_counts_no_win_over_them(tmp_path):
-    import json
 
     from kpca_bench.experiment.config import load_config
     from kpca_bench.report.sweep import statistics_frame, sweep_frame
 
-    records = [json.loads(line) for line in (REPO / "results" / "li_spectf" / "records.jsonl").open()]
+    records = ResultStore(REPO / "results" / "li_spectf").records()
     flat = [r for r in records if r["status"] == "ok" and set(r["auroc_by_model_param"]) == {0.5}]
     assert {r["entry"] for r in flat} == {"MD", "RE", "OCSVM"}
     assert all(r.get("degenerate") == "constant scores" for r in flat)

@@ -277,6 +277,7 @@ def test_the_committed_adbench_suite_under_wilcoxon_holm_draws_no_bar_over_a_sep
     from pathlib import Path
 
     from kpca_bench.experiment.runner import stored_records
+    from kpca_bench.experiment.store import ResultStore
     from kpca_bench.report.rebuild import config_of_run
 
     root = Path(__file__).parents[1]
@@ -284,7 +285,7 @@ def test_the_committed_adbench_suite_under_wilcoxon_holm_draws_no_bar_over_a_sep
     config = config_of_run(directory, root / "configs", print)
     config = replace(config, statistics=replace(config.statistics, posthoc="wilcoxon_holm"))
     records = {label: stored_records(member, directory / label) for label, member in config.members()
-               if (directory / label / "records.jsonl").exists()}
+               if ResultStore(directory / label).exists()}
     stats = suite.suite_statistics(config, suite.dataset_table(config, records))
     drawn = []
     monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))

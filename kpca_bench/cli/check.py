@@ -93,14 +93,16 @@ def scratch_copy(config_path: Path, out: Path) -> Path:
 
     from kpca_bench.experiment.config import load_config
     from kpca_bench.experiment.runner import experiment_directory
-    from kpca_bench.experiment.store import RECORDS_FILE
+    from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE
 
     root = Path(out) / SCRATCH
-    source = experiment_directory(load_config(config_path), out) / RECORDS_FILE
-    target = experiment_directory(load_config(config_path), root) / RECORDS_FILE
-    if source.is_file() and (not target.is_file() or source.stat().st_mtime > target.stat().st_mtime):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
+    config = load_config(config_path)
+    for name in (TABLE_FILE, RECORDS_FILE):
+        source = experiment_directory(config, out) / name
+        target = experiment_directory(config, root) / name
+        if source.is_file() and (not target.is_file() or source.stat().st_mtime > target.stat().st_mtime):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
     return root
 
 

@@ -70,9 +70,9 @@ OVERVIEW_FILE = "REPORT.md"
 def is_results_root(folder: Path) -> bool:
     """Whether ``folder`` is a results root (it holds REPORT.md) rather than a run's folder (records or run.json)."""
     from kpca_bench.experiment.runner import RUN_FILE
-    from kpca_bench.experiment.store import RECORDS_FILE
+    from kpca_bench.experiment.store import ResultStore
 
-    return (folder / OVERVIEW_FILE).is_file() and not any((folder / name).exists() for name in (RUN_FILE, RECORDS_FILE))
+    return (folder / OVERVIEW_FILE).is_file() and not (folder / RUN_FILE).exists() and not ResultStore(folder).exists()
 
 
 def analyse(
@@ -118,7 +118,7 @@ def print_paper_configs(reproductions_dir: Path) -> None:
 
 
 def compare(
-    run_a: Path = typer.Argument(..., help="Results folder of the first run (with records.jsonl) or suite."),
+    run_a: Path = typer.Argument(..., help="Results folder of the first run (with records.parquet) or suite."),
     run_b: Path = typer.Argument(..., help="Results folder of the second run, or suite."),
     table: Path = typer.Option(None, "--table", help="Two suites: also write where each method stands (mean rank, "
                                                      "mean AUROC, ADBench gap in each) to this file, CSV, or "
@@ -155,10 +155,10 @@ def compare(
 
 
 def export(
-    run_dir: Path = typer.Argument(..., metavar="RUN", help="Results folder of a run (with records.jsonl) or of a "
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="Results folder of a run (with records.parquet) or of a "
                                                             "suite (a sub-folder per dataset)."),
     fmt: str = typer.Option("parquet", "--format", "-f", help=f"{' | '.join(EXPORT_FORMATS)}."),
-    output: Path = typer.Option(None, "--output", "-o", help="File to write (default RUN/records.FORMAT)."),
+    output: Path = typer.Option(None, "--output", "-o", help="File to write (default RUN/export.FORMAT)."),
     tables: bool = typer.Option(True, "--tables/--no-tables",
                                 help="A suite: also write its tables across datasets (ranks, tests, per dataset), "
                                      "each beside the records as OUTPUT-STEM_TABLE.FORMAT."),

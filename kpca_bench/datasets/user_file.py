@@ -112,10 +112,6 @@ def _check_unique_columns(path: Path, names: list) -> None:
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
-    try:
-        import pyarrow  # noqa: F401 - optional, checked here to name the extra
-    except ImportError:
-        raise DataError(f"{path}: reading parquet needs pyarrow; pip install 'kpca-bench[parquet]'") from None
     import pyarrow.parquet
 
     # pyarrow refuses a repeated name only when reading, with a scanner error that reads as a bug

@@ -13,18 +13,20 @@ import math
 from pathlib import Path
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, atomic_output, write_atomic
+from kpca_bench.experiment.store import TABLE_FILE, ResultStore, atomic_output, write_atomic
 
 FORMATS = ("parquet", "json", "csv")
+EXPORT_STEM = "export"
 
 
 def run_records(directory) -> list[dict]:
     """The records of a results folder, in the order stored; a one-line error if there are none."""
     directory = Path(directory)
-    if not (directory / RECORDS_FILE).is_file():
-        raise KpcaBenchError(f"{directory}: no {RECORDS_FILE} here; name a run's results folder, e.g. "
+    store = ResultStore(directory)
+    if not store.exists():
+        raise KpcaBenchError(f"{directory}: no {TABLE_FILE} here; name a run's results folder, e.g. "
                              "results/quickstart, or a suite's, e.g. results/adbench_classical")
-    return list(ResultStore(directory).load().values())
+    return list(store.load().values())
 
 
 def suite_members(directory) -> dict[str, Path]:
@@ -33,9 +35,9 @@ def suite_members(directory) -> dict[str, Path]:
     Empty for a single run's folder (it has records of its own) and for a folder that is neither.
     """
     directory = Path(directory)
-    if (directory / RECORDS_FILE).is_file() or not directory.is_dir():
+    if ResultStore(directory).exists() or not directory.is_dir():
         return {}
-    return {member.name: member for member in sorted(directory.iterdir()) if (member / RECORDS_FILE).is_file()}
+    return {member.name: member for member in sorted(directory.iterdir()) if ResultStore(member).exists()}
 
 
 def suite_records(directory) -> list[dict]:
@@ -50,7 +52,7 @@ def suite_records(directory) -> list[dict]:
 
 
 def export_run(directory, fmt: str, output: Path | None = None, tables: bool = True) -> list[Path]:
-    """Write the records of a run or a suite to ``output`` (default ``<folder>/records.<fmt>``); return the paths.
+    """Write the records of a run or a suite to ``output`` (default ``<folder>/export.<fmt>``); return the paths.
 
     A suite's records carry a ``dataset`` column; with ``tables``, its tables across datasets (the CSV
     files of its folder: ranks, tests, one row per dataset and method) are written beside ``output`` in
@@ -61,7 +63,8 @@ def export_run(directory, fmt: str, output: Path | None = None, tables: bool = T
     directory = Path(directory)
     suite = bool(suite_members(directory))
     records = suite_records(directory) if suite else run_records(directory)
-    output = Path(output) if output is not None else directory / f"records.{fmt}"
+    # Not records.parquet, the folder's own store (kpca_bench.experiment.store).
+    output = Path(output) if output is not None else directory / f"{EXPORT_STEM}.{fmt}"
     written = [write_records(records, fmt, output)]
     if suite and tables:
         import pandas as pd
@@ -93,10 +96,6 @@ def write_records(records: list[dict], fmt: str, output: Path) -> Path:
     if fmt == "csv":
         write_atomic(output, frame.to_csv(index=False))
         return output
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise KpcaBenchError('parquet needs pyarrow: pip install "kpca-bench[parquet]"') from None
     # Columns mixing types (a value in some records, None in others) stay as they are; objects become text.
     for column in frame.columns[frame.dtypes == object]:
         frame[column] = frame[column].map(lambda v: v if v is None or isinstance(v, str) else str(v))

@@ -52,7 +52,7 @@ from kpca_bench.experiment.execution import (bounded_workers, cell_device_fields
 from kpca_bench.experiment.lock import folder_lock, prepare_folder
 from kpca_bench.experiment.memory import peak_memory
 from kpca_bench.experiment.progress import NoProgress, PlainProgress, print_notice
-from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, failed_record, read_state, write_atomic
+from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE, ResultStore, failed_record, read_state, write_atomic
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).
 WORKER_LOG = "dask-workers.log"
@@ -452,8 +452,8 @@ def reuse_records(store: ResultStore, source: Path, cells: list[Cell], fingerpri
     """
     found = {key: r for key, r in ResultStore(source).load().items() if is_finished(r)}
     if not found:
-        raise ConfigError(f"--reuse-from {source}: no finished records there (no {RECORDS_FILE} or none with "
-                          "status ok); give the results folder of a finished run, e.g. results/<name>")
+        raise ConfigError(f"--reuse-from {source}: no finished records there (no {TABLE_FILE} or {RECORDS_FILE}, "
+                          "or none with status ok); give the results folder of a finished run, e.g. results/<name>")
     other = sorted({str(r.get("data_fingerprint")) for r in found.values()} - {fingerprint})
     if other:
         raise DataError(f"--reuse-from {source}: its records were computed on other data (data fingerprint "
@@ -552,8 +552,23 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
         write_run_file(config, directory)
         members = _plan_members(config, directory, offline=offline, retry_failed=retry_failed, notify=notify,
                                 reuse_from=reuse_from)
-        return _run_members(config, directory, members, jobs=jobs, offline=offline, progress=progress or NoProgress(),
-                            fail_fast=fail_fast, notify=notify)
+        outcome = _run_members(config, directory, members, jobs=jobs, offline=offline,
+                               progress=progress or NoProgress(), fail_fast=fail_fast, notify=notify)
+        return _compacted(members, outcome, notify)
+
+
+def _compacted(members: list[_Member], outcome: RunOutcome, notify: Callable[[str], None]) -> RunOutcome:
+    """``outcome`` once each dataset's journal is folded into its table (:meth:`ResultStore.compact`); an error
+    (or an interrupt) doing so is its ``stopped_by`` unless one stopped the run already. Either way the records
+    stay in the journal until the table holds them."""
+    try:
+        for member in members:
+            for message in member.store.compact():
+                notify(message)
+    except BaseException as error:  # noqa: BLE001 - raised by the caller after the tables, as in _run_members
+        if outcome.stopped_by is None:
+            return replace(outcome, stopped_by=error)
+    return outcome
 
 
 def _plan_members(config: Config, directory: Path, *, offline: bool, retry_failed: bool,
@@ -562,7 +577,7 @@ def _plan_members(config: Config, directory: Path, *, offline: bool, retry_faile
     before any worker starts, so that its data's problems are said first."""
     if not config.is_suite:
         store = ResultStore(directory)
-        for message in store.set_aside_damaged():
+        for message in store.compact():
             notify(message)
         write_environment(directory, notify, gpu_used=uses_cuda(config.execution, config.methods))
         member = _Member(config.name, config, store, plan_cells(config), dataset=load_checked_dataset(config, offline))
@@ -574,9 +589,8 @@ def _plan_members(config: Config, directory: Path, *, offline: bool, retry_faile
     members = []
     for label, member_config in config.members():
         store = ResultStore(directory / label)
-        if store.path.exists():
-            for message in store.set_aside_damaged():
-                notify(message)
+        for message in store.compact():
+            notify(message)
         cells = plan_cells(member_config)
         members.append(_Member(label, member_config, store, cells, cells_to_run(cells, store.load(), retry_failed),
                                missing=missing_files(member_config)))
@@ -628,7 +642,7 @@ def _outcome(config: Config, directory: Path, members: list[_Member], ran_member
     ran_labels = {m.label for m in ran_members}
     runs = [MemberRun(m.label, m.config, m.store.directory, _stored_records(m.config, m.store, m.cells),
                       m.dataset.provenance if m.label in ran_labels else None)
-            for m in members if m.label in ran_labels or (m.label not in dict(skipped) and m.store.path.exists())]
+            for m in members if m.label in ran_labels or (m.label not in dict(skipped) and m.store.exists())]
     failures = [record for run in runs if run.label in ran_labels for record in run.records if not is_finished(record)]
     return RunOutcome(directory=directory, n_cells=sum(len(m.cells) for m in members if m.missing is None),
                       n_reused=sum(len(m.cells) - len(m.todo) for m in ran_members),
@@ -705,14 +719,16 @@ def stored_records(config: Config, directory: Path) -> list[dict]:
 
 
 def write_run_file(config: Config, directory: Path) -> None:
-    """``run.json``: the config as written (its text and where it was read), the profile and the
-    command line's trials and seed, so that ``kpca-bench report RESULTS_DIR`` can rebuild the tables."""
-    if not config.source or config.source.startswith("<"):
-        return
-    try:
-        text = Path(config.source).read_text()
-    except OSError:
-        return
+    """``run.json``: the config as written (its text and where it was read; no text for a config given as a dict
+    or a Config; none at all if its file cannot be read), the profile, the command line's trials and seed, and the labels of the methods given as
+    estimator objects (``objects``), so that ``kpca-bench report RESULTS_DIR`` and :func:`kpca_bench.load` can
+    rebuild the tables, or say what they need to."""
+    text = None
+    if config.source and not config.source.startswith("<"):
+        try:
+            text = Path(config.source).read_text()
+        except OSError:
+            return
     run = {"source": config.source, "profile": config.profile, "trials": config.trials, "seed": config.seed,
-           "config": text}
+           "config": text, "objects": [m.label for m in config.methods if m.estimator_class is not None]}
     write_atomic(directory / RUN_FILE, json.dumps(run, indent=1) + "\n")

@@ -1,4 +1,10 @@
-"""The on-disk store of trial records: one JSON line per cell, appended at once; and atomic file writes.
+"""The on-disk store of trial records, and atomic file writes.
+
+A results folder keeps its records in two files. ``records.parquet`` is the table of a finished run
+(:mod:`~kpca_bench.experiment.record_table`: typed columns, the run's constants once), the file that is
+kept and committed. ``records.jsonl`` is the journal a run appends to, one JSON line per cell, as
+each finishes; :meth:`ResultStore.compact` folds it into the table at the end of a run and before a
+resumed one plans, and removes it. Reading takes both, the journal's record winning for a key.
 
 A record is durable as soon as :meth:`ResultStore.append` returns (flushed and
 fsync'd), so an interrupt loses no finished cell. An append that fails (a full
@@ -28,6 +34,7 @@ from pathlib import Path
 from kpca_bench.errors import StorageError
 
 RECORDS_FILE = "records.jsonl"
+TABLE_FILE = "records.parquet"
 DAMAGED_FILE = "records.damaged.jsonl"
 
 
@@ -42,16 +49,52 @@ class DamagedLine:
 
 
 class ResultStore:
-    """Append-only JSON-lines file of records, keyed by their ``key`` field."""
+    """A folder's records, keyed by their ``key`` field: the table of the finished run and the journal appended
+    to since (``path``)."""
 
     def __init__(self, directory: Path):
         self.directory = Path(directory)
         self.path = self.directory / RECORDS_FILE
+        self.table_path = self.directory / TABLE_FILE
         self.damaged_path = self.directory / DAMAGED_FILE
 
+    def exists(self) -> bool:
+        """Whether the folder holds records (a table, a journal or both)."""
+        return self.table_path.is_file() or self.path.is_file()
+
     def load(self) -> dict[str, dict]:
-        """All readable records, later ones winning for a repeated key; damaged lines are skipped."""
-        return self._read()[0]
+        """All readable records: the table's, then the journal's, later ones winning for a repeated key; damaged
+        lines of the journal are skipped. A table that cannot be read is a one-line :class:`StorageError`."""
+        # The journal first: a compaction between the two reads then leaves its records in the table.
+        journal = self._read()[0]
+        records = self._table()
+        records.update(journal)
+        return records
+
+    def records(self) -> list[dict]:
+        """:meth:`load`'s records as a list, in stored order."""
+        return list(self.load().values())
+
+    def compact(self) -> list[str]:
+        """Fold the journal into the table (written whole, then renamed over the old one) and remove it; the
+        messages of :meth:`set_aside_damaged`. Nothing to do without a journal.
+
+        Only the process holding the folder's lock may call this. A kill at any point loses no record: until
+        the journal is removed, its records are in it, and from the rename on in the table too.
+        """
+        from kpca_bench.experiment.record_table import write_records
+
+        if not self.path.exists():
+            return []
+        messages = self.set_aside_damaged()
+        records = list(self.load().values())
+        with atomic_output(self.table_path) as tmp, writing(self.table_path):
+            write_records(tmp, records)
+            with tmp.open("rb") as handle:
+                os.fsync(handle.fileno())
+        with writing(self.path):
+            self.path.unlink()
+        return messages
 
     def set_aside_damaged(self) -> list[str]:
         """Move damaged lines to the side file; one message per line moved, naming the file and line number.
@@ -91,8 +134,24 @@ class ResultStore:
                 handle.truncate(end)
                 raise
 
+    def _table(self) -> dict[str, dict]:
+        """The table's records by key ({} without a table)."""
+        from pyarrow import ArrowException
+
+        from kpca_bench.experiment.record_table import RecordTableError, read_records
+
+        if not self.table_path.exists():
+            return {}
+        try:
+            return {record["key"]: record for record in read_records(self.table_path)}
+        except RecordTableError as error:
+            raise StorageError(f"{self.table_path}: {error}; read it with the kpca-bench that wrote it") from None
+        except (OSError, ValueError, ArrowException) as error:
+            raise StorageError(f"{self.table_path} cannot be read ({' '.join(str(error).split())}); restore it "
+                               "(e.g. git checkout), or move it away to run its cells again") from None
+
     def _read(self) -> tuple[dict[str, dict], list[DamagedLine], list[str]]:
-        """Records by key, the damaged lines, and the whole lines as text."""
+        """The journal's records by key, its damaged lines, and its whole lines as text."""
         if not self.path.exists():
             return {}, [], []
         records, damaged, whole = {}, [], []

@@ -38,7 +38,7 @@ Options (``protocol: {name: classification, ...}``):
     one list per row; fewer if the feature step has fewer components) and the
     class of each of those rows (``score_classes``), so that a figure of the
     scores (Shen & Asgharzadeh, "Visualization", Figure 2) is drawn from the
-    records without refitting. The lists stay in ``records.jsonl``.
+    records without refitting. The lists stay in the run's records.
 
 Each record holds ``accuracy``, ``error`` (misclassification rate, what the
 paper reports), ``fit_time`` (the feature step's fit alone; with a search, the

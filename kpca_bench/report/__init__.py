@@ -19,7 +19,7 @@ from kpca_bench.experiment.runner import RunOutcome, first_error_kept, planned_t
 from kpca_bench.experiment.store import write_atomic
 
 # Tables and figures of a protocol's own records, written after the generic ones; each returns the summary it
-# writes in place of the generic summary.csv, or None.
+# writes in place of the generic summary.csv (the protocols of PROTOCOL_SUMMARIES), or None.
 PROTOCOL_REPORTS = {
     "novelty_sweep": sweep.write_sweep_report,
     "robustness": robustness.write_robustness_report,
@@ -27,6 +27,7 @@ PROTOCOL_REPORTS = {
     "classification_cv": classification.report_classification_cv,
     "toy_components": components.write_components_report,
 }
+PROTOCOL_SUMMARIES = ("novelty_sweep", "robustness", "classification", "classification_cv")
 
 
 @dataclass(frozen=True)
@@ -59,14 +60,27 @@ def _sparsity_sweeps(config: Config) -> dict[str, list[str]]:
     return sweeps
 
 
+def method_order(config: Config) -> list[str]:
+    """Every setting label of the config's entries, in config order: the order of the tables' rows."""
+    return [m.setting_label(s) for m in config.methods for s in m.settings()]
+
+
+def run_tables(config: Config, records: list[dict]) -> Tables:
+    """The trials and the generic summary of a run's records (what :func:`write_report` writes), computed only."""
+    if not records:
+        return Tables(pd.DataFrame(), pd.DataFrame())
+    trials = trials_frame(records, method_order(config))
+    return Tables(trials, summary_frame(trials, planned_trials(config)))
+
+
 def write_report(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> Tables:
     """Write trials.csv, summary.csv, summary.md and the figures; return the trials and the summary."""
     if not records:
         return Tables(pd.DataFrame(), pd.DataFrame())
     directory = Path(directory)
-    order = [m.setting_label(s) for m in config.methods for s in m.settings()]
-    trials = trials_frame(records, order)
-    summary = summary_frame(trials, planned_trials(config))
+    order = method_order(config)
+    tables = run_tables(config, records)
+    trials, summary = tables.trials, tables.summary
     threshold = config.threshold.describe()
     title = run_title(config.name, config.dataset.name)
     note = incomplete_note(summary)

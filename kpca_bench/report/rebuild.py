@@ -21,7 +21,7 @@ from kpca_bench.report.suite import dataset_table, rank_frame, rank_table_text, 
 from kpca_bench.experiment.config import Config, load_config, parse_config
 from kpca_bench.experiment.progress import print_notice
 from kpca_bench.experiment.runner import RUN_FILE, is_finished, missing_files, read_provenance, stored_records
-from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, read_state
+from kpca_bench.experiment.store import TABLE_FILE, ResultStore, read_state
 from kpca_bench.experiment.yaml_loader import read_yaml
 
 
@@ -42,21 +42,32 @@ class Rebuilt:
 
 def config_of_run(directory: Path, config_dir: Path = Path("configs"),
                   notify: Callable[[str], None] = print_notice,
-                  reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR) -> Config:
-    """The config a results folder was run with: from its ``run.json``, else (none, or a damaged one,
-    moved aside with a line through ``notify``) the config named as its records in ``config_dir`` or in
-    a reproduction's configs and variants (:func:`shipped_configs`)."""
+                  reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR, given: Config | None = None) -> Config:
+    """The config a results folder was run with: ``given`` (a caller's config, for a run of a dict, a Config or
+    estimator objects) or the one its ``run.json`` holds, with the run's trials and seed; else (no ``run.json``
+    or no config text in it, or a damaged one, moved aside with a line through ``notify``) the config named as
+    its records in ``config_dir`` or in a reproduction's configs and variants (:func:`shipped_configs`).
+
+    A run of methods given as estimator objects is refused (one line naming them) unless ``given`` has them."""
     run, damage = read_state(directory / RUN_FILE, run_file_readable)
     if run is not None:
-        config = parse_config(read_yaml(run["config"]), source=run["source"], profile=run["profile"])
-        config = where_it_is_now(config, config_dir, reproductions_dir)
-        return config.with_overrides(trials=run.get("trials"), seed=run.get("seed"))
+        check_objects_given(directory, run.get("objects") or [], given)
+        if given is None and run.get("config") is not None:
+            given = where_it_is_now(parse_config(read_yaml(run["config"]), source=run["source"],
+                                                 profile=run["profile"]), config_dir, reproductions_dir)
+        if given is not None:
+            return given.with_overrides(trials=run.get("trials"), seed=run.get("seed"))
+    if given is not None:
+        return given
+    if run is not None and run["source"].startswith("<"):
+        raise KpcaBenchError(f"{directory}: its run was given its config as a {run['source'].strip('<>')}, which "
+                             "no file holds; give the same to kpca_bench.load(folder, config=...)")
     if damage:
         notify(f"{damage}; looking for the config in {config_dir}")
-    records = directory / RECORDS_FILE
-    if not records.exists():
-        raise KpcaBenchError(f"{directory} holds no run: neither {RUN_FILE} nor {RECORDS_FILE}")
-    first = next(iter(ResultStore(directory).load().values()), {})
+    store = ResultStore(directory)
+    if not store.exists():
+        raise KpcaBenchError(f"{directory} holds no run: neither {RUN_FILE} nor {TABLE_FILE}")
+    first = next(iter(store.load().values()), {})
     name, wanted, profile = first.get("experiment"), first.get("config_hash"), first.get("profile", "full")
     for path in shipped_configs(config_dir, reproductions_dir):
         try:
@@ -67,6 +78,17 @@ def config_of_run(directory: Path, config_dir: Path = Path("configs"),
             return config
     raise KpcaBenchError(f"{directory}: no config in {config_dir} or {reproductions_dir}/*/configs is named "
                          f"{name!r} with hash {wanted}; name its folder with --configs")
+
+
+def check_objects_given(directory: Path, objects: list[str], given: Config | None) -> None:
+    """Refuse (one line) to rebuild a run whose methods of labels ``objects`` were estimator objects, unless the
+    caller's config ``given`` has entries of those labels: no file holds them, and without them their cells'
+    records would be silently left out."""
+    missing = [label for label in objects if given is None or label not in {m.label for m in given.methods}]
+    if missing:
+        raise KpcaBenchError(f"{directory}: its run was given the methods {', '.join(map(repr, missing))} as "
+                             "estimator objects, which no file holds; give the same config and objects to "
+                             "kpca_bench.load(folder, config=..., methods={...})")
 
 
 def where_it_is_now(config: Config, config_dir: Path, reproductions_dir: Path) -> Config:
@@ -85,8 +107,13 @@ def where_it_is_now(config: Config, config_dir: Path, reproductions_dir: Path) -
 
 
 def run_file_readable(run: dict) -> bool:
-    """Whether a ``run.json`` holds a config's text as YAML and where it was read from."""
-    if not (isinstance(run.get("config"), str) and isinstance(run.get("source"), str) and "profile" in run):
+    """Whether a ``run.json`` holds where its config was read from and the config's text as YAML (or none: a
+    config given as a dict or a Config)."""
+    if not (isinstance(run.get("source"), str) and "profile" in run and isinstance(run.get("objects", []), list)):
+        return False
+    if run.get("config") is None:  # only a config given as a dict or a Config has no text
+        return run["source"].startswith("<")
+    if not isinstance(run["config"], str):
         return False
     try:
         return isinstance(read_yaml(run["config"]), dict)
@@ -124,7 +151,7 @@ def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str
     by_member, skipped, folders = {}, [], []
     for label, member in config.members():
         sub = directory / label
-        if not (sub / RECORDS_FILE).exists():
+        if not ResultStore(sub).exists():
             skipped.append((label, missing_files(member) or "no records (not run yet)"))
             continue
         records = stored_records(member, sub)

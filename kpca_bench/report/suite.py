@@ -587,15 +587,13 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
                  path=directory / "auroc_box.png",
                  title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets" + incomplete)
         figures.append("auroc_box.png")
-    ranks = rank_frame(stats)
+    tables = tables_of(config, records, table, stats, figures)
     write_atomic(directory / "datasets.csv", table.to_csv(index=False))
-    write_atomic(directory / "ranks.csv", ranks.to_csv(index=False))
+    write_atomic(directory / "ranks.csv", tables.ranks.to_csv(index=False))
     if "win_tie_loss" in stats:
         write_atomic(directory / "win_tie_loss.csv", stats["win_tie_loss"].rename_axis("method").to_csv())
-    summary = table.assign(method=table["dataset"] + " / " + table["method"])
-    summary_table = summary.drop(columns=["dataset", *SIZE_COLUMNS], errors="ignore")
-    write_atomic(directory / "summary.csv", summary_table.to_csv(index=False))
-    text = summary_markdown(config, records, skipped, table, stats, ranks, figures)
+    write_atomic(directory / "summary.csv", tables.summary.to_csv(index=False))
+    text = summary_markdown(config, records, skipped, table, stats, tables.ranks, figures)
     compared = adbench_comparison(config, table, directory)
     if compared is not None:
         write_atomic(directory / "adbench_comparison.csv", compared[0].to_csv(index=False))
@@ -603,10 +601,27 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
                  + "\nEvery number per metric, dataset and detector: `adbench_comparison.csv`; what the comparison "
                  f"does and does not show: {ADBENCH_COMPARISON_HELP}.\n")
     write_atomic(directory / "summary.md", text)
-    text = "\n\n".join(filter(None, [incomplete_line(table),
-                                      headline(config, stats, flags=flag_lines(config, records))]))
-    write_atomic(directory / "headline.md", text + "\n")
-    return SuiteTables(table, summary_table, ranks, stats["auroc"].get("wilcoxon", pd.DataFrame()), figures, text)
+    write_atomic(directory / "headline.md", tables.verdict + "\n")
+    return tables
+
+
+def suite_tables(config: Config, records: dict[str, list[dict]]) -> SuiteTables | None:
+    """A suite's tables as :func:`write_suite_report` writes them, without the figures, computed only (None: no
+    finished cell)."""
+    table = dataset_table(config, records)
+    if table.empty:
+        return None
+    return tables_of(config, records, table, suite_statistics(config, table), [])
+
+
+def tables_of(config: Config, records: dict[str, list[dict]], table: pd.DataFrame, stats: dict,
+              figures: list[str]) -> SuiteTables:
+    """The suite's tables from its table of datasets and methods and its statistics."""
+    summary = table.assign(method=table["dataset"] + " / " + table["method"])
+    verdict = "\n\n".join(filter(None, [incomplete_line(table),
+                                         headline(config, stats, flags=flag_lines(config, records))]))
+    return SuiteTables(table, summary.drop(columns=["dataset", *SIZE_COLUMNS], errors="ignore"), rank_frame(stats),
+                       stats["auroc"].get("wilcoxon", pd.DataFrame()), figures, verdict)
 
 
 def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> str:

@@ -46,7 +46,7 @@ def trials_frame(records: list[dict], method_order: list[str], columns: list[str
     """
     rows = []
     for record in records:
-        # Per-trial curves (ROC points, sweeps) and mappings stay in records.jsonl; the table holds scalars.
+        # Per-trial curves (ROC points, sweeps) and mappings stay in the run's records (records.parquet); the table holds scalars.
         row = {k: v for k, v in record.items() if k not in ("params", *JSON_COLUMNS) and not isinstance(v, (list, dict))}
         row.update({k: record[k] for k in JSON_COLUMNS if k in record})
         row.update({f"param_{k}": v for k, v in record["params"].items()})

@@ -29,7 +29,7 @@ import pandas as pd
 
 from kpca_bench.experiment.config import Config, load_config
 from kpca_bench.experiment.runner import experiment_directory, stored_records
-from kpca_bench.experiment.store import write_table
+from kpca_bench.experiment.store import ResultStore, write_table
 from kpca_bench.report.reference import reference_values, references_of
 from kpca_bench.report.reproductions import VARIANTS_DIR
 
@@ -53,7 +53,7 @@ def split_aurocs(config: Config, results_root: Path) -> pd.DataFrame:
     Records of cells the config no longer plans (a setting changed since) are left out.
     """
     directory = experiment_directory(config, results_root)
-    records = stored_records(config, directory) if (directory / "records.jsonl").exists() else []
+    records = stored_records(config, directory) if ResultStore(directory).exists() else []
     rows = [{"run": config.name, "method": r["entry"], "trial": r["trial"], "auroc": r["auroc"]}
             for r in records if r["status"] == "ok" and r["entry"] in METHOD_LABELS]
     return pd.DataFrame(rows, columns=["run", "method", "trial", "auroc"])

@@ -4,7 +4,7 @@ A config names one dataset, so the table gathers the runs of the ``unsupervised`
 configs of :data:`reproductions.kim.REPRODUCTION` (``reproductions/kim/configs/kim_outliers_*.yaml``),
 rows in :data:`ROW_ORDER`: for each, the AUROC mean ± std of every method
 (its ``summary.csv``) and the sample it was measured on (``n``, outliers and
-dimension, from its ``records.jsonl``). A config that has not been run, e.g.
+dimension, from its records). A config that has not been run, e.g.
 because its data file is missing, stays in the table as "not run". The best
 mean of each row is in bold. A second table pairs L1-norm KPCA (``l1_kpca``)
 with L2-norm KPCA (``kpca``) of the same score in the same trial (same sample),

@@ -110,7 +110,7 @@ def consistency_frame(results_root: Path, config_paths: list[Path]) -> pd.DataFr
         if config.reference.variant_of:
             continue
         directory = experiment_directory(config, results_root)
-        if not (directory / "records.jsonl").exists():
+        if not ResultStore(directory).exists():
             continue
         stem = config.name  # the Li configs are named after their files
         frame = sweep_frame(config, [r for r in ResultStore(directory).load().values() if r["status"] == "ok"])

@@ -29,7 +29,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.runner import is_finished, plan_cells, stored_records
-from kpca_bench.experiment.store import RECORDS_FILE, ResultStore, write_atomic
+from kpca_bench.experiment.store import ResultStore, write_atomic
 
 REPORT_FILE = "report.html"
 SUMMARY_FILE = "summary.md"
@@ -108,9 +108,10 @@ def stored_cells(directory: Path, config: Config | None) -> StoredCells:
     """The failed cells of ``config``'s plan in ``directory``'s store, as ``summary.md`` counts them
     (:func:`~kpca_bench.experiment.runner.stored_records`), and the number of records it does not plan
     (``config`` None: a folder no config plans, every record of it)."""
-    if not (directory / RECORDS_FILE).is_file():
+    store = ResultStore(directory)
+    if not store.exists():
         return StoredCells([], 0)
-    stored = ResultStore(directory).load()
+    stored = store.load()
     if config is None:
         return StoredCells([], len(stored))
     planned = {cell.key for cell in plan_cells(config)}
@@ -132,7 +133,7 @@ def not_planned_line(counts: dict[str, int]) -> str:
         return ""
     where = ", ".join(f"{name} {count}" for name, count in counts.items())
     return (f"{total} stored record{'s are' if total > 1 else ' is'} not part of the config's plan ({where}): "
-            "an entry removed or a grid narrowed since they ran. They stay in records.jsonl and are not counted "
+            "an entry removed or a grid narrowed since they ran. They stay in the run's records and are not counted "
             "here.")
 
 
