@@ -27,7 +27,8 @@ import numpy as np
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import load_checked_dataset, plan_cells
+from kpca_bench.experiment.runner import load_checked_dataset
+from kpca_bench.experiment.planning import plan_cells
 
 BEFORE = "5996d8d"  # main before issue 19's ADMM change
 ROOT = Path(__file__).parents[1]

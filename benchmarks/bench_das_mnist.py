@@ -24,7 +24,9 @@ from threadpoolctl import threadpool_limits
 
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import build_method, load_checked_dataset, plan_cells
+from kpca_bench.experiment.runner import load_checked_dataset
+from kpca_bench.experiment.planning import plan_cells
+from kpca_bench.experiment.cell import build_method
 
 MAIN = ("SKPCA", "KPCA", "Naive thresholding", "Wang-Tanaka")
 

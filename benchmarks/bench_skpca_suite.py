@@ -37,7 +37,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import build_method, load_checked_dataset, missing_files, plan_cells
+from kpca_bench.experiment.runner import load_checked_dataset, missing_files
+from kpca_bench.experiment.planning import plan_cells
+from kpca_bench.experiment.cell import build_method
 from kpca_bench.protocols.adbench import adbench_split
 
 CONFIG = Path(__file__).parents[1] / "configs" / "adbench_classical_capped.yaml"

@@ -32,7 +32,8 @@ from kpca_bench.datasets.files import ensure
 from kpca_bench.datasets.registry import get_spec, load_dataset
 from kpca_bench.protocols.novelty import class_indices, novelty_split
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import build_method, plan_cells
+from kpca_bench.experiment.planning import plan_cells
+from kpca_bench.experiment.cell import build_method
 
 ROOT = Path(__file__).parents[1]
 

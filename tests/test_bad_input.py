@@ -22,7 +22,7 @@ from kpca_bench.cli import app
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.experiment import store
 from kpca_bench.experiment.lock import folder_lock
-from kpca_bench.experiment.runner import flag_overflow, input_overflow
+from kpca_bench.experiment.cell import flag_overflow, input_overflow
 from kpca_bench.protocols.base import constant_scores
 from kpca_bench.experiment.store import ResultStore
 

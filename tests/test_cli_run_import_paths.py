@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.store import ResultStore
 
 DATASET = {"name": "digits", "inliers": [0], "outliers": [1, 2, 3, 4, 5, 6, 7, 8, 9], "train_inliers": 60,

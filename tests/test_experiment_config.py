@@ -17,7 +17,7 @@ from kpca_bench.experiment.config import load_config
 from kpca_bench.experiment.config_schema import config_schema
 from kpca_bench.experiment.yaml_loader import read_yaml
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.planning import plan_cells
 
 GOOD = textwrap.dedent("""\
     name: tiny

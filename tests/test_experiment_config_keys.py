@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.planning import plan_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).with_name("data") / "config_keys.json"

@@ -26,7 +26,7 @@ from kpca_bench.experiment import execution
 from kpca_bench.experiment.config import ExecutionConfig, load_config
 from kpca_bench.experiment.execution import discard_output, is_not_failed_sync_cancel, quiet_on_interrupt
 from kpca_bench.experiment.memory import peak_memory
-from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.store import ResultStore
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from kpca_bench.experiment.config import parse_config
-from kpca_bench.experiment.runner import derive_seed, plan_cells, run_experiment, tasks_of
+from kpca_bench.experiment.runner import run_experiment
+from kpca_bench.experiment.planning import derive_seed, plan_cells, tasks_of
 from kpca_bench.experiment.store import RECORDS_FILE, ResultStore
 from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA

@@ -17,7 +17,7 @@ from kpca_bench.cli import app
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.experiment.config import load_config, parse_config
 from kpca_bench.report import suite as suite_report
-from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.planning import plan_cells
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
 METHODS = [{"name": "kpca", "label": "KPCA RE", "params": {"n_components": 3, "gamma": "mean_pairwise"},

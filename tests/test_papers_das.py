@@ -17,7 +17,7 @@ from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from reproductions.das.report import analyse, das_configs, load_paper_numbers
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.store import ResultStore
 
 CONFIGS = Path(__file__).parents[1] / "reproductions" / "das" / "configs"

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from reproductions.kim.outliers import analyse, outlier_configs, write_outlier_table
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.report.reproductions import load_reproduction
 
 SHIPPED = load_reproduction(Path(__file__).resolve().parents[1] / "reproductions" / "kim")

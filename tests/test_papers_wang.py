@@ -23,7 +23,7 @@ from reproductions.wang.report import (
     table_configs,
 )
 from kpca_bench.experiment.config import load_config
-from kpca_bench.experiment.runner import plan_cells
+from kpca_bench.experiment.planning import plan_cells
 
 CONFIGS = Path(__file__).parents[1] / "reproductions" / "wang" / "configs"
 ANALYSIS = {"sparsity_finding": "SPARSITY-PROSE", "grid_check_intro": "INTRO-PROSE",

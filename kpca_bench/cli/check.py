@@ -92,7 +92,7 @@ def scratch_copy(config_path: Path, out: Path) -> Path:
     import shutil
 
     from kpca_bench.experiment.config import load_config
-    from kpca_bench.experiment.runner import experiment_directory
+    from kpca_bench.experiment.planning import experiment_directory
     from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE
 
     root = Path(out) / SCRATCH

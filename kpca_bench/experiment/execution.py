@@ -1,7 +1,7 @@
 """Where cells run: given the unfinished cells as tasks, yield each task's records as it finishes.
 
 A task is a tuple of cells of one trial that run together in one process: one cell, or a
-fit group's cells, which share one fit (:func:`kpca_bench.experiment.runner.run_task`).
+fit group's cells, which share one fit (:func:`kpca_bench.experiment.cell.run_task`).
 
 Two backends, chosen by the config's ``execution`` section or ``--scheduler``:
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from statistics import mean
 
 from kpca_bench.experiment.config import Config
-from kpca_bench.experiment.runner import experiment_directory, is_finished, missing_files, plan_cells
+from kpca_bench.experiment.runner import missing_files
+from kpca_bench.experiment.planning import experiment_directory, is_finished, plan_cells
 from kpca_bench.experiment.store import ResultStore
 
 

@@ -1,18 +1,9 @@
-"""Run an experiment: plan its cells, execute the unfinished ones in parallel, store each at once.
+"""Run an experiment: plan its cells (:mod:`.planning`), execute the unfinished ones in parallel (each task
+by :mod:`.cell`), store each record at once (:mod:`.store`), and return what the run did.
 
-A *cell* is one (trial, method entry, parameter setting). Its key is a hash of
-everything that determines its numbers, and its seeds are hashes of the config
-seed with the trial (for the split) and the method setting (for the method's
-own randomness), so neither the order of execution, ``--jobs`` nor the Dask
-cluster can change a number. Re-running a config skips every cell whose key is
-in the store.
-
-The cells of one trial that differ only in the outlier score of a method whose seed
-only starts an exact eigensolver
-(:meth:`~kpca_bench.methods.registry.MethodSpec.seed_only_starts_solver`) form a *fit
-group* under a protocol that shares fits: they run as one task that fits once, each
-cell scoring the one model by its own score, and all of them take the seed of the
-group's reconstruction-error cell, also a cell that runs alone (the others' keys say so).
+One dataset is a suite of one: each dataset's folder gets its store, its records and the data's
+provenance; at the end each dataset's journal is folded into its table. An interrupt or an error once
+cells run is the outcome's ``stopped_by``, for the caller to raise after the tables are written.
 """
 
 from __future__ import annotations
@@ -21,8 +12,6 @@ import hashlib
 import json
 import os
 import platform
-import time
-import warnings
 from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
@@ -31,9 +20,6 @@ from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
-import sklearn
-from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
 
 from kpca_bench.datasets import DATASETS, Dataset, Provenance, load_dataset
 from kpca_bench.datasets.files import present
@@ -41,34 +27,20 @@ from kpca_bench.datasets.labels import check_binary
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
-from kpca_bench.methods.scores import OUTLIER_SCORES
-from kpca_bench.protocols import PROTOCOLS, Method, MethodConfig
-from kpca_bench.protocols.base import (DEFAULT_SCORE, FitShare, iteration_limit, stored_empty_model,
-                                      stored_iteration_limit, with_flags)
+from kpca_bench.protocols import PROTOCOLS
+from kpca_bench.protocols.base import stored_empty_model, stored_iteration_limit, with_flags
+from kpca_bench.experiment.cell import cell_fields, run_task
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
-from kpca_bench.experiment.execution import (bounded_workers, cell_device_fields, check_execution_device,
-                                             on_execution_device, open_backend, uses_cuda)
+from kpca_bench.experiment.execution import bounded_workers, check_execution_device, open_backend, uses_cuda
 from kpca_bench.experiment.lock import folder_lock, prepare_folder
-from kpca_bench.experiment.memory import peak_memory
+from kpca_bench.experiment.planning import (Cell, cells_to_run, experiment_directory, is_finished, plan_cells,
+                                            subsample_seed, tasks_of)
 from kpca_bench.experiment.progress import NoProgress, PlainProgress, print_notice
-from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE, ResultStore, failed_record, read_state, write_atomic
+from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE, ResultStore, read_state, write_atomic
 
 # Where a LocalCluster's worker processes write their messages (not the terminal).
 WORKER_LOG = "dask-workers.log"
-
-@dataclass(frozen=True)
-class Cell:
-    """One (trial, method entry, setting): its key, its seeds, and ``fit_group``, the id shared by the cells
-    of its fit group (None: it fits alone), whose seed they all take (:func:`with_fit_groups`)."""
-
-    key: str
-    trial: int
-    method_index: int
-    setting: dict
-    split_seed: int
-    random_state: int
-    fit_group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,79 +85,6 @@ class CellsFailed(KpcaBenchError):
         return cls("\n".join(lines))
 
 
-def derive_seed(*parts) -> int:
-    """A 32-bit seed from a hash of its parts (never from a shared random state)."""
-    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
-    return int(digest[:8], 16)
-
-
-def plan_cells(config: Config) -> list[Cell]:
-    """Every cell of the experiment, trial by trial, the cells of each fit group with the group's seed
-    (:func:`with_fit_groups`)."""
-    data_part = {"dataset": config.dataset, "protocol": config.protocol, "threshold": config.threshold,
-                 "seed": config.seed}
-    keyed_options = cell_key_options(config)
-    if keyed_options:
-        data_part["protocol_options"] = keyed_options
-    shares_fits = PROTOCOLS[config.protocol].shares_fits
-    cells = []
-    for trial in range(config.trials):
-        split_seed = derive_seed(config.seed, DATASETS[config.dataset.name].split_seed_name, trial)
-        planned = []
-        for index, method in enumerate(config.methods):
-            if method.trials is not None and trial >= method.trials:
-                continue
-            for setting in method.settings():
-                identity = {"method": method.name, "setting": setting, "score": method.score}
-                if method.higher_is is not None:  # a declared sign (issue 17), only when given: older keys stay
-                    identity["higher_is"] = method.higher_is
-                cell = Cell(key=stable_hash({**data_part, **identity, "trial": trial}), trial=trial,
-                            method_index=index, setting=setting, split_seed=split_seed,
-                            random_state=derive_seed(config.seed, trial, identity))
-                planned.append((cell, identity, fit_identity(method, setting) if shares_fits else None))
-        cells += with_fit_groups(planned, data_part, config.seed, trial)
-    return cells
-
-
-def with_fit_groups(planned: list[tuple[Cell, dict, str | None]], data_part: dict, seed: int, trial: int) -> list[Cell]:
-    """One trial's cells, those of each *fit group* (two or more cells with the same :func:`fit_identity`) with
-    the group's ``fit_group`` id and its seed: the seed of its cell whose score comes first in
-    :data:`~kpca_bench.methods.scores.OUTLIER_SCORES` (reconstruction error, also where an entry names no
-    score), whatever the config's order and other entries. A cell that takes a seed other than its own has
-    that seed in its key too (``fit_seed``), so a record computed with its own seed is never taken for it."""
-    groups: dict[str, list[tuple[Cell, dict]]] = {}
-    for cell, identity, group in planned:
-        if group is not None:
-            groups.setdefault(group, []).append((cell, identity))
-    cells = []
-    for cell, identity, group in planned:
-        members = groups.get(group, [])
-        if len(members) > 1:
-            score = min((member_identity["score"] for _, member_identity in members),
-                        key=lambda name: (list(OUTLIER_SCORES).index(name or DEFAULT_SCORE), name is None))
-            group_seed = derive_seed(seed, trial, {**identity, "score": score})
-            key = cell.key if group_seed == cell.random_state else stable_hash(
-                {**data_part, **identity, "trial": trial, "fit_seed": group_seed})
-            cell = replace(cell, key=key, random_state=group_seed, fit_group=f"{group}/{trial}")
-        cells.append(cell)
-    return cells
-
-
-def fit_identity(method: MethodConfig, setting: dict) -> str | None:
-    """What the cells of one trial that can share a fit have in common: the method, its setting and its
-    declared sign, for a setting whose seed only starts an exact eigensolver
-    (:meth:`~kpca_bench.methods.registry.MethodSpec.seed_only_starts_solver`); None for any other."""
-    if not method.spec().seed_only_starts_solver(setting):
-        return None
-    return stable_hash({"method": method.name, "setting": setting, "higher_is": method.higher_is})
-
-
-def cell_key_options(config: Config) -> dict:
-    """The protocol options as written, less the report-only ones (:attr:`Protocol.report_only_options`)."""
-    report_only = PROTOCOLS[config.protocol].report_only_options
-    return {key: value for key, value in config.protocol_options.items() if key not in report_only}
-
-
 def data_fingerprint(dataset: Dataset) -> str:
     """Checksum of the data a run used: of its files if it has any, else of its arrays."""
     if dataset.provenance.files:
@@ -210,18 +109,6 @@ def package_versions() -> dict:
             "scikit-learn": sklearn.__version__, "kpca-bench": kpca_bench.__version__}
 
 
-def experiment_directory(config: Config, out_root) -> Path:
-    """``<out>/<name>/`` for the full profile; ``<out>/<profile>/<name>/`` for a reduced one."""
-    if config.profile == "full":
-        return Path(out_root) / config.name
-    return Path(out_root) / config.profile / config.name
-
-
-def subsample_seed(config: Config) -> int:
-    """The seed of the ``max_rows`` subsample: from the config seed alone, so every trial sees the same rows."""
-    return derive_seed(config.seed, "max_rows")
-
-
 def load_checked_dataset(config: Config, offline: bool) -> Dataset:
     """Load the config's dataset (subsampled to ``max_rows``) and check that it can serve the protocol."""
     dataset = load_dataset(config.dataset.name, offline=offline, base_dir=config.folder, **config.dataset.options)
@@ -237,17 +124,6 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
     return dataset
 
 
-def planned_trials(config: Config) -> dict[str, int]:
-    """Trials planned per method setting label, in config order."""
-    return {method.setting_label(setting): config.trials if method.trials is None else min(method.trials, config.trials)
-            for method in config.methods for setting in method.settings()}
-
-
-def is_finished(record: dict) -> bool:
-    """A cell whose record can be reused: it ran to the end. Any other status is a failure, run again."""
-    return record["status"] == "ok"
-
-
 def failure_reason(record: dict) -> str:
     """A failed record's cause in a few words: the exception type and message, or its status."""
     if record["status"] == "failed":
@@ -258,125 +134,6 @@ def failure_reason(record: dict) -> str:
 def failure_kind(record: dict) -> str:
     """A failed record's kind: its exception's type, or its status when it has none."""
     return record.get("error_type") or record["status"]
-
-
-def build_method(entry: MethodConfig, setting: dict, random_state: int, fit_share: FitShare | None = None) -> Method:
-    """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score
-    (and the fit it shares with its fit group, if any)."""
-    spec = entry.spec()
-    return Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
-                  estimator=spec.build(setting, random_state=random_state), fit_share=fit_share)
-
-
-def cell_fields(cell: Cell, config: Config) -> dict:
-    """The fields of a cell's record that name it: what ran, on which trial, with which seeds."""
-    entry = config.methods[cell.method_index]
-    return {"key": cell.key, "experiment": config.name, "trial": cell.trial, "split_seed": cell.split_seed,
-            "method": entry.setting_label(cell.setting), "method_name": entry.name, "entry": entry.label,
-            "params": as_stored(cell.setting), "score": entry.score, "random_state": cell.random_state,
-            **entry.spec().provenance()}
-
-
-def as_stored(value):
-    """``value`` as JSON keeps it: objects (an estimator given as a parameter) by their ``str()``, as in cell keys."""
-    return json.loads(json.dumps(value, default=str))
-
-
-def run_task(cells: tuple[Cell, ...], config: Config, split, blas_threads: int = 1) -> list[dict]:
-    """The records of one task: one cell, or the cells of a fit group in config order, the first to fit
-    sharing its fit with the others (:class:`~kpca_bench.protocols.base.FitShare`). Each of those says so
-    in ``fit_shared_with`` (the key of the cell that fitted); its ``fit_time`` is that of the one fit (the
-    model's cost, as the fitting cell's record gives it), its ``wall_time`` only what it took itself."""
-    share = FitShare() if len(cells) > 1 else None
-    records, fitter = [], None
-    for cell in cells:
-        record = run_cell(cell, config, split, blas_threads, share)
-        if fitter is not None:
-            record["fit_shared_with"] = fitter["key"]
-            if "fit_time" in record:  # a fitting cell that failed after its fit has no fit_time of its own
-                record["fit_time"] = fitter.get("fit_time", share.fit_seconds)
-        elif share is not None and share.done:
-            fitter = record
-        records.append(record)
-    return records
-
-
-def tasks_of(cells: list[Cell], config: Config) -> list[tuple[Cell, ...]]:
-    """``cells`` as tasks: each fit group's cells together (in their order), every other cell alone; trial by
-    trial, each trial's fit groups first, then its other kernel methods, then the rest, so that the cheap
-    tasks come last and fill the workers while the dear ones finish (a dataset ends when its last task does)."""
-    tasks: dict[str, list[Cell]] = {}
-    for cell in cells:
-        tasks.setdefault(cell.fit_group or cell.key, []).append(cell)
-
-    def cost_rank(task: list[Cell]) -> tuple[int, int]:
-        kernel_method = config.methods[task[0].method_index].spec().kernel_method
-        return task[0].trial, 0 if len(task) > 1 else 1 if kernel_method else 2
-
-    return [tuple(task) for task in sorted(tasks.values(), key=cost_rank)]
-
-
-def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1, fit_share: FitShare | None = None) -> dict:
-    """Build, fit and evaluate one cell; whatever it raises comes back as a ``failed`` record.
-
-    ``blas_threads`` caps the BLAS / OpenMP threads of this cell so that
-    parallel cells share the cores instead of fighting over them. The config's
-    ``execution.max_memory_mb`` becomes scikit-learn's ``working_memory`` for the
-    cell, here rather than in the caller so that it holds on a Dask worker too.
-    The record carries that budget and the peak memory of the process running
-    the cell (:mod:`kpca_bench.experiment.memory`).
-    """
-    entry = config.methods[cell.method_index]
-    start = time.perf_counter()
-    budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
-    with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak, \
-            on_execution_device(config.execution), warnings.catch_warnings(record=True) as caught:
-        # Every warning of the cell is counted in its record rather than printed among the progress lines
-        # (kpca_bench.experiment.runner.warning_summary reports them once, at the end of the run).
-        warnings.simplefilter("always")
-        max_memory_mb = sklearn.get_config()["working_memory"]
-        device = {"device": "cpu"}
-        try:
-            method = build_method(entry, cell.setting, cell.random_state, fit_share)
-            device = cell_device_fields(method.estimator, config.execution.device)
-            result = PROTOCOLS[config.protocol].evaluate(method, split, config.options)
-        except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
-            result = failed_record(cell.key, error)
-    wall_time = time.perf_counter() - start  # before cell_fields, whose provenance look-ups are not the cell's work
-    return {**cell_fields(cell, config), "wall_time": wall_time, "max_memory_mb": max_memory_mb,
-            "peak_memory_mb": peak.mib, **device, **warning_fields(caught),
-            **flag_iteration_limit(flag_overflow(result, split, caught), caught)}
-
-
-def flag_iteration_limit(result: dict, caught: list) -> dict:
-    """A finished ``result`` flagged ``not_converged`` if a ``ConvergenceWarning`` of the cell says its fit stopped
-    on an iteration limit (:func:`~kpca_bench.protocols.base.iteration_limit`)."""
-    if result.get("status") != "ok":
-        return result
-    messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
-    return with_flags(result, iteration_limit(messages, result.get("n_iter")))
-
-
-def flag_overflow(result: dict, split, caught: list) -> dict:
-    """``result`` with any overflow added to its ``degenerate`` flag: in the split's features, or numpy's
-    RuntimeWarning of one during the cell (the one sign common to every detector's computation)."""
-    overflow = input_overflow(split) or next(
-        (" ".join(str(w.message).split()) for w in caught
-         if issubclass(w.category, RuntimeWarning) and str(w.message).startswith("overflow")), None)
-    return with_flags(result, {"degenerate": overflow} if overflow else {})
-
-
-def input_overflow(split) -> str | None:
-    """Why squared distances between the rows of the split's features (``X_train``, ``X_test``) can overflow
-    float64, or None: a feature as large as sqrt(max / (4 n_features)) makes them (LOF's, KPCA's) infinite."""
-    arrays = [X for X in (getattr(split, "X_train", None), getattr(split, "X_test", None))
-              if isinstance(X, np.ndarray) and X.ndim == 2 and X.size and np.issubdtype(X.dtype, np.floating)]
-    if not arrays:
-        return None
-    largest = max(max(float(np.max(X)), -float(np.min(X))) for X in arrays)  # no copy of X as np.abs makes
-    if largest <= np.sqrt(np.finfo(np.float64).max / (4 * arrays[0].shape[1])):
-        return None
-    return f"overflow: features as large as {largest:.3g} make squared distances overflow"
 
 
 def degenerate_summary(records: list[dict]) -> list[str]:
@@ -404,17 +161,6 @@ def not_converged_summary(records: list[dict]) -> list[str]:
             for method, mine in flagged.items()]
 
 
-def warning_fields(caught: list) -> dict:
-    """``warnings``: count per warning category, ``warning_messages``: the first message of each (none: no fields)."""
-    if not caught:
-        return {}
-    counts = Counter(w.category.__name__ for w in caught)
-    first = {}
-    for w in caught:
-        first.setdefault(w.category.__name__, " ".join(str(w.message).split())[:200])
-    return {"warnings": dict(counts), "warning_messages": first}
-
-
 def warning_summary(records: list[dict]) -> list[str]:
     """One line per warning category over the cells of a run: how often, in how many cells, and an example."""
     counts, cells, example = Counter(), Counter(), {}
@@ -431,15 +177,6 @@ def labelled(record: dict, cell: Cell, config: Config) -> dict:
     """A stored record under the labels the config gives its cell now (labels are not part of the key)."""
     method = config.methods[cell.method_index]
     return {**record, "method": method.setting_label(cell.setting), "entry": method.label}
-
-
-def cells_to_run(cells: list[Cell], stored: dict[str, dict], retry_failed: bool) -> list[Cell]:
-    """The cells without a reusable record, each key once (entries that differ only in label share cells)."""
-    def wanted(cell: Cell) -> bool:
-        record = stored.get(cell.key)
-        return record is None or (retry_failed and not is_finished(record))
-
-    return list({cell.key: cell for cell in cells if wanted(cell)}.values())
 
 
 def reuse_records(store: ResultStore, source: Path, cells: list[Cell], fingerprint: str) -> int:

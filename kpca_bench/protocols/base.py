@@ -186,7 +186,7 @@ DEFAULT_SCORE = "reconstruction_error"
 @dataclass
 class FitShare:
     """The one fit of a *fit group*: cells of one trial that differ only in the outlier score of a subspace
-    method (:func:`~kpca_bench.experiment.runner.plan_cells`). The first cell to fit keeps here the fitted
+    method (:func:`~kpca_bench.experiment.planning.plan_cells`). The first cell to fit keeps here the fitted
     kernel-PCA variant (or the error its fit raised), how long the fit took and the warnings the fit raised;
     every cell of the group then builds its detector around that one fit with its own score
     (:func:`~kpca_bench.methods.detector.around_subspace`), or raises that error, and sees the fit's
@@ -271,7 +271,7 @@ class Protocol:
     records : the measured fields of its records.
     report_only_options : options that change only how the report summarises the records, never a
         cell's numbers: left out of the cell keys, so a config that differs from another only in them
-        reuses its cells (:func:`~kpca_bench.experiment.runner.plan_cells`).
+        reuses its cells (:func:`~kpca_bench.experiment.planning.plan_cells`).
     reads_draw : its split reads ``dataset.draw`` (the novelty splits).
     shares_fits : its ``evaluate`` fits through :meth:`Method.fitted_detector`, so that the cells of a fit
         group (:class:`FitShare`) can share one fit; a subclass that defines its own ``evaluate`` does not,

@@ -15,7 +15,8 @@ from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_p
 from kpca_bench.report.tables import (csv_text, f1_cut_lines, failure_lines, figure_marks, incomplete_note, run_facts,
                                      summary_frame, summary_markdown, trials_frame)
 from kpca_bench.experiment.config import Config
-from kpca_bench.experiment.runner import RunOutcome, first_error_kept, planned_trials
+from kpca_bench.experiment.runner import RunOutcome, first_error_kept
+from kpca_bench.experiment.planning import planned_trials
 from kpca_bench.experiment.store import write_atomic
 
 # Tables and figures of a protocol's own records, written after the generic ones; each returns the summary it

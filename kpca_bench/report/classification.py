@@ -25,7 +25,7 @@ from kpca_bench.report.tables import (
     trials_frame,
 )
 from kpca_bench.experiment.config import Config
-from kpca_bench.experiment.runner import planned_trials
+from kpca_bench.experiment.planning import planned_trials
 from kpca_bench.experiment.store import write_atomic
 
 METRICS = {"accuracy": ("accuracy", 4), "error": ("misclassification rate", 4),

@@ -18,8 +18,8 @@ from kpca_bench.datasets import Provenance
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.progress import print_notice
-from kpca_bench.experiment.runner import (PROVENANCE_FILE, MemberRun, RunOutcome, is_finished, missing_files,
-                                          plan_cells, stored_records)
+from kpca_bench.experiment.runner import PROVENANCE_FILE, MemberRun, RunOutcome, missing_files, stored_records
+from kpca_bench.experiment.planning import is_finished, plan_cells
 from kpca_bench.experiment.store import TABLE_FILE, ResultStore, read_state
 from kpca_bench.report import PROTOCOL_SUMMARIES, Tables, run_tables
 from kpca_bench.report.rebuild import config_of_run

@@ -55,7 +55,7 @@ from kpca_bench.report.readings import (BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, D
 from kpca_bench.report.reference import declared_variants, diagnostic_variants, load_references, reference_folder
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
 from kpca_bench.experiment.config import Config, load_config
-from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import write_atomic
 
 Runs = list[tuple[Path, Config]]

@@ -38,7 +38,7 @@ from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
 from kpca_bench.report.tables import mean_std, method_lines, not_converged_lines, stopped_fits, suite_marks
 from kpca_bench.experiment.config import Config
-from kpca_bench.experiment.runner import planned_trials
+from kpca_bench.experiment.planning import planned_trials
 from kpca_bench.experiment.store import write_atomic
 
 METRICS = {"auroc": "AUROC", "auprc": "AUPRC"}

@@ -9,7 +9,7 @@ import pandas as pd
 from kpca_bench.datasets.labels import CONVENTION
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import TRIALS_DRAWN
-from kpca_bench.experiment.runner import planned_trials
+from kpca_bench.experiment.planning import planned_trials
 
 # Columns of trials.csv, in order; parameters follow as param_<name>.
 TRIAL_COLUMNS = [

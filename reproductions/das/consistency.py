@@ -28,7 +28,8 @@ from pathlib import Path
 import pandas as pd
 
 from kpca_bench.experiment.config import Config, load_config
-from kpca_bench.experiment.runner import experiment_directory, stored_records
+from kpca_bench.experiment.runner import stored_records
+from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_table
 from kpca_bench.report.reference import reference_values, references_of
 from kpca_bench.report.reproductions import VARIANTS_DIR

@@ -35,7 +35,7 @@ from kpca_bench.report.tables import degenerate_marks
 from kpca_bench.report.reference import (in_reference_order, read_reference_mapping, reference_folder,
                                          reference_values, references_of)
 from kpca_bench.experiment.config import Config, load_config
-from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_atomic
 
 REFERENCE_FILE = "das.yaml"

@@ -52,7 +52,7 @@ import pandas as pd
 
 from kpca_bench.report.reference import reference_values, references_of
 from kpca_bench.report.sweep import METRICS, sweep_frame
-from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_table
 
 from .tables import li_configs

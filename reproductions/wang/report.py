@@ -20,7 +20,7 @@ import pandas as pd
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.reference import read_reference_mapping, reference_folder, reference_values, references_of
 from kpca_bench.experiment.config import Config, load_config
-from kpca_bench.experiment.runner import experiment_directory
+from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import write_atomic
 
 TABLE_PROTOCOL = "classification_cv"

@@ -28,7 +28,8 @@ from mdit_py_plugins.anchors import anchors_plugin
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import Config
-from kpca_bench.experiment.runner import is_finished, plan_cells, stored_records
+from kpca_bench.experiment.runner import stored_records
+from kpca_bench.experiment.planning import is_finished, plan_cells
 from kpca_bench.experiment.store import ResultStore, write_atomic
 
 REPORT_FILE = "report.html"

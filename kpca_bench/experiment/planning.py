@@ -1,0 +1,163 @@
+"""What a run computes: its cells, their keys and seeds, and the order they run in.
+
+A *cell* is one (trial, method entry, parameter setting). Its key is a hash of
+everything that determines its numbers, and its seeds are hashes of the config
+seed with the trial (for the split) and the method setting (for the method's
+own randomness), so neither the order of execution, ``--jobs`` nor the Dask
+cluster can change a number. Re-running a config skips every cell whose key is
+in the store.
+
+The cells of one trial that differ only in the outlier score of a method whose seed
+only starts an exact eigensolver
+(:meth:`~kpca_bench.methods.registry.MethodSpec.seed_only_starts_solver`) form a *fit
+group* under a protocol that shares fits: they run as one task that fits once, each
+cell scoring the one model by its own score, and all of them take the seed of the
+group's reconstruction-error cell, also a cell that runs alone (the others' keys say so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kpca_bench.datasets import DATASETS
+from kpca_bench.methods.scores import OUTLIER_SCORES
+from kpca_bench.protocols import PROTOCOLS, MethodConfig
+from kpca_bench.protocols.base import DEFAULT_SCORE
+from kpca_bench.experiment.config import Config, stable_hash
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (trial, method entry, setting): its key, its seeds, and ``fit_group``, the id shared by the cells
+    of its fit group (None: it fits alone), whose seed they all take (:func:`with_fit_groups`)."""
+
+    key: str
+    trial: int
+    method_index: int
+    setting: dict
+    split_seed: int
+    random_state: int
+    fit_group: str | None = None
+
+
+def derive_seed(*parts) -> int:
+    """A 32-bit seed from a hash of its parts (never from a shared random state)."""
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return int(digest[:8], 16)
+
+
+def plan_cells(config: Config) -> list[Cell]:
+    """Every cell of the experiment, trial by trial, the cells of each fit group with the group's seed
+    (:func:`with_fit_groups`)."""
+    data_part = {"dataset": config.dataset, "protocol": config.protocol, "threshold": config.threshold,
+                 "seed": config.seed}
+    keyed_options = cell_key_options(config)
+    if keyed_options:
+        data_part["protocol_options"] = keyed_options
+    shares_fits = PROTOCOLS[config.protocol].shares_fits
+    cells = []
+    for trial in range(config.trials):
+        split_seed = derive_seed(config.seed, DATASETS[config.dataset.name].split_seed_name, trial)
+        planned = []
+        for index, method in enumerate(config.methods):
+            if method.trials is not None and trial >= method.trials:
+                continue
+            for setting in method.settings():
+                identity = {"method": method.name, "setting": setting, "score": method.score}
+                if method.higher_is is not None:  # a declared sign (issue 17), only when given: older keys stay
+                    identity["higher_is"] = method.higher_is
+                cell = Cell(key=stable_hash({**data_part, **identity, "trial": trial}), trial=trial,
+                            method_index=index, setting=setting, split_seed=split_seed,
+                            random_state=derive_seed(config.seed, trial, identity))
+                planned.append((cell, identity, fit_identity(method, setting) if shares_fits else None))
+        cells += with_fit_groups(planned, data_part, config.seed, trial)
+    return cells
+
+
+def with_fit_groups(planned: list[tuple[Cell, dict, str | None]], data_part: dict, seed: int, trial: int) -> list[Cell]:
+    """One trial's cells, those of each *fit group* (two or more cells with the same :func:`fit_identity`) with
+    the group's ``fit_group`` id and its seed: the seed of its cell whose score comes first in
+    :data:`~kpca_bench.methods.scores.OUTLIER_SCORES` (reconstruction error, also where an entry names no
+    score), whatever the config's order and other entries. A cell that takes a seed other than its own has
+    that seed in its key too (``fit_seed``), so a record computed with its own seed is never taken for it."""
+    groups: dict[str, list[tuple[Cell, dict]]] = {}
+    for cell, identity, group in planned:
+        if group is not None:
+            groups.setdefault(group, []).append((cell, identity))
+    cells = []
+    for cell, identity, group in planned:
+        members = groups.get(group, [])
+        if len(members) > 1:
+            score = min((member_identity["score"] for _, member_identity in members),
+                        key=lambda name: (list(OUTLIER_SCORES).index(name or DEFAULT_SCORE), name is None))
+            group_seed = derive_seed(seed, trial, {**identity, "score": score})
+            key = cell.key if group_seed == cell.random_state else stable_hash(
+                {**data_part, **identity, "trial": trial, "fit_seed": group_seed})
+            cell = replace(cell, key=key, random_state=group_seed, fit_group=f"{group}/{trial}")
+        cells.append(cell)
+    return cells
+
+
+def fit_identity(method: MethodConfig, setting: dict) -> str | None:
+    """What the cells of one trial that can share a fit have in common: the method, its setting and its
+    declared sign, for a setting whose seed only starts an exact eigensolver
+    (:meth:`~kpca_bench.methods.registry.MethodSpec.seed_only_starts_solver`); None for any other."""
+    if not method.spec().seed_only_starts_solver(setting):
+        return None
+    return stable_hash({"method": method.name, "setting": setting, "higher_is": method.higher_is})
+
+
+def cell_key_options(config: Config) -> dict:
+    """The protocol options as written, less the report-only ones (:attr:`Protocol.report_only_options`)."""
+    report_only = PROTOCOLS[config.protocol].report_only_options
+    return {key: value for key, value in config.protocol_options.items() if key not in report_only}
+
+
+def experiment_directory(config: Config, out_root) -> Path:
+    """``<out>/<name>/`` for the full profile; ``<out>/<profile>/<name>/`` for a reduced one."""
+    if config.profile == "full":
+        return Path(out_root) / config.name
+    return Path(out_root) / config.profile / config.name
+
+
+def subsample_seed(config: Config) -> int:
+    """The seed of the ``max_rows`` subsample: from the config seed alone, so every trial sees the same rows."""
+    return derive_seed(config.seed, "max_rows")
+
+
+def planned_trials(config: Config) -> dict[str, int]:
+    """Trials planned per method setting label, in config order."""
+    return {method.setting_label(setting): config.trials if method.trials is None else min(method.trials, config.trials)
+            for method in config.methods for setting in method.settings()}
+
+
+def is_finished(record: dict) -> bool:
+    """A cell whose record can be reused: it ran to the end. Any other status is a failure, run again."""
+    return record["status"] == "ok"
+
+
+def cells_to_run(cells: list[Cell], stored: dict[str, dict], retry_failed: bool) -> list[Cell]:
+    """The cells without a reusable record, each key once (entries that differ only in label share cells)."""
+    def wanted(cell: Cell) -> bool:
+        record = stored.get(cell.key)
+        return record is None or (retry_failed and not is_finished(record))
+
+    return list({cell.key: cell for cell in cells if wanted(cell)}.values())
+
+
+def tasks_of(cells: list[Cell], config: Config) -> list[tuple[Cell, ...]]:
+    """``cells`` as tasks: each fit group's cells together (in their order), every other cell alone; trial by
+    trial, each trial's fit groups first, then its other kernel methods, then the rest, so that the cheap
+    tasks come last and fill the workers while the dear ones finish (a dataset ends when its last task does)."""
+    tasks: dict[str, list[Cell]] = {}
+    for cell in cells:
+        tasks.setdefault(cell.fit_group or cell.key, []).append(cell)
+
+    def cost_rank(task: list[Cell]) -> tuple[int, int]:
+        kernel_method = config.methods[task[0].method_index].spec().kernel_method
+        return task[0].trial, 0 if len(task) > 1 else 1 if kernel_method else 2
+
+    return [tuple(task) for task in sorted(tasks.values(), key=cost_rank)]
