@@ -26,7 +26,7 @@ import numpy as np
 
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.runner import load_checked_dataset
 from kpca_bench.experiment.planning import plan_cells
 

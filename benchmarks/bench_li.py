@@ -17,7 +17,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.runner import load_checked_dataset
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.cell import build_method

@@ -25,7 +25,7 @@ from pathlib import Path
 
 def cell_figures(config: Path, out: Path) -> tuple[float, float]:
     """Sum of the run's cell times (s) and the largest cell peak memory (GB), from its stored records."""
-    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.config_parser import load_config
     from kpca_bench.experiment.planning import experiment_directory
 
     from kpca_bench.experiment.store import ResultStore

@@ -31,7 +31,7 @@ from sklearn.metrics import roc_auc_score
 from kpca_bench.datasets.files import ensure
 from kpca_bench.datasets.registry import get_spec, load_dataset
 from kpca_bench.protocols.novelty import class_indices, novelty_split
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.cell import build_method
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.experiment.config import Config, load_config, parse_config
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.config_parser import load_config, parse_config
 from kpca_bench.experiment.progress import make_progress, print_notice
 from kpca_bench.experiment.runner import RunOutcome, run_experiment
 from kpca_bench.methods.registry import class_path

@@ -20,7 +20,7 @@ from sklearn.ensemble import IsolationForest
 import kpca_bench
 from kpca_bench.api import Results, method_entry, with_methods
 from kpca_bench.errors import ConfigError, KpcaBenchError
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.methods.registry import estimator_spec
 from kpca_bench.protocols import PROTOCOLS

@@ -313,7 +313,7 @@ def fake_cuda(monkeypatch, lib):
 
 @pytest.mark.filterwarnings("ignore:.*zero eigenvalue")
 def test_the_sweep_reads_a_model_fitted_on_the_device(data, fake_cuda):
-    from kpca_bench.experiment.config import parse_config
+    from kpca_bench.experiment.config_parser import parse_config
     from kpca_bench.protocols.base import Method
     from kpca_bench.protocols.novelty import Split
     from kpca_bench.protocols.sweep import evaluate_sweep

@@ -29,7 +29,8 @@ def test_importing_the_cli_imports_no_heavy_library():
 
 
 def test_the_cli_mirrors_of_heavier_modules_agree():
-    from kpca_bench.experiment.config import DEFAULT_CONFIG_DIR, PROFILES
+    from kpca_bench.experiment.config import DEFAULT_CONFIG_DIR
+    from kpca_bench.validation import PROFILES
     from kpca_bench.experiment.export import FORMATS
     from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR
 

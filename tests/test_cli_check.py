@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.kernels import KernelCentering
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 
 REPO = Path(__file__).parents[1]
 

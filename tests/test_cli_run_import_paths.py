@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.store import ResultStore
 

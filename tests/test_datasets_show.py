@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.datasets import DATASETS, descriptions
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 from kpca_bench.report import suite
 
 runner = CliRunner()

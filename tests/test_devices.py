@@ -22,7 +22,7 @@ from kpca_bench.cli import app
 from kpca_bench.devices import (DEVICE_MEMORY_SHARE, DeviceError, DeviceMemoryError, DevicePlan, Phase, block_rows,
                                 check_fits, largest_fitting_n, solver_plan, to_numpy)
 from kpca_bench.eigensolvers import block_sizes, choose_solver
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.kernels import make_kernel
 from kpca_bench.methods.kpca import KernelPCA

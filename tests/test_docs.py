@@ -170,7 +170,7 @@ def readme_configs() -> dict[str, dict]:
 
 
 def test_the_readmes_configs_load():
-    from kpca_bench.experiment.config import parse_config
+    from kpca_bench.experiment.config_parser import parse_config
 
     configs = readme_configs()
     assert set(configs) == {"quickstart", "pumps"}

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from kpca_bench.experiment.store import ResultStore
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.config_schema import config_schema
 from kpca_bench.experiment.yaml_loader import read_yaml
 from kpca_bench.protocols import PROTOCOLS

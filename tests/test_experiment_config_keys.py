@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import plan_cells
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kpca_bench.experiment.config import TOP_LEVEL
+from kpca_bench.experiment.config_parser import TOP_LEVEL
 from kpca_bench.experiment.config_schema import annotation_schema, config_schema
 from kpca_bench.errors import ConfigError
 
@@ -77,7 +77,7 @@ def test_a_config_the_loader_rejects_for_its_shape_does_not_validate(change):
 
 
 def load_config_from(raw: dict):
-    from kpca_bench.experiment.config import parse_config
+    from kpca_bench.experiment.config_parser import parse_config
 
     return parse_config(raw)
 

@@ -23,7 +23,8 @@ from kpca_bench.kernels import BLOCK_BYTES, blas_threads
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector
 from kpca_bench.methods.kpca import BaseKernelPCA
 from kpca_bench.experiment import execution
-from kpca_bench.experiment.config import ExecutionConfig, load_config
+from kpca_bench.experiment.config import ExecutionConfig
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.execution import discard_output, is_not_failed_sync_cancel, quiet_on_interrupt
 from kpca_bench.experiment.memory import peak_memory
 from kpca_bench.experiment.planning import plan_cells

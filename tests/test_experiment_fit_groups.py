@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 from kpca_bench.experiment.runner import run_experiment
 from kpca_bench.experiment.planning import derive_seed, plan_cells, tasks_of
 from kpca_bench.experiment.store import RECORDS_FILE, ResultStore

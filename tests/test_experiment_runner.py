@@ -7,7 +7,7 @@ No real data: the small example file shipped in kpca_bench/configs/examples/data
 import json
 from pathlib import Path
 
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 from kpca_bench.experiment.runner import not_converged_summary, run_experiment, stored_records
 from kpca_bench.experiment.store import ResultStore
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.experiment.config import load_config, parse_config
+from kpca_bench.experiment.config_parser import load_config, parse_config
 from kpca_bench.report import suite as suite_report
 from kpca_bench.experiment.planning import plan_cells
 

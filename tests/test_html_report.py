@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import kpca_bench
 from kpca_bench.cli import app
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.report.html import REPORT_FILE, run_page, write_markdown_html, write_run_html
 from kpca_bench.report.tables import summary_markdown
 from kpca_bench.experiment.store import ResultStore

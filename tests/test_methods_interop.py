@@ -20,7 +20,7 @@ from kpca_bench.methods.interop import (
     outlier_scores,
 )
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 from kpca_bench.experiment.runner import run_experiment
 from kpca_bench.experiment.store import ResultStore
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError
 from reproductions.das.report import analyse, das_configs, load_paper_numbers
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.store import ResultStore
 

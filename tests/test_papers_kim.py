@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from kpca_bench.cli import app
 from reproductions.kim.outliers import analyse, outlier_configs, write_outlier_table
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.report.reproductions import load_reproduction
 

@@ -14,7 +14,7 @@ from kpca_bench.errors import KpcaBenchError
 from reproductions.sas import REPRODUCTION
 from reproductions.sas.visualization import CONFIG, FIGURE, analyse, draw_panel, score_panels
 from kpca_bench.report.plots import plt
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory, plan_cells
 from kpca_bench.experiment.store import ResultStore
 

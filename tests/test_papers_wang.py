@@ -22,7 +22,7 @@ from reproductions.wang.report import (
     other_class_scores,
     table_configs,
 )
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import plan_cells
 
 CONFIGS = Path(__file__).parents[1] / "reproductions" / "wang" / "configs"

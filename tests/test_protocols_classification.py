@@ -25,7 +25,7 @@ from kpca_bench.protocols.classification import (
     describe_split,
     evaluate_classification,
 )
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 
 CONFIG = {
     "name": "digits_classification",

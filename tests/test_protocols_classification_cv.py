@@ -16,7 +16,7 @@ from kpca_bench.protocols.base import ThresholdConfig
 from kpca_bench.protocols.classification import Classifier
 from kpca_bench.protocols.classification_cv import (LeadingComponents, Options, make_search, parse_options,
                                                    sparsity_shares)
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.validation import Problems
 
 SVM = {"classifier__C": [1.0, 10.0], "classifier__gamma": [0.1]}

@@ -16,7 +16,7 @@ from kpca_bench.errors import ConfigError
 from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.protocols.robustness import check_robustness, explained_variation, robustness_split
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 
 CONFIGS = Path(__file__).parents[1] / "reproductions" / "kim" / "configs"
 

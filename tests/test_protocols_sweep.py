@@ -24,7 +24,7 @@ from kpca_bench.protocols.sweep import (
     mahalanobis_by_p,
     reconstruction_errors_by_p,
 )
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 from kpca_bench.experiment.store import ResultStore
 
 

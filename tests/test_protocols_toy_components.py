@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.methods import KernelPCA
 from kpca_bench.report.components import projection_grid
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.store import ResultStore
 
 TINY = {

@@ -23,7 +23,7 @@ from kpca_bench.protocols.unsupervised import (
     fitted_sample_scores,
     unsupervised_split,
 )
-from kpca_bench.experiment.config import load_config, parse_config
+from kpca_bench.experiment.config_parser import load_config, parse_config
 
 CONFIGS = Path(__file__).parents[1] / "reproductions" / "kim" / "configs"
 

@@ -555,7 +555,7 @@ def test_every_claim_of_the_five_papers_is_computed_or_says_why_not():
 
 def test_li_spectf_committed_records_flag_the_constant_cells_and_the_claim_counts_no_win_over_them(tmp_path):
 
-    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.config_parser import load_config
     from kpca_bench.report.sweep import statistics_frame, sweep_frame
 
     records = ResultStore(REPO / "results" / "li_spectf").records()

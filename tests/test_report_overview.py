@@ -306,7 +306,7 @@ def test_list_configs_prints_what_all_figures_runs_and_names_the_skipped_on_stde
 
 
 def test_every_reproduction_config_is_a_paper_config_and_configs_keeps_the_quickstart_and_the_suites():
-    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.config_parser import load_config
 
     expected = sorted((REPO / "reproductions").glob("*/configs/*.yaml"))
     assert paper_config_paths(REPO / "reproductions") == expected
@@ -465,7 +465,7 @@ def test_a_number_inside_the_floor_only_is_its_own_column_never_within(tree):
 def test_wang_breast_cancer_deviations_point_one_way_and_its_deviations_say_so():
     """Issue 44: all 16 accuracy, precision, recall and F1 values of the committed run lie above the paper's; the
     finding is computed from the run's summary and numbers.yaml, not typed by hand."""
-    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.config_parser import load_config
     from kpca_bench.report.overview import deviation_lines, paper_comparison
 
     path = REPO / "reproductions" / "wang" / "configs" / "wang_breast_cancer.yaml"

@@ -58,7 +58,7 @@ def test_a_folder_without_a_run_is_an_error(tmp_path):
 
 
 def test_a_run_whose_config_file_moved_since_is_tied_to_the_file_where_it_is_now(tmp_path):
-    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.config_parser import load_config
     from kpca_bench.report.rebuild import where_it_is_now
 
     text = QUICKSTART.read_text()

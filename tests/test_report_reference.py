@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from kpca_bench.errors import ConfigError, KpcaBenchError
-from kpca_bench.experiment.config import load_config, parse_config
+from kpca_bench.experiment.config_parser import load_config, parse_config
 from kpca_bench.report.compare import compare_with_papers
 from kpca_bench.report.reference import (config_references, declared_variants, diagnostic_variants, load_references,
                                          reference_folder, references_of)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from kpca_bench.report import plots, statistics, suite
-from kpca_bench.experiment.config import parse_config
+from kpca_bench.experiment.config_parser import parse_config
 
 
 def suite_config(datasets: list[str], posthoc: str = "nemenyi"):

@@ -91,7 +91,7 @@ def scratch_copy(config_path: Path, out: Path) -> Path:
     are rebuilt there, never over the committed run's files."""
     import shutil
 
-    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.config_parser import load_config
     from kpca_bench.experiment.planning import experiment_directory
     from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE
 
@@ -108,7 +108,7 @@ def scratch_copy(config_path: Path, out: Path) -> Path:
 
 def default_check_configs(profile: str, out: Path) -> list[Path]:
     from kpca_bench.report.compare import load_blessed
-    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.config_parser import load_config
 
     if profile == "quick":
         paths = sorted(set(load_blessed(out)["config"]))

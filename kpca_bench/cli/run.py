@@ -28,7 +28,7 @@ def load_with_options(config: Path, profile: str, *, trials: int | None = None, 
                       scheduler: str | None = None, max_memory: float | None = None):
     """The config at ``config`` (a file, or a packaged config by name) with the options that override it; a bad
     option is named as a flag (``--trials``)."""
-    from kpca_bench.experiment.config import load_config
+    from kpca_bench.experiment.config_parser import load_config
 
     return load_config(config, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
                                                        max_memory_mb=max_memory, spell=as_flag)

@@ -15,21 +15,13 @@ from pathlib import Path
 
 from kpca_bench.datasets import DATASETS
 from kpca_bench.errors import StorageError
-from kpca_bench.experiment.config import (
-    PROFILES,
-    RUNNER_PARAMS,
-    TOP_LEVEL,
-    Config,
-    ExecutionConfig,
-    OutputConfig,
-    ReferenceConfig,
-    StatisticsConfig,
-    SuiteConfig,
-)
+from kpca_bench.experiment.config import (RUNNER_PARAMS, Config, ExecutionConfig, OutputConfig, ReferenceConfig,
+                                          StatisticsConfig, SuiteConfig)
+from kpca_bench.experiment.config_parser import TOP_LEVEL
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
-from kpca_bench.validation import RANGE_KEYS, accepted_keys, required_keys
+from kpca_bench.validation import PROFILES, RANGE_KEYS, accepted_keys, required_keys
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # The JSON type of each scalar annotation a config field or protocol option carries.

@@ -48,7 +48,7 @@ import pandas as pd
 from scipy.stats import levene, mannwhitneyu, wilcoxon
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import write_atomic
 from kpca_bench.report.findings import CLAIMS_FILE, VERDICTS, Claim, Comparison, load_claims

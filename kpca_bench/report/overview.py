@@ -54,7 +54,8 @@ from kpca_bench.report.readings import (BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, D
                                         NOT_EXPLAINED as NOT_EXPLAINED_OUTCOME, NOT_RUN, WITHIN)
 from kpca_bench.report.reference import declared_variants, diagnostic_variants, load_references, reference_folder
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
-from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import write_atomic
 

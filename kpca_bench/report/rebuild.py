@@ -18,7 +18,8 @@ from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report import write_tables
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, load_reproductions
 from kpca_bench.report.suite import dataset_table, rank_frame, rank_table_text, suite_statistics, write_suite_report
-from kpca_bench.experiment.config import Config, load_config, parse_config
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.config_parser import load_config, parse_config
 from kpca_bench.experiment.progress import print_notice
 from kpca_bench.experiment.runner import RUN_FILE, missing_files, read_provenance, stored_records
 from kpca_bench.experiment.planning import is_finished

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.report.reference import CONFIGS_DIR, REFERENCE_DIR
 
 DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")

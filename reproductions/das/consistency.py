@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.runner import stored_records
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_table

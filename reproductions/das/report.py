@@ -34,7 +34,8 @@ from kpca_bench.report.plots import plt, run_title, save_figure, set_title
 from kpca_bench.report.tables import degenerate_marks
 from kpca_bench.report.reference import (in_reference_order, read_reference_mapping, reference_folder,
                                          reference_values, references_of)
-from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_atomic
 

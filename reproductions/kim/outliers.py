@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.experiment.config import load_config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_atomic
 

@@ -18,7 +18,8 @@ import pandas as pd
 
 from kpca_bench.report.reference import in_reference_order, reference_values, references_of
 from kpca_bench.report.sweep import METRICS
-from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import write_table
 

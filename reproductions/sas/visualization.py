@@ -18,7 +18,8 @@ import numpy as np
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.plots import plt, save_figure
-from kpca_bench.experiment.config import Config, load_config
+from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory, plan_cells
 from kpca_bench.experiment.store import ResultStore
 
