@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.errors import ConfigError, KpcaBenchError
 from kpca_bench.report.findings import load_claims, load_deviations
-from kpca_bench.report.overview import heading_anchor, paper_config_paths, runnable_paper_configs, write_overview
+from kpca_bench.report.overview import write_overview
+from kpca_bench.report.paper_findings import heading_anchor, paper_config_paths, runnable_paper_configs
 
 REPO = Path(__file__).resolve().parents[1]
 SOMEONE, KIM = "reproductions/someone_toy/configs", "reproductions/kim_toy/configs"
@@ -466,7 +467,7 @@ def test_wang_breast_cancer_deviations_point_one_way_and_its_deviations_say_so()
     """Issue 44: all 16 accuracy, precision, recall and F1 values of the committed run lie above the paper's; the
     finding is computed from the run's summary and numbers.yaml, not typed by hand."""
     from kpca_bench.experiment.config_parser import load_config
-    from kpca_bench.report.overview import deviation_lines, paper_comparison
+    from kpca_bench.report.paper_findings import deviation_lines, paper_comparison
 
     path = REPO / "reproductions" / "wang" / "configs" / "wang_breast_cancer.yaml"
     comparison = paper_comparison(REPO / "results", [(path, load_config(path))])
@@ -524,7 +525,7 @@ def test_a_variants_number_is_held_to_the_statistical_part_in_the_deviations_too
     import pandas as pd
 
     from kpca_bench.report.findings import Deviation
-    from kpca_bench.report.overview import Evidence, tested_lines
+    from kpca_bench.report.paper_findings import Evidence, tested_lines
 
     rows = pd.DataFrame([{"config": "c/tiny.yaml", "method": "KPCA", "metric": "auroc_mean", "ours": 0.95,
                           "statistical": 0.005}])
@@ -553,7 +554,7 @@ def test_the_counts_of_the_first_screen_are_data_beside_the_report(tree):
 
 
 def test_every_shipped_variant_is_a_declared_reading_of_its_paper():
-    from kpca_bench.report.overview import declared_readings
+    from kpca_bench.report.paper_findings import declared_readings
     from kpca_bench.report.reproductions import load_reproductions
 
     for reproduction in load_reproductions(REPO / "reproductions").values():

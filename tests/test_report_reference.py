@@ -149,7 +149,7 @@ def test_shipped_diagnostics_are_li_s_uncentred_re_and_ocsvm_predictions():
 def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy, tmp_path, flagged):
     """Issue 32: the comparison carries the summary's flag; REPORT.md marks the row and names the number."""
     from kpca_bench.report.compare import degenerate_line
-    from kpca_bench.report.overview import _table
+    from kpca_bench.report.paper_findings import numbers_table
 
     path = toy / "configs" / "tiny.yaml"
     run = tmp_path / "run"
@@ -159,7 +159,7 @@ def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy
                                      f"KPCA,2,2,0,{flagged},{reason},0.91\n")
     comparison = compare_with_papers(str(path), load_config(path), run)
     assert list(comparison["degenerate"]) == [f"{reason}; in 2 of 2 trials" if flagged else ""]
-    line, table = degenerate_line(comparison), _table(comparison)
+    line, table = degenerate_line(comparison), numbers_table(comparison)
     if flagged:
         assert line.endswith("`tiny` KPCA auroc_mean 0.910 (no components: 15 of 15 empty; in 2 of 2 trials).")
         assert "| `tiny` | KPCA **(no components)** | auroc_mean | 0.900 | 0.910 |" in table

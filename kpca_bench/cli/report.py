@@ -108,7 +108,7 @@ def analyse(
 
 
 def print_paper_configs(reproductions_dir: Path) -> None:
-    from kpca_bench.report.overview import runnable_paper_configs
+    from kpca_bench.report.paper_findings import runnable_paper_configs
 
     runnable, skipped = runnable_paper_configs(reproductions_dir)
     for path, reason in skipped:

@@ -27,6 +27,8 @@ from scipy import stats
 # Scores this close (relative) are one score: means that are equal in exact arithmetic differ in the last bits
 # when summed in another order, and would otherwise rank apart.
 TIE_RTOL = 1e-12
+# The level of every test across datasets, and of the groups a critical-difference diagram draws.
+ALPHA = 0.05
 
 
 def tied_within(table: pd.DataFrame, rtol: float = TIE_RTOL) -> pd.DataFrame:
@@ -80,7 +82,7 @@ def friedman(table: pd.DataFrame) -> Friedman:
     return Friedman(float(statistic), float(p_value), iman, iman_p, n, k)
 
 
-def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) -> float:
+def critical_difference(n_methods: int, n_datasets: int, alpha: float = ALPHA) -> float:
     """Nemenyi's critical difference of average ranks (Demšar 2006, eq. 5 and Table 5a):
     ``q_alpha * sqrt(k (k + 1) / (6 N))``, with ``q_alpha`` the studentized range quantile / sqrt(2)."""
     q_alpha = stats.studentized_range.ppf(1 - alpha, n_methods, np.inf) / np.sqrt(2)
@@ -96,7 +98,7 @@ def nemenyi(table: pd.DataFrame) -> pd.DataFrame:
     return p_values
 
 
-def wilcoxon_holm(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def wilcoxon_holm(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     """Every pair of methods: Wilcoxon's signed-rank test over the datasets (scipy, two-sided), the
     p-values adjusted for all pairs by Holm's step-down method (statsmodels), and who wins.
 
@@ -146,7 +148,7 @@ def wilcoxon_holm_matrix(pairs: pd.DataFrame, methods: list[str]) -> pd.DataFram
     return matrix
 
 
-def contiguous_groups(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = 0.05) -> list[list[str]]:
+def contiguous_groups(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = ALPHA) -> list[list[str]]:
     """The bars of a critical-difference diagram: the longest runs of methods, consecutive in average-rank order,
     of which the post-hoc test separates no two (every pair has p >= ``alpha``).
 
@@ -167,7 +169,7 @@ def contiguous_groups(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = 0
     return groups
 
 
-def separated_pairs(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = 0.05) -> list[tuple[str, str, float]]:
+def separated_pairs(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = ALPHA) -> list[tuple[str, str, float]]:
     """The pairs the post-hoc test separates (p < ``alpha``), as (better average rank, worse, p), smallest p first."""
     order = list(ranks.sort_values(kind="stable").index)
     pairs = [(a, b, float(p_values.loc[a, b])) for i, a in enumerate(order) for b in order[i + 1:]
