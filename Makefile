@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 JOBS ?= 1
 
-.PHONY: demo test test-quick check all-figures variants analyses install clean
+.PHONY: demo test test-quick lint check all-figures variants analyses install clean
 
 $(BIN)/kpca-bench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ test: install
 # While you work: the suite less its tests marked slow (end-to-end runs, a sweep's cases beyond its first).
 test-quick: install
 	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow" -q
+
+# pyflakes and pycodestyle's errors over the package, its tests, benchmarks and reproductions ([tool.ruff]).
+lint: install
+	$(BIN)/ruff check kpca_bench tests benchmarks reproductions
 
 check: install
 	$(BIN)/kpca-bench check --profile quick --jobs $(JOBS) --quiet

@@ -87,7 +87,7 @@ def main() -> None:
         before = os.getloadavg()
         first, total, stderr = time_to_first_cell(config, Path(folder) / "out", args.timeout)
         after = os.getloadavg()
-    print(f"| table | size | first cell (s) | whole run (s) | load average before / after | cores |")
+    print("| table | size | first cell (s) | whole run (s) | load average before / after | cores |")
     print("|---|---|---|---|---|---|")
     print(f"| {args.rows} x {args.columns:,} CSV | {size:.0f} MiB | {'-' if first is None else f'{first:.1f}'} "
           f"| {total:.1f} | {before[0]:.2f} / {after[0]:.2f} | {os.cpu_count()} |")

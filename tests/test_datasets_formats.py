@@ -55,7 +55,8 @@ def test_read_mat_rejects_a_non_mat_file(tmp_path):
 
 
 def test_read_image_folder_resizes_greys_and_skips_deeper_folders(tmp_path, write_png):
-    red = np.zeros((8, 8, 3)); red[..., 0] = 255
+    red = np.zeros((8, 8, 3))
+    red[..., 0] = 255
     write_png(tmp_path / "apple" / "apple1" / "apple1-000-000.png", red)
     write_png(tmp_path / "apple" / "apple1" / "maps" / "apple1-000-000-map.png", red)
     write_png(tmp_path / "tomato" / "tomato1" / "tomato1-000-000.png", np.full((8, 8, 3), 100))

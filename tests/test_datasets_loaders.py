@@ -81,7 +81,9 @@ def test_australian_numeric_by_default_categorical_on_request(tmp_path):
 
 def test_climate_skips_header_study_and_run(tmp_path):
     header = "Study Run " + " ".join(f"p{i}" for i in range(18)) + " outcome\n"
-    row = lambda run, outcome: f"    1  {run}  " + "  ".join(f"0.{i + 1}" for i in range(18)) + f"  {outcome}"
+    def row(run, outcome):
+        return f"    1  {run}  " + "  ".join(f"0.{i + 1}" for i in range(18)) + f"  {outcome}"
+
     files = write(tmp_path, "pop_failures.dat", header + row(1, 0) + "\n" + row(2, 1))  # no final newline
     dataset = uci.load_climate_model_crashes(files=files)
     assert dataset.X.shape == (2, 18)
@@ -103,7 +105,9 @@ def test_spectf_parts(tmp_path, part, rows):
 
 
 def test_spect_is_categorical_and_rejects_an_unknown_part(tmp_path):
-    line = lambda label, bits: ",".join([label, *bits])
+    def line(label, bits):
+        return ",".join([label, *bits])
+
     files = {**write(tmp_path, "SPECT.train", line("1", "0" * 21 + "1") + "\r\n"),
              **write(tmp_path, "SPECT.test", line("0", "1" * 22))}
     dataset = uci.load_spect(files=files)
