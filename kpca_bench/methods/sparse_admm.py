@@ -356,19 +356,18 @@ class L1SparseKernelPCA(_SparseADMMBase):
         How step 4 initialises ``a_k, t_k`` at each outer iteration: from the
         previous outer iteration's values ("warm", our choice), or from 0
         ("zeros": Algorithm 1 as printed, "Initialize" inside every outer
-        loop; issue 20 item 5). Both reach the same ADMM solution, but with
+        loop). Both reach the same ADMM solution, but with
         small iteration caps the result depends on this choice. The first
         outer iteration starts at 0.
     threshold : {"lam1", "lam"}, default="lam1"
         The weight over ``rho`` in step 7's soft threshold: ``lam1_k``, as
         section 3.1 derives it (and sections 4.1.2 and 5 state), or ``lam``,
-        the ridge weight, as step 7 of Algorithm 1 prints it (issue 20 item
-        4). The two coincide when ``lam1 == lam``.
+        the ridge weight, as step 7 of Algorithm 1 prints it. The two coincide when ``lam1 == lam``.
     projection : {"unit", "raw"}, default="unit"
         What ``dual_coef_`` (and so ``transform`` and every score) uses: A
         with each column scaled to unit feature-space norm ("unit", our
         choice: the outlier scores assume unit components), or A as the
-        algorithm outputs it, projecting with eq. 5 ("raw"; issue 20 item 6).
+        algorithm outputs it, projecting with eq. 5 ("raw").
     outer_stop : {"converged", "cap"}, default="converged"
         When the outer loop ends: at ``eps_outer`` or ``max_outer_iter``,
         whichever comes first ("converged", our reading), or after exactly
@@ -376,7 +375,7 @@ class L1SparseKernelPCA(_SparseADMMBase):
         whether ``eps_outer`` was met). Source: Algorithm 1 step 3 and
         Algorithm 2 step 2 print "while not convergent *or* within the preset
         iteration" (the inner loops print "and"), and section 4.2 says "the
-        loop numbers of inner and outer loops ... are set to 10 and 5" (issue 20).
+        loop numbers of inner and outer loops ... are set to 10 and 5".
 
     Defaults are the paper's Gaussian-mixture settings (section 4.1.1), with one
     ``lam1`` for all components. Das et al. (section V) use, for MNIST, ``rho=0.02,
@@ -594,7 +593,7 @@ class L21SparseKernelPCA(_SparseADMMBase):
         How step 3 initialises ``A, W`` (and ``rho_21``) at each outer
         iteration: carried over from the previous one ("warm", our choice),
         or reset to 0 and to the initial ``rho21`` ("zeros": Algorithm 2 as
-        printed, "Initialize" inside every outer loop; issue 20 item 5). The
+        printed, "Initialize" inside every outer loop). The
         first outer iteration starts at 0.
     rho_init : {"initial", "carried"}, default="initial"
         With ``admm_init="zeros"``, the ``rho_21`` each ADMM run starts from:

@@ -14,7 +14,7 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
   config, method, metric, inconsistent: a number is explained where its row says the
   paper's value is inconsistent with its own protocol); ``tried``, other hypotheses
   tested and their results, in words. A cause no variant or check tests explains
-  nothing (issue 20's rule).
+  nothing: a deviation is explained only by a run that shows it.
 * ``claims.yaml``: a paper's qualitative claims (which method beats which, what is faster,
   what is comparable), each with the section or sentence of the paper it comes from
   (``source``) and the config stems whose runs are its evidence (``configs``). A claim

@@ -19,15 +19,15 @@ TRIAL_COLUMNS = [
     "gamma", "n_iter", "eigen_solver", "eigen_residual", "fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb", "split_seed",
     "random_state", "dataset", "data_fingerprint", "config_hash", "key", "versions", "error_type", "error",
 ]
-# Issue 17: the class of a method named by import path and its package, the warnings a cell raised (JSON).
+# The class of a method named by import path and its package, the warnings a cell raised (JSON).
 TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
-# Issue 30: why a finished cell's numbers mean nothing (constant scores, overflow), empty when they do.
+# Why a finished cell's numbers mean nothing (constant scores, overflow), empty when they do.
 TRIAL_COLUMNS += ["degenerate"]
-# Issue 34: where a cell computed (cpu, or cuda with the GPU's model); absent from records written before.
+# Where a cell computed (cpu, or cuda with the GPU's model); empty in records written before it was stored.
 TRIAL_COLUMNS += ["device", "gpu_model"]
-# Issue 34: the cell whose fit a cell of a fit group scored (empty: it fitted itself).
+# The cell whose fit a cell of a fit group scored (empty: it fitted itself).
 TRIAL_COLUMNS += ["fit_shared_with"]
-# Issue 39: a fit that stopped on its iteration limit (protocols.base.iteration_limit), and how far from its
+# A fit that stopped on its iteration limit (protocols.base.iteration_limit), and how far from its
 # tolerance the last iteration was (where the method exposes it).
 TRIAL_COLUMNS += ["not_converged", "relative_change"]
 # Structured fields kept in trials.csv, written as JSON.
