@@ -377,7 +377,7 @@ def _outcome(config: Config, directory: Path, members: list[_Member], ran_member
              skipped: list[tuple[str, str]], stopped_by: BaseException | None) -> RunOutcome:
     """What the run did; the datasets not reached still give their stored records (a suite's tables use them)."""
     ran_labels = {m.label for m in ran_members}
-    runs = [MemberRun(m.label, m.config, m.store.directory, _stored_records(m.config, m.store, m.cells),
+    runs = [MemberRun(m.label, m.config, m.store.directory, planned_records(m.config, m.store.load(), m.cells),
                       m.dataset.provenance if m.label in ran_labels else None)
             for m in members if m.label in ran_labels or (m.label not in dict(skipped) and m.store.exists())]
     failures = [record for run in runs if run.label in ran_labels for record in run.records if not is_finished(record)]
@@ -418,11 +418,10 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
     return False
 
 
-def _stored_records(config: Config, store: ResultStore, cells: list[Cell]) -> list[dict]:
-    """The stored records of ``cells`` (:func:`labelled`), each flagged as a model without components or a fit
-    stopped on its iteration limit where its stored fields show one that was stored before the flag was recorded
-    (:func:`stored_empty_model`, :func:`stored_iteration_limit`)."""
-    stored = store.load()
+def planned_records(config: Config, stored: dict[str, dict], cells: list[Cell]) -> list[dict]:
+    """The records of ``stored`` (by key) of ``cells`` (:func:`labelled`), each flagged as a model without
+    components or a fit stopped on its iteration limit where its stored fields show one that was stored before the
+    flag was recorded (:func:`stored_empty_model`, :func:`stored_iteration_limit`)."""
     return [with_flags(labelled(stored[c.key], c, config), stored_empty_model(stored[c.key]),
                        stored_iteration_limit(stored[c.key]))
             for c in cells if c.key in stored]
@@ -452,13 +451,13 @@ def read_provenance(config: Config, directory: Path, offline: bool = True,
 
 def stored_records(config: Config, directory: Path) -> list[dict]:
     """The records of a run's folder for the cells ``config`` plans, under the labels it gives them now."""
-    return _stored_records(config, ResultStore(directory), plan_cells(config))
+    return planned_records(config, ResultStore(directory).load(), plan_cells(config))
 
 
 def write_run_file(config: Config, directory: Path) -> None:
     """``run.json``: the config as written (its text and where it was read; no text for a config given as a dict
-    or a Config; none at all if its file cannot be read), the profile, the command line's trials and seed, and the labels of the methods given as
-    estimator objects (``objects``), so that ``kpca-bench report RESULTS_DIR`` and :func:`kpca_bench.load` can
+    or a Config; none at all if its file cannot be read), the profile, the command line's trials and seed, and the
+    labels of the methods given as estimator objects (``objects``), so that ``kpca-bench report RESULTS_DIR`` and :func:`kpca_bench.load` can
     rebuild the tables, or say what they need to."""
     text = None
     if config.source and not config.source.startswith("<"):

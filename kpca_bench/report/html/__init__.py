@@ -28,7 +28,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import Config
-from kpca_bench.experiment.runner import stored_records
+from kpca_bench.experiment.runner import planned_records
 from kpca_bench.experiment.planning import is_finished, plan_cells
 from kpca_bench.experiment.store import ResultStore, write_atomic
 
@@ -107,17 +107,18 @@ class StoredCells:
 
 def stored_cells(directory: Path, config: Config | None) -> StoredCells:
     """The failed cells of ``config``'s plan in ``directory``'s store, as ``summary.md`` counts them
-    (:func:`~kpca_bench.experiment.runner.stored_records`), and the number of records it does not plan
-    (``config`` None: a folder no config plans, every record of it)."""
+    (:func:`~kpca_bench.experiment.runner.planned_records`), and the number of records it does not plan
+    (``config`` None: a folder no config plans, every record of it). The store is read and the cells planned
+    once."""
     store = ResultStore(directory)
     if not store.exists():
         return StoredCells([], 0)
     stored = store.load()
     if config is None:
         return StoredCells([], len(stored))
-    planned = {cell.key for cell in plan_cells(config)}
-    failed = [record for record in stored_records(config, directory) if not is_finished(record)]
-    return StoredCells(failed, len(stored.keys() - planned))
+    cells = plan_cells(config)
+    failed = [record for record in planned_records(config, stored, cells) if not is_finished(record)]
+    return StoredCells(failed, len(stored.keys() - {cell.key for cell in cells}))
 
 
 def failure_line(name: str, failed: list[dict]) -> str:
