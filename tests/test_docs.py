@@ -145,14 +145,17 @@ def test_every_docs_page_is_in_the_site_navigation():
     assert nav_pages(nav) == {page.name for page in PAGES if page != README}
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None,
-                    reason='mkdocs is not installed (pip install -e ".[docs]")')
+@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings") is None,
+                    reason='mkdocs or mkdocstrings is not installed (pip install -e ".[docs]")')
 def test_the_site_builds_strictly(tmp_path):
     built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
                             "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "site" / "design" / "index.html").exists()
+    # The API reference is the docstrings': load's first line and an estimator's numpydoc sections.
+    api = (tmp_path / "site" / "api" / "index.html").read_text()
+    assert "The tables of a finished run, read from its results folder" in api and "KernelSubspaceDetector" in api
 
 
 @pytest.mark.skipif(importlib.util.find_spec("markdown") is None, reason="Python-Markdown is not installed")

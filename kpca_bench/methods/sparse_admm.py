@@ -329,6 +329,10 @@ class L1SparseKernelPCA(_SparseADMMBase):
     derivation (section 3.1) and section 4.1.2 give ``lambda_{1,k} / rho``,
     which is the default (``threshold="lam1"``); ``threshold="lam"`` follows the print.
 
+    Defaults are the paper's Gaussian-mixture settings (section 4.1.1), with one
+    ``lam1`` for all components. Das et al. (section V) use, for MNIST, ``rho=0.02,
+    lam=0.001, lam1=0.01, eps_abs=0.01, eps_rel=1e-4``.
+
     Parameters
     ----------
     n_components : int, default=None
@@ -376,10 +380,6 @@ class L1SparseKernelPCA(_SparseADMMBase):
         Algorithm 2 step 2 print "while not convergent *or* within the preset
         iteration" (the inner loops print "and"), and section 4.2 says "the
         loop numbers of inner and outer loops ... are set to 10 and 5".
-
-    Defaults are the paper's Gaussian-mixture settings (section 4.1.1), with one
-    ``lam1`` for all components. Das et al. (section V) use, for MNIST, ``rho=0.02,
-    lam=0.001, lam1=0.01, eps_abs=0.01, eps_rel=1e-4``.
 
     Attributes
     ----------
@@ -564,6 +564,8 @@ class L21SparseKernelPCA(_SparseADMMBase):
     the model would be empty, unlike the paper's Fig. 1(c). Boyd et al.'s rule,
     both residuals small, is used instead.
 
+    Defaults are the paper's Gaussian-mixture settings (section 4.1.1).
+
     Parameters
     ----------
     n_components : int, default=None
@@ -601,15 +603,13 @@ class L21SparseKernelPCA(_SparseADMMBase):
         residual balancing left at the end of the previous outer iteration
         ("carried"). Source: Algorithm 2 step 3 prints "Initialize Q, A, W",
         which does not list ``rho_21``, and section 3.2 describes the adaptive
-        rule as updating ``rho_21`` (with W rescaled) without any reset (issue
-        20). With ``admm_init="warm"`` ``rho_21`` is carried over either way.
+        rule as updating ``rho_21`` (with W rescaled) without any reset. With
+        ``admm_init="warm"`` ``rho_21`` is carried over either way.
     projection : {"unit", "raw"}, default="unit"
         As in :class:`L1SparseKernelPCA`: unit columns (our choice) or A as
         output, eq. 5.
     outer_stop : {"converged", "cap"}, default="converged"
         As in :class:`L1SparseKernelPCA` (Algorithm 2 step 2).
-
-    Defaults are the paper's Gaussian-mixture settings (section 4.1.1).
 
     Attributes
     ----------
