@@ -36,12 +36,11 @@ from typing import Callable
 
 import numpy as np
 from sklearn.utils import gen_batches
-from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.validation import check_array, validate_data
 from threadpoolctl import ThreadpoolController
 
 from kpca_bench.devices import block_rows, device_of, is_device_array, namespace, to_numpy, to_target
-from kpca_bench.param_validation import NumberInterval
+from kpca_bench.param_validation import NumberInterval, StrOptions, validate_params
 
 KERNELS = ("rbf", "poly", "linear", "hamming", "hamming_normalized")
 HAMMING_KERNELS = ("hamming", "hamming_normalized")

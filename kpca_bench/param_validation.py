@@ -1,12 +1,20 @@
-"""Parameter-constraint helpers shared by the kernels and the estimators.
+"""Parameter constraints for the kernels and the estimators: scikit-learn's, and what kpca-bench adds.
 
-The declarations themselves use scikit-learn's ``sklearn.utils._param_validation``
-(``Interval``, ``StrOptions``, ...); this module adds what kpca-bench needs on top.
+The estimators declare their parameters as scikit-learn's own do (``_parameter_constraints``, checked
+by ``_fit_context`` at ``fit``), with scikit-learn's constraint classes. scikit-learn keeps those in
+private modules (``sklearn.utils._param_validation``, ``sklearn.base._fit_context``) and offers no
+public equivalent; scikit-learn-compatible projects use them as they stand. This module is the one
+place in kpca-bench that imports them, so that a change in scikit-learn is met here, once.
 """
 
 from __future__ import annotations
 
-from sklearn.utils._param_validation import Interval
+from sklearn.base import _fit_context as fit_context
+from sklearn.utils._param_validation import (HasMethods, Interval, InvalidParameterError, Options, RealNotInt,
+                                             StrOptions, validate_parameter_constraints, validate_params)
+
+__all__ = ["HasMethods", "Interval", "InvalidParameterError", "NumberInterval", "Options", "RealNotInt", "StrOptions",
+           "fit_context", "validate_parameter_constraints", "validate_params"]
 
 
 class NumberInterval(Interval):

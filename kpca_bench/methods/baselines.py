@@ -6,15 +6,14 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.decomposition import PCA
 from sklearn.neighbors import NearestNeighbors
 from sklearn.svm import OneClassSVM
-from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.kernels import KERNEL_PARAMETER_CONSTRAINTS, make_kernel, validated_input
-from kpca_bench.param_validation import NumberInterval
+from kpca_bench.param_validation import fit_context, NumberInterval, RealNotInt, StrOptions
 
 
 class KernelOneClassSVM(OutlierMixin, BaseEstimator):
@@ -75,7 +74,7 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         self.nu = nu
         self.tol = tol
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         X = validated_input(self, X, self.kernel, reset=True)
         if X.shape[0] < 2:
@@ -152,7 +151,7 @@ class KNNDetector(OutlierMixin, BaseEstimator):
         self.method = method
         self.metric = metric
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < self.n_neighbors:
@@ -214,7 +213,7 @@ class PCADetector(OutlierMixin, BaseEstimator):
         self.n_components = n_components
         self.whiten = whiten
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         X = validate_data(self, X, dtype=np.float64)
         n_components = self.n_components

@@ -5,15 +5,14 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, _fit_context, clone
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.base import BaseEstimator, OutlierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from kpca_bench.devices import is_device_array, namespace, to_numpy
 from kpca_bench.kernels import validated_input
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.scores import OUTLIER_SCORES, training_outlier_scores
-from kpca_bench.param_validation import NumberInterval
+from kpca_bench.param_validation import fit_context, HasMethods, NumberInterval, StrOptions
 
 
 class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
@@ -62,7 +61,7 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
         self.contamination = contamination
 
     # False: the wrapped estimator's own parameters are validated when it is fitted.
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
         X = self._validated(X, reset=True)
         return self._scoring(clone(KernelPCA() if self.estimator is None else self.estimator).fit(X), X)

@@ -28,13 +28,12 @@ from numbers import Real
 
 import numpy as np
 from scipy.special import erf
-from sklearn.base import BaseEstimator, OutlierMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, OutlierMixin, clone
 from sklearn.metrics import average_precision_score, roc_auc_score
-from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
-from kpca_bench.param_validation import NumberInterval
+from kpca_bench.param_validation import fit_context, HasMethods, NumberInterval, StrOptions
 
 HIGHER_IS = ("normal", "outlier")
 
@@ -116,7 +115,7 @@ class PyODAdapter(BaseEstimator):
         self.detector = detector
         self.contamination = contamination
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
         """Fit the detector on X (y is ignored, as in PyOD) and set PyOD's fitted attributes."""
         X = validate_data(self, X, dtype=np.float64)
@@ -280,7 +279,7 @@ class SignedDetector(OutlierMixin, BaseEstimator):
         self.estimator = estimator
         self.higher_is = higher_is
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
         # safe=False: a class of another package need not be a scikit-learn estimator (deep-copied then).
         self.estimator_ = clone(self.estimator, safe=False).fit(X)

@@ -21,9 +21,8 @@ from numbers import Integral
 
 import numpy as np
 from sklearn import get_config
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import gen_batches
-from sklearn.utils._param_validation import Options, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kpca_bench.devices import (DEVICE_FORMS, DeviceError, check_fits, compute_target, device_name, device_of,
@@ -32,7 +31,7 @@ from kpca_bench.devices import block_rows as device_block_rows
 from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, choose_solver, top_eigenpairs
 from kpca_bench.kernels import (BLOCK_BYTES, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel,
                                 map_row_blocks, validated_input)
-from kpca_bench.param_validation import NumberInterval
+from kpca_bench.param_validation import fit_context, NumberInterval, Options, StrOptions
 
 # Components kept when n_components is None (fewer when the training samples allow fewer).
 DEFAULT_COMPONENTS = 10
@@ -162,7 +161,7 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         self.degree = degree
         self.coef0 = coef0
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the components on X (training inliers in a novelty setting)."""
         X = self._validate_training_data(X)

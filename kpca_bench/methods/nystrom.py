@@ -12,17 +12,15 @@ from numbers import Integral
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import _fit_context
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state, gen_batches
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array
 
 from kpca_bench.devices import device_of, is_numpy, namespace, to_numpy, to_target
 from kpca_bench.eigensolvers import column_signs, top_eigenpairs
 from kpca_bench.kernels import KernelCentering
 from kpca_bench.methods.kpca import DEVICE_PARAMETER_CONSTRAINTS, BaseKernelPCA, Projection, warn_float32_accuracy
-from kpca_bench.param_validation import NumberInterval
+from kpca_bench.param_validation import fit_context, NumberInterval, StrOptions
 
 LANDMARK_METHODS = ("kmeans", "random")
 PROJECTIONS = ("landmarks", "training")
@@ -191,7 +189,7 @@ class NystromKernelPCA(BaseKernelPCA):
         self.device = device
         self.dtype = dtype
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the low-rank components on X without building the n x n kernel."""
         X = self._validate_training_data(X)

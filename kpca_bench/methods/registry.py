@@ -24,8 +24,8 @@ from functools import lru_cache
 from sklearn.ensemble import IsolationForest
 from sklearn.neighbors import LocalOutlierFactor
 from sklearn.svm import OneClassSVM
-from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
+from kpca_bench.param_validation import InvalidParameterError, validate_parameter_constraints
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.baselines import KernelOneClassSVM, KNNDetector, PCADetector
 from kpca_bench.methods.interop import (HIGHER_IS, SignedDetector, import_class, known_sign,

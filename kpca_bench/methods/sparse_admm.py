@@ -58,11 +58,10 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import StrOptions
 
 from kpca_bench.eigensolvers import top_eigenpairs
 from kpca_bench.methods.kpca import BaseKernelPCA
-from kpca_bench.param_validation import NumberInterval
+from kpca_bench.param_validation import NumberInterval, StrOptions
 
 ADMM_INITS = ("warm", "zeros")
 PROJECTIONS = ("unit", "raw")

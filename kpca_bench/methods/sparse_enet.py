@@ -38,12 +38,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
-from sklearn.utils._param_validation import StrOptions
 
 from kpca_bench.eigensolvers import top_eigenpairs
 from kpca_bench.methods.kpca import BaseKernelPCA, KernelPCA, dual_coefficients
 from kpca_bench.methods.sparse_admm import PROJECTIONS
-from kpca_bench.param_validation import NumberInterval
+from kpca_bench.param_validation import NumberInterval, StrOptions
 
 _EPS = np.finfo(float).eps
 
