@@ -3,9 +3,10 @@ iteration limit as not converged (issue 39); F1 beside its cut and why it is low
 
 import pandas as pd
 
-from kpca_bench.report.tables import (DEGENERATE_NOTE, F1_CUT_NOTE, NOT_CONVERGED_NOTE, degenerate_marks,
-                                      f1_cut_lines, figure_marks, not_converged_lines, not_converged_marks,
-                                      summary_frame, summary_markdown, summary_table_markdown, trials_used)
+from kpca_bench.report.tables import (degenerate_marks, DEGENERATE_NOTE, f1_cut_lines, F1_CUT_NOTE, figure_marks,
+                                      markdown_row, markdown_table, not_converged_lines, not_converged_marks,
+                                      NOT_CONVERGED_NOTE, summary_frame, summary_markdown, summary_table_markdown,
+                                      trials_used)
 
 EMPTY = "no components: 15 of 15 empty"
 
@@ -108,3 +109,9 @@ def test_f1_far_below_its_test_prior_f1_is_explained_by_the_cut_under_the_table(
     assert "| method | trials | failed | F1 (cut: 0.95 quantile of training scores) |" in page
     assert F1_CUT_NOTE in page and "- KPCA MD: F1 0.031" in page
     assert F1_CUT_NOTE not in summary_markdown(summary, title="t", facts=[], figures=[])
+
+
+def test_one_helper_writes_every_markdown_table():
+    assert markdown_table(["method", "AUROC"], [["KPCA", 0.9], ["LOF", "–"]]) == [
+        "| method | AUROC |", "|---|---|", "| KPCA | 0.9 |", "| LOF | – |"]
+    assert markdown_row(["a", ""]) == "| a |  |"

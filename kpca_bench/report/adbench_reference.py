@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from kpca_bench.report.tables import markdown_row, markdown_table
+
 # Our metric -> ADBench's name for it in its result files.
 ADBENCH_METRICS = {"auroc": "AUCROC", "auprc": "AUCPR"}
 LABELS = {"auroc": "AUROC", "auprc": "AUPRC"}
@@ -167,12 +169,12 @@ def comparison_markdown(table: pd.DataFrame, missing: list[str] = ()) -> str:
         part, gaps = table[table["metric"] == metric], summary[summary["metric"] == metric]
         lines += [f"Mean {LABELS[metric]} over seeds, ours vs ADBench's own unsupervised run ({source(metric)}).", "",
                   *_gap_lines(gaps), "", "Per dataset, with the config's parameters: ours / ADBench (difference).", "",
-                  "| dataset | " + " | ".join(methods) + " |", "|" + "---|" * (len(methods) + 1)]
+                  *markdown_table(["dataset", *methods])]
         for dataset, rows in part.groupby("dataset"):
             rows = rows.set_index("method")
             cells = [f"{rows.loc[m, 'ours']:.3f} / {rows.loc[m, 'adbench']:.3f} ({rows.loc[m, 'difference']:+.3f})"
                      if m in rows.index else "–" for m in methods]
-            lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
+            lines.append(markdown_row([dataset, *cells]))
         lines.append("")
     return "\n".join(lines)
 

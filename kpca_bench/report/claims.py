@@ -56,7 +56,7 @@ from kpca_bench.report.reference import reference_folder
 from kpca_bench.report.reproductions import Analysis, Reproduction, load_reproduction
 from kpca_bench.report.statistics import smallest_wilcoxon_p
 from kpca_bench.report.sweep import METRICS as SWEEP_METRICS
-from kpca_bench.report.tables import degenerate_reasons
+from kpca_bench.report.tables import degenerate_reasons, markdown_table
 
 ALPHA = 0.05
 NOT_TESTABLE = "not testable"
@@ -630,13 +630,10 @@ def claims_table(claims: Sequence[ClaimResult], link_prefix: str = "") -> str:
     ``link_prefix`` is prepended to the analyses' links (relative to the results root), for a table written
     into a file below it.
     """
-    lines = ["| claim | where the paper says it | verdict | the numbers behind it | analysis |",
-             "|---|---|---|---|---|"]
-    for result in claims:
-        cells = (result.claim, result.entry.source, _verdict_cell(result), _numbers_cell(result),
-                 _link(link_prefix + result.analysis if result.analysis else ""))
-        lines.append("| " + " | ".join(map(_cell, cells)) + " |")
-    return "\n".join(lines)
+    rows = [map(_cell, (result.claim, result.entry.source, _verdict_cell(result), _numbers_cell(result),
+                        _link(link_prefix + result.analysis if result.analysis else ""))) for result in claims]
+    return "\n".join(markdown_table(["claim", "where the paper says it", "verdict", "the numbers behind it",
+                                      "analysis"], rows))
 
 
 def claims_block(claims: Sequence[ClaimResult], link_prefix: str = "") -> str:

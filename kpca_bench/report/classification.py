@@ -15,15 +15,8 @@ import pandas as pd
 
 from kpca_bench.report.plots import method_styles, plt, save_figure, set_title
 from kpca_bench.report.reference import config_references, reference_values
-from kpca_bench.report.tables import (
-    csv_text,
-    incomplete_note,
-    mean_std,
-    method_cell,
-    run_facts,
-    summary_frame,
-    trials_frame,
-)
+from kpca_bench.report.tables import (csv_text, incomplete_note, markdown_row, markdown_table, mean_std, method_cell,
+                                      run_facts, summary_frame, trials_frame)
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.planning import planned_trials
 from kpca_bench.experiment.store import write_atomic
@@ -46,14 +39,14 @@ def _markdown(config: Config, summary: pd.DataFrame, metrics: dict, references: 
              *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
              "Mean ± standard deviation over the finished trials (trials: done / planned); the paper's number "
              "(its table) in brackets where it gives one.",
-             "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+             "", *markdown_table(header)]
     for _, row in summary.iterrows():
         cells = [method_cell(row), f"{row['trials']} / {row['planned']}", str(row["failed"])]
         for metric, (_, digits) in metrics.items():
             ref = references.get((str(row["method"]), f"{metric}_mean"))
             cells.append(mean_std(row[f"{metric}_mean"], row[f"{metric}_std"], digits)
                          + (f" [{ref['value']:.4f}]" if ref else ""))
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_row(cells))
     return "\n".join(lines + ["", f"![{figure}]({figure})", ""])
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kpca_bench.report.tables import markdown_row, markdown_table
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.export import run_records, suite_members
 from kpca_bench.report.statistics import ranks, smallest_holm_p, smallest_wilcoxon_p
@@ -177,11 +178,11 @@ def write_standing(standing: pd.DataFrame, path: Path, suite_a, suite_b) -> Path
     names = {"a": Path(suite_a).name, "b": Path(suite_b).name}
     header = ["method", f"rank ({names['a']})", f"rank ({names['b']})", f"mean AUROC ({names['a']})",
               f"mean AUROC ({names['b']})", "B - A", f"ADBench gap ({names['a']})", f"ADBench gap ({names['b']})"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = [*markdown_table(header)]
     for row in standing.itertuples():
         cells = [f"{row.rank_a:.2f}", f"{row.rank_b:.2f}", f"{row.mean_a:.3f}", f"{row.mean_b:.3f}",
                  f"{row.difference:+.3f}", *("–" if gap != gap else f"{gap:+.3f}" for gap in (row.gap_a, row.gap_b))]
-        lines.append("| " + " | ".join([row.method, *cells]) + " |")
+        lines.append(markdown_row([row.method, *cells]))
     path.write_text("\n".join(lines) + "\n")
     return path
 

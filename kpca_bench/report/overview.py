@@ -39,6 +39,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from kpca_bench.report.tables import markdown_table
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import degenerate_line
 from kpca_bench.report.claims import (CLAIMS_CSV, READINGS_CSV, TIE_RULE, claims_table, claims_tally, evaluate_claims,
@@ -116,14 +117,12 @@ def first_table(findings: Sequence[PaperFindings]) -> str:
         return [str(counts["counted"]), str(counts["within"]), str(counts["floor only"]), _range(counts),
                 f"{counts['mean']:.1f}", str(counts["not explained"]), claims]
 
-    lines = ["| " + " | ".join(FIRST_TABLE) + " |", "|" + "---|" * len(FIRST_TABLE)]
-    for found in findings:
-        counts = glance_counts(found) if _has_numbers(found) else None
-        lines.append("| " + " | ".join([f"[{found.paper}](#{heading_anchor(found.paper)})",
-                                        *cells(counts, claims_tally(found.claims))]) + " |")
+    rows = [[f"[{found.paper}](#{heading_anchor(found.paper)})",
+             *cells(glance_counts(found) if _has_numbers(found) else None, claims_tally(found.claims))]
+            for found in findings]
     claims = [claim for found in findings for claim in found.claims]
     total = cells(total_counts(findings), f"{sum(claim.holds == 'holds' for claim in claims)} of {len(claims)}")
-    return "\n".join(lines + ["| **all papers** | " + " | ".join(total) + " |"])
+    return "\n".join(markdown_table(FIRST_TABLE, [*rows, ["**all papers**", *total]]))
 
 
 DETAIL_TABLE = ["paper", "counted", "within (headline)", "within the floor only", BY_VARIANT, BY_CHECK,
@@ -135,14 +134,15 @@ def detail_table(findings: Sequence[PaperFindings]) -> str:
     """Per paper every count under the headline, the numbers not counted and the main deviation."""
     keys = ["counted", "within", "floor only", BY_VARIANT, BY_CHECK, "not explained", BY_CONSTRUCTION, DEGENERATE,
             NOT_RUN, "stand-in"]
-    lines = ["| " + " | ".join(DETAIL_TABLE) + " |", "|" + "---|" * len(DETAIL_TABLE)]
+    rows = []
     for found in findings:
         counts = glance_counts(found) if _has_numbers(found) else None
         numbers = [str(counts[key]) for key in keys] if counts else ["–"] * len(keys)
-        lines.append("| " + " | ".join([f"[{found.paper}](#{heading_anchor(found.paper)})", *numbers,
-                                        main_deviation(found.comparison, found.deviations, found.claims)]) + " |")
+        rows.append([f"[{found.paper}](#{heading_anchor(found.paper)})", *numbers,
+                     main_deviation(found.comparison, found.deviations, found.claims)])
     totals = total_counts(findings)
-    return "\n".join(lines + ["| all papers | " + " | ".join(str(totals[key]) for key in keys) + " | |"])
+    return "\n".join([*markdown_table(DETAIL_TABLE, rows),
+                      "| all papers | " + " | ".join(str(totals[key]) for key in keys) + " | |"])
 
 
 COUNTS_CSV, ONE_DIRECTION_CSV = "counts.csv", "one_direction.csv"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from kpca_bench.report.tables import markdown_row
 from kpca_bench.datasets.files import present
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
@@ -194,7 +195,7 @@ def numbers_table(comparison: pd.DataFrame, stand_in: dict[str, str] | None = No
         cells = [config, method, row.metric, f"{row.reference:.3f}", ours, delta,
                  _cell(getattr(row, "statistical", float("nan")), 4), _cell(getattr(row, "floor", float("nan"))),
                  f"{row.tolerance:.3f}", *_reading_cells(row, verdict)]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_row(cells))
     return "\n".join(lines)
 
 

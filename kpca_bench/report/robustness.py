@@ -19,7 +19,7 @@ import pandas as pd
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report.plots import method_styles, plt, save_figure
 from kpca_bench.report.sweep import kernel_parameter
-from kpca_bench.report.tables import entry_incomplete_note
+from kpca_bench.report.tables import entry_incomplete_note, markdown_row, markdown_table
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
 
@@ -85,14 +85,14 @@ def _table(summary: pd.DataFrame, entries: list[str], parameter: str) -> str:
     header = ["r", parameter, *entries]
     if paired:
         header += [f"{entries[0]} − {entries[1]}", f"trials {entries[0]} ahead"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = [*markdown_table(header)]
     for _, row in summary.iterrows():
         cells = [f"{row['corruption']:g}", f"{row['width']:g}",
                  *(f"{row[f'{e}_mean']:.3f} ± {np.nan_to_num(row[f'{e}_std']):.3f}" for e in entries)]
         if paired:
             cells += [f"{row['difference_mean']:+.3f} ± {np.nan_to_num(row['difference_std']):.3f}",
                       f"{int(row['first_ahead'])}/{int(row['paired_trials'])}"]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_row(cells))
     return "\n".join(lines) + "\n"
 
 

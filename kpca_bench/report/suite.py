@@ -38,7 +38,8 @@ from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
 from kpca_bench.report.statistics import ALPHA
 from kpca_bench.report.suite_figures import box_plot, cd_diagram, rank_heatmap
-from kpca_bench.report.tables import mean_std, method_lines, not_converged_lines, stopped_fits, suite_marks
+from kpca_bench.report.tables import (markdown_row, markdown_table, mean_std, method_lines, not_converged_lines,
+                                      stopped_fits, suite_marks)
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.planning import planned_trials
 from kpca_bench.experiment.store import write_atomic
@@ -117,17 +118,14 @@ def kernel_variants(config: Config) -> tuple[list[str], list[str]]:
 
 
 def _markdown(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:
-    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
-    lines = [header, "|" + "---|" * len(frame.columns)]
-    for _, row in frame.iterrows():
-        cells = [format(v, floatfmt) if isinstance(v, (float, np.floating)) else str(v) for v in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    rows = ([format(v, floatfmt) if isinstance(v, (float, np.floating)) else str(v) for v in row]
+            for _, row in frame.iterrows())
+    return "\n".join(markdown_table(list(frame.columns), rows))
 
 
 def per_dataset_markdown(table: pd.DataFrame, metric: str, order: list[str]) -> str:
     """Datasets x methods of mean ± sd, the best mean per dataset in bold, incomplete cells marked."""
-    lines = ["| dataset | " + " | ".join(order) + " |", "|" + "---|" * (len(order) + 1)]
+    lines = markdown_table(["dataset", *order])
     for dataset, rows in table.groupby("dataset", sort=False):
         rows = rows.set_index("method").reindex(order)
         best = rows[f"{metric}_mean"].max()
@@ -139,7 +137,7 @@ def per_dataset_markdown(table: pd.DataFrame, metric: str, order: list[str]) -> 
             if row["trials"] < row["planned"]:
                 text += f" ({row['trials']}/{row['planned']})"
             cells.append(text)
-        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
+        lines.append(markdown_row([dataset, *cells]))
     return "\n".join(lines)
 
 

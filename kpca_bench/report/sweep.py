@@ -25,7 +25,7 @@ from kpca_bench.protocols.base import TRIALS_DRAWN
 from kpca_bench.protocols.novelty import DRAW_NOTES
 from kpca_bench.report.plots import method_styles, plt, save_figure
 from kpca_bench.report.reference import config_references, reference_values
-from kpca_bench.report.tables import entry_incomplete_note
+from kpca_bench.report.tables import entry_incomplete_note, markdown_row, markdown_table
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
 
@@ -117,7 +117,7 @@ def entry_summary(stats: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
 
 def _split0_table(stats: pd.DataFrame, entries: list[str], reference: dict) -> str:
     header = ["statistic"] + [col for e in entries for col in (e, f"{e} paper")]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = [*markdown_table(header)]
     first = stats[stats["trial"] == stats["trial"].min()].set_index(["statistic", "entry"])
     split0 = first["auroc"]
     split0_flags = first["constant_only"] if "constant_only" in first else {}
@@ -129,18 +129,18 @@ def _split0_table(stats: pd.DataFrame, entries: list[str], reference: dict) -> s
             flag = " **†**" if ref is not None and abs(ours - ref["value"]) > ref["tolerance"] else ""
             flag += f" **({CONSTANT})**" if split0_flags.get((statistic, entry), False) else ""
             cells += [f"{ours:.4f}{flag}", "–" if ref is None else f"{ref['value']:.4f}"]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_row(cells))
     return "\n".join(lines) + "\n"
 
 
 def _spread_table(stats: pd.DataFrame, entries: list[str]) -> str:
-    lines = ["| statistic | " + " | ".join(entries) + " |", "|" + "---|" * (len(entries) + 1)]
+    lines = markdown_table(["statistic", *entries])
     for statistic in STATISTICS:
         cells = [statistic]
         for entry in entries:
             values = stats.loc[(stats["statistic"] == statistic) & (stats["entry"] == entry), "auroc"]
             cells.append(f"{values.median():.3f} [{values.min():.3f}, {values.max():.3f}]" if len(values) else "–")
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_row(cells))
     return "\n".join(lines) + "\n"
 
 

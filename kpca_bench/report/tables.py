@@ -11,6 +11,16 @@ from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import TRIALS_DRAWN
 from kpca_bench.experiment.planning import planned_trials
 
+
+def markdown_row(cells) -> str:
+    """One row of a Markdown table: ``| a | b |``."""
+    return "| " + " | ".join(map(str, cells)) + " |"
+
+
+def markdown_table(header, rows=()) -> list[str]:
+    """A Markdown table's lines: its header, the rule under it, then its rows (:func:`markdown_row`)."""
+    return [markdown_row(header), "|" + "---|" * len(header), *map(markdown_row, rows)]
+
 # Columns of trials.csv, in order; parameters follow as param_<name>.
 TRIAL_COLUMNS = [
     "experiment", "profile", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
@@ -262,11 +272,11 @@ def summary_table_markdown(summary: pd.DataFrame, threshold: str | None = None) 
     metrics = [m for m in SUMMARY_METRICS if f"{m}_mean" in summary]
     names = {**{m: SUMMARY_METRICS[m][0] for m in metrics}, **({"f1": f"F1 (cut: {threshold})"} if threshold else {})}
     header = ["method", "trials", "failed", *(names[m] for m in metrics)]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = [*markdown_table(header)]
     for _, row in summary.iterrows():
         cells = [method_cell(row), f"{row['trials']} / {row['planned']}", str(row["failed"]),
                  *(mean_std(row[f"{m}_mean"], row[f"{m}_std"], SUMMARY_METRICS[m][1]) for m in metrics)]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_row(cells))
     return "\n".join(lines) + "\n"
 
 
