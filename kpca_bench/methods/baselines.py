@@ -76,6 +76,20 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
+        """Fit scikit-learn's one-class SVM on the training kernel of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, at least 2 samples; integer category codes for a Hamming kernel.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X = validated_input(self, X, self.kernel, reset=True)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: the one-class SVM needs at least 2 training samples")
@@ -92,14 +106,52 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         return self.kernel_(validated_input(self, X, self.kernel, reset=False), self.X_fit_)
 
     def score_samples(self, X):
-        """``sum_i alpha_i k(x_i, x)``: higher means more normal (scikit-learn's sign)."""
+        """``sum_i alpha_i k(x_i, x)``: higher means more normal (scikit-learn's sign).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score, with the training data's features.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            ``svm_.score_samples`` on the kernel of X against the training points: the
+            higher, the more normal.
+        """
         K = self._cross_kernel(X)
         return self.svm_.score_samples(K)
 
     def decision_function(self, X):
+        """Shifted scores, ``score_samples(X) - offset_``: negative for outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,)
+            The SVM's decision value: positive inside the estimated support (inliers),
+            negative outside it (outliers).
+        """
         return self.score_samples(X) - self.offset_
 
     def predict(self, X):
+        """Whether each point is an inlier (+1) or an outlier (-1), by scikit-learn's ``OneClassSVM.predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to label.
+
+        Returns
+        -------
+        labels : ndarray of int of shape (n_samples,)
+            +1 where the SVM's decision value is positive, -1 elsewhere (libsvm's rule:
+            a point exactly on the boundary is an outlier).
+        """
         K = self._cross_kernel(X)
         return self.svm_.predict(K)
 
@@ -153,6 +205,20 @@ class KNNDetector(OutlierMixin, BaseEstimator):
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
+        """Index the training points and set ``offset_`` from their leave-one-out scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, at least ``n_neighbors`` samples.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < self.n_neighbors:
             raise ValueError(f"n_neighbors={self.n_neighbors} needs at least as many training samples, "
@@ -170,16 +236,54 @@ class KNNDetector(OutlierMixin, BaseEstimator):
         return np.mean(distances, axis=1) if self.method == "mean" else np.median(distances, axis=1)
 
     def score_samples(self, X):
-        """Minus the distance to the k-th nearest training point: higher means more normal."""
+        """Minus the distance to the k-th nearest training point: higher means more normal.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            Minus the k-th nearest distance (or the mean / median of the k distances, by
+            ``method``): the higher, the more normal. A training point passed here counts
+            itself as its nearest neighbour (distance 0), unlike the leave-one-out scores
+            ``offset_`` is taken from.
+        """
         check_is_fitted(self, "neighbors_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         distances, _ = self.neighbors_.kneighbors(X)
         return -finite(self._reduce(distances), X)
 
     def decision_function(self, X):
+        """Shifted scores, ``score_samples(X) - offset_``: negative for outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,)
+            ``score_samples(X) - offset_``: at or above 0 for inliers, below 0 for outliers.
+        """
         return self.score_samples(X) - self.offset_
 
     def predict(self, X):
+        """Whether each point is an inlier (+1) or an outlier (-1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to label.
+
+        Returns
+        -------
+        labels : ndarray of int of shape (n_samples,)
+            +1 where ``decision_function(X) >= 0``, -1 elsewhere.
+        """
         return np.where(self.decision_function(X) >= 0, 1, -1)
 
 
@@ -215,6 +319,21 @@ class PCADetector(OutlierMixin, BaseEstimator):
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
+        """Fit scikit-learn's ``PCA`` on X and set ``offset_`` from the training points' scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data. An integer ``n_components`` above ``min(n_samples, n_features)`` is
+            reduced to it.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X = validate_data(self, X, dtype=np.float64)
         n_components = self.n_components
         if isinstance(n_components, Integral):
@@ -224,7 +343,19 @@ class PCADetector(OutlierMixin, BaseEstimator):
         return self
 
     def score_samples(self, X):
-        """Minus the squared reconstruction error: higher means more normal."""
+        """Minus the squared reconstruction error: higher means more normal.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            ``-||x - x_hat||^2``, minus the squared distance to the principal subspace: the
+            higher, the more normal.
+        """
         check_is_fitted(self, "pca_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         residual = X - self.pca_.inverse_transform(self.pca_.transform(X))
@@ -232,7 +363,31 @@ class PCADetector(OutlierMixin, BaseEstimator):
             return -finite(np.einsum("ij,ij->i", residual, residual), X)
 
     def decision_function(self, X):
+        """Shifted scores, ``score_samples(X) - offset_``: negative for outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,)
+            ``score_samples(X) - offset_``: at or above 0 for inliers, below 0 for outliers.
+        """
         return self.score_samples(X) - self.offset_
 
     def predict(self, X):
+        """Whether each point is an inlier (+1) or an outlier (-1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to label.
+
+        Returns
+        -------
+        labels : ndarray of int of shape (n_samples,)
+            +1 where ``decision_function(X) >= 0``, -1 elsewhere.
+        """
         return np.where(self.decision_function(X) >= 0, 1, -1)

@@ -63,6 +63,22 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
     # False: the wrapped estimator's own parameters are validated when it is fitted.
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
+        """Fit a clone of ``estimator`` on X and set ``offset_`` from the training points' scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (the inliers, in a novelty setting); integer category codes for a
+            Hamming kernel. An array of an array-API library (CuPy, PyTorch) passes through to
+            the estimator.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X = self._validated(X, reset=True)
         return self._scoring(clone(KernelPCA() if self.estimator is None else self.estimator).fit(X), X)
 
@@ -83,14 +99,54 @@ class KernelSubspaceDetector(OutlierMixin, BaseEstimator):
         return X if is_device_array(X) else checked
 
     def score_samples(self, X):
-        """Minus the outlier score: higher means more normal."""
+        """Minus the outlier score: higher means more normal.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score, with the training data's features.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            Minus ``outlier_score`` (the reconstruction error or the Mahalanobis distance in
+            the fitted subspace, :mod:`kpca_bench.methods.scores`): the higher, the more
+            normal. NumPy for NumPy input, else an array of X's namespace.
+        """
         check_is_fitted(self, "estimator_")
         return -OUTLIER_SCORES[self.outlier_score](self.estimator_, self._validated(X, reset=False))
 
     def decision_function(self, X):
+        """Shifted scores, ``score_samples(X) - offset_``: negative for outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,)
+            ``score_samples(X) - offset_``: at or above 0 for inliers, below 0 for outliers
+            (for about a ``contamination`` share of the training points). In X's namespace, as
+            ``score_samples``.
+        """
         return self.score_samples(X) - self.offset_
 
     def predict(self, X):
+        """Whether each point is an inlier (+1) or an outlier (-1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to label.
+
+        Returns
+        -------
+        labels : ndarray of int64 of shape (n_samples,)
+            +1 where ``decision_function(X) >= 0``, -1 elsewhere; in X's namespace, as
+            ``score_samples``.
+        """
         decision = self.decision_function(X)
         xp = namespace(decision)
         return xp.where(decision >= 0, xp.ones_like(decision, dtype=xp.int64), -xp.ones_like(decision, dtype=xp.int64))

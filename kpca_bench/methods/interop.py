@@ -117,7 +117,23 @@ class PyODAdapter(BaseEstimator):
 
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
-        """Fit the detector on X (y is ignored, as in PyOD) and set PyOD's fitted attributes."""
+        """Fit the detector on X (y is ignored, as in PyOD) and set PyOD's fitted attributes.
+
+        Sets ``detector_``, then ``decision_scores_`` (the training points' outlier scores),
+        ``threshold_`` and ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X = validate_data(self, X, dtype=np.float64)
         detector = KernelSubspaceDetector() if self.detector is None else self.detector
         if hasattr(detector, "project"):
@@ -137,23 +153,82 @@ class PyODAdapter(BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """Outlier scores of X: higher = more anomalous (PyOD's sign; minus the detector's ``score_samples``)."""
+        """Outlier scores of X: higher = more anomalous (PyOD's sign; minus the detector's ``score_samples``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+
+        Returns
+        -------
+        outlier_scores : ndarray of shape (n_samples,)
+            The higher, the more anomalous: minus the detector's ``score_samples`` (or minus its
+            ``decision_function`` if it has no ``score_samples``; a PyOD detector's own
+            ``decision_function`` as it is), see :func:`outlier_scores`.
+        """
         check_is_fitted(self, "detector_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return outlier_scores(self.detector_, X)
 
     def score_samples(self, X):
-        """scikit-learn's sign (higher = more normal), for scikit-learn's tools."""
+        """scikit-learn's sign (higher = more normal), for scikit-learn's tools.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            ``-decision_function(X)``: the higher, the more normal.
+        """
         return -self.decision_function(X)
 
     def predict(self, X, return_confidence=False):
-        """1 for an outlier (score above ``threshold_``), 0 for an inlier, as PyOD's ``predict``."""
+        """1 for an outlier (score above ``threshold_``), 0 for an inlier, as PyOD's ``predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to label.
+        return_confidence : bool, default=False
+            Also return :meth:`predict_confidence` of X.
+
+        Returns
+        -------
+        labels : ndarray of int of shape (n_samples,)
+            1 where ``decision_function(X) > threshold_`` (outlier), 0 elsewhere (inlier). Note
+            the PyOD convention: not scikit-learn's +1 / -1.
+        confidence : ndarray of shape (n_samples,)
+            Only when ``return_confidence`` is True: ``(labels, confidence)`` is returned.
+        """
         check_is_fitted(self, "threshold_")
         labels = (self.decision_function(X) > self.threshold_).astype(int)
         return (labels, self.predict_confidence(X)) if return_confidence else labels
 
     def predict_proba(self, X, method="linear", return_confidence=False):
-        """``[P(normal), P(outlier)]`` per row, by PyOD's ``linear`` or ``unify`` conversion."""
+        """``[P(normal), P(outlier)]`` per row, by PyOD's ``linear`` or ``unify`` conversion.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score.
+        method : {"linear", "unify"}, default="linear"
+            ``"linear"``: the outlier score min-max scaled by the training scores'
+            (``decision_scores_``) range; ``"unify"``: ``erf((score - mean) / (std sqrt(2)))`` with
+            the training scores' mean and standard deviation. Either clipped to [0, 1].
+        return_confidence : bool, default=False
+            Also return :meth:`predict_confidence` of X.
+
+        Returns
+        -------
+        probs : ndarray of shape (n_samples, 2)
+            Column 0 ``P(normal)``, column 1 ``P(outlier)``; each row sums to 1.
+        confidence : ndarray of shape (n_samples,)
+            Only when ``return_confidence`` is True: ``(probs, confidence)`` is returned.
+        """
         check_is_fitted(self, "threshold_")
         scores = self.decision_function(X)
         if method == "linear":
@@ -167,7 +242,21 @@ class PyODAdapter(BaseEstimator):
         return (probs, self.predict_confidence(X)) if return_confidence else probs
 
     def predict_confidence(self, X):
-        """PyOD's confidence in each prediction (Perini et al. 2020), in [0, 1]."""
+        """PyOD's confidence in each prediction (Perini et al. 2020), in [0, 1].
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points whose predictions to rate.
+
+        Returns
+        -------
+        confidence : ndarray of shape (n_samples,)
+            For a point :meth:`predict` labels 1 (outlier), ``1 - binom.cdf(n - int(n * contamination), n, p)``
+            with ``p = (1 + r) / (2 + n)``, r the number of the n training scores at or below its score
+            (ExCeeD); for a point labelled 0, one minus that. Near 1: a label that slightly different
+            training sets would keep.
+        """
         from scipy.stats import binom
 
         check_is_fitted(self, "threshold_")
@@ -179,7 +268,20 @@ class PyODAdapter(BaseEstimator):
         return np.where(prediction, confidence, 1 - confidence)
 
     def fit_predict(self, X, y=None):
-        """``labels_`` of X after fitting on it (0 / 1, PyOD's sign)."""
+        """``labels_`` of X after fitting on it (0 / 1, PyOD's sign).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        labels : ndarray of int of shape (n_samples,)
+            ``labels_``: 1 for the training points above ``threshold_`` (outliers), 0 for the others.
+        """
         return self.fit(X).labels_
 
 
@@ -281,11 +383,38 @@ class SignedDetector(OutlierMixin, BaseEstimator):
 
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
+        """Fit a clone of ``estimator`` on X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, passed to the estimator's ``fit`` as it is (not checked here).
+        y : Ignored
+            Not used (not passed on to the estimator), present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         # safe=False: a class of another package need not be a scikit-learn estimator (deep-copied then).
         self.estimator_ = clone(self.estimator, safe=False).fit(X)
         return self
 
     def score_samples(self, X):
+        """The estimator's scores with scikit-learn's sign: higher means more normal.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to score, passed to the estimator as it is.
+
+        Returns
+        -------
+        scores : ndarray of float of shape (n_samples,)
+            The fitted estimator's ``score_samples`` (or ``decision_function`` if it has no
+            ``score_samples``), negated when ``higher_is="outlier"``: the higher, the more normal.
+        """
         check_is_fitted(self, "estimator_")
         method = "score_samples" if hasattr(self.estimator_, "score_samples") else "decision_function"
         scores = np.asarray(getattr(self.estimator_, method)(X), dtype=float)

@@ -163,7 +163,23 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Fit the components on X (training inliers in a novelty setting)."""
+        """Fit the components on X (training inliers in a novelty setting).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, at least 2 samples (and more than ``n_components``); integer
+            category codes for a Hamming kernel. An array of an array-API library (CuPy,
+            PyTorch) is computed on its device by a variant with ``_array_api_support`` (see
+            its ``device``), on a host copy by the others.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X = self._validate_training_data(X)
         if not is_numpy(X):
             self._check_device_memory(X)
@@ -274,6 +290,18 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         each block no larger than scikit-learn's ``working_memory``
         (``sklearn.config_context(working_memory=MiB)``), so scoring many points
         never holds the full n_test x n_train matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to project, with the training data's features.
+
+        Returns
+        -------
+        projection : Projection
+            ``scores`` of shape (n_samples, n_components_), ``<v_j, phi~(x)>``, and ``sq_norms``
+            of shape (n_samples,), ``||phi~(x)||^2``; arrays where the fitted model lives
+            (NumPy, or the device's library after a fit on a device), not converted back.
         """
         return self._project_on_training(self._validate_test_data(X), self.dual_coef_)
 
@@ -312,6 +340,16 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         """Projections of X on the kernel principal components, shape (n_samples, n_components).
 
         NumPy for NumPy input (also when computed on a device), else in X's namespace.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to project.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+            ``project(X).scores``, ``<v_j, phi~(x)>`` for each component ``v_j``.
         """
         return like_input(self.project(X).scores, X)
 

@@ -191,7 +191,21 @@ class NystromKernelPCA(BaseKernelPCA):
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Fit the low-rank components on X without building the n x n kernel."""
+        """Fit the low-rank components on X without building the n x n kernel.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, at least 2 samples. An array of an array-API library (CuPy,
+            PyTorch) is computed on its device (see ``device``); landmarks are chosen on a host copy.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X = self._validate_training_data(X)
         Z = self._select_landmarks(to_numpy(X))
         if not is_numpy(X):
@@ -264,7 +278,21 @@ class NystromKernelPCA(BaseKernelPCA):
         return KMeans(n_clusters=c, init="k-means++", n_init=1, random_state=rng).fit(X).cluster_centers_
 
     def project(self, X) -> Projection:
-        """Projections on the components and the squared distance to the centre (see ``projection``)."""
+        """Projections on the components and the squared distance to the centre (see ``projection``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to project, with the training data's features.
+
+        Returns
+        -------
+        projection : Projection
+            ``scores`` of shape (n_samples, n_components_) and ``sq_norms`` of shape (n_samples,):
+            with ``projection="landmarks"``, ``(g(x) - mean g) V`` and ``||phi(x) - m_Z||^2``; with
+            ``"training"``, the centred kernel against the training points times ``training_coef_``
+            and ``||phi~(x)||^2`` about the exact training mean. Arrays where the fitted model lives.
+        """
         X = self._validate_test_data(X)
         if self.projection == "training":
             return self._project_on_training(X, self.training_coef_)
