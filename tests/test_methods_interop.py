@@ -136,3 +136,14 @@ def test_grid_search_without_scoring_uses_no_string_as_a_method():
     detector = KernelSubspaceDetector(KernelPCA(n_components=5))
     with pytest.raises(TypeError, match="score"):
         GridSearchCV(detector, {"contamination": [0.05, 0.1]}, cv=3).fit(X, y)
+
+
+def test_a_signed_detector_gives_scores_and_offers_no_labels_it_cannot_give():
+    from sklearn.ensemble import IsolationForest
+
+    from kpca_bench.methods.interop import SignedDetector
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    detector = SignedDetector(IsolationForest(random_state=0)).fit(X)
+    assert detector.score_samples(X).shape == (30,)
+    assert not hasattr(detector, "fit_predict") and not hasattr(detector, "predict")

@@ -28,7 +28,7 @@ from numbers import Real
 
 import numpy as np
 from scipy.special import erf
-from sklearn.base import BaseEstimator, OutlierMixin, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.metrics import average_precision_score, roc_auc_score
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -363,13 +363,16 @@ def outlier_average_precision_scorer(outlier_label=1) -> OutlierScorer:
 # ---------------------------------------------------------------------------------------------------------------
 # Any detector by import path
 
-class SignedDetector(OutlierMixin, BaseEstimator):
+class SignedDetector(BaseEstimator):
     """A detector of another package seen with scikit-learn's sign (``score_samples`` higher = more normal).
 
     What a config's ``name: "package.module:Class"`` entry runs: ``estimator``
     is built from the entry's parameters; ``higher_is`` says what its scores
     mean (``outlier`` for PyOD's ``decision_function``), and the scores are those
     of ``score_samples`` if it has one, else of ``decision_function``.
+
+    It gives scores, not labels: the protocol sets each score's threshold, so it has no ``predict`` and
+    is not a scikit-learn ``OutlierMixin`` (whose ``fit_predict`` would call one).
     """
 
     _parameter_constraints: dict = {
