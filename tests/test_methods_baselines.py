@@ -65,3 +65,14 @@ def test_suite_detectors_flag_planted_outliers(name):
     detector = METHODS[name].build({}).fit(inliers[:150])
     labels = np.r_[np.ones(50), np.zeros(20)]
     assert roc_auc_score(labels, detector.score_samples(np.r_[inliers[150:], outliers])) > 0.9
+
+
+@pytest.mark.parametrize("n_samples", [1, 5])
+def test_knn_with_no_more_samples_than_neighbours_says_so(n_samples):
+    from kpca_bench.methods.baselines import KNNDetector
+
+    X = np.arange(2.0 * n_samples).reshape(n_samples, 2)
+    with pytest.raises(ValueError, match=f"n_neighbors=5 needs more training samples than neighbours .* "
+                                         f"got n_samples={n_samples}"):
+        KNNDetector(n_neighbors=5).fit(X)
+    assert KNNDetector(n_neighbors=5).fit(np.arange(12.0).reshape(6, 2)).offset_ <= 0

@@ -210,7 +210,8 @@ class KNNDetector(OutlierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data, at least ``n_neighbors`` samples.
+            Training data, more samples than ``n_neighbors``: each training point's leave-one-out
+            score takes ``n_neighbors`` others.
         y : Ignored
             Not used, present for API consistency by convention.
 
@@ -220,13 +221,13 @@ class KNNDetector(OutlierMixin, BaseEstimator):
             The fitted estimator.
         """
         X = validate_data(self, X, dtype=np.float64)
-        if X.shape[0] < self.n_neighbors:
-            raise ValueError(f"n_neighbors={self.n_neighbors} needs at least as many training samples, "
+        if X.shape[0] <= self.n_neighbors:
+            raise ValueError(f"n_neighbors={self.n_neighbors} needs more training samples than neighbours (each "
+                             f"training point's leave-one-out score takes {self.n_neighbors} others), "
                              f"got n_samples={X.shape[0]}")
         self.neighbors_ = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric).fit(X)
         # The training points' own scores leave each point out of its neighbours (as PyOD does).
-        distances, _ = NearestNeighbors(n_neighbors=min(self.n_neighbors + 1, X.shape[0]),
-                                        metric=self.metric).fit(X).kneighbors(X)
+        distances, _ = NearestNeighbors(n_neighbors=self.n_neighbors + 1, metric=self.metric).fit(X).kneighbors(X)
         self.offset_ = float(np.quantile(-self._reduce(distances[:, 1:]), 0.05))
         return self
 
