@@ -21,7 +21,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kpca_bench.kernels import KernelCentering, make_kernel
-from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, L21SparseKernelPCA, _Spectrum
+from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, Spectrum
+from kpca_bench.methods.sparse_admm_l21 import L21SparseKernelPCA
 
 SETTINGS = {
     "l1-das-mnist": (L1SparseKernelPCA, dict(rho=0.02, lam=0.001, lam1=0.01, eps_abs=0.01, eps_rel=1e-4)),
@@ -55,7 +56,7 @@ def run(args):
     K = make_kernel(X)(X)
     K = KernelCentering.fit(K).center_train(K)
     start, cpu = time.perf_counter(), time.process_time()
-    _Spectrum.of(K)
+    Spectrum.of(K)
     print(f"eigendecomposition of the centered kernel: {time.perf_counter() - start:.1f} s "
           f"(CPU {time.process_time() - cpu:.1f} s)")
     for name in args.only or SETTINGS:

@@ -17,7 +17,8 @@ from kpca_bench.methods.interop import PyODAdapter, SignedDetector
 from kpca_bench.methods.kpca import BaseKernelPCA, KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
-from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, L21SparseKernelPCA
+from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
+from kpca_bench.methods.sparse_admm_l21 import L21SparseKernelPCA
 from kpca_bench.methods.sparse_enet import NaiveThresholdKPCA, SparseKernelPCA
 
 ESTIMATORS = [KernelOneClassSVM, KNNDetector, PCADetector, KernelSubspaceDetector, PyODAdapter, SignedDetector,

@@ -7,13 +7,8 @@ from sklearn.metrics import roc_auc_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kpca_bench.methods import KernelPCA, KernelSubspaceDetector, sparse_admm
-from kpca_bench.methods.sparse_admm import (
-    ADMM_INITS,
-    L1SparseKernelPCA,
-    L21SparseKernelPCA,
-    row_soft_threshold,
-    soft_threshold,
-)
+from kpca_bench.methods.sparse_admm import ADMM_INITS, L1SparseKernelPCA, row_soft_threshold, soft_threshold
+from kpca_bench.methods.sparse_admm_l21 import L21SparseKernelPCA
 
 GAMMA = 10.0  # the paper's width for its Gaussian-mixture toy (section 4.1.1)
 
@@ -224,9 +219,9 @@ def test_outer_loops_stopped_at_max_outer_iter_are_warned(blobs, cls, params):
 def test_leading_spectrum_first_gives_the_full_spectrums_result(blobs, monkeypatch, cls, params, empty):
     """Issue 19: empty components from the top eigenpairs alone; otherwise a restart on the full spectrum."""
     full = cls(3, gamma=GAMMA, **params).fit(blobs)  # 60 samples: below the threshold, full spectrum only
-    leading, calls = sparse_admm._Spectrum.leading, []
+    leading, calls = sparse_admm.Spectrum.leading, []
     monkeypatch.setattr(sparse_admm, "LEADING_SPECTRUM_MIN_SAMPLES", 2)
-    monkeypatch.setattr(sparse_admm._Spectrum, "leading",
+    monkeypatch.setattr(sparse_admm.Spectrum, "leading",
                         classmethod(lambda _, K, k: calls.append(k) or leading(K, k)))
     fast = cls(3, gamma=GAMMA, **params).fit(blobs)
     assert calls == [3]

@@ -33,7 +33,8 @@ from kpca_bench.methods.interop import (HIGHER_IS, SignedDetector, import_class,
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
-from kpca_bench.methods.sparse_admm import L1SparseKernelPCA, L21SparseKernelPCA
+from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
+from kpca_bench.methods.sparse_admm_l21 import L21SparseKernelPCA
 from kpca_bench.methods.sparse_enet import NaiveThresholdKPCA, SparseKernelPCA
 
 
