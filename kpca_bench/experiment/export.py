@@ -97,7 +97,7 @@ def write_records(records: list[dict], fmt: str, output: Path) -> Path:
         write_atomic(output, frame.to_csv(index=False))
         return output
     # Columns mixing types (a value in some records, None in others) stay as they are; objects become text.
-    for column in frame.select_dtypes(include="object").columns:
+    for column in frame.columns[frame.dtypes.eq(object)]:
         frame[column] = frame[column].map(lambda v: v if v is None or isinstance(v, str) else str(v))
     with atomic_output(output) as tmp:
         frame.to_parquet(tmp, index=False)

@@ -71,7 +71,7 @@ def trials_frame(records: list[dict], method_order: list[str], columns: list[str
 def csv_text(frame: pd.DataFrame) -> str:
     """The frame as CSV, with mappings and lists (``versions``, ``warnings``) as JSON rather than Python reprs."""
     encoded = frame.copy()
-    for column in encoded.select_dtypes(include="object").columns:
+    for column in encoded.columns[encoded.dtypes.eq(object)]:
         if encoded[column].map(lambda v: isinstance(v, (dict, list))).any():
             encoded[column] = encoded[column].map(
                 lambda v: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v)
