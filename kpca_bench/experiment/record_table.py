@@ -73,8 +73,8 @@ def records_table(records: list[dict]) -> pa.Table:
         columns[name] = pa.array([None if v is _MISSING else present_as(v) if present_as else v for v in values],
                                  type=kind)
     return pa.table(columns).replace_schema_metadata({SCHEMA_KEY: str(SCHEMA_VERSION).encode(),
-                                          CONSTANTS_KEY: as_json(constants).encode(),
-                                          JSON_COLUMNS_KEY: as_json(json_columns).encode()})
+                                                      CONSTANTS_KEY: as_json(constants).encode(),
+                                                      JSON_COLUMNS_KEY: as_json(json_columns).encode()})
 
 
 def table_records(table: pa.Table) -> list[dict]:

@@ -18,7 +18,7 @@ from kpca_bench.datasets import Provenance
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.progress import print_notice
-from kpca_bench.experiment.runner import PROVENANCE_FILE, MemberRun, RunOutcome, missing_files, stored_records
+from kpca_bench.experiment.runner import PROVENANCE_FILE, MemberRun, RunOutcome, missing_files, planned_records
 from kpca_bench.experiment.planning import is_finished, plan_cells
 from kpca_bench.experiment.store import TABLE_FILE, ResultStore, read_state
 from kpca_bench.report import PROTOCOL_SUMMARIES, Tables, run_tables
@@ -40,24 +40,29 @@ def read_run(directory, notify: Callable[[str], None] = print_notice,
         raise KpcaBenchError(f"{directory} is not a folder of results; give the folder a run wrote, OUT/<name>")
     config = config_of_run(directory, notify=notify, given=given)
     if not config.is_suite:
-        member = loaded_member(config.name, config, directory)
+        member, n_cells = loaded_member(config.name, config, directory)
         if not member.records:
             raise KpcaBenchError(f"{directory} has no records of {config.name}'s cells")
-        return config, outcome_of(config, directory, [member], []), single_tables(config, member)
-    members, skipped = [], []
+        return config, outcome_of(config, directory, [member], n_cells, []), single_tables(config, member)
+    members, n_cells, skipped = [], 0, []
     for label, member_config in config.members():
         if ResultStore(directory / label).exists():
-            members.append(loaded_member(label, member_config, directory / label))
+            member, planned = loaded_member(label, member_config, directory / label)
+            members.append(member)
+            n_cells += planned
         else:
             skipped.append((label, missing_files(member_config) or "no records (not run yet)"))
     if not members:
         raise KpcaBenchError(f"{directory}: none of the suite's datasets has records ({TABLE_FILE})")
-    return config, outcome_of(config, directory, members, skipped), suite_of(config, members)
+    return config, outcome_of(config, directory, members, n_cells, skipped), suite_of(config, members)
 
 
-def loaded_member(label: str, config: Config, directory: Path) -> MemberRun:
-    """One dataset's folder as the run left it: its records of the cells ``config`` plans and its provenance."""
-    return MemberRun(label, config, directory, stored_records(config, directory), stored_provenance(directory))
+def loaded_member(label: str, config: Config, directory: Path) -> tuple[MemberRun, int]:
+    """One dataset's folder as the run left it (its records of the cells ``config`` plans and its provenance), and
+    the number of cells ``config`` plans; the store is read and the cells planned once."""
+    cells = plan_cells(config)
+    records = planned_records(config, ResultStore(directory).load(), cells)
+    return MemberRun(label, config, directory, records, stored_provenance(directory)), len(cells)
 
 
 def stored_provenance(directory: Path) -> Provenance | None:
@@ -66,11 +71,11 @@ def stored_provenance(directory: Path) -> Provenance | None:
     return None if data is None else Provenance(source=data["source"], notes=data.get("notes", ""))
 
 
-def outcome_of(config: Config, directory: Path, members: list[MemberRun], skipped: list[tuple[str, str]]) -> RunOutcome:
-    """The outcome of a run that reused every stored cell of ``members`` and ran none."""
-    stored = sum(len(member.records) for member in members)
-    return RunOutcome(directory=directory, n_cells=sum(len(plan_cells(member.config)) for member in members),
-                      n_reused=stored, n_run=0,
+def outcome_of(config: Config, directory: Path, members: list[MemberRun], n_cells: int,
+               skipped: list[tuple[str, str]]) -> RunOutcome:
+    """The outcome of a run of ``n_cells`` planned cells that reused every stored cell of ``members`` and ran none."""
+    return RunOutcome(directory=directory, n_cells=n_cells, n_reused=sum(len(member.records) for member in members),
+                      n_run=0,
                       failures=[r for member in members for r in member.records if not is_finished(r)],
                       skipped=skipped, members=members, is_suite=config.is_suite)
 
