@@ -28,11 +28,14 @@ test: install
 test-quick: install
 	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow" -q
 
-# pyflakes and pycodestyle's errors over the package, its tests, benchmarks and reproductions ([tool.ruff]).
+# pyflakes and pycodestyle's errors over the package, its tests, benchmarks, reproductions and migrations ([tool.ruff]).
 lint: install
-	$(BIN)/ruff check kpca_bench tests benchmarks reproductions
+	$(BIN)/ruff check kpca_bench tests benchmarks reproductions migrations
 
+# The committed records tables all of cell-key schema 2, each record planned, each generic summary what its records
+# give (migrations/cell_keys.py); then the papers' numbers recomputed at the quick profile against the blessed ones.
 check: install
+	$(BIN)/python migrations/cell_keys.py --check results
 	$(BIN)/kpca-bench check --profile quick --jobs $(JOBS) --quiet
 
 # Every paper config whose data are here, at the full profile (finished cells are reused), then

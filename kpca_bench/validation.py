@@ -11,7 +11,7 @@ import difflib
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, Field, field, fields
+from dataclasses import MISSING, Field, field, fields, is_dataclass
 from numbers import Integral, Real
 
 from kpca_bench.errors import ConfigError
@@ -120,19 +120,17 @@ def expand_range(value, key: str, problems: Problems):
 
 
 def declared(default=MISSING, *, doc: str, choices: tuple = (), minimum: int | None = None, key: bool = True,
-             later: bool = False, required: bool | None = None, default_factory=MISSING) -> Field:
+             required: bool | None = None, default_factory=MISSING) -> Field:
     """A config dataclass field declared once: its default, what it means and the values it takes.
 
     Which keys a config entry accepts (:func:`accepted_keys`), which it requires (:func:`required_keys`),
     the messages of its checks and its JSON Schema (``kpca-bench schema``) are read from these declarations.
-    ``key``: whether a config writes it (False: the loader derives it). ``later``: it was added after
-    results were committed, so the entry's repr and identity (which key cells) show it only when set.
+    ``key``: whether a config writes it (False: the loader derives it).
     ``required``: whether a config must give it; by default, when it has no default.
     """
     if required is None:
         required = default is MISSING and default_factory is MISSING
-    metadata = {"doc": doc, "choices": tuple(choices), "minimum": minimum, "key": key, "later": later,
-                "required": required}
+    metadata = {"doc": doc, "choices": tuple(choices), "minimum": minimum, "key": key, "required": required}
     return field(default=default, default_factory=default_factory, metadata=metadata)
 
 
@@ -146,9 +144,22 @@ def required_keys(cls) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls) if f.metadata.get("key", True) and f.metadata.get("required"))
 
 
-def later_fields(cls) -> tuple[str, ...]:
-    """The fields of ``cls`` added after results were committed (shown in its cell keys only when set)."""
-    return tuple(f.name for f in fields(cls) if f.metadata.get("later"))
+def written_fields(entry) -> dict:
+    """The fields of the config dataclass instance ``entry`` that a config writes (:func:`accepted_keys`), by
+    name, as plain data: what identifies the entry in a cell key and the config hash."""
+    return {name: plain(getattr(entry, name)) for name in accepted_keys(type(entry))}
+
+
+def plain(value):
+    """``value`` as JSON-able data: a dataclass as its written fields, a tuple as a list, mappings and lists
+    element by element."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return written_fields(value)
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
 
 
 def declaration(cls, name: str) -> dict:

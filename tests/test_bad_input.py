@@ -743,20 +743,14 @@ def test_constant_scores_are_flagged_in_the_record_the_tables_and_one_warning(tm
 
 
 @pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
-def test_a_model_without_components_is_flagged_when_run_and_when_rebuilt_from_records_stored_before(tmp_path):
-    """Issue 32: the record carries the flag; a record stored without it is flagged from its sparsity on rebuild."""
+def test_a_model_without_components_is_flagged_in_its_record_and_its_summary(tmp_path):
     empty = {"name": "skpca_l1", "label": "Wang-Tanaka", "params": {"n_components": 2, "lam1": 100.0}}
     result = invoke(small_config(tmp_path, "normal", [empty]), "--out", tmp_path, "--quiet")
     assert result.exit_code == 0 and "(no components: 2 of 2 empty)" in result.stderr
     folder = tmp_path / "small"
-    records = ResultStore(folder).records()
-    assert [r["degenerate"] for r in records] == ["no components: 2 of 2 empty"] * 2
-    (folder / "records.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "degenerate"}) + "\n"
-                                                  for r in records))
-    assert CliRunner().invoke(app, ["report", str(folder)]).exit_code == 0
-    assert set(pd.read_csv(folder / "trials.csv")["degenerate"]) == {"no components: 2 of 2 empty (stored sparsity 0 %)"}
-    assert "| Wang-Tanaka **(no components: 2 of 2 empty (stored sparsity 0 %): 2 of 2 trials)** |" in \
-        (folder / "summary.md").read_text()
+    assert [r["degenerate"] for r in ResultStore(folder).records()] == ["no components: 2 of 2 empty"] * 2
+    assert set(pd.read_csv(folder / "trials.csv")["degenerate"]) == {"no components: 2 of 2 empty"}
+    assert "| Wang-Tanaka **(no components: 2 of 2 empty: 2 of 2 trials)** |" in (folder / "summary.md").read_text()
 
 
 def test_a_run_with_sound_scores_has_no_flag(tmp_path):

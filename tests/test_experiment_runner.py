@@ -4,11 +4,10 @@ when it runs and when a record stored before the flag existed is read (issue 39)
 No real data: the small example file shipped in kpca_bench/configs/examples/data (180 rows, 4 features).
 """
 
-import json
 from pathlib import Path
 
 from kpca_bench.experiment.config_parser import parse_config
-from kpca_bench.experiment.runner import not_converged_summary, run_experiment, stored_records
+from kpca_bench.experiment.runner import not_converged_summary, run_experiment
 from kpca_bench.experiment.store import ResultStore
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data" / "example.npz"
@@ -44,14 +43,3 @@ def test_a_fit_that_converges_is_not_flagged_and_records_its_last_relative_chang
     assert all(not r.get("not_converged") and r["n_iter"] < 2000 for r in skpca)
     assert all(0 <= r["relative_change"] <= 1e-3 for r in skpca)
     assert not_converged_summary(skpca) == []
-
-
-def test_a_record_stored_before_the_flag_is_read_as_not_converged(tmp_path, as_journal):
-    outcome = run_experiment(config(1), tmp_path, notify=lambda line: None)
-    path = as_journal(outcome.directory)
-    old = [{k: v for k, v in json.loads(line).items() if k != "not_converged"} for line in path.read_text().splitlines()]
-    path.write_text("".join(json.dumps(record) + "\n" for record in old))
-    assert not any("not_converged" in record for record in ResultStore(outcome.directory).load().values())
-    read = stored_records(config(1), outcome.directory)
-    assert sorted(r.get("not_converged", "") for r in read) == ["", "", "stopped at max_iter = 1 (ConvergenceWarning)",
-                                                               "stopped at max_iter = 1 (ConvergenceWarning)"]

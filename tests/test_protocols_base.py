@@ -1,5 +1,5 @@
-"""The flags a protocol puts on a finished cell's record: a model without components (issue 32), a fit stopped on its
-iteration limit (issue 39), joined with others."""
+"""The flags a protocol puts on a finished cell's record: a model without components, a fit stopped on its
+iteration limit, joined with others."""
 
 from types import SimpleNamespace
 
@@ -9,7 +9,7 @@ import pytest
 from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.protocols.base import (Method, ThresholdConfig, constant_scores, empty_model, iteration_limit,
-                                      stored_empty_model, stored_iteration_limit, with_flags)
+                                      with_flags)
 from kpca_bench.protocols.novelty import Options, Split, evaluate_novelty
 
 
@@ -23,19 +23,6 @@ from kpca_bench.protocols.novelty import Options, Split, evaluate_novelty
 ])
 def test_a_model_is_flagged_only_when_it_says_every_component_is_empty(model, flag):
     assert empty_model(model).get("degenerate") == flag
-
-
-@pytest.mark.parametrize("record, flag", [
-    ({"status": "ok", "sparsity": 0.0, "params": {"n_components": 15}},
-     "no components: 15 of 15 empty (stored sparsity 0 %)"),
-    ({"status": "ok", "sparsity": 0.0, "params": {}}, "no components: all empty (stored sparsity 0 %)"),
-    ({"status": "ok", "sparsity": 0.01, "params": {"n_components": 15}}, None),
-    ({"status": "ok", "params": {}}, None),
-    ({"status": "failed", "sparsity": 0.0, "params": {}}, None),
-    ({"status": "ok", "sparsity": 0.0, "params": {}, "degenerate": "no components: 3 of 3 empty"}, None),
-])
-def test_a_stored_record_with_no_non_zero_coefficient_is_read_as_a_model_without_components(record, flag):
-    assert stored_empty_model(record).get("degenerate") == flag
 
 
 def test_flags_are_joined_and_an_empty_one_changes_nothing():
@@ -70,30 +57,6 @@ LARS = "Early stopping the lars path, as the residues are small and the current 
 def test_a_fit_is_flagged_not_converged_when_a_convergence_warning_names_the_limit_it_stopped_on(messages, n_iter,
                                                                                                   flag):
     assert iteration_limit(messages, n_iter).get("not_converged") == flag
-
-
-def stored(message, n_iter, **fields):
-    """An SKPCA record as the committed suites store it: its warnings' first messages and its iterations."""
-    return {"status": "ok", "method_name": "skpca_enet", "params": {"n_components": 10}, "n_iter": n_iter,
-            "warnings": {"ConvergenceWarning": 2}, "warning_messages": {"ConvergenceWarning": message}, **fields}
-
-
-@pytest.mark.parametrize("record, flag", [
-    (stored(SKPCA_LIMIT, 6.0), "stopped at max_iter = 6 (ConvergenceWarning)"),
-    # LARS's warning came first: n_iter at SKPCA's default max_iter (6) is the limit reached.
-    (stored(LARS, 6.0), "stopped at max_iter = 6 (n_iter = max_iter, with a ConvergenceWarning)"),
-    (stored(LARS, 20.0, params={"max_iter": 20}), "stopped at max_iter = 20 (n_iter = max_iter, with a "
-                                                  "ConvergenceWarning)"),
-    (stored(LARS, 4.0), None),  # stopped on its tolerance before the limit
-    (stored(SKPCA_LIMIT, 6.0, status="failed"), None),
-    (stored(SKPCA_LIMIT, 6.0, not_converged="stopped at max_iter = 6 (ConvergenceWarning)"), None),  # has it
-    ({"status": "ok", "method_name": "nystrom_kpca", "params": {},
-      "warning_messages": {"ConvergenceWarning": "Number of distinct clusters (148) found smaller than n_clusters"}},
-     None),
-    ({"status": "ok", "method_name": "kpca", "params": {}}, None),
-])
-def test_a_stored_record_is_read_as_not_converged_from_its_warning_and_iterations(record, flag):
-    assert stored_iteration_limit(record).get("not_converged") == flag
 
 
 def test_each_flag_is_joined_in_its_own_field():

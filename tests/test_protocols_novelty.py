@@ -1,10 +1,14 @@
 """The novelty split's scaling: fitted on the training rows, on training and test rows together, or on each apart;
 its rows: drawn at random, or taken in file order."""
 
+from dataclasses import replace
+
 import numpy as np
 from numpy.testing import assert_allclose
 
 from kpca_bench.datasets import NUMERIC, Dataset, Provenance
+from kpca_bench.experiment.config_parser import parse_config
+from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.protocols.base import DatasetConfig
 from kpca_bench.protocols.novelty import novelty_split, scale_split
 
@@ -84,6 +88,10 @@ def test_first_outliers_draws_the_inliers_as_random_and_takes_the_first_outliers
     assert inlier_rows[0] != inlier_rows[1]
 
 
-def test_draw_is_left_out_of_the_cell_key_unless_set():
-    assert "draw" not in repr(DatasetConfig(name="toy"))
-    assert "draw='file_order'" in repr(DatasetConfig(name="toy", draw="file_order"))
+def test_draw_is_in_the_cell_key():
+    config = parse_config({"name": "toy", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
+                                                      "train_inliers": 20, "test_inliers": 10, "test_outliers": 10},
+                           "trials": 2, "methods": [{"name": "knn"}]})
+    keys = {cell.key for cell in plan_cells(config)}
+    drawn = replace(config, dataset=replace(config.dataset, draw="first_outliers"))
+    assert keys.isdisjoint(cell.key for cell in plan_cells(drawn))

@@ -1,4 +1,5 @@
-"""The declarations of config keys: accepted, required and later keys are read from the fields."""
+"""The declarations of config keys: accepted and required keys, and an entry's written fields, are read from the
+fields."""
 
 import inspect
 from dataclasses import dataclass
@@ -7,7 +8,7 @@ import pytest
 
 from kpca_bench.api import run
 from kpca_bench.errors import ConfigError
-from kpca_bench.protocols.base import LATER_FIELDS, DatasetConfig
+from kpca_bench.protocols.base import DatasetConfig
 from kpca_bench.validation import (
     RUN_ARGUMENTS,
     accepted_keys,
@@ -16,8 +17,8 @@ from kpca_bench.validation import (
     check_run_arguments,
     declaration,
     declared,
-    later_fields,
     required_keys,
+    written_fields,
 )
 
 
@@ -26,7 +27,7 @@ class Entry:
     name: str = declared(doc="required: no default")
     label: str = declared(required=False, doc="no default, yet optional")
     size: int = declared(3, minimum=1, doc="a size")
-    kind: str = declared("a", choices=("a", "b"), later=True, doc="added later")
+    kind: str = declared("a", choices=("a", "b"), doc="one of two")
     derived: bool = declared(False, key=False, doc="set by the loader")
 
 
@@ -38,8 +39,7 @@ def test_required_keys_are_those_without_a_default_unless_declared_optional():
     assert required_keys(Entry) == ("name",)
 
 
-def test_later_fields_and_a_declaration():
-    assert later_fields(Entry) == ("kind",)
+def test_a_declaration():
     assert declaration(Entry, "size")["minimum"] == 1 and declaration(Entry, "kind")["choices"] == ("a", "b")
 
 
@@ -47,12 +47,11 @@ def test_declared_fields_keep_the_dataclass_defaults():
     assert Entry(name="x", label="y") == Entry(name="x", label="y", size=3, kind="a", derived=False)
 
 
-def test_the_dataset_entrys_later_fields_are_those_added_after_results_were_committed():
-    # Cell keys show these only when set: the list must not change without a key migration.
-    assert LATER_FIELDS == ("max_rows", "default_classes", "scaling_rows", "draw")
-    assert repr(DatasetConfig(name="digits")) == ("DatasetConfig(name='digits', options={}, scaling='none', inliers=(), "
-                                                  "outliers=(), train_inliers=None, test_inliers=None, "
-                                                  "test_outliers=None)")
+def test_an_entrys_written_fields_are_its_keys_as_plain_data_and_leave_out_what_the_loader_derives():
+    assert written_fields(Entry(name="x", label="y")) == {"name": "x", "label": "y", "size": 3, "kind": "a"}
+    dataset = written_fields(DatasetConfig(name="digits", inliers=(0, 1), options={"split": ("a",)}))
+    assert dataset["inliers"] == [0, 1] and dataset["options"] == {"split": ["a"]}
+    assert "default_classes" not in dataset and dataset["draw"] == "random"
 
 
 def test_the_run_arguments_are_declared_once_for_kpca_bench_run_and_its_defaults_pass():

@@ -21,10 +21,6 @@ from kpca_bench.errors import DataError
 PAPERS = "papers"
 ADBENCH = "adbench"
 USER = "user"
-# The name mixed into the split seeds of the datasets registered from issue 15 on: the
-# same arrays then get the same splits whatever they are called (a file, an OpenML id
-# or ADBench's copy); the older datasets keep their own name, and so their splits.
-SHARED_SEED_NAME = "data"
 
 UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
 MNIST_MIRROR = "https://ossci-datasets.s3.amazonaws.com/mnist/"
@@ -55,7 +51,9 @@ class DatasetSpec:
     path_options : options that are file paths, read relative to the config's folder.
     binary_labels : with neither ``inliers`` nor ``outliers`` in the config, labels
         0 / 1 mean inlier / outlier (the ODDS and ADBench convention).
-    seed_name : the name mixed into split seeds (default: ``name``).
+    seed_name : the name mixed into split seeds (default: ``name``). Datasets declaring the same
+        one split the same arrays alike: a user's file, an OpenML id and ADBench's copies declare
+        ``"data"``, so that the same data get the same splits whatever they are called.
     """
 
     name: str
@@ -234,17 +232,17 @@ _SPECS = [
 _USER_SPECS = [
     DatasetSpec(
         "file", load_file, "your own file: csv / tsv / txt, parquet, arff, npz, npy or mat (options: path, ...)",
-        collection=USER, path_options=("path",), binary_labels=True, seed_name=SHARED_SEED_NAME),
+        collection=USER, path_options=("path",), binary_labels=True, seed_name="data"),
     DatasetSpec(
         "openml", load_openml, "an OpenML dataset through openml-python's cache (options: data_id or name)",
-        source="OpenML (openml.org)", collection=USER, binary_labels=True, seed_name=SHARED_SEED_NAME),
+        source="OpenML (openml.org)", collection=USER, binary_labels=True, seed_name="data"),
 ]
 
 _ADBENCH_SPECS = [
     DatasetSpec(
         entry.name, adbench.loader(entry), f"ADBench {entry.file}: {entry.anomalies} anomalies (y = 1)",
         adbench.SOURCE, (entry.data_file(),), adbench.REPOSITORY, (entry.rows, entry.columns), 2,
-        collection=ADBENCH, binary_labels=True, seed_name=SHARED_SEED_NAME)
+        collection=ADBENCH, binary_labels=True, seed_name="data")
     for entry in adbench.FILES
 ]
 

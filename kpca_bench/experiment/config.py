@@ -7,21 +7,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
-from kpca_bench.validation import (
-    as_keyword,
-    check_run_arguments,
-    declared,
-)
+from kpca_bench.validation import as_keyword, check_run_arguments, declared, plain, written_fields
 
 DEFAULT_CONFIG_DIR = Path("configs")
 # Parameters the runner sets itself, so a config may not.
 RUNNER_PARAMS = ("random_state",)
+# The version of :meth:`Config.fingerprint`'s rule, hashed into the config hash (as the cell keys hold theirs).
+CONFIG_HASH_SCHEMA = 2
 
 
 @dataclass(frozen=True)
@@ -174,25 +172,17 @@ class Config:
         return replace(self, **changes)
 
     def fingerprint(self) -> dict:
-        """What determines the numbers of a run (not its size, its figures or where it runs)."""
-        data = asdict(self)
-        for key in ("trials", "output", "source", "description", "reference", "profile", "execution", "options",
-                    "datasets", "suite", "statistics"):
-            data.pop(key)
+        """What determines the numbers of a run (not its size, its figures or where it runs), as plain data: the
+        entries as the config writes them (:func:`~kpca_bench.validation.written_fields`) and
+        :data:`CONFIG_HASH_SCHEMA`."""
+        data = {"schema": CONFIG_HASH_SCHEMA, "name": self.name, "protocol": self.protocol,
+                "protocol_options": plain(self.protocol_options), "threshold": written_fields(self.threshold),
+                "seed": self.seed, "methods": [written_fields(method) for method in self.methods]}
         if self.is_suite:
-            # Only a suite has these keys, so a single-dataset config's hash is what it always was.
-            data["dataset"] = None
-            data["datasets"] = [d.identity() for d in self.datasets]
-            data["suite"] = asdict(self.suite) if self.suite else None
+            data["datasets"] = [written_fields(d) for d in self.datasets]
+            data["suite"] = written_fields(self.suite) if self.suite else None
         else:
-            data["dataset"] = self.dataset.identity()
-        # Added later (issue 17): only when set, so that the hash of every existing config stays as it was.
-        for method in data["methods"]:
-            if method["higher_is"] is None:
-                del method["higher_is"]
-            # An estimator given as an object is named by its class's path already (kpca_bench.run); where a
-            # class is looked for changes no number.
-            del method["estimator_class"], method["import_folders"]
+            data["dataset"] = written_fields(self.dataset)
         return data
 
     @property

@@ -12,7 +12,7 @@ only starts an exact eigensolver
 (:meth:`~kpca_bench.methods.registry.MethodSpec.seed_only_starts_solver`) form a *fit
 group* under a protocol that shares fits: they run as one task that fits once, each
 cell scoring the one model by its own score, and all of them take the seed of the
-group's reconstruction-error cell, also a cell that runs alone (the others' keys say so).
+group's reconstruction-error cell, also a cell that runs alone (the others' keys hold the seed they take).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from pathlib import Path
 from kpca_bench.datasets import DATASETS
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS, MethodConfig
-from kpca_bench.protocols.base import DEFAULT_SCORE
+from kpca_bench.protocols.base import DEFAULT_SCORE, DatasetConfig, ThresholdConfig
 from kpca_bench.experiment.config import Config, stable_hash
+from kpca_bench.validation import plain, written_fields
 
 
 @dataclass(frozen=True)
@@ -49,14 +50,39 @@ def derive_seed(*parts) -> int:
     return int(digest[:8], 16)
 
 
+# The version of :func:`cell_key`'s rule, hashed into every key: a change of the rule is a new version, whose
+# keys meet none of the old, with a migration of the stored records (``migrations/``).
+KEY_SCHEMA = 2
+
+
+def cell_key(*, dataset: DatasetConfig, protocol: str, protocol_options: dict, threshold: ThresholdConfig,
+             seed: int, method: str, setting: dict, score: str | None, higher_is: str | None, trial: int,
+             split_seed: int, random_state: int) -> str:
+    """The key of a cell: a hash of the plain values that determine its numbers, and :data:`KEY_SCHEMA`.
+
+    The dataset and threshold entries count by every field a config writes
+    (:func:`~kpca_bench.validation.written_fields`); the seeds are those the cell runs with, so a cell that
+    takes its fit group's seed is not the cell that takes its own.
+    """
+    return stable_hash({"schema": KEY_SCHEMA, "dataset": written_fields(dataset), "protocol": protocol,
+                        "protocol_options": plain(protocol_options), "threshold": written_fields(threshold),
+                        "seed": seed, "method": method, "setting": plain(setting), "score": score,
+                        "higher_is": higher_is, "trial": trial, "split_seed": split_seed,
+                        "random_state": random_state})
+
+
+def method_seed(config: Config, method: MethodConfig, setting: dict, trial: int, score: str | None) -> int:
+    """The seed of a method setting's own randomness in a trial: from the config seed, the trial, and the method's
+    name, setting, outlier score and declared sign (where one is declared)."""
+    parts = {"method": method.name, "setting": setting, "score": score}
+    if method.higher_is is not None:
+        parts["higher_is"] = method.higher_is
+    return derive_seed(config.seed, trial, parts)
+
+
 def plan_cells(config: Config) -> list[Cell]:
     """Every cell of the experiment, trial by trial, the cells of each fit group with the group's seed
-    (:func:`with_fit_groups`)."""
-    data_part = {"dataset": config.dataset, "protocol": config.protocol, "threshold": config.threshold,
-                 "seed": config.seed}
-    keyed_options = cell_key_options(config)
-    if keyed_options:
-        data_part["protocol_options"] = keyed_options
+    (:func:`with_fit_groups`), each keyed by :func:`cell_key`."""
     shares_fits = PROTOCOLS[config.protocol].shares_fits
     cells = []
     for trial in range(config.trials):
@@ -66,37 +92,39 @@ def plan_cells(config: Config) -> list[Cell]:
             if method.trials is not None and trial >= method.trials:
                 continue
             for setting in method.settings():
-                identity = {"method": method.name, "setting": setting, "score": method.score}
-                if method.higher_is is not None:  # a declared sign (issue 17), only when given: older keys stay
-                    identity["higher_is"] = method.higher_is
-                cell = Cell(key=stable_hash({**data_part, **identity, "trial": trial}), trial=trial,
-                            method_index=index, setting=setting, split_seed=split_seed,
-                            random_state=derive_seed(config.seed, trial, identity))
-                planned.append((cell, identity, fit_identity(method, setting) if shares_fits else None))
-        cells += with_fit_groups(planned, data_part, config.seed, trial)
-    return cells
+                cell = Cell(key="", trial=trial, method_index=index, setting=setting, split_seed=split_seed,
+                            random_state=method_seed(config, method, setting, trial, method.score))
+                planned.append((cell, fit_identity(method, setting) if shares_fits else None))
+        cells += with_fit_groups(planned, config, trial)
+    return [replace(cell, key=key_of(cell, config)) for cell in cells]
 
 
-def with_fit_groups(planned: list[tuple[Cell, dict, str | None]], data_part: dict, seed: int, trial: int) -> list[Cell]:
+def key_of(cell: Cell, config: Config) -> str:
+    """:func:`cell_key` of a planned cell of ``config``."""
+    method = config.methods[cell.method_index]
+    return cell_key(dataset=config.dataset, protocol=config.protocol, protocol_options=cell_key_options(config),
+                    threshold=config.threshold, seed=config.seed, method=method.name, setting=cell.setting,
+                    score=method.score, higher_is=method.higher_is, trial=cell.trial, split_seed=cell.split_seed,
+                    random_state=cell.random_state)
+
+
+def with_fit_groups(planned: list[tuple[Cell, str | None]], config: Config, trial: int) -> list[Cell]:
     """One trial's cells, those of each *fit group* (two or more cells with the same :func:`fit_identity`) with
     the group's ``fit_group`` id and its seed: the seed of its cell whose score comes first in
     :data:`~kpca_bench.methods.scores.OUTLIER_SCORES` (reconstruction error, also where an entry names no
-    score), whatever the config's order and other entries. A cell that takes a seed other than its own has
-    that seed in its key too (``fit_seed``), so a record computed with its own seed is never taken for it."""
-    groups: dict[str, list[tuple[Cell, dict]]] = {}
-    for cell, identity, group in planned:
+    score), whatever the config's order and other entries."""
+    groups: dict[str, list[Cell]] = {}
+    for cell, group in planned:
         if group is not None:
-            groups.setdefault(group, []).append((cell, identity))
+            groups.setdefault(group, []).append(cell)
     cells = []
-    for cell, identity, group in planned:
+    for cell, group in planned:
         members = groups.get(group, [])
         if len(members) > 1:
-            score = min((member_identity["score"] for _, member_identity in members),
+            score = min((config.methods[member.method_index].score for member in members),
                         key=lambda name: (list(OUTLIER_SCORES).index(name or DEFAULT_SCORE), name is None))
-            group_seed = derive_seed(seed, trial, {**identity, "score": score})
-            key = cell.key if group_seed == cell.random_state else stable_hash(
-                {**data_part, **identity, "trial": trial, "fit_seed": group_seed})
-            cell = replace(cell, key=key, random_state=group_seed, fit_group=f"{group}/{trial}")
+            group_seed = method_seed(config, config.methods[cell.method_index], cell.setting, trial, score)
+            cell = replace(cell, random_state=group_seed, fit_group=f"{group}/{trial}")
         cells.append(cell)
     return cells
 

@@ -6,8 +6,9 @@ are all lists of floats a ``list<double>`` column, any other (mappings, mixed ty
 its values' JSON text. A missing field is a null. A field with the same value in every record of the
 table (the package versions, the data's files, the dataset) is stored once, in the file's metadata,
 not in a column; the ``key``, one per record, always has its column. The metadata also holds
-:data:`SCHEMA_VERSION`; :func:`read_records` refuses any other version, so a change of the layout is
-a new version with its migration.
+:data:`SCHEMA_VERSION`; :func:`read_records` refuses any other version, so a change of the layout or of
+what the records' keys mean is a new version with its migration (``migrations/``). Version 2: the cells are
+keyed by :func:`~kpca_bench.experiment.planning.cell_key`'s schema 2; version 1 by schema 1.
 
 :func:`read_records` returns the records exactly as :func:`write_records` was given them: the same
 fields with the same values and types, every mapping in sorted order as the JSON journal keeps them.
@@ -21,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA_KEY = b"kpca_bench.records_schema"
 CONSTANTS_KEY = b"kpca_bench.constants"
 JSON_COLUMNS_KEY = b"kpca_bench.json_columns"
@@ -77,15 +78,16 @@ def records_table(records: list[dict]) -> pa.Table:
                                                       JSON_COLUMNS_KEY: as_json(json_columns).encode()})
 
 
-def table_records(table: pa.Table) -> list[dict]:
-    """The records a table of :func:`records_table` holds."""
+def table_records(table: pa.Table, version: int = SCHEMA_VERSION) -> list[dict]:
+    """The records a table of :func:`records_table` holds, if it is of schema ``version`` (a migration reads
+    an older one)."""
     metadata = table.schema.metadata or {}
-    version = metadata.get(SCHEMA_KEY)
-    if version is None:
+    if metadata.get(SCHEMA_KEY) is None:
         raise RecordTableError("it is not a kpca-bench records table (no schema version in its metadata)")
-    if version != str(SCHEMA_VERSION).encode():
-        raise RecordTableError(f"its records schema is version {version.decode()}, this kpca-bench reads "
-                               f"version {SCHEMA_VERSION}")
+    found = metadata.get(SCHEMA_KEY)
+    if found != str(version).encode():
+        raise RecordTableError(f"its records schema is version {found.decode()}, this kpca-bench reads "
+                               f"version {version}")
     constants = json.loads(metadata[CONSTANTS_KEY])
     json_columns = set(json.loads(metadata[JSON_COLUMNS_KEY]))
     columns = {name: (table.column(name).to_pylist(), name in json_columns) for name in table.column_names}
@@ -104,7 +106,13 @@ def write_records(path: Path, records: list[dict]) -> None:
     pq.write_table(records_table(records), path, **COMPRESSION)
 
 
-def read_records(path: Path) -> list[dict]:
-    """The records of the Parquet file ``path``; :class:`RecordTableError` if it is not one this version reads,
+def read_records(path: Path, version: int = SCHEMA_VERSION) -> list[dict]:
+    """The records of the Parquet file ``path``; :class:`RecordTableError` if it is not of schema ``version``,
     ``OSError`` or Arrow's error if it cannot be read at all."""
-    return table_records(pq.read_table(path))
+    return table_records(pq.read_table(path), version)
+
+
+def schema_version(path: Path) -> int | None:
+    """The schema version of the records table ``path`` (None: not a kpca-bench records table)."""
+    found = (pq.read_schema(path).metadata or {}).get(SCHEMA_KEY)
+    return None if found is None else int(found)

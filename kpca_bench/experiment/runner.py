@@ -28,7 +28,6 @@ from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.subsample import subsample
 from kpca_bench.errors import ConfigError, DataError, KpcaBenchError
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.protocols.base import stored_empty_model, stored_iteration_limit, with_flags
 from kpca_bench.experiment.cell import cell_fields, run_task
 from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
@@ -419,12 +418,8 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
 
 
 def planned_records(config: Config, stored: dict[str, dict], cells: list[Cell]) -> list[dict]:
-    """The records of ``stored`` (by key) of ``cells`` (:func:`labelled`), each flagged as a model without
-    components or a fit stopped on its iteration limit where its stored fields show one that was stored before the
-    flag was recorded (:func:`stored_empty_model`, :func:`stored_iteration_limit`)."""
-    return [with_flags(labelled(stored[c.key], c, config), stored_empty_model(stored[c.key]),
-                       stored_iteration_limit(stored[c.key]))
-            for c in cells if c.key in stored]
+    """The records of ``stored`` (by key) of ``cells``, in planned order (:func:`labelled`)."""
+    return [labelled(stored[c.key], c, config) for c in cells if c.key in stored]
 
 
 RUN_FILE = "run.json"

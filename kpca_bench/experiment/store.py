@@ -145,7 +145,9 @@ class ResultStore:
         try:
             return {record["key"]: record for record in read_records(self.table_path)}
         except RecordTableError as error:
-            raise StorageError(f"{self.table_path}: {error}; read it with the kpca-bench that wrote it") from None
+            raise StorageError(f"{self.table_path}: {error}; migrate an older one with the repository's "
+                               f"migrations/cell_keys.py {self.table_path.parent}, or read it with the kpca-bench "
+                               "that wrote it") from None
         except (OSError, ValueError, ArrowException) as error:
             raise StorageError(f"{self.table_path} cannot be read ({' '.join(str(error).split())}); restore it "
                                "(e.g. git checkout), or move it away to run its cells again") from None

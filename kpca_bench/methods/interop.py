@@ -23,6 +23,7 @@ import importlib
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Real
 
@@ -319,6 +320,7 @@ def adbench_model(detector=None, *, contamination: float = 0.1):
 # ---------------------------------------------------------------------------------------------------------------
 # scikit-learn scorers for outlier labels
 
+@dataclass(frozen=True)
 class OutlierScorer:
     """A scikit-learn scorer, ``scorer(estimator, X, y)``, of a ranking metric on outlier labels.
 
@@ -331,20 +333,18 @@ class OutlierScorer:
     more normal) against y = 1, which gives 1 - AUROC and picks the worst setting.
     """
 
-    def __init__(self, metric: str = "roc_auc", outlier_label=1):
-        if metric not in OUTLIER_METRICS:
-            raise ValueError(f"metric must be one of {', '.join(OUTLIER_METRICS)}, got {metric!r}")
-        if outlier_label not in (1, -1):
-            raise ValueError(f"outlier_label must be 1 or -1, got {outlier_label!r}")
-        self.metric = metric
-        self.outlier_label = outlier_label
+    metric: str = "roc_auc"
+    outlier_label: int = 1
+
+    def __post_init__(self):
+        if self.metric not in OUTLIER_METRICS:
+            raise ValueError(f"metric must be one of {', '.join(OUTLIER_METRICS)}, got {self.metric!r}")
+        if self.outlier_label not in (1, -1):
+            raise ValueError(f"outlier_label must be 1 or -1, got {self.outlier_label!r}")
 
     def __call__(self, estimator, X, y) -> float:
         is_outlier = np.asarray(y) == self.outlier_label
         return float(OUTLIER_METRICS[self.metric](is_outlier, outlier_scores(estimator, X)))
-
-    def __repr__(self) -> str:
-        return f"OutlierScorer({self.metric!r}, outlier_label={self.outlier_label!r})"
 
 
 OUTLIER_METRICS = {"roc_auc": roc_auc_score, "average_precision": average_precision_score}

@@ -9,22 +9,21 @@ options (parsed and checked when the config is loaded), the method entries
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import re
 import time
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from kpca_bench.devices import to_numpy
 from kpca_bench.methods.detector import KernelSubspaceDetector, around_subspace, fitted_subspace
-from kpca_bench.methods.registry import METHODS, estimator_spec, method_spec
-from kpca_bench.validation import Problems, declared, later_fields
+from kpca_bench.methods.registry import estimator_spec, method_spec
+from kpca_bench.validation import Problems, declared
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True)
 class DatasetConfig:
     """Which data, which classes are inliers / outliers, and how many of each per trial.
 
@@ -65,31 +64,18 @@ class DatasetConfig:
     train_inliers: int | None = declared(None, minimum=2, doc="inliers a method is trained on, per trial")
     test_inliers: int | None = declared(None, minimum=1, doc="inliers in the test set, per trial")
     test_outliers: int | None = declared(None, minimum=1, doc="outliers in the test set, per trial")
-    max_rows: int | None = declared(None, minimum=2, later=True,
+    max_rows: int | None = declared(None, minimum=2,
                                     doc="a stratified, seeded subsample of the rows first (none: all)")
-    default_classes: bool = declared(False, key=False, later=True,
+    default_classes: bool = declared(False, key=False,
                                      doc="the config named neither inliers nor outliers: they are 0 and 1")
-    scaling_rows: str = declared("training", choices=("training", "all", "each"), later=True,
+    scaling_rows: str = declared("training", choices=("training", "all", "each"),
                                  doc="the rows scaling is fitted on: the training rows, all rows of the trial, "
                                      "or the training and test rows each on themselves")
-    draw: str = declared("random", choices=("random", "file_order", "first_outliers"), later=True,
+    draw: str = declared("random", choices=("random", "file_order", "first_outliers"),
                          doc="how the novelty protocols pick a trial's rows: at random, in file order, or the "
                              "outliers in file order")
 
-    def __repr__(self) -> str:
-        # Cells are keyed by this repr: a field added later appears only when set, so the
-        # keys of every config that does not use it stay as they were.
-        shown = [f.name for f in fields(self) if f.name not in LATER_FIELDS or getattr(self, f.name) != f.default]
-        return f"DatasetConfig({', '.join(f'{name}={getattr(self, name)!r}' for name in shown)})"
 
-    def identity(self) -> dict:
-        """The entry as a dict for the config hash, the later fields only when set (as in the repr)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name not in LATER_FIELDS or getattr(self, f.name) != f.default}
-
-
-# Fields added after results were committed (issues 15 and 20).
-LATER_FIELDS = later_fields(DatasetConfig)
 # How a config's trials relate to its rows, by ``draw`` (only the novelty protocols read it; elsewhere it is random).
 TRIALS_DRAWN = {"random": "drawn anew in each of {trials} trials", "file_order": "{trials} trial",
                 "first_outliers": "the inliers drawn anew in each of {trials} trials"}
@@ -381,16 +367,6 @@ def empty_model(model) -> dict:
     return {"degenerate": f"{NO_COMPONENTS}: {np.size(empty)} of {np.size(empty)} empty"}
 
 
-def stored_empty_model(record: dict) -> dict:
-    """:func:`empty_model`'s flag for a finished record stored before it was recorded, read from its ``sparsity``
-    (0 % non-zero dual coefficients: every component empty); ``{}`` when the record has it or has none."""
-    if record.get("status") != "ok" or record.get("sparsity") != 0 or NO_COMPONENTS in (record.get("degenerate") or ""):
-        return {}
-    count = record.get("params", {}).get("n_components")
-    counted = f"{count} of {count}" if isinstance(count, int) else "all"
-    return {"degenerate": f"{NO_COMPONENTS}: {counted} empty (stored sparsity 0 %)"}
-
-
 # The fields of a record that flag its numbers: why they do not measure the method (``degenerate``), and why its
 # fit is not the method's converged one (``not_converged``, :func:`iteration_limit`).
 FLAG_FIELDS = ("degenerate", "not_converged")
@@ -428,40 +404,6 @@ def iteration_limit(messages, n_iter=None) -> dict:
         ran = f", {n_iter:g} iterations" if isinstance(n_iter, (int, float)) and n_iter != int(value) else ""
         return {"not_converged": f"stopped at {name} = {value}{ran} (ConvergenceWarning)"}
     return {}
-
-
-def stored_iteration_limit(record: dict) -> dict:
-    """:func:`iteration_limit`'s flag for a finished record stored before it was recorded; ``{}`` when the record
-    has it or has no ``ConvergenceWarning``.
-
-    A record keeps only the first message of each warning category (``warning_messages``): where that one names
-    no limit (another ConvergenceWarning came first, e.g. LARS's early stop within SKPCA), the fit is flagged
-    when its ``n_iter`` equals its ``max_iter`` (its parameter, else its class's default).
-    """
-    if record.get("status") != "ok" or record.get("not_converged"):
-        return {}
-    message = (record.get("warning_messages") or {}).get("ConvergenceWarning")
-    if not message:
-        return {}
-    flag = iteration_limit([message], record.get("n_iter"))
-    limit = declared_max_iter(record)
-    if not flag and limit is not None and record.get("n_iter") == limit:
-        return {"not_converged": f"stopped at max_iter = {limit} (n_iter = max_iter, with a ConvergenceWarning)"}
-    return flag
-
-
-def declared_max_iter(record: dict) -> int | None:
-    """The ``max_iter`` a record's fit ran with: its parameter, else its registered method's default (None: the
-    method has none, or is not registered)."""
-    params = record.get("params") or {}
-    if isinstance(params.get("max_iter"), int):
-        return params["max_iter"]
-    spec = METHODS.get(record.get("method_name"))
-    if spec is None:
-        return None
-    default = spec.defaults.get("max_iter", inspect.signature(spec.estimator).parameters.get("max_iter"))
-    default = getattr(default, "default", default)
-    return default if isinstance(default, int) else None
 
 
 def kernel_pca_only(methods: tuple[MethodConfig, ...], problems: Problems, why: str) -> None:

@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kpca_bench.datasets import DATASETS, Provenance
-from kpca_bench.datasets.registry import PAPERS
+from kpca_bench.datasets import Provenance
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_plot
 from kpca_bench.report.tables import (csv_text, f1_cut_lines, failure_lines, figure_marks, incomplete_note, run_facts,
@@ -121,18 +120,12 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
 
 def _facts(config: Config, provenance: Provenance, trials) -> list[str]:
     facts = run_facts(config, trials["versions"].iloc[0], source=provenance.source)
-    if data_facts_shown(config) and provenance.notes:
+    if provenance.notes:
         facts.insert(1, f"data: {provenance.notes}")
     facts.insert(-1, f"F1 threshold: {config.threshold.describe()}")
     if config.threshold.is_oracle:
         facts.insert(-1, "**F1 here is an oracle figure**: its threshold was chosen with the test labels")
     return facts
-
-
-def data_facts_shown(config: Config) -> bool:
-    """Whether the summary states how the data were read: for a user's file, OpenML, ADBench or a subsample
-    (the paper datasets' loaders are described in their configs, and their committed summaries stay as they are)."""
-    return DATASETS[config.dataset.name].collection != PAPERS or config.dataset.max_rows is not None
 
 
 def write_tables(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> Tables:
