@@ -1,6 +1,8 @@
 """The records store: damaged lines set aside once and their cells recomputed; atomic writes leave nothing behind."""
 
 import json
+import os
+import re
 import subprocess
 import threading
 from pathlib import Path
@@ -169,7 +171,7 @@ def test_compaction_folds_the_journal_into_the_table_the_journal_winning(tmp_pat
 
 @pytest.mark.parametrize("content, problem", [
     (b"PAR1 not a table", "cannot be read"),
-    (None, "is version 0, this kpca-bench reads version 1"),
+    (None, "is version 0, this kpca-bench reads version 2"),
     (b"", "cannot be read"),
 ])
 def test_a_table_that_cannot_be_read_is_one_line_naming_it(tmp_path, content, problem):
@@ -226,12 +228,29 @@ def test_set_aside_never_replaces_an_earlier_damaged_copy(tmp_path):
     assert [(tmp_path / f"environment.damaged{s}.json").read_text() for s in ("", "-2", "-3")] == ["0", "1", "2"]
 
 
-def test_the_committed_runs_keep_their_records_in_tables_of_this_schema_and_no_journal():
-    root = Path(__file__).parents[1]
-    listed = subprocess.run(["git", "ls-files", "results"], cwd=root, capture_output=True, text=True)
+ROOT = Path(__file__).parents[1]
+# What git keeps of the committed results at most (docs/running.md, "What the repository commits").
+RESULTS_LIMIT_BYTES = 40_000_000
+
+
+def tracked_results() -> list[str]:
+    listed = subprocess.run(["git", "ls-files", "results"], cwd=ROOT, capture_output=True, text=True)
     if listed.returncode != 0:
         pytest.skip("not a git checkout")
-    tracked = listed.stdout.split()
+    return listed.stdout.split()
+
+
+def shown_figures() -> set[str]:
+    """The figures under results/ that the README, docs/ and results/REPORT.md show, by path from the root."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "results" / "REPORT.md"]
+    return {os.path.relpath(os.path.normpath(page.parent / link), ROOT) for page in pages
+            for link in re.findall(r"\(([^)\s]+\.png)\)", page.read_text())
+            if os.path.relpath(os.path.normpath(page.parent / link), ROOT).startswith("results/")}
+
+
+def test_the_committed_runs_keep_their_records_in_tables_of_this_schema_and_no_journal():
+    root = ROOT
+    tracked = tracked_results()
     assert not [p for p in tracked if p.endswith(("records.jsonl", "records.damaged.jsonl"))]
     tables = {Path(p).parent for p in tracked if p.endswith("/records.parquet")}
     runs = {Path(p).parent for p in tracked if p.endswith("/run.json")}
@@ -240,3 +259,13 @@ def test_the_committed_runs_keep_their_records_in_tables_of_this_schema_and_no_j
     for folder in sorted(tables):
         records = ResultStore(root / folder).records()
         assert records and len({r["key"] for r in records}) == len(records), folder
+
+
+def test_git_keeps_the_stores_tables_and_shown_figures_and_not_what_kpca_bench_report_rebuilds():
+    tracked = tracked_results()
+    assert not [p for p in tracked if p.endswith(("trials.csv", ".html"))]
+    figures = {p for p in tracked if p.endswith(".png")}
+    shown = shown_figures()
+    assert shown - figures == set(), "a page shows a figure git does not keep: git add -f it"
+    assert figures - shown == set(), "git keeps a figure no page shows: git rm --cached it"
+    assert sum((ROOT / p).stat().st_size for p in tracked) <= RESULTS_LIMIT_BYTES

@@ -168,6 +168,29 @@ def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str
                    [record for records in by_member.values() for record in failed(records)])
 
 
+# What a run's report writes from its records and git does not keep (docs/running.md, "What the repository commits").
+TRIALS_FILE = "trials.csv"
+
+
+def derived_file(directory, name: str = TRIALS_FILE, config_dir: Path = Path("configs"),
+                 reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
+                 notify: Callable[[str], None] = print_notice) -> Path:
+    """``directory/name``, a file the run's report writes from its records (``trials.csv``), written first by
+    :func:`rebuild` where it is missing and the folder holds records (a suite's dataset folder: its suite's).
+    Where it cannot be rebuilt, ``notify`` is told why and the path is returned as it is (missing)."""
+    directory = Path(directory)
+    path = directory / name
+    if path.exists() or not ResultStore(directory).exists():
+        return path
+    run = directory.parent if (directory.parent / RUN_FILE).exists() and not (directory / RUN_FILE).exists() \
+        else directory
+    try:
+        rebuild(run, config_dir, lambda line: None, reproductions_dir)
+    except KpcaBenchError as error:
+        notify(f"{path} is missing and cannot be rebuilt from the records: {error}")
+    return path
+
+
 def failed(records: list[dict]) -> list[dict]:
     """The records of cells that did not finish."""
     return [record for record in records if not is_finished(record)]

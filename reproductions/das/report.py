@@ -37,6 +37,8 @@ from kpca_bench.report.reference import (in_reference_order, read_reference_mapp
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
+from kpca_bench.experiment.runner import stored_records
+from kpca_bench.report.rebuild import derived_file
 from kpca_bench.experiment.store import ResultStore, write_atomic
 
 REFERENCE_FILE = "das.yaml"
@@ -189,7 +191,7 @@ def table1_lines(trials: pd.DataFrame, paper: PaperNumbers) -> list[str]:
 def write_table1(directory, paper: PaperNumbers) -> Path:
     """``table1.md`` in the run's folder (the run of Table I's dataset): :func:`table1_lines` of its ``trials.csv``."""
     path = Path(directory) / "table1.md"
-    write_atomic(path, "\n".join(table1_lines(pd.read_csv(Path(directory) / "trials.csv"), paper)) + "\n")
+    write_atomic(path, "\n".join(table1_lines(pd.read_csv(derived_file(directory)), paper)) + "\n")
     return path
 
 
@@ -265,10 +267,12 @@ def threshold_table(results, configs: list[Config]) -> str:
     """Mean F1 per threshold rule over the trials of every Das run, from its records' ``f1_by_rule``.
 
     The paper does not state its threshold rule (section V); the records hold the F1 of each fit under every
-    rule that needs no given value, ``train_quantile`` at the config's quantile. A run none of whose records
+    rule that needs no given value, ``train_quantile`` at the config's quantile; only the records of cells the
+    config plans count (a store may hold others, of entries since changed). A run none of whose records
     carries ``f1_by_rule`` (stored before it was recorded) gets a row saying so, as does a run with no records.
     """
-    records = {config.name: ResultStore(experiment_directory(config, results)).load().values() for config in configs}
+    records = {config.name: stored_records(config, experiment_directory(config, results))
+               if ResultStore(experiment_directory(config, results)).exists() else [] for config in configs}
     lines = ["## F1 under each threshold rule (same fits, mean over trials)", "",
              "| dataset | method | trials | quantile | " + " | ".join(RULES) + " |", "|" + "---|" * (4 + len(RULES))]
     for config in configs:
@@ -299,7 +303,7 @@ def write_das_report(results, configs: list[Config], paper: PaperNumbers, path=N
 
 def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Path]:
     """Das figures and tables of one finished run: the marked box plot, and Table I for Table I's dataset."""
-    trials = pd.read_csv(directory / "trials.csv")
+    trials = pd.read_csv(derived_file(directory))
     written = [directory / "f1_box_das.png"]
     das_box_plot(trials[trials["status"] == "ok"], title=run_title(config.name, config.dataset.name),
                  threshold=config.threshold.describe(), path=written[0],
@@ -317,6 +321,6 @@ def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     written = []
     for config in configs:
         directory = experiment_directory(config, results)
-        if (directory / "trials.csv").exists():
+        if derived_file(directory).exists():
             written += finish_run(config, directory, paper)
     return [*written, write_das_report(results, configs, paper)]
