@@ -10,36 +10,40 @@ the config writes, the cell's two seeds. Seeds are not keys: they stay as they w
 
 Schema 1 is frozen here, as it was, so that the old keys can be recomputed from the configs:
 
-    python migrations/cell_keys.py results            # migrate every table of schema 1 under results/
-    python migrations/cell_keys.py --check results    # CI: every table of schema 2, every record planned
+    python migrations/cell_keys.py RESULTS                   # migrate every folder of schema-1 records under RESULTS
+    python migrations/cell_keys.py --drop-unplanned results  # how the committed results were migrated
+    python migrations/cell_keys.py --check results           # make check: every table of schema 2, every record planned
 
-A table is matched to its config by its records' schema-1 config hash among the shipped configs (their
-profiles and suite members); each of its records gets its cell's new key, the new config hash, the new key of
-the cell whose fit it shared (``fit_shared_with``), and the flags that schema 1's readers derived from its
-fields (a model without components, a fit stopped on its iteration limit), now stored. A record whose key no
-cell of its config plans is refused: nothing is written for its folder. The summaries are then recomputed
-from the migrated records (:func:`kpca_bench.load`) and must equal the committed ``summary.csv``.
+A folder's records (its table and the journal of an unfinished run) are matched to configs by their schema-1
+config hash among the shipped configs (their profiles and suite members) and by the folder's ``run.json``.
+Each record gets its cell's new key, the new config hash, the new key of the cell whose fit it shared
+(``fit_shared_with``), and the flags that schema 1's readers derived from its fields (a model without
+components, a fit stopped on its iteration limit), now stored. A folder no config plans, or with records of
+cells no config plans (unless ``--drop-unplanned``), is refused: nothing is written for it. So is one whose
+planned records would read differently. ``--check`` recomputes each generic summary from the migrated records
+and compares it with the committed ``summary.csv``.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import inspect
 import json
+import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import Cell, cell_key_options, derive_seed, plan_cells
 from kpca_bench.experiment.record_table import SCHEMA_VERSION, read_records, schema_version, write_records
-from kpca_bench.methods.registry import METHODS
-from kpca_bench.protocols.base import NO_COMPONENTS, iteration_limit, with_flags
+from kpca_bench.experiment.runner import RUN_FILE, labelled
+from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE, atomic_output, parse_record
+from kpca_bench.protocols.base import NO_COMPONENTS, with_flags
 from kpca_bench.report import PROTOCOL_SUMMARIES, run_tables
-from kpca_bench.experiment.runner import labelled
-from kpca_bench.experiment.store import TABLE_FILE, atomic_output
+from kpca_bench.report.rebuild import config_of_run
 
 ROOT = Path(__file__).resolve().parents[1]
 OLD_SCHEMA = 1
@@ -127,6 +131,22 @@ def old_empty_model(record: dict) -> dict:
     return {"degenerate": f"{NO_COMPONENTS}: {counted} empty (stored sparsity 0 %)"}
 
 
+# Schema 1's reading of a ConvergenceWarning that names the iteration limit a fit stopped on, and the default
+# ``max_iter`` of the registered methods that have one, as they were.
+OLD_ITERATION_LIMIT = re.compile(r"(?P<name>max_\w+)\s*=\s*(?P<value>\d+)|stopped after (?P<restarts>\d+) restarts")
+OLD_DEFAULT_MAX_ITER = {"skpca_enet": 6, "skpca_l1": 300, "skpca_l21": 300, "l1_kpca": 100, "ocsvm": -1}
+
+
+def old_limit_flag(message: str, n_iter) -> dict:
+    """Schema 1's flag of a fit whose ConvergenceWarning ``message`` names the limit it stopped on, else ``{}``."""
+    found = OLD_ITERATION_LIMIT.search(message or "")
+    if found is None:
+        return {}
+    name, value = ("max_restarts", found["restarts"]) if found["restarts"] else (found["name"], found["value"])
+    ran = f", {n_iter:g} iterations" if isinstance(n_iter, (int, float)) and n_iter != int(value) else ""
+    return {"not_converged": f"stopped at {name} = {value}{ran} (ConvergenceWarning)"}
+
+
 def old_iteration_limit(record: dict) -> dict:
     """Schema 1's reader's flag of a fit stopped on its iteration limit, for a finished record stored before the
     flag was recorded: its ConvergenceWarning names the limit, or its ``n_iter`` equals its ``max_iter``."""
@@ -135,24 +155,13 @@ def old_iteration_limit(record: dict) -> dict:
     message = (record.get("warning_messages") or {}).get("ConvergenceWarning")
     if not message:
         return {}
-    flag = iteration_limit([message], record.get("n_iter"))
-    limit = declared_max_iter(record)
+    flag = old_limit_flag(message, record.get("n_iter"))
+    params = record.get("params") or {}
+    limit = params["max_iter"] if isinstance(params.get("max_iter"), int) else \
+        OLD_DEFAULT_MAX_ITER.get(record.get("method_name"))
     if not flag and limit is not None and record.get("n_iter") == limit:
         return {"not_converged": f"stopped at max_iter = {limit} (n_iter = max_iter, with a ConvergenceWarning)"}
     return flag
-
-
-def declared_max_iter(record: dict) -> int | None:
-    """The ``max_iter`` a record's fit ran with: its parameter, else its registered method's default."""
-    params = record.get("params") or {}
-    if isinstance(params.get("max_iter"), int):
-        return params["max_iter"]
-    spec = METHODS.get(record.get("method_name"))
-    if spec is None:
-        return None
-    default = spec.defaults.get("max_iter", inspect.signature(spec.estimator).parameters.get("max_iter"))
-    default = getattr(default, "default", default)
-    return default if isinstance(default, int) else None
 
 
 def shipped_configs() -> list[Config]:
@@ -192,30 +201,73 @@ def migrated(record: dict, keys: dict[str, str], config_hashes: dict[str, str]) 
     record = {**record, "key": keys[record["key"]],
               "config_hash": config_hashes.get(record["config_hash"], record["config_hash"])}
     if "fit_shared_with" in record:
+        if record["fit_shared_with"] not in keys:
+            raise SystemExit(f"a record of {record['method']} shared the fit of a cell no config plans now")
         record["fit_shared_with"] = keys[record["fit_shared_with"]]
     return dict(sorted(record.items()))
 
 
-def migrate_folder(folder: Path, keys: dict[str, str], by_hash: dict[str, list[Config]]) -> str:
-    """Migrate one folder's table of schema 1 and say what was done. Its records of cells that no shipped config
-    plans (entries removed from their config since) are left out: no report reads them. The records each config
-    of the folder's plans must be the same under both rules (:func:`same_planned_records`); nothing is written
-    for the folder otherwise."""
-    path = folder / TABLE_FILE
-    records = read_records(path, OLD_SCHEMA)
-    config_hashes = {old: configs[0].config_hash() for old, configs in by_hash.items()}
+def stored_records(folder: Path) -> list[dict]:
+    """A folder's records of schema 1: its table's, then its journal's (an unfinished run's), the journal winning
+    for a key. A damaged line of the journal is refused: migrating would lose its cell."""
+    journal, path = folder / RECORDS_FILE, folder / TABLE_FILE
+    lines = journal.read_bytes().splitlines(keepends=True) if journal.exists() else []
+    journaled = [parse_record(line) for line in lines]
+    if None in journaled:
+        raise SystemExit(f"{journal}: line {journaled.index(None) + 1} is damaged; move it aside, then migrate")
+    by_key = {record["key"]: record for record in (read_records(path, OLD_SCHEMA) if path.exists() else [])}
+    return list({**by_key, **{record["key"]: record for record in journaled}}.values())
+
+
+def run_config(folder: Path) -> list[Config]:
+    """The config the folder's run (or, for a suite's dataset folder, its suite's) names in its ``run.json``, as
+    a one-dataset config; none where there is no such file or it holds no config text."""
+    run = folder if (folder / RUN_FILE).exists() else folder.parent
+    if not (run / RUN_FILE).exists():
+        return []
+    try:
+        config = config_of_run(run, ROOT / "configs", lambda line: None, ROOT / "reproductions")
+    except KpcaBenchError:
+        return []
+    return [member for label, member in config.members() if run == folder or label == folder.name]
+
+
+def migrate_folder(folder: Path, keys: dict[str, str], by_hash: dict[str, list[Config]],
+                   drop_unplanned: bool = False) -> str:
+    """Migrate one folder's records of schema 1 (its table and any journal) and say what was done.
+
+    Its configs are the shipped ones of its records' config hashes and the one its ``run.json`` names. A folder
+    none of them plans is refused, as is one with records of cells none of them plans unless ``drop_unplanned``
+    (entries removed from a config since: no report reads them). The records each config plans must be the same
+    under both rules (:func:`same_planned_records`). Nothing is written for a folder that fails a check.
+    """
+    records = stored_records(folder)
+    configs = [config for old in {record["config_hash"] for record in records} for config in by_hash.get(old, [])]
+    own = run_config(folder)
+    keys = {**keys, **{old: cell.key for config in own
+                       for old, cell in zip(old_cell_keys(config, plan_cells(config)), plan_cells(config))}}
+    config_hashes = {**{old: found[0].config_hash() for old, found in by_hash.items()},
+                     **{old_config_hash(config): config.config_hash() for config in own}}
+    configs += own
+    if not configs:
+        raise SystemExit(f"{folder}: no config plans its records (none shipped of their config hash, no run.json); "
+                         "nothing written")
     kept = [record for record in records if record["key"] in keys]
+    if len(kept) < len(records) and not drop_unplanned:
+        raise SystemExit(f"{folder}: {len(records) - len(kept)} of its {len(records)} records are of cells no config "
+                         "plans (entries removed since?); nothing written. --drop-unplanned leaves them out")
     new = [migrated(record, keys, config_hashes) for record in kept]
     if len({record["key"] for record in new}) != len(new):
         raise SystemExit(f"{folder}: two records would share a key")
-    configs = [config for old in {record["config_hash"] for record in records} for config in by_hash.get(old, [])]
     for config in configs:
         same_planned_records(folder, config, kept, new)
+    path = folder / TABLE_FILE
     with atomic_output(path) as tmp:
         write_records(tmp, new)
     if read_records(path) != new:
         raise SystemExit(f"{path}: the table written does not read back as the migrated records")
-    left = f", {len(records) - len(kept)} of cells no shipped config plans left out" if len(kept) < len(records) else ""
+    (folder / RECORDS_FILE).unlink(missing_ok=True)
+    left = f", {len(records) - len(kept)} of cells no config plans left out" if len(kept) < len(records) else ""
     return f"{folder}: {len(new)} records migrated{left}; planned records the same for {len(configs)} configs"
 
 
@@ -260,13 +312,17 @@ def check_folder(folder: Path, planned: set[str], by_hash: dict[str, Config]) ->
 
 
 def tables(roots: list[Path]) -> list[Path]:
-    return sorted(path.parent for root in roots for path in root.glob(f"**/{TABLE_FILE}"))
+    """The folders under ``roots`` that hold records: a table, a journal or both."""
+    return sorted({path.parent for root in roots for name in (TABLE_FILE, RECORDS_FILE)
+                   for path in root.glob(f"**/{name}")})
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("roots", nargs="+", type=Path, help="results folders, searched for records tables")
     parser.add_argument("--check", action="store_true", help="migrate nothing: check every table is of schema 2")
+    parser.add_argument("--drop-unplanned", action="store_true",
+                        help="leave out the records of cells no config plans (else such a folder is refused)")
     args = parser.parse_args(argv)
     configs = shipped_configs()
     folders = tables(args.roots)
@@ -277,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
             by_hash.setdefault(config.config_hash(), config)
         compared = 0
         for folder in folders:
-            if schema_version(folder / TABLE_FILE) != SCHEMA_VERSION:
+            if not (folder / TABLE_FILE).exists() or schema_version(folder / TABLE_FILE) != SCHEMA_VERSION:
                 raise SystemExit(f"{folder / TABLE_FILE}: not schema {SCHEMA_VERSION}; migrate it: "
                                  f"python migrations/cell_keys.py {folder}")
             compared += check_folder(folder, planned, by_hash)
@@ -287,8 +343,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     keys, by_hash = key_maps(configs)
     for folder in folders:
-        if schema_version(folder / TABLE_FILE) == OLD_SCHEMA:
-            print(migrate_folder(folder, keys, by_hash))
+        table = folder / TABLE_FILE
+        if not table.exists() or schema_version(table) == OLD_SCHEMA:
+            print(migrate_folder(folder, keys, by_hash, args.drop_unplanned))
     return 0
 
 

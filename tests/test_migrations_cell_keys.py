@@ -1,23 +1,28 @@
 """The migration of records tables from cell keys of schema 1 to schema 2 (``migrations/cell_keys.py``): a run's
-table taken back to schema 1 by the frozen rule comes out of the migration as it was, and schema 1's derived flags
-are stored.
+table taken back to schema 1 by the frozen rule comes out of the migration as it was (with its journal, and by the
+config its run.json holds where no shipped config is its), schema 1's derived flags are stored, and a folder it
+cannot account for is refused with nothing written.
 
 No real data: the small example file shipped in kpca_bench/configs/examples/data (180 rows, 4 features).
 """
 
 from pathlib import Path
 
+import json
+import shutil
+
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 import kpca_bench
-
 from kpca_bench.errors import StorageError
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.record_table import SCHEMA_KEY, read_records, records_table
-from kpca_bench.experiment.store import TABLE_FILE, ResultStore
+from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE, ResultStore
 from migrations.cell_keys import (check_folder, key_maps, migrate_folder, migrated, old_cell_keys, old_config_hash,
                                   old_empty_model, old_iteration_limit)
+
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data" / "example.npz"
 KPCA = {"n_components": 4, "gamma": "mean_pairwise", "eigen_solver": "arpack"}
 # Two entries that share their fits (one kernel PCA, two scores) and one that does not; two trials.
@@ -40,8 +45,18 @@ def write_schema_1(folder, records: list[dict]) -> None:
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     """A run of two entries that share their fits and one that does not, two trials: its config, folder, records."""
-    results = kpca_bench.run(GROUPS, out=tmp_path_factory.mktemp("run"), html=False, notify=lambda message: None)
+    folder = tmp_path_factory.mktemp("run")
+    (folder / "groups.yaml").write_text(yaml.safe_dump(GROUPS))
+    results = kpca_bench.run(folder / "groups.yaml", out=folder, html=False, notify=lambda message: None)
     return results.config, results.folder, read_records(results.folder / TABLE_FILE)
+
+
+def schema_1_copy(finished, folder, extra=()):
+    """A copy of the run's folder with its records as schema 1 stored them (and ``extra`` records)."""
+    groups, directory, records = finished
+    shutil.copytree(directory, folder)
+    write_schema_1(folder, [*as_schema_1(records, groups), *extra])
+    return folder
 
 
 def as_schema_1(records: list[dict], groups) -> list[dict]:
@@ -57,16 +72,46 @@ def test_a_table_of_schema_1_is_migrated_to_the_records_the_run_wrote_and_its_or
     groups, directory, records = finished
     assert any("fit_shared_with" in record for record in records)
     orphan = {**records[0], "key": "0123456789abcdef"}
-    write_schema_1(tmp_path, [*as_schema_1(records, groups), orphan])
+    folder = schema_1_copy(finished, tmp_path / "groups", [orphan])
     with pytest.raises(StorageError, match="migrations/cell_keys.py"):
-        ResultStore(tmp_path).load()
-    said = migrate_folder(tmp_path, *key_maps([groups]))
-    assert said.endswith(f"{len(records)} records migrated, 1 of cells no shipped config plans left out; planned "
-                         "records the same for 1 configs")
-    assert read_records(tmp_path / TABLE_FILE) == records
+        ResultStore(folder).load()
+    with pytest.raises(SystemExit, match=f"1 of its {len(records) + 1} records are of cells no config plans"):
+        migrate_folder(folder, *key_maps([groups]))
+    said = migrate_folder(folder, *key_maps([groups]), drop_unplanned=True)
+    assert said.endswith(f"{len(records)} records migrated, 1 of cells no config plans left out; planned "
+                         "records the same for 2 configs")
+    assert read_records(folder / TABLE_FILE) == records
     planned, by_hash = {cell.key for cell in plan_cells(groups)}, {groups.config_hash(): groups}
-    assert check_folder(tmp_path, planned, by_hash) is False  # no summary of its own to compare
-    assert check_folder(directory, planned, by_hash) is True  # the run's summary.csv is what its records give
+    assert check_folder(folder, planned, by_hash) is True  # the run's summary.csv is what its records give
+
+
+def test_a_run_of_a_config_no_one_ships_is_migrated_by_the_config_its_run_json_holds(finished, tmp_path):
+    folder = schema_1_copy(finished, tmp_path / "groups")
+    assert migrate_folder(folder, {}, {}).endswith("planned records the same for 1 configs")
+    assert read_records(folder / TABLE_FILE) == finished[2]
+
+
+def test_a_folder_no_config_accounts_for_is_refused_and_left_as_it_was(finished, tmp_path):
+    folder = schema_1_copy(finished, tmp_path / "groups")
+    (folder / "run.json").unlink()
+    before = (folder / TABLE_FILE).read_bytes()
+    with pytest.raises(SystemExit, match="no config plans its records"):
+        migrate_folder(folder, {}, {})
+    assert (folder / TABLE_FILE).read_bytes() == before
+
+
+def test_the_journal_of_an_unfinished_run_is_migrated_with_its_table_and_removed(finished, tmp_path):
+    groups, _, records = finished
+    folder = schema_1_copy(finished, tmp_path / "groups")
+    old = as_schema_1(records, groups)
+    write_schema_1(folder, old[:5])
+    (folder / RECORDS_FILE).write_text("".join(json.dumps(record) + "\n" for record in old[5:]))
+    migrate_folder(folder, {}, {})
+    assert sorted(r["key"] for r in read_records(folder / TABLE_FILE)) == sorted(r["key"] for r in records)
+    assert not (folder / RECORDS_FILE).exists()
+    (folder / RECORDS_FILE).write_text(json.dumps(old[0]) + "\n" + '{"key": "cut')
+    with pytest.raises(SystemExit, match="line 2 is damaged"):
+        migrate_folder(folder, {}, {})
 
 
 def test_a_migration_that_would_change_what_the_reports_read_writes_nothing(finished, tmp_path):
