@@ -1,5 +1,7 @@
 """``kpca-bench report RESULTS_DIR``: any run's tables rebuilt from its records; a suite's rank table printed."""
 
+import os
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -8,6 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
+from kpca_bench.report.rebuild import rebuild, trials_file
 
 QUICKSTART = Path(__file__).parents[1] / "configs" / "quickstart.yaml"
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
@@ -88,3 +91,39 @@ def test_the_stored_config_reads_numbers_in_exponent_form(tmp_path):
     run = {"source": str(tmp_path / "gone.yaml"), "profile": "full", "trials": 1, "seed": 0, "config": text}
     (tmp_path / "run.json").write_text(json.dumps(run))
     assert config_of_run(tmp_path).methods[0].params["gamma"] == 1e-3
+
+
+ROOT = Path(__file__).parents[1]
+
+
+@pytest.mark.parametrize("run", ["quickstart", "sas_ionosphere", "adbench_classical_capped/adbench_wine"],
+                         ids=["generic", "classification", "suite_member"])
+def test_trials_file_writes_from_the_records_what_the_runs_report_writes(run, tmp_path):
+    """trials.csv is not committed: trials_file writes it where the claims and analyses read it, as rebuild does."""
+    suite = run.split("/")[0] if "/" in run else None
+    derived = shutil.ignore_patterns("*.csv", "*.md", "*.png", "*.html")
+    shutil.copytree(ROOT / "results" / (suite or run), tmp_path / (suite or run),  # a suite: this member only
+                    ignore=lambda where, names: [*derived(where, names), *(
+                        name for name in names if suite and Path(where).name == suite and name.startswith("adbench_")
+                        and name != Path(run).name)])
+    folder = tmp_path / run
+    notes = []
+    written = trials_file(folder, ROOT / "configs", ROOT / "reproductions", notes.append)
+    assert notes == [] and written == folder / "trials.csv"
+    made = written.read_text()
+    written.unlink()
+    rebuild(tmp_path / (suite or run), ROOT / "configs", lambda line: None, ROOT / "reproductions")
+    assert made == written.read_text()
+
+
+def test_trials_file_writes_again_when_the_records_are_newer_and_says_when_it_cannot(tmp_path):
+    folder = tmp_path / "quickstart"
+    shutil.copytree(ROOT / "results" / "quickstart", folder, ignore=shutil.ignore_patterns("*.csv", "*.md", "*.png"))
+    (folder / "trials.csv").write_text("stale\n")
+    os.utime(folder / "trials.csv", (0, 0))
+    assert trials_file(folder, ROOT / "configs", ROOT / "reproductions").read_text().startswith("experiment,")
+    (folder / "trials.csv").unlink()
+    (folder / "run.json").unlink()
+    notes = []
+    assert not trials_file(folder, tmp_path, tmp_path, notes.append).exists()
+    assert len(notes) == 1 and "trials.csv is missing and cannot be written from the records" in notes[0]

@@ -12,7 +12,7 @@ from kpca_bench.datasets import Provenance
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_plot
 from kpca_bench.report.tables import (csv_text, f1_cut_lines, failure_lines, figure_marks, incomplete_note, run_facts,
-                                     summary_frame, summary_markdown, trials_frame)
+                                     TRIAL_COLUMNS, summary_frame, summary_markdown, trials_frame)
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.runner import RunOutcome, first_error_kept
 from kpca_bench.experiment.planning import planned_trials
@@ -28,6 +28,8 @@ PROTOCOL_REPORTS = {
     "toy_components": components.write_components_report,
 }
 PROTOCOL_SUMMARIES = ("novelty_sweep", "robustness", "classification", "classification_cv")
+# The protocols whose own report writes trials.csv with every field of the records (report/classification.py).
+EVERY_FIELD_TRIALS = ("classification", "classification_cv")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,13 @@ def run_tables(config: Config, records: list[dict]) -> Tables:
         return Tables(pd.DataFrame(), pd.DataFrame())
     trials = trials_frame(records, method_order(config))
     return Tables(trials, summary_frame(trials, planned_trials(config)))
+
+
+def trials_text(config: Config, records: list[dict]) -> str:
+    """``trials.csv`` as :func:`write_tables` writes it from a run's records: the generic columns, or every field
+    where the protocol's own report writes it so (:data:`EVERY_FIELD_TRIALS`)."""
+    every = config.protocol in EVERY_FIELD_TRIALS and any(r["status"] == "ok" for r in records)
+    return csv_text(trials_frame(records, method_order(config), columns=None if every else TRIAL_COLUMNS))
 
 
 def write_report(config: Config, records: list[dict], directory: Path, provenance: Provenance) -> Tables:

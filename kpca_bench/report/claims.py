@@ -51,7 +51,7 @@ from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import write_atomic
-from kpca_bench.report.rebuild import derived_file
+from kpca_bench.report.rebuild import trials_file
 from kpca_bench.report.findings import CLAIMS_FILE, VERDICTS, Claim, Comparison, load_claims
 from kpca_bench.report.reference import reference_folder
 from kpca_bench.report.reproductions import Analysis, Reproduction, load_reproduction
@@ -132,7 +132,7 @@ def trial_values(folder: Path, metric: str, setting: Mapping = {}) -> pd.DataFra
             return None
         rows = sweep[sweep["statistic"] == SWEEP_STATISTICS[metric]]
         return rows.pivot_table(index="trial", columns="entry", values="auroc", aggfunc="mean")
-    trials = _csv(derived_file(folder))
+    trials = _csv(trials_file(folder))
     if trials is None or metric not in trials.columns:
         return None
     rows = trials[trials["status"] == "ok"]
@@ -324,7 +324,7 @@ def kernel_table(folder: Path | None, label: str, metric: str) -> tuple[pd.DataF
     """A sweep's ``metric`` of entry ``label`` per trial (rows) and kernel parameter value (columns), from the run's
     ``trials.csv`` (one row per cell), and which of those cells its record flags with constant scores; or why
     there is none."""
-    trials = None if folder is None else _csv(derived_file(folder))
+    trials = None if folder is None else _csv(trials_file(folder))
     if trials is None or "entry" not in trials or metric not in trials:
         return f"no {metric} per kernel parameter in {folder}"
     rows = trials[(trials["entry"] == label) & (trials["status"] == "ok")]

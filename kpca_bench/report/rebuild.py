@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.report import write_tables
+from kpca_bench.report import trials_text, write_tables
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, load_reproductions
 from kpca_bench.report.suite import dataset_table, rank_frame, rank_table_text, suite_statistics, write_suite_report
 from kpca_bench.experiment.config import Config
@@ -23,7 +23,7 @@ from kpca_bench.experiment.config_parser import load_config, parse_config
 from kpca_bench.experiment.progress import print_notice
 from kpca_bench.experiment.runner import RUN_FILE, missing_files, read_provenance, stored_records
 from kpca_bench.experiment.planning import is_finished
-from kpca_bench.experiment.store import TABLE_FILE, ResultStore, read_state
+from kpca_bench.experiment.store import TABLE_FILE, ResultStore, read_state, write_atomic
 from kpca_bench.experiment.yaml_loader import read_yaml
 
 
@@ -168,26 +168,25 @@ def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str
                    [record for records in by_member.values() for record in failed(records)])
 
 
-# What a run's report writes from its records and git does not keep (docs/running.md, "What the repository commits").
-TRIALS_FILE = "trials.csv"
-
-
-def derived_file(directory, name: str = TRIALS_FILE, config_dir: Path = Path("configs"),
-                 reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
-                 notify: Callable[[str], None] = print_notice) -> Path:
-    """``directory/name``, a file the run's report writes from its records (``trials.csv``), written first by
-    :func:`rebuild` where it is missing and the folder holds records (a suite's dataset folder: its suite's).
-    Where it cannot be rebuilt, ``notify`` is told why and the path is returned as it is (missing)."""
+def trials_file(directory, config_dir: Path = Path("configs"), reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
+                notify: Callable[[str], None] = print_notice) -> Path:
+    """``directory/trials.csv``, written first from the run's records (:func:`~kpca_bench.report.trials_text`)
+    where it is missing or older than the records table: git keeps the records, not what they give. The config is
+    the run's (:func:`config_of_run`; a suite's dataset folder: its suite's member). Where it cannot be written,
+    ``notify`` is told why and the path is returned as it is."""
     directory = Path(directory)
-    path = directory / name
-    if path.exists() or not ResultStore(directory).exists():
+    path, table = directory / "trials.csv", directory / TABLE_FILE
+    if not ResultStore(directory).exists() or (path.exists() and (
+            not table.exists() or path.stat().st_mtime >= table.stat().st_mtime)):
         return path
-    run = directory.parent if (directory.parent / RUN_FILE).exists() and not (directory / RUN_FILE).exists() \
-        else directory
+    member = not (directory / RUN_FILE).exists() and (directory.parent / RUN_FILE).exists()
     try:
-        rebuild(run, config_dir, lambda line: None, reproductions_dir)
-    except KpcaBenchError as error:
-        notify(f"{path} is missing and cannot be rebuilt from the records: {error}")
+        config = config_of_run(directory.parent if member else directory, config_dir, notify, reproductions_dir)
+        if member:
+            config = dict(config.members())[directory.name]
+        write_atomic(path, trials_text(config, stored_records(config, directory)))
+    except (KpcaBenchError, KeyError) as error:
+        notify(f"{path} is missing and cannot be written from the records: {error}")
     return path
 
 

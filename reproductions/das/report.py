@@ -38,8 +38,8 @@ from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.runner import stored_records
-from kpca_bench.report.rebuild import derived_file
-from kpca_bench.experiment.store import ResultStore, write_atomic
+from kpca_bench.report.rebuild import trials_file
+from kpca_bench.experiment.store import write_atomic
 
 REFERENCE_FILE = "das.yaml"
 METHOD_LABELS = ("SKPCA", "KPCA", "Wang-Tanaka", "Naive thresholding")
@@ -191,7 +191,7 @@ def table1_lines(trials: pd.DataFrame, paper: PaperNumbers) -> list[str]:
 def write_table1(directory, paper: PaperNumbers) -> Path:
     """``table1.md`` in the run's folder (the run of Table I's dataset): :func:`table1_lines` of its ``trials.csv``."""
     path = Path(directory) / "table1.md"
-    write_atomic(path, "\n".join(table1_lines(pd.read_csv(derived_file(directory)), paper)) + "\n")
+    write_atomic(path, "\n".join(table1_lines(pd.read_csv(trials_file(directory)), paper)) + "\n")
     return path
 
 
@@ -271,8 +271,7 @@ def threshold_table(results, configs: list[Config]) -> str:
     config plans count (a store may hold others, of entries since changed). A run none of whose records
     carries ``f1_by_rule`` (stored before it was recorded) gets a row saying so, as does a run with no records.
     """
-    records = {config.name: stored_records(config, experiment_directory(config, results))
-               if ResultStore(experiment_directory(config, results)).exists() else [] for config in configs}
+    records = {config.name: stored_records(config, experiment_directory(config, results)) for config in configs}
     lines = ["## F1 under each threshold rule (same fits, mean over trials)", "",
              "| dataset | method | trials | quantile | " + " | ".join(RULES) + " |", "|" + "---|" * (4 + len(RULES))]
     for config in configs:
@@ -303,7 +302,7 @@ def write_das_report(results, configs: list[Config], paper: PaperNumbers, path=N
 
 def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Path]:
     """Das figures and tables of one finished run: the marked box plot, and Table I for Table I's dataset."""
-    trials = pd.read_csv(derived_file(directory))
+    trials = pd.read_csv(trials_file(directory))
     written = [directory / "f1_box_das.png"]
     das_box_plot(trials[trials["status"] == "ok"], title=run_title(config.name, config.dataset.name),
                  threshold=config.threshold.describe(), path=written[0],
@@ -321,6 +320,6 @@ def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     written = []
     for config in configs:
         directory = experiment_directory(config, results)
-        if derived_file(directory).exists():
+        if trials_file(directory).exists():
             written += finish_run(config, directory, paper)
     return [*written, write_das_report(results, configs, paper)]

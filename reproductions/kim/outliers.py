@@ -25,7 +25,7 @@ import pandas as pd
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_atomic
-from kpca_bench.report.rebuild import derived_file
+from kpca_bench.report.rebuild import trials_file
 
 TABLE_DIR = "kim_outliers"
 PROTOCOL = "unsupervised"
@@ -68,7 +68,7 @@ def paired_l1_l2(config_paths: list[Path], results_root) -> pd.DataFrame:
     rows = []
     for path in config_paths:
         config = load_config(path)
-        trials_path = derived_file(experiment_directory(config, results_root))
+        trials_path = trials_file(experiment_directory(config, results_root))
         if not trials_path.exists():
             continue
         trials = pd.read_csv(trials_path)

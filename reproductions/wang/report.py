@@ -23,7 +23,7 @@ from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import write_atomic
-from kpca_bench.report.rebuild import derived_file
+from kpca_bench.report.rebuild import trials_file
 
 TABLE_PROTOCOL = "classification_cv"
 ANALYSIS_FILE = "wang.yaml"
@@ -252,7 +252,7 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
             out += [f"## {config.reference.dataset}", "", f"not run: no {directory}/summary.csv", ""]
             continue
         summary = pd.read_csv(directory / "summary.csv")
-        trials = pd.read_csv(derived_file(directory))
+        trials = pd.read_csv(trials_file(directory))
         trials["method"] = pd.Categorical(trials["method"], categories=list(summary["method"]), ordered=True)
         references = reference_values(entries, paper=config.reference.paper, dataset=config.reference.dataset)
         out += dataset_section(config, summary, trials, references)
@@ -260,7 +260,7 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
         per_method = trials.groupby("method", observed=True)["wall_time"].agg(["median", "sum"])
         timing += [f"| {config.reference.dataset} | {m} | {r['median']:.1f} | {r['sum'] / 60:.1f} |"
                    for m, r in per_method.iterrows()]
-        check = derived_file(experiment_directory(load_config(grid_check_config(path)), results_root))
+        check = trials_file(experiment_directory(load_config(grid_check_config(path)), results_root))
         if not check.exists():
             checks.append(f"| {config.reference.dataset} | not run: no {check} | | | | | | | | | |")
             continue
