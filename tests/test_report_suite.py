@@ -2,6 +2,7 @@
 statistics text says what the tests can find at the suite's size. Hand-built records; no data, no run."""
 
 from html.parser import HTMLParser
+import os
 import subprocess
 import sys
 
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from kpca_bench.datasets.locate import searched
 from kpca_bench.report import plots, statistics, suite
 from kpca_bench.experiment.config_parser import parse_config
 
@@ -262,13 +264,14 @@ def test_every_metrics_post_hoc_p_values_are_written(separated):
     assert len(pairs) == 6 and {"p_value", "p_holm", "significant"} <= set(pairs.columns)
 
 
-def test_the_skipped_line_names_no_folder_of_this_machine(tmp_path, monkeypatch):
-    monkeypatch.setenv("KPCA_BENCH_DATA", str(tmp_path / "mine"))
+@pytest.mark.parametrize("data", [["mine"], ["mine", "theirs"], []], ids=["one", "two", "unset"])
+def test_the_skipped_line_names_no_folder_of_this_machine_and_reads_the_same_with_data_folders_or_none(
+        tmp_path, monkeypatch, data):
+    monkeypatch.setenv("KPCA_BENCH_DATA", os.pathsep.join(str(tmp_path / name) for name in data))
     monkeypatch.setenv("KPCA_BENCH_CACHE", str(tmp_path / "cache"))
-    reason = f"its files are not in {tmp_path / 'mine' / 'x'}, {tmp_path / 'cache' / 'x'}; fetch it"
-    line = suite.skipped_line([("adbench_x", reason.replace("/x", "/adbench_x"))])
-    assert str(tmp_path) not in line
-    assert "$KPCA_BENCH_DATA/<name>, the cache (~/.cache/kpca-bench)/<name>" in line
+    line = suite.skipped_line([("adbench_x", f"its files are not in {searched('adbench_x')}; fetch it")])
+    assert line == ("Skipped, files not here: adbench_x. For each: its files are not in $KPCA_BENCH_DATA/<name>, "
+                    "the cache (~/.cache/kpca-bench)/<name>; fetch it.")
 
 
 @pytest.mark.slow  # reads the committed 36-set suite's records (about 10 s)

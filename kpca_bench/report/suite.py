@@ -26,6 +26,7 @@ least one trial; the others are named. Each dataset's score is its mean over the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -375,11 +376,14 @@ def skipped_line(skipped: list[tuple[str, str]]) -> str:
 
 
 def without_data_dirs(text: str) -> str:
-    """``text`` with the data folders searched here named as a user sets them (``$KPCA_BENCH_DATA``, the cache)."""
-    *listed, cache = data_dirs()
-    for directory in listed:
-        text = text.replace(str(directory), "$KPCA_BENCH_DATA")
-    return text.replace(str(cache), "the cache (~/.cache/kpca-bench)")
+    """``text`` with each list of the data folders searched here (:func:`~kpca_bench.datasets.locate.searched`, the
+    cache last) named as a user sets them, whether or not ``$KPCA_BENCH_DATA`` is set here:
+    ``$KPCA_BENCH_DATA/<folder>, the cache (~/.cache/kpca-bench)/<folder>``."""
+    *listed, cache = map(re.escape, map(str, data_dirs()))
+    searched_here = "".join(rf"(?:{directory}/[^,;]+, )?" for directory in listed)
+    return re.sub(rf"{searched_here}{cache}/(?P<folder>[^,;\s]+)",
+                  lambda found: f"$KPCA_BENCH_DATA/{found['folder']}, the cache (~/.cache/kpca-bench)/{found['folder']}",
+                  text)
 
 
 def related_lines(config: Config, labels: list[str]) -> list[str]:
