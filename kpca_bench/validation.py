@@ -152,13 +152,18 @@ def written_fields(entry) -> dict:
 
 def plain(value):
     """``value`` as JSON-able data: a dataclass as its written fields, a tuple as a list, mappings and lists
-    element by element."""
+    element by element, a number of another type (numpy's) as Python's int or float. Other values are left as
+    they are (a key hashes them by their text)."""
     if is_dataclass(value) and not isinstance(value, type):
         return written_fields(value)
     if isinstance(value, dict):
         return {key: plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(item) for item in value]
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return float(value)
     return value
 
 

@@ -4,6 +4,7 @@ fields."""
 import inspect
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 
 from kpca_bench.api import run
@@ -17,6 +18,7 @@ from kpca_bench.validation import (
     check_run_arguments,
     declaration,
     declared,
+    plain,
     required_keys,
     written_fields,
 )
@@ -52,6 +54,8 @@ def test_an_entrys_written_fields_are_its_keys_as_plain_data_and_leave_out_what_
     dataset = written_fields(DatasetConfig(name="digits", inliers=(0, 1), options={"split": ("a",)}))
     assert dataset["inliers"] == [0, 1] and dataset["options"] == {"split": ["a"]}
     assert "default_classes" not in dataset and dataset["draw"] == "random"
+    assert plain({"n": np.int64(5), "gamma": np.float32(0.5), "on": True}) == {"n": 5, "gamma": 0.5, "on": True}
+    assert type(plain(np.int64(5))) is int
 
 
 def test_the_run_arguments_are_declared_once_for_kpca_bench_run_and_its_defaults_pass():
