@@ -1,5 +1,5 @@
 """The runner's flags on finished cells: a fit stopped on its iteration limit is marked ``not_converged`` in its record
-when it runs and when a record stored before the flag existed is read (issue 39), and the end of a run says how many.
+when it runs, and the end of a run says how many.
 
 No real data: the small example file shipped in kpca_bench/configs/examples/data (180 rows, 4 features).
 """
