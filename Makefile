@@ -28,9 +28,11 @@ test: install
 test-quick: install
 	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow" -q
 
-# pyflakes and pycodestyle's errors over the package, its tests, benchmarks, reproductions and migrations ([tool.ruff]).
+# pyflakes and pycodestyle's errors, and ruff's formatting, over the package, its tests, benchmarks, reproductions and
+# migrations ([tool.ruff]; `ruff format` on those folders fixes the formatting).
 lint: install
 	$(BIN)/ruff check kpca_bench tests benchmarks reproductions migrations
+	$(BIN)/ruff format --check kpca_bench tests benchmarks reproductions migrations
 
 # The committed records tables all of cell-key schema 2, each record planned, each generic summary what its records
 # give (migrations/cell_keys.py); then the papers' numbers recomputed at the quick profile against the blessed ones.

@@ -32,8 +32,21 @@ import pandas as pd
 from tsv_rows import append_row
 
 CONFIG = Path(__file__).parents[1] / "configs" / "adbench_classical.yaml"
-WALL_COLUMNS = ("date", "config", "profile", "path", "workers", "cores", "wall_s", "cells", "exit_code",
-                "load_before", "load_mean", "load_max", "commit")
+WALL_COLUMNS = (
+    "date",
+    "config",
+    "profile",
+    "path",
+    "workers",
+    "cores",
+    "wall_s",
+    "cells",
+    "exit_code",
+    "load_before",
+    "load_mean",
+    "load_max",
+    "commit",
+)
 
 
 class LoadSampler(threading.Thread):
@@ -55,9 +68,18 @@ def commit() -> str:
 
 def timed_run(config: Path, out: Path, jobs: int, scheduler: str | None, profile: str | None) -> dict:
     """Run ``config`` into ``out`` and return the row of ``suite_wall.tsv`` that says how long it took."""
-    command = [str(Path(sys.executable).with_name("kpca-bench")), "run", str(config), "--out", str(out),
-               "--jobs", str(jobs), "--quiet", *(["--scheduler", scheduler] if scheduler else []),
-               *(["--profile", profile] if profile else [])]
+    command = [
+        str(Path(sys.executable).with_name("kpca-bench")),
+        "run",
+        str(config),
+        "--out",
+        str(out),
+        "--jobs",
+        str(jobs),
+        "--quiet",
+        *(["--scheduler", scheduler] if scheduler else []),
+        *(["--profile", profile] if profile else []),
+    ]
     before, sampler = os.getloadavg()[0], LoadSampler()
     sampler.start()
     start = time.perf_counter()
@@ -66,12 +88,21 @@ def timed_run(config: Path, out: Path, jobs: int, scheduler: str | None, profile
     sampler.done.set()
     samples = sampler.samples or [os.getloadavg()[0]]
     records = records_of_any(out)
-    return {"date": time.strftime("%Y-%m-%d"), "config": shown_path(config), "profile": profile or "full",
-            "path": "dask" if scheduler else "joblib", "workers": jobs, "cores": os.cpu_count(),
-            "wall_s": round(wall, 1), "cells": int((records["status"] == "ok").sum()) if len(records) else 0,
-            "exit_code": exit_code, "load_before": round(before, 2),
-            "load_mean": round(sum(samples) / len(samples), 2), "load_max": round(max(samples), 2),
-            "commit": commit()}
+    return {
+        "date": time.strftime("%Y-%m-%d"),
+        "config": shown_path(config),
+        "profile": profile or "full",
+        "path": "dask" if scheduler else "joblib",
+        "workers": jobs,
+        "cores": os.cpu_count(),
+        "wall_s": round(wall, 1),
+        "cells": int((records["status"] == "ok").sum()) if len(records) else 0,
+        "exit_code": exit_code,
+        "load_before": round(before, 2),
+        "load_mean": round(sum(samples) / len(samples), 2),
+        "load_max": round(max(samples), 2),
+        "commit": commit(),
+    }
 
 
 def shown_path(config: Path) -> str:
@@ -98,25 +129,39 @@ def records_of(folder: Path) -> pd.DataFrame:
 
     for member in sorted(path.parent for path in folder.glob("*/records.parquet")):
         for record in ResultStore(member).load().values():
-            rows.append({"dataset": member.name, "method": record["method"], "status": record["status"],
-                         "wall_time": record.get("wall_time", 0.0), "peak_memory_mb": record.get("peak_memory_mb"),
-                         "n_train": record.get("n_train"), "n_rows": record.get("n_rows")})
+            rows.append(
+                {
+                    "dataset": member.name,
+                    "method": record["method"],
+                    "status": record["status"],
+                    "wall_time": record.get("wall_time", 0.0),
+                    "peak_memory_mb": record.get("peak_memory_mb"),
+                    "n_train": record.get("n_train"),
+                    "n_rows": record.get("n_rows"),
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def summarize(folder: Path, wall: float | None) -> str:
     records = records_of(folder)
-    per_dataset = records.groupby("dataset").agg(rows=("n_rows", "first"), cells=("method", "size"),
-                                                 cell_time_s=("wall_time", "sum"),
-                                                 peak_cell_gb=("peak_memory_mb", lambda m: m.max() / 1024))
+    per_dataset = records.groupby("dataset").agg(
+        rows=("n_rows", "first"),
+        cells=("method", "size"),
+        cell_time_s=("wall_time", "sum"),
+        peak_cell_gb=("peak_memory_mb", lambda m: m.max() / 1024),
+    )
     per_method = records.groupby("method")["wall_time"].sum().sort_values(ascending=False)
-    lines = [f"{len(records)} cells on {len(per_dataset)} datasets, {int((records['status'] != 'ok').sum())} failed",
-             f"wall time: {wall / 60:.1f} min" if wall else "wall time: not measured here",
-             f"summed cell time: {records['wall_time'].sum() / 60:.1f} min",
-             f"peak memory per cell: max {records['peak_memory_mb'].max() / 1024:.2f} GB, "
-             f"median {records['peak_memory_mb'].median() / 1024:.2f} GB",
-             "cell time per method (min): " + ", ".join(f"{m} {t / 60:.1f}" for m, t in per_method.items()),
-             "", per_dataset.sort_values("cell_time_s", ascending=False).to_string(float_format=lambda v: f"{v:.2f}")]
+    lines = [
+        f"{len(records)} cells on {len(per_dataset)} datasets, {int((records['status'] != 'ok').sum())} failed",
+        f"wall time: {wall / 60:.1f} min" if wall else "wall time: not measured here",
+        f"summed cell time: {records['wall_time'].sum() / 60:.1f} min",
+        f"peak memory per cell: max {records['peak_memory_mb'].max() / 1024:.2f} GB, "
+        f"median {records['peak_memory_mb'].median() / 1024:.2f} GB",
+        "cell time per method (min): " + ", ".join(f"{m} {t / 60:.1f}" for m, t in per_method.items()),
+        "",
+        per_dataset.sort_values("cell_time_s", ascending=False).to_string(float_format=lambda v: f"{v:.2f}"),
+    ]
     return "\n".join(lines)
 
 
@@ -127,8 +172,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scheduler", default=None, help="'local' for a Dask LocalCluster (or a scheduler address)")
     parser.add_argument("--profile", default=None, help="the config's profile (quick: a smoke test)")
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--table", type=Path, default=Path("results/benchmarks/suite_wall.tsv"),
-                        help="the TSV the timing row is appended to")
+    parser.add_argument(
+        "--table",
+        type=Path,
+        default=Path("results/benchmarks/suite_wall.tsv"),
+        help="the TSV the timing row is appended to",
+    )
     parser.add_argument("--summarize", type=Path, default=None, help="a finished run's folder: only print its table")
     parser.add_argument("--wall", type=float, default=None, help="with --summarize: the measured wall time (s)")
     args = parser.parse_args(argv)

@@ -37,8 +37,13 @@ FITTED = ("dual_coef_", "raw_coef_", "eigenvalues_", "components_gram_", "projec
 
 def solver_before():
     """``L1SparseKernelPCA`` from ``sparse_admm.py`` at commit BEFORE."""
-    source = subprocess.run(["git", "show", f"{BEFORE}:kpca_bench/methods/sparse_admm.py"], cwd=ROOT,
-                            check=True, capture_output=True, text=True).stdout
+    source = subprocess.run(
+        ["git", "show", f"{BEFORE}:kpca_bench/methods/sparse_admm.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     spec = importlib.util.spec_from_loader("sparse_admm_before", loader=None)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
@@ -49,8 +54,9 @@ def solver_before():
 def training_set(config_path: str) -> tuple[np.ndarray, dict]:
     config = load_config(config_path)
     dataset = load_checked_dataset(config, offline=True)
-    cell = next(c for c in plan_cells(config.with_overrides(trials=1))
-                if config.methods[c.method_index].label == "Wang-Tanaka")
+    cell = next(
+        c for c in plan_cells(config.with_overrides(trials=1)) if config.methods[c.method_index].label == "Wang-Tanaka"
+    )
     split = PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, cell.split_seed)
     return split.X_train, dict(config.methods[cell.method_index].params)
 
@@ -89,11 +95,13 @@ def main(argv=None):
     before, now = (float(np.median(times[name])) for name in solvers)
     cpu_before, cpu_now = (float(np.median(cpus[name])) for name in solvers)
     diff = max(float(np.max(np.abs(getattr(models["now"], a) - getattr(models["before"], a)))) for a in FITTED)
-    print(f"median fit: before {before:.2f} s, now {now:.2f} s, ratio {now / before:.3f}; "
-          f"CPU before {cpu_before:.2f} s, now {cpu_now:.2f} s, ratio {cpu_now / cpu_before:.3f}; "
-          f"largest difference of {', '.join(FITTED)}: {diff:.2e}; "
-          f"non-zeros {100 * np.mean(models['now'].dual_coef_ != 0):.2f}%; "
-          f"load average {os.getloadavg()}")
+    print(
+        f"median fit: before {before:.2f} s, now {now:.2f} s, ratio {now / before:.3f}; "
+        f"CPU before {cpu_before:.2f} s, now {cpu_now:.2f} s, ratio {cpu_now / cpu_before:.3f}; "
+        f"largest difference of {', '.join(FITTED)}: {diff:.2e}; "
+        f"non-zeros {100 * np.mean(models['now'].dual_coef_ != 0):.2f}%; "
+        f"load average {os.getloadavg()}"
+    )
 
 
 if __name__ == "__main__":

@@ -19,8 +19,19 @@ import time
 from pathlib import Path
 
 EXECUTABLE = Path(sys.executable).with_name("kpca-bench")
-COMMANDS = ["run", "plan", "check", "bless", "report", "compare", "analyse", "export", "methods", "protocols",
-            "datasets"]
+COMMANDS = [
+    "run",
+    "plan",
+    "check",
+    "bless",
+    "report",
+    "compare",
+    "analyse",
+    "export",
+    "methods",
+    "protocols",
+    "datasets",
+]
 
 
 def timed(args: list[str]) -> float | None:
@@ -44,7 +55,9 @@ def main() -> None:
         if None in times:
             print(f"| `kpca-bench {' '.join(argv)}` | (not available) | | |")
             continue
-        print(f"| `kpca-bench {' '.join(argv)}` | {statistics.median(times):.2f} | {min(times):.2f} | {max(times):.2f} |")
+        print(
+            f"| `kpca-bench {' '.join(argv)}` | {statistics.median(times):.2f} | {min(times):.2f} | {max(times):.2f} |"
+        )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -47,9 +47,11 @@ def main(argv=None):
     dataset = load_checked_dataset(config, offline=True)
     cells = [c for c in plan_cells(config.with_overrides(trials=1)) if config.methods[c.method_index].label in MAIN]
     split = PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, cells[0].split_seed)
-    print(f"{config.name}: load + split {time.perf_counter() - start:.1f} s; train {split.X_train.shape}, "
-          f"test {split.X_test.shape}; {args.threads} BLAS threads; load average {os.getloadavg()[0]:.1f} "
-          f"on {os.cpu_count()} cores")
+    print(
+        f"{config.name}: load + split {time.perf_counter() - start:.1f} s; train {split.X_train.shape}, "
+        f"test {split.X_test.shape}; {args.threads} BLAS threads; load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} cores"
+    )
     total = 0.0
     print("| method | fit (s) | score (s) | total (s) | runs | peak RSS so far (MB) |")
     print("|---|---|---|---|---|---|")
@@ -70,8 +72,11 @@ def main(argv=None):
             scores.append(t2 - t1)
         fit, score = float(np.median(fits)), float(np.median(scores))
         total += fit + score
-        print(f"| {method.label} | {fit:.1f} | {score:.1f} | {fit + score:.1f} | {args.repeat} | "
-              f"{peak_memory_mb():.0f} |", flush=True)
+        print(
+            f"| {method.label} | {fit:.1f} | {score:.1f} | {fit + score:.1f} | {args.repeat} | "
+            f"{peak_memory_mb():.0f} |",
+            flush=True,
+        )
     print(f"one trial, four methods: {total:.1f} s (medians); peak RSS {peak_memory_mb():.0f} MB")
 
 

@@ -50,7 +50,19 @@ COMPONENTS = (10, 25, 50, 100, 200)
 EIGH_MAX_N = 4000
 LONG_SECONDS = 5.0
 DATASETS = {"letter": "letter_recognition", "magic_gamma": "adbench_magic_gamma"}
-COLUMNS = ("dataset", "threads", "n", "k", "repeat", "eigh_s", "arpack_s", "block_s", "arpack_diff", "block_diff", "load_1min")
+COLUMNS = (
+    "dataset",
+    "threads",
+    "n",
+    "k",
+    "repeat",
+    "eigh_s",
+    "arpack_s",
+    "block_s",
+    "arpack_diff",
+    "block_diff",
+    "load_1min",
+)
 
 
 def rows_of(dataset: str, n: int) -> np.ndarray:
@@ -98,16 +110,22 @@ def measure(dataset: str, n: int, K: np.ndarray, k: int, threads: int, repeat: i
     with threadpool_limits(limits=threads):
         results = {solver: timed(K, k, solver, repeat) for solver in solvers}
     reference = results[solvers[0]][1]
-    return {"dataset": dataset, "threads": threads, "n": n, "k": k, "repeat": repeat,
-            "eigh_s": results["eigh"][0] if "eigh" in results else float("nan"),
-            "arpack_s": results["arpack"][0], "block_s": results["block"][0],
-            "arpack_diff": relative_difference(results["arpack"][1], reference),
-            "block_diff": relative_difference(results["block"][1], reference),
-            "load_1min": os.getloadavg()[0]}
+    return {
+        "dataset": dataset,
+        "threads": threads,
+        "n": n,
+        "k": k,
+        "repeat": repeat,
+        "eigh_s": results["eigh"][0] if "eigh" in results else float("nan"),
+        "arpack_s": results["arpack"][0],
+        "block_s": results["block"][0],
+        "arpack_diff": relative_difference(results["arpack"][1], reference),
+        "block_diff": relative_difference(results["block"][1], reference),
+        "load_1min": os.getloadavg()[0],
+    }
 
 
-def run_grid(dataset: str, threads: list[int], sizes: list[int], components: list[int], repeat: int,
-             out: Path) -> None:
+def run_grid(dataset: str, threads: list[int], sizes: list[int], components: list[int], repeat: int, out: Path) -> None:
     """Measure the grid, appending a row to ``out`` as each point is done."""
     for n in sizes:
         K = centered_kernel(dataset, n)
@@ -115,8 +133,10 @@ def run_grid(dataset: str, threads: list[int], sizes: list[int], components: lis
             for k in components:
                 row = measure(dataset, n, K, k, t, repeat)
                 append_row(out, COLUMNS, row)
-                print("\t".join(f"{row[c]:.4g}" if isinstance(row[c], float) else str(row[c]) for c in COLUMNS),
-                      flush=True)
+                print(
+                    "\t".join(f"{row[c]:.4g}" if isinstance(row[c], float) else str(row[c]) for c in COLUMNS),
+                    flush=True,
+                )
 
 
 def with_rule(grid: pd.DataFrame) -> pd.DataFrame:
@@ -131,17 +151,22 @@ def with_rule(grid: pd.DataFrame) -> pd.DataFrame:
 def table(grid: pd.DataFrame) -> str:
     grid = with_rule(grid)
     repeats = " or ".join(str(r) for r in sorted(grid.repeat.unique(), reverse=True))
-    lines = [f"Median of up to {repeats} solves (the `repeat` column of the measurements; one when a solve took over "
-             f"{LONG_SECONDS:.0f} s); load average (1 min) during the runs {grid.load_1min.min():.2f}-"
-             f"{grid.load_1min.max():.2f}. `auto / best`: the rule's solver over the better of ARPACK and block "
-             "(the rule is held to at most 1.10). Eigenvalue differences are relative, against `eigh` up to "
-             f"n = {EIGH_MAX_N} and ARPACK above.", "",
-             "| kernel | BLAS threads | n | k | eigh (s) | arpack (s) | block (s) | auto | auto / best | diff arpack, block |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Median of up to {repeats} solves (the `repeat` column of the measurements; one when a solve took over "
+        f"{LONG_SECONDS:.0f} s); load average (1 min) during the runs {grid.load_1min.min():.2f}-"
+        f"{grid.load_1min.max():.2f}. `auto / best`: the rule's solver over the better of ARPACK and block "
+        "(the rule is held to at most 1.10). Eigenvalue differences are relative, against `eigh` up to "
+        f"n = {EIGH_MAX_N} and ARPACK above.",
+        "",
+        "| kernel | BLAS threads | n | k | eigh (s) | arpack (s) | block (s) | auto | auto / best | diff arpack, block |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in grid.itertuples():
         eigh = "–" if np.isnan(row.eigh_s) else f"{row.eigh_s:.3f}"
-        lines.append(f"| {row.dataset} | {row.threads} | {row.n} | {row.k} | {eigh} | {row.arpack_s:.3f} | {row.block_s:.3f} | "
-                     f"{row.auto} | {row.auto_over_best:.2f} | {row.arpack_diff:.0e}, {row.block_diff:.0e} |")
+        lines.append(
+            f"| {row.dataset} | {row.threads} | {row.n} | {row.k} | {eigh} | {row.arpack_s:.3f} | {row.block_s:.3f} | "
+            f"{row.auto} | {row.auto_over_best:.2f} | {row.arpack_diff:.0e}, {row.block_diff:.0e} |"
+        )
     return "\n".join(lines) + "\n"
 
 

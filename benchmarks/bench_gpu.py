@@ -67,12 +67,16 @@ class Case:
     on_cpu: bool  # our CPU path, scikit-learn and float32 on the GPU as well
 
 
-CASES = (Case("letters", "letter_recognition", 16_000, 200, True),
-         Case("MNIST", "mnist", 60_000, 15, False),
-         Case("n = 100,000", "letter_recognition", 100_000, 200, False))
-QUICK_CASES = (Case("letters", "letter_recognition", 300, 10, True),
-               Case("MNIST", "mnist", 300, 5, False),
-               Case("largest", "letter_recognition", 400, 10, False))
+CASES = (
+    Case("letters", "letter_recognition", 16_000, 200, True),
+    Case("MNIST", "mnist", 60_000, 15, False),
+    Case("n = 100,000", "letter_recognition", 100_000, 200, False),
+)
+QUICK_CASES = (
+    Case("letters", "letter_recognition", 300, 10, True),
+    Case("MNIST", "mnist", 300, 5, False),
+    Case("largest", "letter_recognition", 400, 10, False),
+)
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ def load_case(case: Case, quick: bool) -> tuple[np.ndarray, str]:
             missing = str(error)
         else:
             if case.n <= len(X):
-                return X[rng.permutation(len(X))[:case.n]], case.dataset
+                return X[rng.permutation(len(X))[: case.n]], case.dataset
             jittered = X[rng.integers(0, len(X), case.n)] + rng.normal(0, 0.5, (case.n, X.shape[1]))
             return jittered, f"{case.dataset} resampled with jitter (sd 0.5)"
     features = 784 if case.dataset == "mnist" else 16
@@ -123,11 +127,10 @@ def certificate(model) -> float:
 
 
 def agreement(values, reference: np.ndarray) -> float:
-    return float(np.max(np.abs(to_numpy(values)[:len(reference)] - reference)) / reference[0])
+    return float(np.max(np.abs(to_numpy(values)[: len(reference)] - reference)) / reference[0])
 
 
-def gpu_rows(case: Case, X: np.ndarray, gamma: float, device: dict,
-             cpu_values: np.ndarray | None) -> Iterator[Row]:
+def gpu_rows(case: Case, X: np.ndarray, gamma: float, device: dict, cpu_values: np.ndarray | None) -> Iterator[Row]:
     """The device's rows, each yielded as soon as it is measured."""
     for dtype in ("float64", "float32") if case.on_cpu else ("float64",):
         try:
@@ -135,12 +138,28 @@ def gpu_rows(case: Case, X: np.ndarray, gamma: float, device: dict,
                 warnings.simplefilter("always")
                 seconds, model = fit_timed(device["input"](X), case.k, gamma=gamma, dtype=dtype, **device["params"])
         except Exception as error:  # noqa: BLE001 - a case that does not fit is a row saying why, not a crash
-            yield Row(case.name, case.n, case.k, f"{device['name']} {dtype}", None, None, None,
-                      f"{type(error).__name__}: {error}")
+            yield Row(
+                case.name,
+                case.n,
+                case.k,
+                f"{device['name']} {dtype}",
+                None,
+                None,
+                None,
+                f"{type(error).__name__}: {error}",
+            )
             continue
         note = next((str(w.message).split(";")[0] for w in caught if "float32" in str(w.message)), "")
-        yield Row(case.name, case.n, case.k, f"{device['name']} {dtype}", seconds, certificate(model),
-                  None if cpu_values is None else agreement(model.eigenvalues_, cpu_values), note)
+        yield Row(
+            case.name,
+            case.n,
+            case.k,
+            f"{device['name']} {dtype}",
+            seconds,
+            certificate(model),
+            None if cpu_values is None else agreement(model.eigenvalues_, cpu_values),
+            note,
+        )
 
 
 def cpu_rows(case: Case, X: np.ndarray, gamma: float) -> tuple[list[Row], np.ndarray]:
@@ -151,10 +170,26 @@ def cpu_rows(case: Case, X: np.ndarray, gamma: float) -> tuple[list[Row], np.nda
     start = time.perf_counter()
     theirs = SklearnKernelPCA(case.k, kernel="rbf", gamma=gamma, eigen_solver="randomized", random_state=0).fit(X)
     sklearn_seconds = time.perf_counter() - start
-    return [Row(case.name, case.n, case.k, f"kpca-bench CPU ({os.cpu_count()} cores, block)", seconds,
-                certificate(ours), 0.0),
-            Row(case.name, case.n, case.k, f"scikit-learn randomized ({os.cpu_count()} cores)", sklearn_seconds, None,
-                agreement(theirs.eigenvalues_, values))], values
+    return [
+        Row(
+            case.name,
+            case.n,
+            case.k,
+            f"kpca-bench CPU ({os.cpu_count()} cores, block)",
+            seconds,
+            certificate(ours),
+            0.0,
+        ),
+        Row(
+            case.name,
+            case.n,
+            case.k,
+            f"scikit-learn randomized ({os.cpu_count()} cores)",
+            sklearn_seconds,
+            None,
+            agreement(theirs.eigenvalues_, values),
+        ),
+    ], values
 
 
 def targets(rows: list[Row], device_path: str, largest_case: str, compared_case: str) -> list[tuple[str, ...]]:
@@ -162,40 +197,84 @@ def targets(rows: list[Row], device_path: str, largest_case: str, compared_case:
 
     ``device_path``: the path of the float64 device rows (``"GPU float64"``).
     """
+
     def seconds(case, prefix):
-        return next((r.seconds for r in rows if r.case == case and r.path.startswith(prefix)
-                     and r.seconds is not None), None)
+        return next(
+            (r.seconds for r in rows if r.case == case and r.path.startswith(prefix) and r.seconds is not None), None
+        )
 
     gpu, cpu = seconds(compared_case, device_path), seconds(compared_case, "kpca-bench")
     largest = seconds(largest_case, device_path)
     float64 = [r for r in rows if r.path.endswith("float64") and r.residual is not None]
     agreed = [r.agreement for r in float64 if r.agreement is not None]
-    checks = [("GPU float64 speed-up over our CPU path", f">= {TARGET_SPEEDUP:g}x",
-               None if gpu is None or cpu is None else cpu / gpu, lambda v: v >= TARGET_SPEEDUP, "{:.1f}x"),
-              (f"{largest_case} on the device", f"<= {TARGET_LARGEST_SECONDS:g} s", largest,
-               lambda v: v <= TARGET_LARGEST_SECONDS, "{:.2f} s"),
-              ("worst float64 residual / lambda_1", f"<= {TARGET_RESIDUAL:g}",
-               max((r.residual for r in float64), default=None), lambda v: v <= TARGET_RESIDUAL, "{:.1e}"),
-              ("GPU eigenvalues vs our CPU path, / lambda_1", f"<= {TARGET_AGREEMENT:g}",
-               max(agreed, default=None), lambda v: v <= TARGET_AGREEMENT, "{:.1e}")]
-    return [(name, wanted, "-" if value is None else fmt.format(value),
-             "not measured" if value is None else ("yes" if met(value) else "no"))
-            for name, wanted, value, met, fmt in checks]
+    checks = [
+        (
+            "GPU float64 speed-up over our CPU path",
+            f">= {TARGET_SPEEDUP:g}x",
+            None if gpu is None or cpu is None else cpu / gpu,
+            lambda v: v >= TARGET_SPEEDUP,
+            "{:.1f}x",
+        ),
+        (
+            f"{largest_case} on the device",
+            f"<= {TARGET_LARGEST_SECONDS:g} s",
+            largest,
+            lambda v: v <= TARGET_LARGEST_SECONDS,
+            "{:.2f} s",
+        ),
+        (
+            "worst float64 residual / lambda_1",
+            f"<= {TARGET_RESIDUAL:g}",
+            max((r.residual for r in float64), default=None),
+            lambda v: v <= TARGET_RESIDUAL,
+            "{:.1e}",
+        ),
+        (
+            "GPU eigenvalues vs our CPU path, / lambda_1",
+            f"<= {TARGET_AGREEMENT:g}",
+            max(agreed, default=None),
+            lambda v: v <= TARGET_AGREEMENT,
+            "{:.1e}",
+        ),
+    ]
+    return [
+        (
+            name,
+            wanted,
+            "-" if value is None else fmt.format(value),
+            "not measured" if value is None else ("yes" if met(value) else "no"),
+        )
+        for name, wanted, value, met, fmt in checks
+    ]
 
 
 def machine(device: dict) -> str:
     from kpca_bench.experiment.environment import cpu_model
 
     gpu = gpu_environment(used=True) if device["name"] == "GPU" else None
-    where = "no GPU (--quick: array_api_strict on the CPU stands in for the GPU library)" if gpu is None else \
-        f"{gpu['model']}, libraries {gpu['libraries']}, CUDA driver {gpu.get('driver_version', '?')}"
-    return (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {where}; CPU {cpu_model()} "
-            f"({os.cpu_count()} cores); Python {platform.python_version()}; "
-            f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())} at the start")
+    where = (
+        "no GPU (--quick: array_api_strict on the CPU stands in for the GPU library)"
+        if gpu is None
+        else f"{gpu['model']}, libraries {gpu['libraries']}, CUDA driver {gpu.get('driver_version', '?')}"
+    )
+    return (
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {where}; CPU {cpu_model()} "
+        f"({os.cpu_count()} cores); Python {platform.python_version()}; "
+        f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())} at the start"
+    )
 
 
-COLUMNS = ("case", "n", "top k", "path", "time (s)", "worst residual / lambda_1",
-           "eigenvalues vs our CPU, max diff / lambda_1", "note", "data")
+COLUMNS = (
+    "case",
+    "n",
+    "top k",
+    "path",
+    "time (s)",
+    "worst residual / lambda_1",
+    "eigenvalues vs our CPU, max diff / lambda_1",
+    "note",
+    "data",
+)
 
 
 class Table:
@@ -215,8 +294,17 @@ class Table:
         self.markdown.write_text("")
         self.tsv.write_text("")
         self.rows = 0
-        self._append(self.markdown, ["# Exact kernel PCA on a GPU (benchmarks/bench_gpu.py)", "", f"Machine: {started}",
-                                     "", f"| {' | '.join(COLUMNS)} |", "|---" * len(COLUMNS) + "|"])
+        self._append(
+            self.markdown,
+            [
+                "# Exact kernel PCA on a GPU (benchmarks/bench_gpu.py)",
+                "",
+                f"Machine: {started}",
+                "",
+                f"| {' | '.join(COLUMNS)} |",
+                "|---" * len(COLUMNS) + "|",
+            ],
+        )
         self._append(self.tsv, ["\t".join(COLUMNS)])
 
     @staticmethod
@@ -228,21 +316,43 @@ class Table:
 
     def add(self, row: Row, data: str) -> None:
         """Append one measured row to both files."""
-        cells = [row.case, f"{row.n:,}", str(row.k), row.path, "-" if row.seconds is None else f"{row.seconds:.2f}",
-                 "-" if row.residual is None else f"{row.residual:.1e}",
-                 "-" if row.agreement is None else f"{row.agreement:.1e}", row.note, data]
+        cells = [
+            row.case,
+            f"{row.n:,}",
+            str(row.k),
+            row.path,
+            "-" if row.seconds is None else f"{row.seconds:.2f}",
+            "-" if row.residual is None else f"{row.residual:.1e}",
+            "-" if row.agreement is None else f"{row.agreement:.1e}",
+            row.note,
+            data,
+        ]
         self._append(self.markdown, [f"| {' | '.join(cell.replace('|', '/') for cell in cells)} |"])
-        raw = [row.case, str(row.n), str(row.k), row.path, *("" if v is None else repr(v)
-                                                             for v in (row.seconds, row.residual, row.agreement)),
-               row.note, data]
+        raw = [
+            row.case,
+            str(row.n),
+            str(row.k),
+            row.path,
+            *("" if v is None else repr(v) for v in (row.seconds, row.residual, row.agreement)),
+            row.note,
+            data,
+        ]
         self._append(self.tsv, ["\t".join(" ".join(cell.split()) for cell in raw)])
         self.rows += 1
 
     def finish(self, verdicts) -> None:
         """Append the targets' table: the run finished."""
-        self._append(self.markdown, ["", "Targets (issue 34), met or not as measured above:", "",
-                                     "| target | wanted | measured | met |", "|---|---|---|---|",
-                                     *(f"| {' | '.join(v)} |" for v in verdicts)])
+        self._append(
+            self.markdown,
+            [
+                "",
+                "Targets (issue 34), met or not as measured above:",
+                "",
+                "| target | wanted | measured | met |",
+                "|---|---|---|---|",
+                *(f"| {' | '.join(v)} |" for v in verdicts),
+            ],
+        )
 
     def cut(self, reason: str) -> None:
         """Append why the run stopped before its last row: the targets are not judged."""

@@ -68,9 +68,11 @@ def compare(name: str, ours, theirs, setup, repeats: int) -> None:
         difference = max(difference, float(np.max(np.abs(result - reference))))
         del result, reference
     (ours_s, ours_gib), (theirs_s, theirs_gib) = (np.median(np.array(runs[key]), axis=0) for key in ("ours", "theirs"))
-    print(f"{name}: ours {ours_s:.2f} s (peak +{ours_gib:.2f} GiB), theirs {theirs_s:.2f} s "
-          f"(peak +{theirs_gib:.2f} GiB), ratio {ours_s / theirs_s:.2f}, max |difference| {difference:.1e}",
-          flush=True)
+    print(
+        f"{name}: ours {ours_s:.2f} s (peak +{ours_gib:.2f} GiB), theirs {theirs_s:.2f} s "
+        f"(peak +{theirs_gib:.2f} GiB), ratio {ours_s / theirs_s:.2f}, max |difference| {difference:.1e}",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -83,12 +85,22 @@ def main() -> None:
     print(f"n={args.n}, gamma={kernel.gamma:.4g}, load average {os.getloadavg()}", flush=True)
     for threads in (2, 1):
         with threadpool_limits(threads):
-            compare(f"{threads} BLAS thread(s), RBF kernel", kernel,
-                    partial(pairwise_kernels, metric="rbf", gamma=kernel.gamma), lambda: X, args.repeats)
+            compare(
+                f"{threads} BLAS thread(s), RBF kernel",
+                kernel,
+                partial(pairwise_kernels, metric="rbf", gamma=kernel.gamma),
+                lambda: X,
+                args.repeats,
+            )
             K = kernel(X)
             centering = KernelCentering.fit(K)
-            compare(f"{threads} BLAS thread(s), centering", centering.center_train,
-                    partial(numpy_centering, centering), K.copy, args.repeats)
+            compare(
+                f"{threads} BLAS thread(s), centering",
+                centering.center_train,
+                partial(numpy_centering, centering),
+                K.copy,
+                args.repeats,
+            )
             del K
     print(f"load average after {os.getloadavg()}")
 

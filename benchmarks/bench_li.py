@@ -22,8 +22,9 @@ from kpca_bench.experiment.runner import load_checked_dataset
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.cell import build_method
 
-DEFAULT_CONFIGS = [f"configs/li_{name}.yaml" for name in
-                   ("spectf", "thyroid", "wine", "yeast", "balance", "chess", "ttt", "spect")]
+DEFAULT_CONFIGS = [
+    f"configs/li_{name}.yaml" for name in ("spectf", "thyroid", "wine", "yeast", "balance", "chess", "ttt", "spect")
+]
 
 
 def cell_seconds(config, method, split, repeats: int) -> float:
@@ -46,7 +47,9 @@ def main() -> None:
     for path in args.configs:
         config = load_config(path)
         dataset = load_checked_dataset(config, offline=True)
-        split = PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, plan_cells(config)[0].split_seed)
+        split = PROTOCOLS[config.protocol].split(
+            dataset, config.dataset, config.options, plan_cells(config)[0].split_seed
+        )
         total = 0.0
         parts = []
         with threadpool_limits(1):

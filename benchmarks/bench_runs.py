@@ -37,14 +37,28 @@ def cell_figures(config: Path, out: Path) -> tuple[float, float]:
 
 def run_once(config: Path, out: Path, jobs: int) -> dict:
     """Run one config in a child process; its wall time, cell time and peak cell memory."""
-    command = [str(Path(sys.executable).with_name("kpca-bench")), "run", str(config), "--out", str(out),
-               "--jobs", str(jobs), "--quiet"]
+    command = [
+        str(Path(sys.executable).with_name("kpca-bench")),
+        "run",
+        str(config),
+        "--out",
+        str(out),
+        "--jobs",
+        str(jobs),
+        "--quiet",
+    ]
     start = time.perf_counter()
     completed = subprocess.run(command, capture_output=True, text=True)
     wall = time.perf_counter() - start
     cells, peak_gb = cell_figures(config, out)
-    return {"config": config.name, "ok": completed.returncode == 0, "wall": wall, "cells": cells,
-            "peak_gb": peak_gb, "error": completed.stderr.strip().splitlines()[-1:]}
+    return {
+        "config": config.name,
+        "ok": completed.returncode == 0,
+        "wall": wall,
+        "cells": cells,
+        "peak_gb": peak_gb,
+        "error": completed.stderr.strip().splitlines()[-1:],
+    }
 
 
 def minutes(seconds: float) -> str:
@@ -57,8 +71,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--out", type=Path, help="results root (default: a fresh temporary folder)")
     args = parser.parse_args()
-    print(f"{len(args.configs)} configs, --jobs {args.jobs}, {os.cpu_count()} cores; "
-          f"load average at start {os.getloadavg()}", flush=True)
+    print(
+        f"{len(args.configs)} configs, --jobs {args.jobs}, {os.cpu_count()} cores; "
+        f"load average at start {os.getloadavg()}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as scratch:
         out = args.out or Path(scratch)
         rows = []
@@ -71,10 +88,14 @@ def main() -> None:
     print("| config | wall | sum of cell times | largest cell peak memory (GB) | finished |")
     print("|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['config']} | {minutes(r['wall'])} | {minutes(r['cells'])} | {r['peak_gb']:.2f} | "
-              f"{'yes' if r['ok'] else 'no'} |")
-    print(f"| total | {minutes(sum(r['wall'] for r in rows))} | {minutes(sum(r['cells'] for r in rows))} | "
-          f"{max(r['peak_gb'] for r in rows):.2f} | |")
+        print(
+            f"| {r['config']} | {minutes(r['wall'])} | {minutes(r['cells'])} | {r['peak_gb']:.2f} | "
+            f"{'yes' if r['ok'] else 'no'} |"
+        )
+    print(
+        f"| total | {minutes(sum(r['wall'] for r in rows))} | {minutes(sum(r['cells'] for r in rows))} | "
+        f"{max(r['peak_gb'] for r in rows):.2f} | |"
+    )
 
 
 if __name__ == "__main__":

@@ -78,8 +78,9 @@ def build(case: str):
     if case.startswith("nystrom_"):
         c = int(case.removeprefix("nystrom_"))
         return NystromKernelPCA(c, n_landmarks=c, sigma=SIGMA, random_state=0)
-    return SklearnKernelPCA(N_COMPONENTS, kernel="rbf", gamma=GAMMA, eigen_solver=case.removeprefix("sklearn_"),
-                            random_state=0)
+    return SklearnKernelPCA(
+        N_COMPONENTS, kernel="rbf", gamma=GAMMA, eigen_solver=case.removeprefix("sklearn_"), random_state=0
+    )
 
 
 def run_case(case: str, n: int) -> dict:
@@ -92,10 +93,15 @@ def run_case(case: str, n: int) -> dict:
     seconds = time.perf_counter() - start
     values = getattr(model, "eigenvalues_", None)
     residuals = getattr(model, "eigen_residuals_", None)
-    return {"case": case, "seconds": seconds, "peak_gb": peak_gb(), "before_gb": before,
-            "eigenvalues": None if values is None else np.asarray(values).tolist(),
-            "solver": getattr(model, "eigen_solver_", None),
-            "worst_residual": None if residuals is None else float(np.max(residuals) / values[0])}
+    return {
+        "case": case,
+        "seconds": seconds,
+        "peak_gb": peak_gb(),
+        "before_gb": before,
+        "eigenvalues": None if values is None else np.asarray(values).tolist(),
+        "solver": getattr(model, "eigen_solver_", None),
+        "worst_residual": None if residuals is None else float(np.max(residuals) / values[0]),
+    }
 
 
 # Each of our exact solvers against scikit-learn's call of the same LAPACK / ARPACK routine.
@@ -107,8 +113,10 @@ def print_table(results: dict[str, dict]) -> None:
     exact = [r["eigenvalues"] for r in results.values() if not r["case"].startswith("nystrom_")]
     if "ours_arpack" in by_case:
         exact = [by_case["ours_arpack"]["eigenvalues"]]
-    print("| case | fit time (s) | this / scikit-learn, same solver (auto: randomized) | peak memory (GB) | "
-          "peak - before fit (GB) | max rel. eigenvalue diff vs arpack | solver | worst residual / lambda_1 |")
+    print(
+        "| case | fit time (s) | this / scikit-learn, same solver (auto: randomized) | peak memory (GB) | "
+        "peak - before fit (GB) | max rel. eigenvalue diff vs arpack | solver | worst residual / lambda_1 |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for label, r in results.items():
         theirs = by_case.get(SKLEARN_COUNTERPART.get(r["case"]))
@@ -118,8 +126,10 @@ def print_table(results: dict[str, dict]) -> None:
         if exact and not r["case"].startswith("nystrom_"):
             diff = f"{np.max(np.abs(np.subtract(r['eigenvalues'], exact[0])) / np.abs(exact[0])):.1e}"
         residual = "–" if r.get("worst_residual") is None else f"{r['worst_residual']:.1e}"
-        print(f"| {label} | {r['seconds']:.1f} | {ratio} | {r['peak_gb']:.2f} | {r['peak_gb'] - r['before_gb']:.2f} | "
-              f"{diff} | {r.get('solver') or '–'} | {residual} |")
+        print(
+            f"| {label} | {r['seconds']:.1f} | {ratio} | {r['peak_gb']:.2f} | {r['peak_gb'] - r['before_gb']:.2f} | "
+            f"{diff} | {r.get('solver') or '–'} | {residual} |"
+        )
 
 
 def main() -> None:
@@ -131,8 +141,11 @@ def main() -> None:
     if args.case:
         print(json.dumps(run_case(args.case, args.n)))
         return
-    print(f"n = {args.n}, {N_COMPONENTS} components, gamma = {GAMMA:.6f}; {os.cpu_count()} cores; "
-          f"load average at start {os.getloadavg()}", flush=True)
+    print(
+        f"n = {args.n}, {N_COMPONENTS} components, gamma = {GAMMA:.6f}; {os.cpu_count()} cores; "
+        f"load average at start {os.getloadavg()}",
+        flush=True,
+    )
     results = run_cases(__file__, CASES, ["--n", str(args.n)], skip=args.skip)
     print(f"\nload average at end {os.getloadavg()}\n")
     print_table(results)

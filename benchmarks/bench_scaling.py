@@ -83,6 +83,7 @@ def sklearn_exact(solver: str, k: int, gamma: float):
         projections = model.transform(test)
         sq_norms = 1.0 - 2.0 * rbf_kernel(test, train, gamma=gamma).mean(axis=1) + model._centerer.K_fit_all_
         return sq_norms - np.sum(projections**2, axis=1)
+
     return fit_score
 
 
@@ -96,6 +97,7 @@ def sklearn_nystroem(landmarks: int, k: int, gamma: float):
         pca = PCA(k, random_state=0).fit(features.transform(train))
         centred = features.transform(test) - pca.mean_
         return np.sum(centred**2, axis=1) - np.sum((centred @ pca.components_.T) ** 2, axis=1)
+
     return fit_score
 
 
@@ -140,10 +142,17 @@ def write_table(rows: list[dict], skipped: list[tuple[str, int]], out: Path, hea
     table.to_csv(out / "scaling.csv", index=False)
     seconds = table.pivot(index="label", columns="n", values="seconds").reindex(list(CASES))
     memory = table.pivot(index="label", columns="n", values="peak_gb").reindex(list(CASES))
-    lines = [header, "", "Fit + score time (s); `–`: not run (its dense kernel would exceed the memory cap)", "",
-             _markdown(seconds, "{:.2f}", {label: slope(_rows(rows, label), "seconds") for label in CASES}), "",
-             "Peak resident memory (GB)", "",
-             _markdown(memory, "{:.2f}", {label: slope(_rows(rows, label), "peak_gb") for label in CASES})]
+    lines = [
+        header,
+        "",
+        "Fit + score time (s); `–`: not run (its dense kernel would exceed the memory cap)",
+        "",
+        _markdown(seconds, "{:.2f}", {label: slope(_rows(rows, label), "seconds") for label in CASES}),
+        "",
+        "Peak resident memory (GB)",
+        "",
+        _markdown(memory, "{:.2f}", {label: slope(_rows(rows, label), "peak_gb") for label in CASES}),
+    ]
     if skipped:
         lines += ["", "Not run: " + ", ".join(f"{label} at n = {n:,}" for label, n in skipped)]
     (out / "scaling.md").write_text("\n".join(lines) + "\n")
@@ -157,8 +166,10 @@ def _markdown(table, fmt: str, slopes: dict[str, float]) -> str:
     columns = list(table.columns)
     head = "| contender | " + " | ".join(f"n = {n:,}" for n in columns) + " | slope (n >= 2k) |"
     rule = "|---" * (len(columns) + 2) + "|"
-    body = [f"| {label} | " + " | ".join("–" if np.isnan(v) else fmt.format(v) for v in row) +
-            f" | {slopes[label]:.2f} |" for label, row in table.iterrows()]
+    body = [
+        f"| {label} | " + " | ".join("–" if np.isnan(v) else fmt.format(v) for v in row) + f" | {slopes[label]:.2f} |"
+        for label, row in table.iterrows()
+    ]
     return "\n".join([head, rule, *body])
 
 
@@ -198,15 +209,20 @@ def main() -> None:
     if args.plot_only:
         import pandas as pd
 
-        plot(pd.read_csv(args.out / "scaling.csv").to_dict("records"), args.out,
-             (args.out / "scaling.md").read_text().splitlines()[0])
+        plot(
+            pd.read_csv(args.out / "scaling.csv").to_dict("records"),
+            args.out,
+            (args.out / "scaling.md").read_text().splitlines()[0],
+        )
         return
     common = ["--components", str(args.components), "--threads", str(args.threads)]
     if args.case:
         print(json.dumps(run_case(args.case, args.n, args.components, args.threads)))
         return
-    header = (f"{args.components} components, RBF, {N_TEST:,} test points, {N_FEATURES}-d Gaussian mixture; "
-              f"{args.threads} BLAS threads, {os.cpu_count()} cores; load average at start {os.getloadavg()}")
+    header = (
+        f"{args.components} components, RBF, {N_TEST:,} test points, {N_FEATURES}-d Gaussian mixture; "
+        f"{args.threads} BLAS threads, {os.cpu_count()} cores; load average at start {os.getloadavg()}"
+    )
     print(header, flush=True)
     rows, skipped = [], []
     for n in args.sizes:

@@ -57,18 +57,33 @@ class Fit:
     seconds: float
 
     def same_as(self, other: Fit) -> bool:
-        return (np.array_equal(self.dual_coef, other.dual_coef) and np.array_equal(self.objective, other.objective)
-                and self.n_iter == other.n_iter and self.warnings == other.warnings)
+        return (
+            np.array_equal(self.dual_coef, other.dual_coef)
+            and np.array_equal(self.objective, other.objective)
+            and self.n_iter == other.n_iter
+            and self.warnings == other.warnings
+        )
 
     def save(self, path: Path) -> None:
-        np.savez(path, dual_coef=self.dual_coef, objective=self.objective, n_iter=self.n_iter,
-                 warnings=np.array(self.warnings, dtype=str), seconds=self.seconds)
+        np.savez(
+            path,
+            dual_coef=self.dual_coef,
+            objective=self.objective,
+            n_iter=self.n_iter,
+            warnings=np.array(self.warnings, dtype=str),
+            seconds=self.seconds,
+        )
 
     @classmethod
     def load(cls, path: Path) -> Fit:
         with np.load(path) as saved:
-            return cls(saved["dual_coef"], saved["objective"], int(saved["n_iter"]),
-                       tuple(str(w) for w in saved["warnings"]), float(saved["seconds"]))
+            return cls(
+                saved["dual_coef"],
+                saved["objective"],
+                int(saved["n_iter"]),
+                tuple(str(w) for w in saved["warnings"]),
+                float(saved["seconds"]),
+            )
 
 
 def suite_cells(config_path: Path, include: list[str] | None):
@@ -95,8 +110,13 @@ def fit_once(estimator_class, params: dict, X: np.ndarray) -> Fit:
         start = time.perf_counter()
         model.fit(X)
         seconds = time.perf_counter() - start
-    return Fit(model.dual_coef_, model.objective_, int(model.n_iter_),
-               tuple(f"{w.category.__name__}: {w.message}" for w in caught), seconds)
+    return Fit(
+        model.dual_coef_,
+        model.objective_,
+        int(model.n_iter_),
+        tuple(f"{w.category.__name__}: {w.message}" for w in caught),
+        seconds,
+    )
 
 
 def peer_class(path: Path):
@@ -113,7 +133,7 @@ def alternate_fits(estimator, peer, X: np.ndarray, repeat: int) -> tuple[list[Fi
     params, ours, theirs = estimator.get_params(), [], []
     order = [(peer, theirs), (type(estimator), ours)] if peer else [(type(estimator), ours)]
     for round_ in range(repeat):
-        for estimator_class, fits in (order if round_ % 2 == 0 else order[::-1]):
+        for estimator_class, fits in order if round_ % 2 == 0 else order[::-1]:
             fits.append(fit_once(estimator_class, params, X))
     return ours, theirs
 
@@ -137,24 +157,30 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     for path in (args.reference, args.peer):
         if path is not None and not path.exists():
-            print(f"error: {path} does not exist; give an existing folder (--reference) or file (--peer)",
-                  file=sys.stderr)
+            print(
+                f"error: {path} does not exist; give an existing folder (--reference) or file (--peer)", file=sys.stderr
+            )
             return 2
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
     peer = peer_class(args.peer) if args.peer is not None else None
 
     print(f"load average before: {load_average()}")
-    print(f"{'dataset':<20} {'n':>5} {'iter':>4} {'nnz':>6} {'warn':>4} {'fit s':>7}"
-          + (f" {'peer s':>7} {'ratio':>6} {'=peer':>5}" if peer else "") + (" =ref" if args.reference else ""))
+    print(
+        f"{'dataset':<20} {'n':>5} {'iter':>4} {'nnz':>6} {'warn':>4} {'fit s':>7}"
+        + (f" {'peer s':>7} {'ratio':>6} {'=peer':>5}" if peer else "")
+        + (" =ref" if args.reference else "")
+    )
     totals, peer_totals, differing, fitted = 0.0, 0.0, [], 0
     for label, X, estimator in suite_cells(args.config, args.include):
         fitted += 1
         ours, theirs = alternate_fits(estimator, peer, X, args.repeat)
         fit = fastest(ours)
         totals += fit.seconds
-        line = (f"{label:<20} {len(X):>5} {fit.n_iter:>4} {np.count_nonzero(fit.dual_coef):>6} "
-                f"{len(fit.warnings):>4} {fit.seconds:>7.2f}")
+        line = (
+            f"{label:<20} {len(X):>5} {fit.n_iter:>4} {np.count_nonzero(fit.dual_coef):>6} "
+            f"{len(fit.warnings):>4} {fit.seconds:>7.2f}"
+        )
         identical = []
         if peer:
             peer_fit = fastest(theirs)
@@ -171,12 +197,17 @@ def main(argv=None) -> int:
             fit.save(args.save / f"{label}.npz")
         print(line, flush=True)
     if not fitted:
-        print(f"error: no dataset of {args.config} was fitted (KPCA_BENCH_DATA="
-              f"{os.environ.get('KPCA_BENCH_DATA', '')!r}, --include {args.include}): set KPCA_BENCH_DATA to the "
-              "folder of the datasets and give --include names of the config's datasets", file=sys.stderr)
+        print(
+            f"error: no dataset of {args.config} was fitted (KPCA_BENCH_DATA="
+            f"{os.environ.get('KPCA_BENCH_DATA', '')!r}, --include {args.include}): set KPCA_BENCH_DATA to the "
+            "folder of the datasets and give --include names of the config's datasets",
+            file=sys.stderr,
+        )
         return 2
-    print(f"total fit time: {totals:.1f} s" + (f", peer {peer_totals:.1f} s, ratio {peer_totals / totals:.3f}"
-                                               if peer and totals > 0 else ""))
+    print(
+        f"total fit time: {totals:.1f} s"
+        + (f", peer {peer_totals:.1f} s, ratio {peer_totals / totals:.3f}" if peer and totals > 0 else "")
+    )
     print(f"load average after: {load_average()}")
     if peer or args.reference:
         print(f"datasets whose fits differ: {', '.join(differing) or 'none'}")

@@ -26,8 +26,7 @@ from kpca_bench.methods.sparse_admm_l21 import L21SparseKernelPCA
 
 SETTINGS = {
     "l1-das-mnist": (L1SparseKernelPCA, dict(rho=0.02, lam=0.001, lam1=0.01, eps_abs=0.01, eps_rel=1e-4)),
-    "l1-das-mnist-eps_abs=1e-4": (L1SparseKernelPCA, dict(rho=0.02, lam=0.001, lam1=0.01, eps_abs=1e-4,
-                                                          eps_rel=1e-4)),
+    "l1-das-mnist-eps_abs=1e-4": (L1SparseKernelPCA, dict(rho=0.02, lam=0.001, lam1=0.01, eps_abs=1e-4, eps_rel=1e-4)),
     "l1-defaults": (L1SparseKernelPCA, {}),
     "l21-defaults": (L21SparseKernelPCA, {}),
 }
@@ -57,8 +56,10 @@ def run(args):
     K = KernelCentering.fit(K).center_train(K)
     start, cpu = time.perf_counter(), time.process_time()
     Spectrum.of(K)
-    print(f"eigendecomposition of the centered kernel: {time.perf_counter() - start:.1f} s "
-          f"(CPU {time.process_time() - cpu:.1f} s)")
+    print(
+        f"eigendecomposition of the centered kernel: {time.perf_counter() - start:.1f} s "
+        f"(CPU {time.process_time() - cpu:.1f} s)"
+    )
     for name in args.only or SETTINGS:
         cls, params = SETTINGS[name]
         model = cls(args.components, **params)
@@ -67,9 +68,12 @@ def run(args):
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         inner = model.n_inner_iter_
         iterations = sum(int(np.sum(i)) for i in inner) if isinstance(inner, list) else int(np.sum(inner))
-        print(f"{name}: fit {elapsed:.1f} s (CPU {cpu:.1f} s), {iterations} ADMM iterations in {np.sum(getattr(model, 'n_outer_iter_', model.n_iter_))} outer, "
-              f"non-zeros {100 * np.mean(model.dual_coef_ != 0):.1f}%, "
-              f"selected samples {len(model.selected_samples_)}", flush=True)
+        print(
+            f"{name}: fit {elapsed:.1f} s (CPU {cpu:.1f} s), {iterations} ADMM iterations in {np.sum(getattr(model, 'n_outer_iter_', model.n_iter_))} outer, "
+            f"non-zeros {100 * np.mean(model.dual_coef_ != 0):.1f}%, "
+            f"selected samples {len(model.selected_samples_)}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,10 @@ def timed(label, function, repeat):
             result = function()
             times.append(time.perf_counter() - start)
     notes = "; ".join(sorted({type(w.message).__name__ for w in caught}))
-    print(f"{label}: median {np.median(times):.1f} s of {', '.join(f'{t:.1f}' for t in times)}"
-          + (f" ({notes})" if notes else ""))
+    print(
+        f"{label}: median {np.median(times):.1f} s of {', '.join(f'{t:.1f}' for t in times)}"
+        + (f" ({notes})" if notes else "")
+    )
     return result, float(np.median(times))
 
 
@@ -62,22 +64,29 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     X, source = training_zeros(args.n)
-    print(f"{source}: n={len(X)}, d={X.shape[1]}, {args.components} components, "
-          f"l1_ratio={args.l1_ratio}, max_iter={args.max_iter}, eigen_solver={args.eigen_solver}")
+    print(
+        f"{source}: n={len(X)}, d={X.shape[1]}, {args.components} components, "
+        f"l1_ratio={args.l1_ratio}, max_iter={args.max_iter}, eigen_solver={args.eigen_solver}"
+    )
     common = dict(eigen_solver=args.eigen_solver, random_state=0)
-    _, t_kpca = timed("KPCA (kernel + eigenpairs)", lambda: KernelPCA(args.components, **common).fit(X),
-                       args.repeat)
-    skpca, t_skpca = timed("SKPCA (kernel + eigenpairs + alternations)", lambda: SparseKernelPCA(
-        args.components, l1_ratio=args.l1_ratio, max_iter=args.max_iter, **common).fit(X),
-                           args.repeat)
+    _, t_kpca = timed("KPCA (kernel + eigenpairs)", lambda: KernelPCA(args.components, **common).fit(X), args.repeat)
+    skpca, t_skpca = timed(
+        "SKPCA (kernel + eigenpairs + alternations)",
+        lambda: SparseKernelPCA(args.components, l1_ratio=args.l1_ratio, max_iter=args.max_iter, **common).fit(X),
+        args.repeat,
+    )
     m = average_nonzero(skpca.dual_coef_)
-    _, t_naive = timed(f"naive thresholding, n_nonzero={m}", lambda: NaiveThresholdKPCA(
-        args.components, n_nonzero=m, **common).fit(X),
-                       args.repeat)
-    print(f"SKPCA: {skpca.n_iter_} alternations (converged: {skpca.converged_}), "
-          f"~{max(t_skpca - t_kpca, 0.0) / skpca.n_iter_:.2f} s per alternation (medians); non-zeros per "
-          f"component {100 * skpca.n_nonzero_.mean() / len(X):.2f}% (min {skpca.n_nonzero_.min()}, "
-          f"max {skpca.n_nonzero_.max()}); objective {skpca.objective_[0]:.4f} -> {skpca.objective_[-1]:.4f}")
+    _, t_naive = timed(
+        f"naive thresholding, n_nonzero={m}",
+        lambda: NaiveThresholdKPCA(args.components, n_nonzero=m, **common).fit(X),
+        args.repeat,
+    )
+    print(
+        f"SKPCA: {skpca.n_iter_} alternations (converged: {skpca.converged_}), "
+        f"~{max(t_skpca - t_kpca, 0.0) / skpca.n_iter_:.2f} s per alternation (medians); non-zeros per "
+        f"component {100 * skpca.n_nonzero_.mean() / len(X):.2f}% (min {skpca.n_nonzero_.min()}, "
+        f"max {skpca.n_nonzero_.max()}); objective {skpca.objective_[0]:.4f} -> {skpca.objective_[-1]:.4f}"
+    )
     print(f"total KPCA + SKPCA + naive: {t_kpca + t_skpca + t_naive:.1f} s")
 
 

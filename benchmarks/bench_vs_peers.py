@@ -82,7 +82,7 @@ def mnist_like_split() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         X = np.vstack([rng.normal(0, 1, (N_TRAIN + N_TEST_INLIERS, 784)), rng.normal(0.3, 1, (N_TEST_OUTLIERS, 784))])
         zeros, others = np.arange(N_TRAIN + N_TEST_INLIERS), np.arange(N_TRAIN + N_TEST_INLIERS, len(X))
     train = X[zeros[:N_TRAIN]]
-    test = np.vstack([X[zeros[N_TRAIN:N_TRAIN + N_TEST_INLIERS]], X[others[:N_TEST_OUTLIERS]]])
+    test = np.vstack([X[zeros[N_TRAIN : N_TRAIN + N_TEST_INLIERS]], X[others[:N_TEST_OUTLIERS]]])
     is_outlier = np.r_[np.zeros(N_TEST_INLIERS, bool), np.ones(N_TEST_OUTLIERS, bool)]
     return train, test, is_outlier
 
@@ -98,11 +98,15 @@ def ours(eigen_solver: str, gamma: float, task: str):
 
     def fit_score(train, test):
         # "auto" is every default but the shared gamma, as a user would write it.
-        model = KernelPCA(N_COMPONENTS, gamma=gamma) if eigen_solver == "auto" else \
-            KernelPCA(N_COMPONENTS, gamma=gamma, eigen_solver=eigen_solver, random_state=0)
+        model = (
+            KernelPCA(N_COMPONENTS, gamma=gamma)
+            if eigen_solver == "auto"
+            else KernelPCA(N_COMPONENTS, gamma=gamma, eigen_solver=eigen_solver, random_state=0)
+        )
         if task == "transform":
             return model.fit(train).transform(test)
         return -KernelSubspaceDetector(model, outlier_score="reconstruction_error").fit(train).score_samples(test)
+
     return fit_score
 
 
@@ -116,6 +120,7 @@ def sklearn_case(eigen_solver: str, gamma: float, task: str):
             return projections
         sq_norms = 1.0 - 2.0 * rbf_kernel(test, train, gamma=gamma).mean(axis=1) + model._centerer.K_fit_all_
         return sq_norms - np.sum(projections**2, axis=1)
+
     return fit_score
 
 
@@ -123,7 +128,12 @@ def pyod(gamma: float):
     from pyod.models.kpca import KPCA
 
     def fit_score(train, test):
-        return KPCA(n_components=N_COMPONENTS, kernel="rbf", gamma=gamma, random_state=0).fit(train).decision_function(test)
+        return (
+            KPCA(n_components=N_COMPONENTS, kernel="rbf", gamma=gamma, random_state=0)
+            .fit(train)
+            .decision_function(test)
+        )
+
     return fit_score
 
 
@@ -173,7 +183,9 @@ def profile_stages(repeat: int, threads: int) -> None:
 
     with threadpool_limits(limits=threads):
         for _ in range(repeat):
-            detector = KernelSubspaceDetector(KernelPCA(N_COMPONENTS, gamma=gamma), outlier_score="reconstruction_error")
+            detector = KernelSubspaceDetector(
+                KernelPCA(N_COMPONENTS, gamma=gamma), outlier_score="reconstruction_error"
+            )
             start = time.perf_counter()
             detector.fit(train)
             start = lap(f"fit: kernel, centring, eigensolver ({detector.estimator_.eigen_solver_}), offset", start)
@@ -202,21 +214,27 @@ def print_table(results: dict[str, dict], scores_dir: Path, task: str) -> None:
     """The Markdown table; with ``task="transform"`` projections are compared up to each component's sign."""
     by_case = {r["case"]: r for r in results.values()}
     reference = np.abs(np.load(scores_dir / "ours_eigh.npy"))
-    print(f"| case | fit + {task} (s) | ours / this, same solver | peak memory (GB) | peak - before (GB) | AUROC | "
-          f"max {'score' if task == 'score' else '|projection|'} diff vs ours / max |")
+    print(
+        f"| case | fit + {task} (s) | ours / this, same solver | peak memory (GB) | peak - before (GB) | AUROC | "
+        f"max {'score' if task == 'score' else '|projection|'} diff vs ours / max |"
+    )
     print("|---|---|---|---|---|---|---|")
     for label, r in results.items():
         ours = by_case.get(OUR_COUNTERPART.get(r["case"]))
         ratio = f"{ours['seconds'] / r['seconds']:.2f}" if ours else "–"
         diff = np.max(np.abs(np.abs(np.load(scores_dir / f"{r['case']}.npy")) - reference)) / np.max(reference)
         auroc = "–" if np.isnan(r["auroc"]) else f"{r['auroc']:.4f}"
-        print(f"| {label} | {r['seconds']:.2f} | {ratio} | {r['peak_gb']:.2f} | {r['peak_gb'] - r['before_gb']:.2f} | "
-              f"{auroc} | {diff:.1e} |")
+        print(
+            f"| {label} | {r['seconds']:.2f} | {ratio} | {r['peak_gb']:.2f} | {r['peak_gb'] - r['before_gb']:.2f} | "
+            f"{auroc} | {diff:.1e} |"
+        )
     peers = [by_case[c] for c in SKLEARN_CASES if c in by_case]
     if "ours_auto" in by_case and peers:
         fastest = min(peers, key=lambda r: r["seconds"])
-        print(f"\nours with every default / fastest scikit-learn ({fastest['case']}): "
-              f"{by_case['ours_auto']['seconds'] / fastest['seconds']:.2f}")
+        print(
+            f"\nours with every default / fastest scikit-learn ({fastest['case']}): "
+            f"{by_case['ours_auto']['seconds'] / fastest['seconds']:.2f}"
+        )
 
 
 def main() -> None:
@@ -224,11 +242,19 @@ def main() -> None:
     parser.add_argument("--case", help=argparse.SUPPRESS)  # a child process: run one case, print JSON
     parser.add_argument("--scores-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the table gives the median time")
-    parser.add_argument("--threads", type=int, default=os.cpu_count(),
-                        help="BLAS threads per case (1 gives steadier ratios on a shared machine)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=os.cpu_count(),
+        help="BLAS threads per case (1 gives steadier ratios on a shared machine)",
+    )
     parser.add_argument("--skip", nargs="*", default=[], help="case ids to leave out, e.g. sklearn_arpack")
-    parser.add_argument("--task", choices=("score", "transform"), default="score",
-                        help="fit + score the test images (the detector's work) or fit + transform them (KernelPCA's)")
+    parser.add_argument(
+        "--task",
+        choices=("score", "transform"),
+        default="score",
+        help="fit + score the test images (the detector's work) or fit + transform them (KernelPCA's)",
+    )
     parser.add_argument("--profile", action="store_true", help="time the stages of our default fit + score instead")
     args = parser.parse_args()
     if args.profile:
@@ -239,12 +265,27 @@ def main() -> None:
         return
     # PyOD's KPCA has no transform.
     skip = set(args.skip) | (set() if pyod_installed() and args.task == "score" else {"pyod"})
-    print(f"train {N_TRAIN}, test {N_TEST_INLIERS} + {N_TEST_OUTLIERS}, {N_COMPONENTS} components; "
-          f"fit + {args.task}, median of {args.repeat} runs, {args.threads} BLAS threads; {os.cpu_count()} cores; load average at start {os.getloadavg()}", flush=True)
+    print(
+        f"train {N_TRAIN}, test {N_TEST_INLIERS} + {N_TEST_OUTLIERS}, {N_COMPONENTS} components; "
+        f"fit + {args.task}, median of {args.repeat} runs, {args.threads} BLAS threads; {os.cpu_count()} cores; load average at start {os.getloadavg()}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as scores_dir:
-        results = run_cases(__file__, CASES, ["--scores-dir", scores_dir, "--repeat", str(args.repeat),
-                                                     "--threads", str(args.threads), "--task", args.task],
-                            skip=skip)
+        results = run_cases(
+            __file__,
+            CASES,
+            [
+                "--scores-dir",
+                scores_dir,
+                "--repeat",
+                str(args.repeat),
+                "--threads",
+                str(args.threads),
+                "--task",
+                args.task,
+            ],
+            skip=skip,
+        )
         print(f"\nload average at end {os.getloadavg()}\n")
         print_table(results, Path(scores_dir), args.task)
 

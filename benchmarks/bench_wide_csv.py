@@ -48,8 +48,7 @@ def write_table(folder: Path, rows: int, columns: int) -> Path:
             stream.write(",".join(f"{value:.4f}" for value in row) + f",{label}\n")
     outliers, inliers = int(labels.sum()), int(rows - labels.sum())
     config = folder / "wide.yaml"
-    config.write_text(CONFIG.format(train=inliers // 2, test_inliers=inliers - inliers // 2,
-                                    test_outliers=outliers))
+    config.write_text(CONFIG.format(train=inliers // 2, test_inliers=inliers - inliers // 2, test_outliers=outliers))
     return config
 
 
@@ -60,8 +59,12 @@ def time_to_first_cell(config: Path, out: Path, timeout_s: float) -> tuple[float
 
     store = ResultStore(out / "wide")  # its journal appears with the first record, its table at the end
     start = time.perf_counter()
-    process = subprocess.Popen([str(EXECUTABLE), "run", str(config), "--out", str(out), "--jobs", "1", "--quiet",
-                                "--no-html"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [str(EXECUTABLE), "run", str(config), "--out", str(out), "--jobs", "1", "--quiet", "--no-html"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     first = None
     while process.poll() is None and time.perf_counter() - start < timeout_s:
         if first is None and store.exists():
@@ -89,8 +92,10 @@ def main() -> None:
         after = os.getloadavg()
     print("| table | size | first cell (s) | whole run (s) | load average before / after | cores |")
     print("|---|---|---|---|---|---|")
-    print(f"| {args.rows} x {args.columns:,} CSV | {size:.0f} MiB | {'-' if first is None else f'{first:.1f}'} "
-          f"| {total:.1f} | {before[0]:.2f} / {after[0]:.2f} | {os.cpu_count()} |")
+    print(
+        f"| {args.rows} x {args.columns:,} CSV | {size:.0f} MiB | {'-' if first is None else f'{first:.1f}'} "
+        f"| {total:.1f} | {before[0]:.2f} / {after[0]:.2f} | {os.cpu_count()} |"
+    )
     for line in stderr.splitlines():
         print(f"stderr: {line}")
 

@@ -30,8 +30,12 @@ from bench_admm import training_set
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 
 ROOT = Path(__file__).parents[1]
-READINGS = {"config": {}, "threshold=lam": {"threshold": "lam"}, "admm_init=zeros": {"admm_init": "zeros"},
-            "projection=raw": {"projection": "raw"}}
+READINGS = {
+    "config": {},
+    "threshold=lam": {"threshold": "lam"},
+    "admm_init=zeros": {"admm_init": "zeros"},
+    "projection=raw": {"projection": "raw"},
+}
 
 
 def first_iterate(X: np.ndarray, params: dict) -> None:
@@ -44,7 +48,7 @@ def first_iterate(X: np.ndarray, params: dict) -> None:
     print(f"  thresholds: lambda_1k/rho = {params['lam1'] / rho:.3g}, lambda/rho = {lam / rho:.3g}")
     print("  | k | s_k | primal residual ||K^-1/2 q_k|| | tolerance | max entry of K^-1/2 q_k |")
     for k, trace in enumerate(model.residuals_):
-        b = U[:, k] * s[k] ** 1.5 / (s[k] ** 2 + lam * s[k] + rho)   # step 6 from a = t = 0, p_k = u_k
+        b = U[:, k] * s[k] ** 1.5 / (s[k] ** 2 + lam * s[k] + rho)  # step 6 from a = t = 0, p_k = u_k
         print(f"  | {k + 1} | {s[k]:.3f} | {trace.primal[0]:.4f} | {trace.eps_primal[0]:.4f} | {np.abs(b).max():.4f} |")
 
 
@@ -54,8 +58,10 @@ def nonzero_share(X: np.ndarray, params: dict) -> str:
     model.fit(X)
     share = (model.dual_coef_ != 0).mean(axis=0) * 100
     empty = np.flatnonzero(share == 0) + 1
-    return (f"{share.mean():.2f} % non-zero (per component {share.min():.2f}-{share.max():.2f}), "
-            f"empty components {empty.tolist()}, {time.perf_counter() - start:.1f} s")
+    return (
+        f"{share.mean():.2f} % non-zero (per component {share.min():.2f}-{share.max():.2f}), "
+        f"empty components {empty.tolist()}, {time.perf_counter() - start:.1f} s"
+    )
 
 
 def main(argv=None):

@@ -44,8 +44,10 @@ def tomato_objects(n_rows: int) -> np.ndarray:
     root = ensure("eth80", spec.files, spec.homepage, offline=True)["SHA256SUMS"].parent
     objects = np.array([path.parent.name for path in sorted((root / "tomato").glob("*/*.png"))])
     if len(objects) != n_rows:
-        raise SystemExit(f"{len(objects)} tomato views on disk, {n_rows} tomato rows loaded: run with the loader's "
-                         "default options (no maps)")
+        raise SystemExit(
+            f"{len(objects)} tomato views on disk, {n_rows} tomato rows loaded: run with the loader's "
+            "default options (no maps)"
+        )
     return objects
 
 
@@ -71,8 +73,10 @@ def main() -> None:
     tomatoes = class_indices(dataset, data.outliers, "outliers")
     objects = tomato_objects(len(tomatoes))
     names = sorted(set(objects), key=lambda name: int(re.search(r"\d+$", name).group()))
-    first = {"loader's order": np.arange(data.test_outliers),
-             "numeric order": numeric_order(objects)[:data.test_outliers]}
+    first = {
+        "loader's order": np.arange(data.test_outliers),
+        "numeric order": numeric_order(objects)[: data.test_outliers],
+    }
     main_methods = {i for i, entry in enumerate(config.methods) if entry.trials is None and not entry.grid}
     by_method: dict[str, dict[str, list[float]]] = {}
     for cell in plan_cells(config):

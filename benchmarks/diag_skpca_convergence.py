@@ -41,8 +41,20 @@ from kpca_bench.methods.sparse_enet import SparseKernelPCA, alternations, enet_p
 from kpca_bench.protocols.adbench import Options, adbench_split
 from kpca_bench.protocols.base import DatasetConfig
 
-COLUMNS = ("dataset", "n_train", "step", "relative_change", "ratio", "sign_flips", "order_changes", "rotation",
-           "lars_early_stops", "support_jaccard", "nnz", "objective")
+COLUMNS = (
+    "dataset",
+    "n_train",
+    "step",
+    "relative_change",
+    "ratio",
+    "sign_flips",
+    "order_changes",
+    "rotation",
+    "lars_early_stops",
+    "support_jaccard",
+    "nnz",
+    "objective",
+)
 
 
 class _KernelOnly(SparseKernelPCA):
@@ -64,12 +76,15 @@ def training_rows(name: str, seed: int, max_train: int | None) -> np.ndarray:
     return split.X_train if split.capped is None else split.X_train[split.capped]
 
 
-def step_facts(K: np.ndarray, beta: np.ndarray, beta_prev: np.ndarray, alpha: np.ndarray,
-               alpha_prev: np.ndarray) -> dict:
+def step_facts(
+    K: np.ndarray, beta: np.ndarray, beta_prev: np.ndarray, alpha: np.ndarray, alpha_prev: np.ndarray
+) -> dict:
     """Sign flips, order changes, the Procrustes move and the support's overlap between two alternations."""
     inner = beta_prev.T @ K @ beta
-    norms = np.sqrt(np.abs(np.einsum("ij,ij->j", beta_prev, K @ beta_prev))[:, None]
-                    * np.abs(np.einsum("ij,ij->j", beta, K @ beta))[None, :])
+    norms = np.sqrt(
+        np.abs(np.einsum("ij,ij->j", beta_prev, K @ beta_prev))[:, None]
+        * np.abs(np.einsum("ij,ij->j", beta, K @ beta))[None, :]
+    )
     correlation = np.divide(inner, norms, out=np.zeros_like(inner), where=norms > 0)
     m = beta.shape[1]
     live = np.flatnonzero(np.diag(norms) > 0)  # a column the elastic net zeroed matches nothing
@@ -77,14 +92,17 @@ def step_facts(K: np.ndarray, beta: np.ndarray, beta_prev: np.ndarray, alpha: np
     cosines = np.clip(np.linalg.svd(alpha_prev.T @ K @ alpha, compute_uv=False), -1.0, 1.0)
     supports = [(set(np.flatnonzero(beta_prev[:, j])), set(np.flatnonzero(beta[:, j]))) for j in range(m)]
     jaccard = [len(a & b) / len(a | b) if a | b else 1.0 for a, b in supports]
-    return {"sign_flips": int(np.sum(np.diag(correlation) < 0)),
-            "order_changes": int(np.sum(best_match != np.arange(live.size))),
-            "rotation": float(np.degrees(np.arccos(cosines.min()))),
-            "support_jaccard": float(np.mean(jaccard))}
+    return {
+        "sign_flips": int(np.sum(np.diag(correlation) < 0)),
+        "order_changes": int(np.sum(best_match != np.arange(live.size))),
+        "rotation": float(np.degrees(np.arccos(cosines.min()))),
+        "support_jaccard": float(np.mean(jaccard)),
+    }
 
 
-def trace(name: str, steps: int, seed: int, max_train: int | None, n_components: int = 10,
-          l1_ratio: float = 0.5) -> list[dict]:
+def trace(
+    name: str, steps: int, seed: int, max_train: int | None, n_components: int = 10, l1_ratio: float = 0.5
+) -> list[dict]:
     X = training_rows(name, seed, max_train)
     K = centered_kernel(X, n_components)
     eig = top_eigenpairs(K, n_components, "arpack", 0)
@@ -96,12 +114,21 @@ def trace(name: str, steps: int, seed: int, max_train: int | None, n_components:
         for step, (beta, alpha, objective) in zip(range(1, steps + 1), alternations(K, alpha, lam, lam_j)):
             early = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
             caught.clear()
-            row = {"dataset": name, "n_train": len(X), "step": step, "lars_early_stops": early,
-                   "nnz": float(np.count_nonzero(beta, axis=0).mean()), "objective": objective}
+            row = {
+                "dataset": name,
+                "n_train": len(X),
+                "step": step,
+                "lars_early_stops": early,
+                "nnz": float(np.count_nonzero(beta, axis=0).mean()),
+                "objective": objective,
+            }
             if beta_prev is not None:
                 change = float(np.linalg.norm(beta - beta_prev) / np.linalg.norm(beta_prev))
-                row.update(relative_change=change, ratio=change / change_prev if step > 2 else np.nan,
-                           **step_facts(K, beta, beta_prev, alpha, alpha_prev))
+                row.update(
+                    relative_change=change,
+                    ratio=change / change_prev if step > 2 else np.nan,
+                    **step_facts(K, beta, beta_prev, alpha, alpha_prev),
+                )
                 change_prev = change
             rows.append(row)
             beta_prev, alpha_prev = beta, alpha
@@ -113,9 +140,12 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["adbench_wbc", "adbench_pima", "adbench_magic_gamma"])
     parser.add_argument("--steps", type=int, default=80)
     parser.add_argument("--seed", type=int, default=0, help="ADBench's seed of the split")
-    parser.add_argument("--max-train", type=int, default=0,
-                        help="cap the training rows (a stratified sample, as the protocol's cap draws it); 0: all, "
-                             "as the suite")
+    parser.add_argument(
+        "--max-train",
+        type=int,
+        default=0,
+        help="cap the training rows (a stratified sample, as the protocol's cap draws it); 0: all, as the suite",
+    )
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/skpca_convergence.tsv"))
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -36,11 +36,13 @@ from kpca_bench.methods.kpca import dual_coefficients
 from kpca_bench.methods.sparse_enet import elastic_net_columns, enet_penalties
 
 
-def coordinate_descent(K: np.ndarray, gram: np.ndarray, Y: np.ndarray, tol: float,
-                       max_iter: int) -> tuple[np.ndarray, bool]:
+def coordinate_descent(
+    K: np.ndarray, gram: np.ndarray, Y: np.ndarray, tol: float, max_iter: int
+) -> tuple[np.ndarray, bool]:
     """scikit-learn's solution of every column's eq. (11), and whether every fit met its tolerance."""
-    model = ElasticNet(alpha=1.0 / (2 * K.shape[0]), l1_ratio=0.5, fit_intercept=False, precompute=gram, tol=tol,
-                       max_iter=max_iter)
+    model = ElasticNet(
+        alpha=1.0 / (2 * K.shape[0]), l1_ratio=0.5, fit_intercept=False, precompute=gram, tol=tol, max_iter=max_iter
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         coef = np.column_stack([model.fit(K, Y[:, j], check_input=False).coef_.copy() for j in range(Y.shape[1])])
@@ -63,25 +65,31 @@ def main() -> None:
         X = training_rows(args.dataset, 0, None)
         K = centered_kernel(X, 10)
         eig = top_eigenpairs(K, 10, "arpack", 0)
-        Y = (K @ dual_coefficients(eig.values, eig.vectors))[:, :args.components]
+        Y = (K @ dual_coefficients(eig.values, eig.vectors))[:, : args.components]
         lam, lam_j = enet_penalties(1.0, 0.5)
         gram = K @ K.T
         ridge_gram = gram + lam * np.eye(len(K))
         start = time.perf_counter()
         lars = elastic_net_columns(ridge_gram, K @ Y, lam_j)
-        print(f"{args.dataset}, n = {len(K)}, {args.components} components; LARS: {time.perf_counter() - start:.1f} s, "
-              f"objective {objective(K, Y, lars, lam, lam_j):.6e}, "
-              f"{np.count_nonzero(lars) / args.components:.0f} non-zeros per component", flush=True)
+        print(
+            f"{args.dataset}, n = {len(K)}, {args.components} components; LARS: {time.perf_counter() - start:.1f} s, "
+            f"objective {objective(K, Y, lars, lam, lam_j):.6e}, "
+            f"{np.count_nonzero(lars) / args.components:.0f} non-zeros per component",
+            flush=True,
+        )
         for tol in args.tol:
             start = time.perf_counter()
             cd, converged = coordinate_descent(K, gram, Y, tol, args.max_iter)
             seconds = time.perf_counter() - start
             diff = np.abs(cd - lars).max() / np.abs(lars).max()
             same = sum(np.array_equal(np.flatnonzero(cd[:, j]), np.flatnonzero(lars[:, j])) for j in range(cd.shape[1]))
-            print(f"  coordinate descent, tol {tol:g}: {seconds:.1f} s, met its tolerance: {converged}, "
-                  f"objective {objective(K, Y, cd, lam, lam_j):.6e}, "
-                  f"max coefficient difference {diff:.1e} of the largest, {same} of {cd.shape[1]} supports equal, "
-                  f"{np.count_nonzero(cd) / cd.shape[1]:.0f} non-zeros per component", flush=True)
+            print(
+                f"  coordinate descent, tol {tol:g}: {seconds:.1f} s, met its tolerance: {converged}, "
+                f"objective {objective(K, Y, cd, lam, lam_j):.6e}, "
+                f"max coefficient difference {diff:.1e} of the largest, {same} of {cd.shape[1]} supports equal, "
+                f"{np.count_nonzero(cd) / cd.shape[1]:.0f} non-zeros per component",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

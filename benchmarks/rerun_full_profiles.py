@@ -65,8 +65,9 @@ def run_config(config: Path, out: Path, jobs: int, timeout: float) -> tuple[bool
     command = [KPCA_BENCH, "run", str(config), "--out", str(out), "--jobs", str(jobs), "--quiet"]
     start = time.perf_counter()
     # Its own process group, so that a stop reaches the cell workers too.
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         _, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -104,9 +105,11 @@ def is_number(text: str) -> bool:
 def compare_summaries(old: Path, new: Path, tol: float) -> tuple[list[dict], list[str]]:
     """Every numeric result cell of ``old`` against ``new``; the cells' differences and the problems found."""
     before, after = summary_rows(old), summary_rows(new)
-    problems = [f"row {' / '.join(key)} only in the {side}" for key, side in
-                [(k, "committed summary") for k in before.keys() - after.keys()]
-                + [(k, "rerun") for k in after.keys() - before.keys()]]
+    problems = [
+        f"row {' / '.join(key)} only in the {side}"
+        for key, side in [(k, "committed summary") for k in before.keys() - after.keys()]
+        + [(k, "rerun") for k in after.keys() - before.keys()]
+    ]
     cells = []
     for key in before.keys() & after.keys():
         for column, value in before[key].items():
@@ -115,8 +118,17 @@ def compare_summaries(old: Path, new: Path, tol: float) -> tuple[list[dict], lis
             a, b = float(value), float(after[key].get(column) or "nan")
             absolute = 0.0 if math.isnan(a) and math.isnan(b) else abs(b - a)
             relative = absolute / max(abs(a), abs(b)) if absolute else 0.0
-            cells.append({"row": " / ".join(key), "metric": column, "committed": a, "rerun": b,
-                          "abs_diff": absolute, "rel_diff": relative, "beyond_tol": not absolute <= tol})
+            cells.append(
+                {
+                    "row": " / ".join(key),
+                    "metric": column,
+                    "committed": a,
+                    "rerun": b,
+                    "abs_diff": absolute,
+                    "rel_diff": relative,
+                    "beyond_tol": not absolute <= tol,
+                }
+            )
     return cells, problems
 
 
@@ -130,8 +142,18 @@ def solvers_used(folder: Path) -> tuple[str, float | None]:
 
 def config_row(config: Path, cost: float, args: argparse.Namespace, deadline: float) -> tuple[dict, list[dict]]:
     """Run (unless out of time) and compare one config."""
-    row = {"config": config.stem, "committed_cell_s": round(cost, 1), "status": "not rerun", "wall_s": "",
-           "solvers": "", "max_eigen_residual": "", "max_abs_diff": "", "max_rel_diff": "", "beyond_tol": "", "note": ""}
+    row = {
+        "config": config.stem,
+        "committed_cell_s": round(cost, 1),
+        "status": "not rerun",
+        "wall_s": "",
+        "solvers": "",
+        "max_eigen_residual": "",
+        "max_abs_diff": "",
+        "max_rel_diff": "",
+        "beyond_tol": "",
+        "note": "",
+    }
     left = deadline - time.time()
     if cost > left:
         row["note"] = f"committed cell time {cost:.0f} s > {max(left, 0):.0f} s left before --stop-at"
@@ -141,14 +163,20 @@ def config_row(config: Path, cost: float, args: argparse.Namespace, deadline: fl
     if not finished:
         row["note"] = error
         return row, []
-    cells, problems = compare_summaries(args.committed / config.stem / "summary.csv",
-                                        args.out / config.stem / "summary.csv", args.tol)
+    cells, problems = compare_summaries(
+        args.committed / config.stem / "summary.csv", args.out / config.stem / "summary.csv", args.tol
+    )
     differing = [c for c in cells if c["beyond_tol"]]
     solvers, residual = solvers_used(args.out / config.stem)
-    row.update(status="compared", solvers=solvers, max_eigen_residual="-" if residual is None else f"{residual:.1e}",
-               max_abs_diff=f"{max((c['abs_diff'] for c in cells), default=0.0):.2e}",
-               max_rel_diff=f"{max((c['rel_diff'] for c in cells), default=0.0):.2e}",
-               beyond_tol=" ".join(sorted({c["metric"] for c in differing})), note="; ".join(problems))
+    row.update(
+        status="compared",
+        solvers=solvers,
+        max_eigen_residual="-" if residual is None else f"{residual:.1e}",
+        max_abs_diff=f"{max((c['abs_diff'] for c in cells), default=0.0):.2e}",
+        max_rel_diff=f"{max((c['rel_diff'] for c in cells), default=0.0):.2e}",
+        beyond_tol=" ".join(sorted({c["metric"] for c in differing})),
+        note="; ".join(problems),
+    )
     return row, [{"config": config.stem, **c} for c in differing]
 
 
@@ -166,16 +194,20 @@ def write_report(report: Path, rows: list[dict], cells: list[dict], context: dic
     """REPORT.md (the table) and REPORT.csv, REPORT_cells.csv."""
     write_csv(report.with_suffix(".csv"), rows)
     write_csv(report.with_name(report.name + "_cells.csv"), cells)
-    lines = [f"# Full-profile paper configs rerun from scratch ({context['started']} to {context['now']})", "",
-             f"`benchmarks/rerun_full_profiles.py {context['arguments']}`, each config with "
-             f"`--jobs {context['jobs']}` under `nice -n {context['nice']}`, cheapest first; "
-             f"{os.cpu_count()} cores shared with other work, load average at start {context['load_start']}, "
-             f"now {os.getloadavg()}. Differences are those of every numeric cell of `summary.csv` except "
-             "timing and memory columns; relative = |new - old| / max(|new|, |old|). "
-             f"`{report.name}_cells.csv` lists every cell beyond {context['tol']:g}.", "",
-             "| config | committed cell time (s) | status | rerun wall (s) | eigensolvers (records) | "
-             "largest eigen residual / lambda_1 | max abs diff | max rel diff | metrics beyond tol | note |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Full-profile paper configs rerun from scratch ({context['started']} to {context['now']})",
+        "",
+        f"`benchmarks/rerun_full_profiles.py {context['arguments']}`, each config with "
+        f"`--jobs {context['jobs']}` under `nice -n {context['nice']}`, cheapest first; "
+        f"{os.cpu_count()} cores shared with other work, load average at start {context['load_start']}, "
+        f"now {os.getloadavg()}. Differences are those of every numeric cell of `summary.csv` except "
+        "timing and memory columns; relative = |new - old| / max(|new|, |old|). "
+        f"`{report.name}_cells.csv` lists every cell beyond {context['tol']:g}.",
+        "",
+        "| config | committed cell time (s) | status | rerun wall (s) | eigensolvers (records) | "
+        "largest eigen residual / lambda_1 | max abs diff | max rel diff | metrics beyond tol | note |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     lines += ["| " + " | ".join(str(row[k]) for k in row) + " |" for row in rows]
     report.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
@@ -188,14 +220,24 @@ def main() -> None:
     parser.add_argument("--tol", type=float, default=1e-6, help="absolute difference reported as a change")
     parser.add_argument("--jobs", type=int, default=2, help="kpca-bench run --jobs (2 made the committed results)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these configs (by name)")
-    parser.add_argument("--report", type=Path, default=Path("results/benchmarks/full_profile_rerun"),
-                        help="writes REPORT.md, REPORT.csv and REPORT_cells.csv")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        default=Path("results/benchmarks/full_profile_rerun"),
+        help="writes REPORT.md, REPORT.csv and REPORT_cells.csv",
+    )
     args = parser.parse_args()
     now = datetime.now(timezone.utc)
     hour, minute = map(int, args.stop_at.split(":"))
     deadline = now.replace(hour=hour, minute=minute, second=0).timestamp()
-    context = {"started": now.strftime("%Y-%m-%d %H:%M UTC"), "arguments": " ".join(sys.argv[1:]),
-               "jobs": args.jobs, "nice": os.nice(0), "tol": args.tol, "load_start": os.getloadavg()}
+    context = {
+        "started": now.strftime("%Y-%m-%d %H:%M UTC"),
+        "arguments": " ".join(sys.argv[1:]),
+        "jobs": args.jobs,
+        "nice": os.nice(0),
+        "tol": args.tol,
+        "load_start": os.getloadavg(),
+    }
     configs = [c for c in paper_configs() if args.only is None or c.stem in args.only]
     unknown = set(args.only or ()) - {c.stem for c in configs}
     if unknown:

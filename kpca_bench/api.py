@@ -65,11 +65,26 @@ class Results:
         return self.outcome.failures
 
 
-def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: int = 1, profile: str = "full",
-        offline: bool = False, quiet: bool = True, trials: int | None = None, seed: int | None = None,
-        scheduler: str | None = None, max_memory: float | None = None, retry_failed: bool = True,
-        fail_fast: bool = False, wait: bool = True, reuse_from=None, html: bool = True,
-        notify: Callable[[str], None] = print_notice) -> Results:
+def run(
+    config,
+    *,
+    methods: Mapping[str, object] | None = None,
+    out=None,
+    jobs: int = 1,
+    profile: str = "full",
+    offline: bool = False,
+    quiet: bool = True,
+    trials: int | None = None,
+    seed: int | None = None,
+    scheduler: str | None = None,
+    max_memory: float | None = None,
+    retry_failed: bool = True,
+    fail_fast: bool = False,
+    wait: bool = True,
+    reuse_from=None,
+    html: bool = True,
+    notify: Callable[[str], None] = print_notice,
+) -> Results:
     """Run an experiment (one dataset, or a suite of them), write its tables and figures, and return them.
 
     Parameters
@@ -109,24 +124,63 @@ def run(config, *, methods: Mapping[str, object] | None = None, out=None, jobs: 
     KeyboardInterrupt
         On Ctrl-C, after the tables of what finished are written; calling again resumes.
     """
-    check_arguments(config, methods, notify, jobs=jobs, trials=trials, seed=seed, profile=profile, out=out,
-                    reuse_from=reuse_from, scheduler=scheduler, max_memory=max_memory, offline=offline, quiet=quiet,
-                    retry_failed=retry_failed, fail_fast=fail_fast, wait=wait, html=html)
+    check_arguments(
+        config,
+        methods,
+        notify,
+        jobs=jobs,
+        trials=trials,
+        seed=seed,
+        profile=profile,
+        out=out,
+        reuse_from=reuse_from,
+        scheduler=scheduler,
+        max_memory=max_memory,
+        offline=offline,
+        quiet=quiet,
+        retry_failed=retry_failed,
+        fail_fast=fail_fast,
+        wait=wait,
+        html=html,
+    )
     config = with_methods(as_config(config, profile), methods or {})
     config = config.with_overrides(trials=trials, seed=seed, scheduler=scheduler, max_memory_mb=max_memory)
-    outcome = run_experiment(config, DEFAULT_OUT if out is None else out, jobs=jobs, offline=offline,
-                             progress=make_progress(quiet), retry_failed=retry_failed, fail_fast=fail_fast,
-                             wait=wait, notify=notify, reuse_from=reuse_from)
+    outcome = run_experiment(
+        config,
+        DEFAULT_OUT if out is None else out,
+        jobs=jobs,
+        offline=offline,
+        progress=make_progress(quiet),
+        retry_failed=retry_failed,
+        fail_fast=fail_fast,
+        wait=wait,
+        notify=notify,
+        reuse_from=reuse_from,
+    )
     tables = write_outcome_report(config, outcome, html=html)
     if outcome.stopped_by is not None:
         raise outcome.stopped_by
-    return Results(records=tables.trials, summary=tables.summary, folder=outcome.directory, config=config, outcome=outcome,
-                   datasets=tables.datasets, ranks=tables.ranks, statistics=tables.statistics,
-                   verdict=tables.verdict)
+    return Results(
+        records=tables.trials,
+        summary=tables.summary,
+        folder=outcome.directory,
+        config=config,
+        outcome=outcome,
+        datasets=tables.datasets,
+        ranks=tables.ranks,
+        statistics=tables.statistics,
+        verdict=tables.verdict,
+    )
 
 
-def load(folder, *, config=None, methods: Mapping[str, object] | None = None, profile: str = "full",
-         notify: Callable[[str], None] = print_notice) -> Results:
+def load(
+    folder,
+    *,
+    config=None,
+    methods: Mapping[str, object] | None = None,
+    profile: str = "full",
+    notify: Callable[[str], None] = print_notice,
+) -> Results:
     """The tables of a finished run, read from its results folder: what :func:`run` returned when it wrote it.
 
     Parameters
@@ -152,15 +206,30 @@ def load(folder, *, config=None, methods: Mapping[str, object] | None = None, pr
         One line, if ``folder`` is not a results folder or holds no records of its config's cells, or if its
         run had a config or methods that no file holds and they are not given.
     """
-    problems = [problem for problem in (folder_problem(folder), methods_problem(methods),
-                                        None if config is None else config_problem(config)) if problem]
+    problems = [
+        problem
+        for problem in (
+            folder_problem(folder),
+            methods_problem(methods),
+            None if config is None else config_problem(config),
+        )
+        if problem
+    ]
     if problems:
         raise ConfigError("\n".join(problems))
     given = None if config is None else with_methods(as_config(config, profile), methods or {})
     config, outcome, tables = read_run(folder, notify=notify, given=given)
-    return Results(records=tables.trials, summary=tables.summary, folder=outcome.directory, config=config,
-                   outcome=outcome, datasets=tables.datasets, ranks=tables.ranks, statistics=tables.statistics,
-                   verdict=tables.verdict)
+    return Results(
+        records=tables.trials,
+        summary=tables.summary,
+        folder=outcome.directory,
+        config=config,
+        outcome=outcome,
+        datasets=tables.datasets,
+        ranks=tables.ranks,
+        statistics=tables.statistics,
+        verdict=tables.verdict,
+    )
 
 
 def check_arguments(config, methods, notify, **arguments) -> None:
@@ -186,8 +255,10 @@ def config_problem(config) -> str | None:
     """What is wrong with :func:`run`'s ``config`` argument, or None if it is a path, a mapping or a Config."""
     if isinstance(config, (Config, Mapping, str, os.PathLike)):
         return None
-    return (f"config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, "
-            f"got {type(config).__name__}")
+    return (
+        f"config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, "
+        f"got {type(config).__name__}"
+    )
 
 
 def methods_problem(methods) -> str | None:
@@ -195,10 +266,14 @@ def methods_problem(methods) -> str | None:
     if methods is None or isinstance(methods, Mapping):
         return None
     if isinstance(methods, (list, tuple)):
-        example = ", ".join(f"{name!r}: {name}()" for name in dict.fromkeys(type(m).__name__ for m in methods)) \
+        example = (
+            ", ".join(f"{name!r}: {name}()" for name in dict.fromkeys(type(m).__name__ for m in methods))
             or "'iforest': IsolationForest()"
-        return (f"methods: give a dict of label -> estimator, e.g. methods={{{example}}}, not a "
-                f"{type(methods).__name__} (the label names the method in every table)")
+        )
+        return (
+            f"methods: give a dict of label -> estimator, e.g. methods={{{example}}}, not a "
+            f"{type(methods).__name__} (the label names the method in every table)"
+        )
     return f"methods: must be a dict of label -> estimator, got {type(methods).__name__}"
 
 
@@ -229,9 +304,15 @@ def method_entry(label: str, estimator) -> MethodConfig:
     if isinstance(estimator, type):
         raise ConfigError(f"methods[{label!r}]: give an instance, e.g. {estimator.__name__}(), not the class")
     if not callable(getattr(estimator, "get_params", None)):
-        raise ConfigError(f"methods[{label!r}]: {type(estimator).__name__} has no get_params(); derive it from "
-                          "sklearn.base.BaseEstimator (or PyOD's BaseDetector)")
-    entry = MethodConfig(name=class_path(type(estimator)), label=label, params=estimator.get_params(deep=False),
-                         estimator_class=type(estimator))
+        raise ConfigError(
+            f"methods[{label!r}]: {type(estimator).__name__} has no get_params(); derive it from "
+            "sklearn.base.BaseEstimator (or PyOD's BaseDetector)"
+        )
+    entry = MethodConfig(
+        name=class_path(type(estimator)),
+        label=label,
+        params=estimator.get_params(deep=False),
+        estimator_class=type(estimator),
+    )
     entry.spec()  # refuses a class that is no outlier detector, here rather than in every cell
     return entry

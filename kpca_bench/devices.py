@@ -132,17 +132,23 @@ def cuda_library(device="cuda"):
     needs = f"device {name!r} needs a CUDA GPU with PyTorch or CuPy"
     found = {library: module for library in CUDA_LIBRARIES if (module := _import(library)) is not None}
     if not found:
-        raise DeviceError(f"{needs}; neither CuPy nor PyTorch is installed: pip install 'kpca-bench[gpu]' on a "
-                          "machine with an NVIDIA GPU, or use device 'cpu'")
+        raise DeviceError(
+            f"{needs}; neither CuPy nor PyTorch is installed: pip install 'kpca-bench[gpu]' on a "
+            "machine with an NVIDIA GPU, or use device 'cpu'"
+        )
     counts = {library: _cuda_devices(library, module) for library, module in found.items()}
     if not any(counts.values()):
-        raise DeviceError(f"{needs}; this machine has none: no CUDA device is visible to "
-                          f"{' or '.join(sorted(found))}: run on a machine with an NVIDIA GPU and its driver, "
-                          "or use device 'cpu'")
+        raise DeviceError(
+            f"{needs}; this machine has none: no CUDA device is visible to "
+            f"{' or '.join(sorted(found))}: run on a machine with an NVIDIA GPU and its driver, "
+            "or use device 'cpu'"
+        )
     library = next(library for library in CUDA_LIBRARIES if counts.get(library))
     if index is not None and index >= counts[library]:
-        raise DeviceError(f"{needs}; {library} sees only {counts[library]} CUDA device(s), cuda:0 to "
-                          f"cuda:{counts[library] - 1}: use one of those")
+        raise DeviceError(
+            f"{needs}; {library} sees only {counts[library]} CUDA device(s), cuda:0 to "
+            f"cuda:{counts[library] - 1}: use one of those"
+        )
     module = found[library]
     if library == "torch":
         return array_api_compat.array_namespace(module.empty(0)), module.device("cuda", index)
@@ -301,8 +307,9 @@ class DevicePlan:
         return max(self.solving.numbers(n, n_features), self.after.numbers(n, n_features))
 
 
-def solver_plan(solver: str, n_components: int, basis: int, block: int, *,
-                checks_residuals: bool = False) -> DevicePlan:
+def solver_plan(
+    solver: str, n_components: int, basis: int, block: int, *, checks_residuals: bool = False
+) -> DevicePlan:
     """The arrays an exact fit with ``solver`` (``kpca_bench.eigensolvers.top_eigenpairs``) holds on the device at once.
 
     Every fit holds the kernel K, the training data and two n-vectors (the centring's column means, the
@@ -355,7 +362,8 @@ def check_fits(n: int, n_features: int, plan: DevicePlan, target, itemsize: int 
         f"an exact kernel PCA of n = {n:,} points plans {_size(planned)} on {target[1]} ({plan.held}, the data and "
         f"vectors of length n), more than {DEVICE_MEMORY_SHARE:.0%} of its {_size(free)} free "
         f"({_size(DEVICE_MEMORY_SHARE * free)}): the largest n that fits is {largest:,}; "
-        "subsample the training data or use NystromKernelPCA (method nystrom_kpca)")
+        "subsample the training data or use NystromKernelPCA (method nystrom_kpca)"
+    )
 
 
 def _size(n_bytes: float) -> str:

@@ -110,8 +110,15 @@ def choose_solver(n: int, k: int, threads: int | None = None) -> str:
     return "block" if n >= rule.block_min_samples and n * n * k >= rule.block_min_work else "arpack"
 
 
-def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", random_state=None, *,
-                   overwrite: bool = False, tol: float = DEFAULT_TOL) -> EigenResult:
+def top_eigenpairs(
+    K: np.ndarray,
+    n_components: int,
+    solver: str = "auto",
+    random_state=None,
+    *,
+    overwrite: bool = False,
+    tol: float = DEFAULT_TOL,
+) -> EigenResult:
     """The ``n_components`` largest eigenpairs of a symmetric PSD matrix, largest first.
 
     ``eigh`` asks LAPACK for that index range only (no full decomposition);
@@ -141,8 +148,11 @@ def top_eigenpairs(K: np.ndarray, n_components: int, solver: str = "auto", rando
     elif not is_numpy(K) and solver == "arpack":
         host = top_eigenpairs(to_numpy(K), n_components, solver, random_state)
         target = (namespace(K), device_of(K))
-        return replace(host, values=to_target(host.values, target, dtype=K.dtype),
-                       vectors=to_target(host.vectors, target, dtype=K.dtype))
+        return replace(
+            host,
+            values=to_target(host.values, target, dtype=K.dtype),
+            vectors=to_target(host.vectors, target, dtype=K.dtype),
+        )
     elif solver == "eigh":
         A = K.T if overwrite and K.flags.c_contiguous else K
         values, vectors = linalg.eigh(A, subset_by_index=[n - n_components, n - 1], overwrite_a=overwrite)
@@ -180,7 +190,7 @@ def _array_api_eigh(K, k: int) -> EigenResult:
     xp = namespace(K)
     values, vectors = xp.linalg.eigh(K)
     n = K.shape[0]
-    return EigenResult(xp.flip(values[n - k:], axis=0), xp.flip(vectors[:, n - k:], axis=1), "eigh")
+    return EigenResult(xp.flip(values[n - k :], axis=0), xp.flip(vectors[:, n - k :], axis=1), "eigh")
 
 
 def block_sizes(k: int, block_size: int | None = None, n_blocks: int | None = None) -> tuple[int, int]:
@@ -194,9 +204,16 @@ def block_sizes(k: int, block_size: int | None = None, n_blocks: int | None = No
     return b, b * (n_blocks or max(4, -(-2 * k // b) + 2))
 
 
-def block_krylov_eigh(K: np.ndarray, k: int, *, tol: float = DEFAULT_TOL, block_size: int | None = None,
-                      n_blocks: int | None = None, max_restarts: int = DEFAULT_MAX_RESTARTS,
-                      random_state=None) -> EigenResult:
+def block_krylov_eigh(
+    K: np.ndarray,
+    k: int,
+    *,
+    tol: float = DEFAULT_TOL,
+    block_size: int | None = None,
+    n_blocks: int | None = None,
+    max_restarts: int = DEFAULT_MAX_RESTARTS,
+    random_state=None,
+) -> EigenResult:
     """The ``k`` largest eigenpairs of a symmetric PSD matrix by thick-restart block Lanczos.
 
     Each cycle grows an orthonormal basis ``Q`` block by block (``P <- K P``
@@ -225,8 +242,10 @@ def block_krylov_eigh(K: np.ndarray, k: int, *, tol: float = DEFAULT_TOL, block_
     b, m = block_sizes(k, block_size, n_blocks)
     keep = m - 2 * b
     if m >= n:
-        raise ValueError(f"the block solver's basis ({m} vectors for {k} eigenpairs) must be smaller than n = {n}; "
-                         "use eigen_solver='eigh'")
+        raise ValueError(
+            f"the block solver's basis ({m} vectors for {k} eigenpairs) must be smaller than n = {n}; "
+            "use eigen_solver='eigh'"
+        )
     rng = np.random.default_rng(random_state)
     if not is_numpy(K):
         values, vectors, residuals = _array_api_block_krylov(K, k, b, m, tol=tol, max_restarts=max_restarts, rng=rng)
@@ -274,11 +293,14 @@ def _warn_unless_converged(residuals, theta, tol: float, max_restarts: int) -> N
             f"block Krylov eigensolver stopped after {max_restarts} restarts with residual "
             f"{largest / first:.1e} * lambda_1 on eigenpair {worst + 1} "
             f"(wanted <= {tol:g} * lambda_1); raise max_restarts, or use eigen_solver='eigh'",
-            ConvergenceWarning, stacklevel=3)
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
 
-def _array_api_block_krylov(K, k: int, b: int, m: int, *, tol: float, max_restarts: int,
-                            rng: np.random.Generator) -> tuple:
+def _array_api_block_krylov(
+    K, k: int, b: int, m: int, *, tol: float, max_restarts: int, rng: np.random.Generator
+) -> tuple:
     """:func:`block_krylov_eigh`'s iteration on an array-API K (a GPU's): the top ``k`` Ritz values, vectors and
     residuals, all on K's device.
 
@@ -294,9 +316,9 @@ def _array_api_block_krylov(K, k: int, b: int, m: int, *, tol: float, max_restar
     block = to_target(rng.standard_normal((b, n)), (xp, device), dtype=K.dtype)
     while True:
         while filled < m:
-            Qt[filled:filled + b, :] = _array_api_orthonormal_rows(Qt[:filled, :], block, rng)
-            Wt[filled:filled + b, :] = Qt[filled:filled + b, :] @ K  # = (K Q)^T, K symmetric
-            block = xp.asarray(Wt[filled:filled + b, :], copy=True)
+            Qt[filled : filled + b, :] = _array_api_orthonormal_rows(Qt[:filled, :], block, rng)
+            Wt[filled : filled + b, :] = Qt[filled : filled + b, :] @ K  # = (K Q)^T, K symmetric
+            block = xp.asarray(Wt[filled : filled + b, :], copy=True)
             filled += b
         theta, S = _array_api_rayleigh_ritz(Qt @ Wt.T, K.dtype)
         coef = S[:, :k]
@@ -379,7 +401,7 @@ def _normalize_rows(P: np.ndarray) -> np.ndarray:
     if L is not None and np.all(np.abs(np.diag(L)) > 1e-8 * np.abs(L).max()):
         return linalg.solve_triangular(L, P, lower=True)
     R = linalg.qr(P.T, mode="r")[0]
-    return linalg.solve_triangular(R[:P.shape[0]], P, trans="T", lower=False)
+    return linalg.solve_triangular(R[: P.shape[0]], P, trans="T", lower=False)
 
 
 def _rayleigh_ritz(Qt: np.ndarray, Wt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -125,10 +125,12 @@ def category_codes(X) -> np.ndarray:
         problem = f"negative values such as {X[X < 0][0]:g}"
     else:
         return X.astype(np.int64)
-    raise ValueError(f"the Hamming kernel needs categorical data as integer codes >= 0, got {problem}: encode each "
-                     "categorical column as codes 0, 1, 2, ... (sklearn.preprocessing.OrdinalEncoder, or a pandas "
-                     "categorical's .cat.codes, missing values are -1 there: drop or impute them first), as the "
-                     "loaders of categorical datasets do")
+    raise ValueError(
+        f"the Hamming kernel needs categorical data as integer codes >= 0, got {problem}: encode each "
+        "categorical column as codes 0, 1, 2, ... (sklearn.preprocessing.OrdinalEncoder, or a pandas "
+        "categorical's .cat.codes, missing values are -1 there: drop or impute them first), as the "
+        "loaders of categorical datasets do"
+    )
 
 
 def validated_input(estimator, X, kernel: str, *, reset: bool) -> np.ndarray:
@@ -211,8 +213,11 @@ def row_blocks(n_rows: int, n_cols: int, band_rows: int | None = None) -> list[s
     With ``band_rows``, no block crosses a multiple of it.
     """
     size = max(1, BLOCK_BYTES // max(1, 8 * n_cols))
-    return [slice(start, min(start + size, band.stop))
-            for band in gen_batches(n_rows, max(1, band_rows or n_rows)) for start in range(band.start, band.stop, size)]
+    return [
+        slice(start, min(start + size, band.stop))
+        for band in gen_batches(n_rows, max(1, band_rows or n_rows))
+        for start in range(band.start, band.stop, size)
+    ]
 
 
 def map_row_blocks(func: Callable[[slice], object], blocks: list[slice]) -> list:
@@ -307,8 +312,9 @@ class KernelMatrix:
         return self.total == n and np.count_nonzero(self.values) == n
 
 
-def kernel_matrix(left: np.ndarray, right: np.ndarray, finish: Callable | None = None,
-                  symmetric: bool = False) -> KernelMatrix:
+def kernel_matrix(
+    left: np.ndarray, right: np.ndarray, finish: Callable | None = None, symmetric: bool = False
+) -> KernelMatrix:
     """``finish(left @ right.T)`` built in row blocks (:func:`map_row_blocks`) without n x m temporaries.
 
     Each block's inner products are written by BLAS straight into the result,
@@ -357,8 +363,9 @@ def gamma_from_sigma(sigma: float) -> float:
     return 1.0 / (2.0 * sigma**2)
 
 
-@validate_params({name: KERNEL_PARAMETER_CONSTRAINTS[name] for name in ("gamma", "sigma")},
-                 prefer_skip_nested_validation=True)
+@validate_params(
+    {name: KERNEL_PARAMETER_CONSTRAINTS[name] for name in ("gamma", "sigma")}, prefer_skip_nested_validation=True
+)
 def resolve_gamma(X: np.ndarray, gamma=None, sigma=None) -> float:
     """The RBF ``gamma`` for training data ``X`` from either convention.
 
@@ -379,11 +386,15 @@ def resolve_gamma(X: np.ndarray, gamma=None, sigma=None) -> float:
     if gamma is None or gamma == "mean_pairwise":
         sigma2 = mean_pairwise_sq_distance(X)
         if not np.isfinite(sigma2):
-            raise ValueError(f"the mean pairwise squared distance overflows: features as large as "
-                             f"{np.max(np.abs(X)):.3g}; scale the features (dataset.scaling: standard or minmax)")
+            raise ValueError(
+                f"the mean pairwise squared distance overflows: features as large as "
+                f"{np.max(np.abs(X)):.3g}; scale the features (dataset.scaling: standard or minmax)"
+            )
         if sigma2 == 0:
-            raise ValueError("all training points are identical, so the mean pairwise distance is 0; "
-                             "give the RBF width explicitly (gamma or sigma)")
+            raise ValueError(
+                "all training points are identical, so the mean pairwise distance is 0; "
+                "give the RBF width explicitly (gamma or sigma)"
+            )
         return 1.0 / (2.0 * sigma2)
     return float(gamma)
 
@@ -424,19 +435,26 @@ class Kernel:
         if is_device_array(X):
             return self._array_api_kernel(X, X if itself else Y, itself)
         if self.name in HAMMING_KERNELS:
-            return hamming_kernel(X, X if itself else Y, self.gamma, self.domain_sizes,
-                                  normalize=self.name == "hamming_normalized")
+            return hamming_kernel(
+                X, X if itself else Y, self.gamma, self.domain_sizes, normalize=self.name == "hamming_normalized"
+            )
         X, Y = _host_float64(X), None if itself else _host_float64(Y)
         Y = X if itself else Y
         K = kernel_matrix(*self._operands(X, Y, itself), symmetric=itself)
         if not K.finite():
-            raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
-                             f"{np.max(np.abs(X)):.3g} overflow its products; scale the features "
-                             "(dataset.scaling: standard or minmax)")
+            raise ValueError(
+                f"the {self.name} kernel of these data is not finite: features as large as "
+                f"{np.max(np.abs(X)):.3g} overflow its products; scale the features "
+                "(dataset.scaling: standard or minmax)"
+            )
         if self.name == "rbf" and itself and X.shape[0] > 1 and K.is_identity():
-            warnings.warn(f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
-                          f"{X.shape[0]} points (every pair is too far apart): its scores are uninformative; "
-                          "use a smaller gamma or scale the features", RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
+                f"{X.shape[0]} points (every pair is too far apart): its scores are uninformative; "
+                "use a smaller gamma or scale the features",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return K.values
 
     def _array_api_kernel(self, X, Y, itself: bool):
@@ -472,14 +490,20 @@ class Kernel:
         total = float(total)
         # A sum that is not finite is confirmed on the values, block by block (no n x m temporary).
         if not math.isfinite(total) and not all(bool(xp.all(xp.isfinite(K[rows, :]))) for rows in blocks):
-            raise ValueError(f"the {self.name} kernel of these data is not finite: features as large as "
-                             f"{float(xp.max(xp.abs(X))):.3g} overflow its products; scale the features "
-                             "(dataset.scaling: standard or minmax)")
+            raise ValueError(
+                f"the {self.name} kernel of these data is not finite: features as large as "
+                f"{float(xp.max(xp.abs(X))):.3g} overflow its products; scale the features "
+                "(dataset.scaling: standard or minmax)"
+            )
         n = X.shape[0]
         if self.name == "rbf" and itself and n > 1 and total == n and int(xp.count_nonzero(K)) == n:
-            warnings.warn(f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
-                          f"{n} points (every pair is too far apart): its scores are uninformative; "
-                          "use a smaller gamma or scale the features", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"the RBF kernel with gamma={self.gamma:.3g} underflows to the identity on these "
+                f"{n} points (every pair is too far apart): its scores are uninformative; "
+                "use a smaller gamma or scale the features",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         return K
 
     def _operands(self, X: np.ndarray, Y: np.ndarray, itself: bool) -> tuple[np.ndarray, np.ndarray, Callable | None]:
@@ -545,8 +569,10 @@ def make_kernel(X: np.ndarray, kernel="rbf", *, gamma=None, sigma=None, degree=3
         return Kernel("linear")
     # The declaration leaves only the Hamming kernels here.
     if sigma is not None or gamma is None or isinstance(gamma, str) or not 0 < gamma <= 1:
-        raise ValueError(f"the Hamming kernel takes its lambda as gamma, a number in (0, 1]; got gamma={gamma!r}"
-                         + (f", sigma={sigma!r}" if sigma is not None else ""))
+        raise ValueError(
+            f"the Hamming kernel takes its lambda as gamma, a number in (0, 1]; got gamma={gamma!r}"
+            + (f", sigma={sigma!r}" if sigma is not None else "")
+        )
     return Kernel(kernel, gamma=float(gamma), domain_sizes=hamming_domain_sizes(X))
 
 
@@ -596,10 +622,12 @@ class KernelCentering:
     def _center_train_array_api(self, K_train):
         """:meth:`center_train` on a device, in row blocks sized from its free memory (:func:`block_rows`)."""
         xp = namespace(K_train)
-        for rows in gen_batches(K_train.shape[0], block_rows(K_train.shape[1], (xp, device_of(K_train)),
-                                                             _itemsize(K_train))):
-            K_train[rows, :] = K_train[rows, :] - self.column_means[None, :] - self.column_means[rows, None] \
-                + self.grand_mean
+        for rows in gen_batches(
+            K_train.shape[0], block_rows(K_train.shape[1], (xp, device_of(K_train)), _itemsize(K_train))
+        ):
+            K_train[rows, :] = (
+                K_train[rows, :] - self.column_means[None, :] - self.column_means[rows, None] + self.grand_mean
+            )
         return K_train
 
     def center_cross(self, K_cross: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -27,8 +27,9 @@ def sparsity_percent(dual_coef: np.ndarray) -> float:
     return float(100.0 * np.mean(np.count_nonzero(dual_coef, axis=0) / dual_coef.shape[0]))
 
 
-def choose_threshold(rule: str, train_scores, test_scores, is_outlier, *, quantile: float = 0.95,
-                     value: float | None = None) -> float:
+def choose_threshold(
+    rule: str, train_scores, test_scores, is_outlier, *, quantile: float = 0.95, value: float | None = None
+) -> float:
     """The outlier-score threshold of a rule; scores above it are flagged as outliers.
 
     ``train_quantile``: the ``quantile`` of the training scores; ``fixed``: ``value``;

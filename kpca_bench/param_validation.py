@@ -10,11 +10,29 @@ place in kpca-bench that imports them, so that a change in scikit-learn is met h
 from __future__ import annotations
 
 from sklearn.base import _fit_context as fit_context
-from sklearn.utils._param_validation import (HasMethods, Interval, InvalidParameterError, Options, RealNotInt,
-                                             StrOptions, validate_parameter_constraints, validate_params)
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    Options,
+    RealNotInt,
+    StrOptions,
+    validate_parameter_constraints,
+    validate_params,
+)
 
-__all__ = ["HasMethods", "Interval", "InvalidParameterError", "NumberInterval", "Options", "RealNotInt", "StrOptions",
-           "fit_context", "validate_parameter_constraints", "validate_params"]
+__all__ = [
+    "HasMethods",
+    "Interval",
+    "InvalidParameterError",
+    "NumberInterval",
+    "Options",
+    "RealNotInt",
+    "StrOptions",
+    "fit_context",
+    "validate_parameter_constraints",
+    "validate_params",
+]
 
 
 class NumberInterval(Interval):

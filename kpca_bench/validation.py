@@ -119,8 +119,16 @@ def expand_range(value, key: str, problems: Problems):
     return [round(start + i * step, 10) for i in range(count)]
 
 
-def declared(default=MISSING, *, doc: str, choices: tuple = (), minimum: int | None = None, key: bool = True,
-             required: bool | None = None, default_factory=MISSING) -> Field:
+def declared(
+    default=MISSING,
+    *,
+    doc: str,
+    choices: tuple = (),
+    minimum: int | None = None,
+    key: bool = True,
+    required: bool | None = None,
+    default_factory=MISSING,
+) -> Field:
     """A config dataclass field declared once: its default, what it means and the values it takes.
 
     Which keys a config entry accepts (:func:`accepted_keys`), which it requires (:func:`required_keys`),
@@ -188,14 +196,21 @@ def max_memory_problem(value) -> str | None:
 
 def count_problem(minimum: int) -> Callable[[object], str | None]:
     """The check of a whole number at least ``minimum``; None (not given) passes."""
+
     def problem(value) -> str | None:
         if value is None or (is_integer(value) and value >= minimum):
             return None
         quoted = isinstance(value, str) and value.strip().lstrip("-").isdigit()
         whole = isinstance(value, float) and value.is_integer() and value >= minimum
-        hint = ("; give it as a number, without quotes" if quoted
-                else f"; write it as a whole number ({int(value)})" if whole else "")
+        hint = (
+            "; give it as a number, without quotes"
+            if quoted
+            else f"; write it as a whole number ({int(value)})"
+            if whole
+            else ""
+        )
         return f"must be an integer >= {minimum}, got {value!r}{hint}"
+
     return problem
 
 
@@ -233,8 +248,10 @@ def jobs_problem(value) -> str | None:
         return None
     quoted = isinstance(value, str) and value.strip().lstrip("-").isdigit()
     hint = "; give it as a number, without quotes" if quoted else ""
-    return (f"must be a number of workers (1, 2, ...) or a negative value as in joblib (-1: one per CPU core), "
-            f"got {value!r}{hint}")
+    return (
+        f"must be a number of workers (1, 2, ...) or a negative value as in joblib (-1: one per CPU core), "
+        f"got {value!r}{hint}"
+    )
 
 
 # The arguments of a run (kpca_bench.run's keywords, kpca-bench run's options) and their checks, declared once.

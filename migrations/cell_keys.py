@@ -50,12 +50,33 @@ OLD_SCHEMA = 1
 
 # Schema 1's DatasetConfig repr: these fields in this order, the last four only where they differ from
 # their default.
-OLD_DATASET_FIELDS = ("name", "options", "scaling", "inliers", "outliers", "train_inliers", "test_inliers",
-                      "test_outliers", "max_rows", "default_classes", "scaling_rows", "draw")
+OLD_DATASET_FIELDS = (
+    "name",
+    "options",
+    "scaling",
+    "inliers",
+    "outliers",
+    "train_inliers",
+    "test_inliers",
+    "test_outliers",
+    "max_rows",
+    "default_classes",
+    "scaling_rows",
+    "draw",
+)
 OLD_LATER_DEFAULTS = {"max_rows": None, "default_classes": False, "scaling_rows": "training", "draw": "random"}
 OLD_HASHED_CONFIG_FIELDS = {"name", "dataset", "protocol", "methods", "threshold", "seed", "protocol_options"}
-OLD_METHOD_FIELDS = {"name", "label", "params", "grid", "score", "trials", "higher_is", "estimator_class",
-                     "import_folders"}
+OLD_METHOD_FIELDS = {
+    "name",
+    "label",
+    "params",
+    "grid",
+    "score",
+    "trials",
+    "higher_is",
+    "estimator_class",
+    "import_folders",
+}
 
 
 def old_hash(obj) -> str:
@@ -65,8 +86,11 @@ def old_hash(obj) -> str:
 
 def old_dataset_fields(dataset) -> dict:
     values = {name: getattr(dataset, name) for name in OLD_DATASET_FIELDS}
-    return {name: value for name, value in values.items()
-            if name not in OLD_LATER_DEFAULTS or value != OLD_LATER_DEFAULTS[name]}
+    return {
+        name: value
+        for name, value in values.items()
+        if name not in OLD_LATER_DEFAULTS or value != OLD_LATER_DEFAULTS[name]
+    }
 
 
 def old_dataset_repr(dataset) -> str:
@@ -80,12 +104,25 @@ def old_threshold_repr(threshold) -> str:
 def old_config_hash(config: Config) -> str:
     """Schema 1's :meth:`Config.config_hash`."""
     data = asdict(config)
-    for key in ("trials", "output", "source", "description", "reference", "profile", "execution", "options",
-                "datasets", "suite", "statistics"):
+    for key in (
+        "trials",
+        "output",
+        "source",
+        "description",
+        "reference",
+        "profile",
+        "execution",
+        "options",
+        "datasets",
+        "suite",
+        "statistics",
+    ):
         data.pop(key)
     if set(data) != OLD_HASHED_CONFIG_FIELDS:
-        raise SystemExit(f"Config's fields changed since schema 1 ({sorted(set(data) ^ OLD_HASHED_CONFIG_FIELDS)}): "
-                         "freeze schema 1's fields here")
+        raise SystemExit(
+            f"Config's fields changed since schema 1 ({sorted(set(data) ^ OLD_HASHED_CONFIG_FIELDS)}): "
+            "freeze schema 1's fields here"
+        )
     if config.is_suite:
         data["dataset"] = None
         data["datasets"] = [old_dataset_fields(d) for d in config.datasets]
@@ -104,8 +141,12 @@ def old_config_hash(config: Config) -> str:
 def old_cell_keys(config: Config, cells: list[Cell]) -> list[str]:
     """Schema 1's key of each of ``cells`` (:func:`plan_cells` of ``config``: their seeds are those of both
     schemas)."""
-    data_part = {"dataset": old_dataset_repr(config.dataset), "protocol": config.protocol,
-                 "threshold": old_threshold_repr(config.threshold), "seed": config.seed}
+    data_part = {
+        "dataset": old_dataset_repr(config.dataset),
+        "protocol": config.protocol,
+        "threshold": old_threshold_repr(config.threshold),
+        "seed": config.seed,
+    }
     keyed_options = cell_key_options(config)
     if keyed_options:
         data_part["protocol_options"] = keyed_options
@@ -157,8 +198,11 @@ def old_iteration_limit(record: dict) -> dict:
         return {}
     flag = old_limit_flag(message, record.get("n_iter"))
     params = record.get("params") or {}
-    limit = params["max_iter"] if isinstance(params.get("max_iter"), int) else \
-        OLD_DEFAULT_MAX_ITER.get(record.get("method_name"))
+    limit = (
+        params["max_iter"]
+        if isinstance(params.get("max_iter"), int)
+        else OLD_DEFAULT_MAX_ITER.get(record.get("method_name"))
+    )
     if not flag and limit is not None and record.get("n_iter") == limit:
         return {"not_converged": f"stopped at max_iter = {limit} (n_iter = max_iter, with a ConvergenceWarning)"}
     return flag
@@ -169,8 +213,12 @@ def shipped_configs() -> list[Config]:
     suite's members."""
     import yaml
 
-    paths = sorted(path for folder in ("configs", "reproductions", "benchmarks") for path in (ROOT / folder).glob("**/*.yaml")
-                   if "methods" in (yaml.safe_load(path.read_text()) or {}))
+    paths = sorted(
+        path
+        for folder in ("configs", "reproductions", "benchmarks")
+        for path in (ROOT / folder).glob("**/*.yaml")
+        if "methods" in (yaml.safe_load(path.read_text()) or {})
+    )
     configs = []
     for path in paths:
         profiles = yaml.safe_load(path.read_text()).get("profiles") or {}
@@ -198,8 +246,11 @@ def migrated(record: dict, keys: dict[str, str], config_hashes: dict[str, str]) 
     hash of one that is not cannot be recomputed and stays as written), the new key of the cell whose fit it
     shared, and schema 1's derived flags stored."""
     record = with_flags(record, old_empty_model(record), old_iteration_limit(record))
-    record = {**record, "key": keys[record["key"]],
-              "config_hash": config_hashes.get(record["config_hash"], record["config_hash"])}
+    record = {
+        **record,
+        "key": keys[record["key"]],
+        "config_hash": config_hashes.get(record["config_hash"], record["config_hash"]),
+    }
     if "fit_shared_with" in record:
         if record["fit_shared_with"] not in keys:
             raise SystemExit(f"a record of {record['method']} shared the fit of a cell no config plans now")
@@ -232,8 +283,9 @@ def run_config(folder: Path) -> list[Config]:
     return [member for label, member in config.members() if run == folder or label == folder.name]
 
 
-def migrate_folder(folder: Path, keys: dict[str, str], by_hash: dict[str, list[Config]],
-                   drop_unplanned: bool = False) -> str:
+def migrate_folder(
+    folder: Path, keys: dict[str, str], by_hash: dict[str, list[Config]], drop_unplanned: bool = False
+) -> str:
     """Migrate one folder's records of schema 1 (its table and any journal) and say what was done.
 
     Its configs are the shipped ones of its records' config hashes and the one its ``run.json`` names. A folder
@@ -244,18 +296,29 @@ def migrate_folder(folder: Path, keys: dict[str, str], by_hash: dict[str, list[C
     records = stored_records(folder)
     configs = [config for old in {record["config_hash"] for record in records} for config in by_hash.get(old, [])]
     own = run_config(folder)
-    keys = {**keys, **{old: cell.key for config in own
-                       for old, cell in zip(old_cell_keys(config, plan_cells(config)), plan_cells(config))}}
-    config_hashes = {**{old: found[0].config_hash() for old, found in by_hash.items()},
-                     **{old_config_hash(config): config.config_hash() for config in own}}
+    keys = {
+        **keys,
+        **{
+            old: cell.key
+            for config in own
+            for old, cell in zip(old_cell_keys(config, plan_cells(config)), plan_cells(config))
+        },
+    }
+    config_hashes = {
+        **{old: found[0].config_hash() for old, found in by_hash.items()},
+        **{old_config_hash(config): config.config_hash() for config in own},
+    }
     configs += own
     if not configs:
-        raise SystemExit(f"{folder}: no config plans its records (none shipped of their config hash, no run.json); "
-                         "nothing written")
+        raise SystemExit(
+            f"{folder}: no config plans its records (none shipped of their config hash, no run.json); nothing written"
+        )
     kept = [record for record in records if record["key"] in keys]
     if len(kept) < len(records) and not drop_unplanned:
-        raise SystemExit(f"{folder}: {len(records) - len(kept)} of its {len(records)} records are of cells no config "
-                         "plans (entries removed since?); nothing written. --drop-unplanned leaves them out")
+        raise SystemExit(
+            f"{folder}: {len(records) - len(kept)} of its {len(records)} records are of cells no config "
+            "plans (entries removed since?); nothing written. --drop-unplanned leaves them out"
+        )
     new = [migrated(record, keys, config_hashes) for record in kept]
     if len({record["key"] for record in new}) != len(new):
         raise SystemExit(f"{folder}: two records would share a key")
@@ -278,14 +341,21 @@ def same_planned_records(folder: Path, config: Config, old: list[dict], new: lis
     old_by_key = {record["key"]: record for record in old}
     new_by_key = {record["key"]: record for record in new}
     old_keys = dict(zip((cell.key for cell in cells), old_cell_keys(config, cells)))
-    before = [with_flags(labelled(old_by_key[old_keys[c.key]], c, config),
-                         old_empty_model(old_by_key[old_keys[c.key]]), old_iteration_limit(old_by_key[old_keys[c.key]]))
-              for c in cells if old_keys[c.key] in old_by_key]
+    before = [
+        with_flags(
+            labelled(old_by_key[old_keys[c.key]], c, config),
+            old_empty_model(old_by_key[old_keys[c.key]]),
+            old_iteration_limit(old_by_key[old_keys[c.key]]),
+        )
+        for c in cells
+        if old_keys[c.key] in old_by_key
+    ]
     after = [labelled(new_by_key[c.key], c, config) for c in cells if c.key in new_by_key]
     moved = ("key", "config_hash", "fit_shared_with")
-    if len(before) != len(after) or any({k: v for k, v in b.items() if k not in moved}
-                                        != {k: v for k, v in a.items() if k not in moved}
-                                        for b, a in zip(before, after)):
+    if len(before) != len(after) or any(
+        {k: v for k, v in b.items() if k not in moved} != {k: v for k, v in a.items() if k not in moved}
+        for b, a in zip(before, after)
+    ):
         raise SystemExit(f"{folder}: the planned records differ after migration")
 
 
@@ -300,8 +370,11 @@ def check_folder(folder: Path, planned: set[str], by_hash: dict[str, Config]) ->
     configs = [by_hash[h] for h in {record["config_hash"] for record in records} if h in by_hash]
     summary = folder / "summary.csv"
     for config in configs:
-        if config.name in (folder.name, folder.parent.name) and config.protocol not in PROTOCOL_SUMMARIES \
-                and summary.is_file():
+        if (
+            config.name in (folder.name, folder.parent.name)
+            and config.protocol not in PROTOCOL_SUMMARIES
+            and summary.is_file()
+        ):
             by_key = {record["key"]: record for record in records}
             cells = plan_cells(config)
             tables = run_tables(config, [labelled(by_key[c.key], c, config) for c in cells if c.key in by_key])
@@ -313,16 +386,20 @@ def check_folder(folder: Path, planned: set[str], by_hash: dict[str, Config]) ->
 
 def tables(roots: list[Path]) -> list[Path]:
     """The folders under ``roots`` that hold records: a table, a journal or both."""
-    return sorted({path.parent for root in roots for name in (TABLE_FILE, RECORDS_FILE)
-                   for path in root.glob(f"**/{name}")})
+    return sorted(
+        {path.parent for root in roots for name in (TABLE_FILE, RECORDS_FILE) for path in root.glob(f"**/{name}")}
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("roots", nargs="+", type=Path, help="results folders, searched for records tables")
     parser.add_argument("--check", action="store_true", help="migrate nothing: check every table is of schema 2")
-    parser.add_argument("--drop-unplanned", action="store_true",
-                        help="leave out the records of cells no config plans (else such a folder is refused)")
+    parser.add_argument(
+        "--drop-unplanned",
+        action="store_true",
+        help="leave out the records of cells no config plans (else such a folder is refused)",
+    )
     args = parser.parse_args(argv)
     configs = shipped_configs()
     folders = tables(args.roots)
@@ -334,12 +411,16 @@ def main(argv: list[str] | None = None) -> int:
         compared = 0
         for folder in folders:
             if not (folder / TABLE_FILE).exists() or schema_version(folder / TABLE_FILE) != SCHEMA_VERSION:
-                raise SystemExit(f"{folder / TABLE_FILE}: not schema {SCHEMA_VERSION}; migrate it: "
-                                 f"python migrations/cell_keys.py {folder}")
+                raise SystemExit(
+                    f"{folder / TABLE_FILE}: not schema {SCHEMA_VERSION}; migrate it: "
+                    f"python migrations/cell_keys.py {folder}"
+                )
             compared += check_folder(folder, planned, by_hash)
         records = sum(len(read_records(folder / TABLE_FILE)) for folder in folders)
-        print(f"{len(folders)} records tables of schema {SCHEMA_VERSION}, {records} records, each of a cell a shipped "
-              f"config plans; {compared} generic summaries (summary.csv) what their records give")
+        print(
+            f"{len(folders)} records tables of schema {SCHEMA_VERSION}, {records} records, each of a cell a shipped "
+            f"config plans; {compared} generic summaries (summary.csv) what their records give"
+        )
         return 0
     keys, by_hash = key_maps(configs)
     for folder in folders:

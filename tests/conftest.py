@@ -45,8 +45,10 @@ def real_data_dir() -> Path:
     existing = [entry for entry in entries if entry.is_dir()]
     if existing:
         return existing[0]
-    reason = (f"KPCA_BENCH_DATA={os.environ.get('KPCA_BENCH_DATA', '')!r} names no existing folder; "
-              "set it to the shared datasets folder (e.g. ../shared/datasets) to run the real-data tests")
+    reason = (
+        f"KPCA_BENCH_DATA={os.environ.get('KPCA_BENCH_DATA', '')!r} names no existing folder; "
+        "set it to the shared datasets folder (e.g. ../shared/datasets) to run the real-data tests"
+    )
     if os.environ.get("KPCA_BENCH_REQUIRE_DATA") == "1":
         pytest.fail(f"real data required (KPCA_BENCH_REQUIRE_DATA=1) but {reason}")
     pytest.skip(reason)
@@ -100,7 +102,8 @@ def openml_cache(_isolated_cache):
         folder = _isolated_cache / "openml" / "org" / "openml" / "www" / "datasets" / str(data_id)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "description.xml").write_text(
-            OPENML_DESCRIPTION.format(data_id=data_id, name=name, version=version, target=target))
+            OPENML_DESCRIPTION.format(data_id=data_id, name=name, version=version, target=target)
+        )
         (folder / "dataset.arff").write_text(arff)
         created.append(folder)
         return folder

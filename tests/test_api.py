@@ -27,10 +27,14 @@ from kpca_bench.protocols import PROTOCOLS
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
-CONFIG = {"name": "api", "dataset": {"name": "file", "options": {"path": str(DATA / "example.npz")},
-                                     "scaling": "minmax"},
-          "protocol": {"name": "adbench", "max_train": 50}, "trials": 2, "seed": 0,
-          "methods": [{"name": "knn", "label": "kNN"}]}
+CONFIG = {
+    "name": "api",
+    "dataset": {"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
+    "protocol": {"name": "adbench", "max_train": 50},
+    "trials": 2,
+    "seed": 0,
+    "methods": [{"name": "knn", "label": "kNN"}],
+}
 
 
 class MeanDistance(BaseEstimator):
@@ -65,8 +69,10 @@ def numbers(summary: pd.DataFrame) -> pd.DataFrame:
 def test_a_path_a_dict_and_a_config_give_the_same_summary(tmp_path):
     path = tmp_path / "api.yaml"
     path.write_text(yaml.safe_dump(CONFIG))
-    summaries = [kpca_bench.run(given, out=tmp_path / kind).summary
-                 for kind, given in (("path", path), ("dict", CONFIG), ("config", parse_config(CONFIG)))]
+    summaries = [
+        kpca_bench.run(given, out=tmp_path / kind).summary
+        for kind, given in (("path", path), ("dict", CONFIG), ("config", parse_config(CONFIG)))
+    ]
     assert list(summaries[0]["method"]) == ["kNN"]
     for other in summaries[1:]:
         pd.testing.assert_frame_equal(numbers(other), numbers(summaries[0]))
@@ -91,33 +97,50 @@ def test_a_failed_cell_is_a_result_not_an_exception(tmp_path):
     assert set(results.records.loc[results.records["method"] == "bad", "status"]) == {"failed"}
 
 
-@pytest.mark.parametrize("config, methods, message", [
-    ({**CONFIG, "trials": 0}, {}, "trials"),
-    ({**CONFIG, "methods": [{"name": "no_such_method", "label": "x"}]}, {}, "no_such_method"),
-    (42, {}, "config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, got int"),
-    (CONFIG, [IsolationForest()], "methods: give a dict of label -> estimator, e.g. methods={'IsolationForest': "
-                                  "IsolationForest()}, not a list"),
-    (CONFIG, {"mine": MeanDistance}, "give an instance, e.g. MeanDistance(), not the class"),
-    (CONFIG, {"mine": object()}, "object has no get_params()"),
-    (CONFIG, {"mine": BaseEstimator()}, "is not an outlier detector"),
-    (CONFIG, {"mine": DecisionOnly()}, "wrap the detector in kpca_bench.methods.interop.SignedDetector("),
-])
+@pytest.mark.parametrize(
+    "config, methods, message",
+    [
+        ({**CONFIG, "trials": 0}, {}, "trials"),
+        ({**CONFIG, "methods": [{"name": "no_such_method", "label": "x"}]}, {}, "no_such_method"),
+        (
+            42,
+            {},
+            "config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, got int",
+        ),
+        (
+            CONFIG,
+            [IsolationForest()],
+            "methods: give a dict of label -> estimator, e.g. methods={'IsolationForest': "
+            "IsolationForest()}, not a list",
+        ),
+        (CONFIG, {"mine": MeanDistance}, "give an instance, e.g. MeanDistance(), not the class"),
+        (CONFIG, {"mine": object()}, "object has no get_params()"),
+        (CONFIG, {"mine": BaseEstimator()}, "is not an outlier detector"),
+        (CONFIG, {"mine": DecisionOnly()}, "wrap the detector in kpca_bench.methods.interop.SignedDetector("),
+    ],
+)
 def test_a_bad_config_or_method_raises_the_config_error(tmp_path, config, methods, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
         kpca_bench.run(config, methods=methods, out=tmp_path)
     assert not (tmp_path / "api").exists()
 
 
-@pytest.mark.parametrize("overrides, message", [
-    ({"trials": 0}, "trials: must be an integer >= 1, got 0"),
-    ({"seed": -1}, "seed: must be an integer >= 0, got -1"),
-    ({"trials": 2.5}, "trials: must be an integer >= 1, got 2.5"),
-    ({"jobs": "2"}, "jobs: must be a number of workers (1, 2, ...) or a negative value as in joblib (-1: one per CPU "
-                    "core), got '2'; give it as a number, without quotes"),
-    ({"max_memory": 0}, "max_memory: must be a positive number of MiB"),
-    ({"scheduler": "nowhere"}, "scheduler: must be 'local'"),
-    ({"profile": "quik"}, "profile: unknown profile 'quik' (did you mean 'quick'?)"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"trials": 0}, "trials: must be an integer >= 1, got 0"),
+        ({"seed": -1}, "seed: must be an integer >= 0, got -1"),
+        ({"trials": 2.5}, "trials: must be an integer >= 1, got 2.5"),
+        (
+            {"jobs": "2"},
+            "jobs: must be a number of workers (1, 2, ...) or a negative value as in joblib (-1: one per CPU "
+            "core), got '2'; give it as a number, without quotes",
+        ),
+        ({"max_memory": 0}, "max_memory: must be a positive number of MiB"),
+        ({"scheduler": "nowhere"}, "scheduler: must be 'local'"),
+        ({"profile": "quik"}, "profile: unknown profile 'quik' (did you mean 'quick'?)"),
+    ],
+)
 def test_arguments_are_checked_before_any_work_in_the_callers_words(tmp_path, overrides, message, monkeypatch):
     monkeypatch.setattr("kpca_bench.api.as_config", lambda *a: pytest.fail("the config was read"))
     with pytest.raises(ConfigError, match=re.escape(message)) as raised:
@@ -138,11 +161,15 @@ def test_a_missing_config_file_raises_the_config_error(tmp_path):
 
 
 def test_an_object_replaces_the_entry_of_its_label_and_others_are_added():
-    config = with_methods(parse_config({**CONFIG, "methods": [{"name": "knn", "label": "kNN"},
-                                                               {"name": "lof", "label": "LOF"}]}),
-                          {"kNN": IsolationForest(n_estimators=5), "mean": MeanDistance()})
+    config = with_methods(
+        parse_config({**CONFIG, "methods": [{"name": "knn", "label": "kNN"}, {"name": "lof", "label": "LOF"}]}),
+        {"kNN": IsolationForest(n_estimators=5), "mean": MeanDistance()},
+    )
     assert [(m.label, m.name) for m in config.methods] == [
-        ("kNN", "sklearn.ensemble._iforest:IsolationForest"), ("LOF", "lof"), ("mean", f"{__name__}:MeanDistance")]
+        ("kNN", "sklearn.ensemble._iforest:IsolationForest"),
+        ("LOF", "lof"),
+        ("mean", f"{__name__}:MeanDistance"),
+    ]
 
 
 def test_an_objects_cell_keys_follow_its_class_and_parameters_only():
@@ -228,11 +255,21 @@ def test_an_objects_sign_comes_from_its_package_its_pyod_base_or_score_samples()
 
 # kpca_bench.load: a finished run's tables read back from its folder.
 
-SUITE = {**{k: v for k, v in CONFIG.items() if k != "dataset"}, "name": "api_suite",
-         "datasets": [{"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
-                      {"name": "file", "options": {"path": str(DATA / "example.csv"), "label": "status"},
-                       "inliers": ["ok"], "outliers": ["faulty"], "scaling": "minmax"}],
-         "methods": [{"name": "knn", "label": "kNN"}, {"name": "lof", "label": "LOF"}]}
+SUITE = {
+    **{k: v for k, v in CONFIG.items() if k != "dataset"},
+    "name": "api_suite",
+    "datasets": [
+        {"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
+        {
+            "name": "file",
+            "options": {"path": str(DATA / "example.csv"), "label": "status"},
+            "inliers": ["ok"],
+            "outliers": ["faulty"],
+            "scaling": "minmax",
+        },
+    ],
+    "methods": [{"name": "knn", "label": "kNN"}, {"name": "lof", "label": "LOF"}],
+}
 
 
 def assert_same_results(loaded: Results, returned: Results) -> None:
@@ -249,7 +286,9 @@ def assert_same_results(loaded: Results, returned: Results) -> None:
 
 def test_load_gives_back_the_tables_of_the_run_that_wrote_the_folder(tmp_path):
     path = tmp_path / "api.yaml"
-    path.write_text(yaml.safe_dump({**CONFIG, "methods": [{"name": "knn", "label": "kNN"}, {"name": "lof", "label": "LOF"}]}))
+    path.write_text(
+        yaml.safe_dump({**CONFIG, "methods": [{"name": "knn", "label": "kNN"}, {"name": "lof", "label": "LOF"}]})
+    )
     plain = kpca_bench.run(path, out=tmp_path / "out", trials=3, seed=4)
     loaded = kpca_bench.load(plain.folder)
     assert_same_results(loaded, plain)
@@ -272,10 +311,13 @@ def test_load_of_a_suite_given_as_a_dict_and_objects_needs_them_and_then_gives_e
     assert_same_results(kpca_bench.load(returned.folder, config=SUITE, methods={"mean": MeanDistance()}), returned)
 
 
-@pytest.mark.parametrize("folder, message", [
-    ("{tmp}/missing", "is not a folder of results"),
-    ("{tmp}", "holds no run: neither run.json nor records.parquet"),
-])
+@pytest.mark.parametrize(
+    "folder, message",
+    [
+        ("{tmp}/missing", "is not a folder of results"),
+        ("{tmp}", "holds no run: neither run.json nor records.parquet"),
+    ],
+)
 def test_load_of_a_folder_without_a_run_is_one_line(tmp_path, folder, message):
     with pytest.raises(KpcaBenchError) as raised:
         kpca_bench.load(folder.format(tmp=tmp_path))
@@ -289,4 +331,5 @@ def test_load_checks_its_arguments_as_run_does(tmp_path):
         "folder: must be the path of a run's results folder (str or pathlib.Path), got int",
         "methods: give a dict of label -> estimator, e.g. methods={'IsolationForest': IsolationForest()}, not a list "
         "(the label names the method in every table)",
-        "config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, got int"]
+        "config: must be a path of a YAML config (str or pathlib.Path), a dict of its keys or a Config, got int",
+    ]

@@ -142,13 +142,16 @@ def test_block_solver_certifies_its_residuals_on_the_array_api_path(data, lib):
     assert_allclose(values, np.linalg.eigvalsh(K)[::-1][:3], rtol=TOL)
 
 
-@pytest.mark.parametrize("params", [
-    {"eigen_solver": "eigh"},
-    {"eigen_solver": "block", "random_state": 0},
-    {"eigen_solver": "arpack", "random_state": 0},
-    {"eigen_solver": "eigh", "kernel": "poly", "gamma": 0.2, "degree": 2},
-    {"eigen_solver": "eigh", "kernel": "linear"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"eigen_solver": "eigh"},
+        {"eigen_solver": "block", "random_state": 0},
+        {"eigen_solver": "arpack", "random_state": 0},
+        {"eigen_solver": "eigh", "kernel": "poly", "gamma": 0.2, "degree": 2},
+        {"eigen_solver": "eigh", "kernel": "linear"},
+    ],
+)
 def test_kernel_pca_scores_equal_numpy(data, params, lib):
     X, Y = data
     expected = KernelPCA(5, **params).fit(X)
@@ -203,8 +206,9 @@ def test_float32_warns_with_the_residual_it_measured(data, lib):
     assert 0 < worst < 1e-3
     reference = KernelPCA(5, eigen_solver="eigh").fit(X)
     assert_allclose(to_numpy(model.eigenvalues_), reference.eigenvalues_, rtol=1e-3)
-    assert_allclose(to_numpy(reconstruction_error(model, lib.put(Y))), reconstruction_error(reference, Y), rtol=1e-2,
-                    atol=1e-3)
+    assert_allclose(
+        to_numpy(reconstruction_error(model, lib.put(Y))), reconstruction_error(reference, Y), rtol=1e-2, atol=1e-3
+    )
 
 
 def test_nystrom_float32_warns_with_the_residual_it_measured(data, lib):
@@ -219,10 +223,14 @@ def test_nystrom_float32_warns_with_the_residual_it_measured(data, lib):
     assert_allclose(to_numpy(model.eigenvalues_), reference.eigenvalues_, rtol=1e-3)
 
 
-@pytest.mark.parametrize("make", [
-    lambda **dtype: KernelPCA(5, eigen_solver="block", random_state=0, **dtype),
-    lambda **dtype: NystromKernelPCA(4, n_landmarks=40, random_state=0, **dtype),
-], ids=["kpca-block", "nystrom"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **dtype: KernelPCA(5, eigen_solver="block", random_state=0, **dtype),
+        lambda **dtype: NystromKernelPCA(4, n_landmarks=40, random_state=0, **dtype),
+    ],
+    ids=["kpca-block", "nystrom"],
+)
 def test_float32_in_gives_float32_out_unless_dtype_is_set(data, lib, make):
     X, Y = data
     X32, Y32 = lib.put(X.astype(np.float32)), lib.put(Y.astype(np.float32))
@@ -261,12 +269,16 @@ def test_an_rbf_kernel_underflowing_to_the_identity_warns(data, lib):
         make_kernel(X, "rbf", gamma=1e6)(lib.put(X))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: KernelPCA(5, eigen_solver="block", random_state=0),
-    lambda: KernelPCA(5, eigen_solver="eigh"),
-    lambda: NystromKernelPCA(4, n_landmarks=20, random_state=0),
-    lambda: KernelSubspaceDetector(KernelPCA(5, eigen_solver="block", random_state=0)),
-], ids=["kpca-block", "kpca-eigh", "nystrom", "detector"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: KernelPCA(5, eigen_solver="block", random_state=0),
+        lambda: KernelPCA(5, eigen_solver="eigh"),
+        lambda: NystromKernelPCA(4, n_landmarks=20, random_state=0),
+        lambda: KernelSubspaceDetector(KernelPCA(5, eigen_solver="block", random_state=0)),
+    ],
+    ids=["kpca-block", "kpca-eigh", "nystrom", "detector"],
+)
 def test_a_model_fitted_off_the_host_is_read_by_the_protocols(data, make, lib):
     """array_api_strict's device1 refuses np.asarray, as a GPU array does: the fit and the records' reading
     of the fitted attributes (novelty's fitted_attributes) bring arrays to the host through to_numpy."""
@@ -320,9 +332,21 @@ def test_the_sweep_reads_a_model_fitted_on_the_device(data, fake_cuda):
 
     X, Y = data
     split = Split(X_train=X[:40], X_test=Y, is_outlier=np.r_[np.zeros(20, bool), np.ones(10, bool)])
-    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                    "train_inliers": 40, "test_inliers": 20, "test_outliers": 10},
-                           "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
+    config = parse_config(
+        {
+            "name": "t",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 40,
+                "test_inliers": 20,
+                "test_outliers": 10,
+            },
+            "protocol": "novelty_sweep",
+            "methods": [{"name": "kpca"}],
+        }
+    )
     method = Method("KPCA", "kpca", KernelPCA(kernel="rbf", sigma=1.5, eigen_solver="eigh"), subspace=True)
     record = evaluate_sweep(method, split, config.options)
     assert record["status"] == "ok" and record["n_model_params"] > 1
@@ -347,8 +371,17 @@ def test_the_cv_search_reads_a_model_fitted_on_the_device(data, fake_cuda):
     X, Y = data
     y = (X[:, 0] > 0).astype(int)
     problems = Problems()
-    options = parse_options({"train_size": 60, "test_size": 30, "classifier": "svm", "cv": 2,
-                             "search": {"KPCA+SVM": {"n_components": [2, 4]}}}, ThresholdConfig(), problems)
+    options = parse_options(
+        {
+            "train_size": 60,
+            "test_size": 30,
+            "classifier": "svm",
+            "cv": 2,
+            "search": {"KPCA+SVM": {"n_components": [2, 4]}},
+        },
+        ThresholdConfig(),
+        problems,
+    )
     assert not problems.items, problems.items
     method = Method("KPCA+SVM", "kpca", KernelPCA(4, gamma=0.2, eigen_solver="eigh"), subspace=True)
     record = evaluate_classification_cv(method, Split(X[:60], y[:60], X[60:90], y[60:90]), options)

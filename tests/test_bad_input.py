@@ -88,8 +88,14 @@ CONFIG_EDITS = [
     (("seed: 0", "seed: 0\nexecution: {max_memory_mb: -5}"), "execution.max_memory_mb: must be a positive"),
     (("seed: 0", "seed: 0\nexecution: {address: 'tcp://h:1'}"), "execution.address: a scheduler address needs"),
     (("seed: 0", "seed: 0\nreference: {paper: das}"), "reference.dataset: missing (required)"),
-    (("seed: 0", "seed: 0\ndatasets: [{name: digits, inliers: 0, outliers: 1, train_inliers: 9, test_inliers: 9, "
-                  "test_outliers: 9}]"), "give dataset (one) or datasets / suite (several), not both"),
+    (
+        (
+            "seed: 0",
+            "seed: 0\ndatasets: [{name: digits, inliers: 0, outliers: 1, train_inliers: 9, test_inliers: 9, "
+            "test_outliers: 9}]",
+        ),
+        "give dataset (one) or datasets / suite (several), not both",
+    ),
     (("name: quickstart", "name: quick start"), "name: must be a word"),
     (("  rule: train_quantile", "  rule: fixed"), "threshold.value: give a value exactly when the rule is fixed"),
     (("protocol: novelty ", "protocol: {name: novelty, folds: 3} "), "protocol.folds: protocol novelty has no option"),
@@ -158,12 +164,15 @@ def data_folder(tmp_path, content: bytes | None) -> str:
     return str(tmp_path / "data")
 
 
-@pytest.mark.parametrize("content, expected", [
-    (None, "missing ionosphere.data"),
-    (b"", "ionosphere.data"),
-    (b"1,2,3,g\n4,5,6\n", "ionosphere.data"),
-    (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "ionosphere.data"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (None, "missing ionosphere.data"),
+        (b"", "ionosphere.data"),
+        (b"1,2,3,g\n4,5,6\n", "ionosphere.data"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "ionosphere.data"),
+    ],
+)
 def test_a_missing_or_damaged_data_file_is_one_line(tmp_path, content, expected):
     env = {"KPCA_BENCH_DATA": data_folder(tmp_path, content)}
     result = invoke(IONOSPHERE, "--out", tmp_path / "out", "--quiet", "--offline", "--trials", "1", env=env)
@@ -174,13 +183,17 @@ def test_a_missing_or_damaged_data_file_is_one_line(tmp_path, content, expected)
 def unwritable_out(tmp_path, case: str) -> Path:
     a_file = tmp_path / "a-file"
     a_file.write_text("not a folder")
-    return {"a file": a_file, "under a file": a_file / "results", "deep under a file": a_file / "a" / "b",
-            "a device": Path("/dev/null"), "under a device": Path("/dev/full/results"),
-            "sysfs": Path("/sys/kpca-bench-results")}[case]
+    return {
+        "a file": a_file,
+        "under a file": a_file / "results",
+        "deep under a file": a_file / "a" / "b",
+        "a device": Path("/dev/null"),
+        "under a device": Path("/dev/full/results"),
+        "sysfs": Path("/sys/kpca-bench-results"),
+    }[case]
 
 
-@pytest.mark.parametrize("case", ["a file", "under a file", "deep under a file", "a device", "under a device",
-                                  "sysfs"])
+@pytest.mark.parametrize("case", ["a file", "under a file", "deep under a file", "a device", "under a device", "sysfs"])
 def test_an_out_that_cannot_be_a_folder_is_one_line_before_any_data(tmp_path, case, monkeypatch):
     loaded = []
     monkeypatch.setattr("kpca_bench.experiment.runner.load_checked_dataset", lambda *a: loaded.append(a))
@@ -212,6 +225,7 @@ def test_a_folder_in_use_with_no_wait_is_one_line_naming_the_holder(tmp_path):
 
 # Faults while the run writes: one line naming the file and the cause, records intact, no temporary file.
 
+
 def fail_writes_of(monkeypatch, name: str, code: int, after: int = 0):
     """Make writes of files named ``name`` (the store, a table or a figure) fail with ``code`` after ``after`` good ones."""
     calls = {"n": 0}
@@ -242,9 +256,14 @@ FAULTS = [errno.ENOSPC, errno.EROFS, errno.EIO]
 
 
 # Every file with every fault in `make test`; in the quick subset, each file once and the faults in turn.
-@pytest.mark.parametrize("name, code", [
-    pytest.param(name, code, marks=() if code == FAULTS[i % len(FAULTS)] else pytest.mark.slow)
-    for i, name in enumerate(FAULTY_FILES) for code in FAULTS])
+@pytest.mark.parametrize(
+    "name, code",
+    [
+        pytest.param(name, code, marks=() if code == FAULTS[i % len(FAULTS)] else pytest.mark.slow)
+        for i, name in enumerate(FAULTY_FILES)
+        for code in FAULTS
+    ],
+)
 def test_a_write_fault_is_one_line_naming_the_file_and_cause(tmp_path, monkeypatch, name, code):
     fail_writes_of(monkeypatch, name, code, after=3 if name == "records.jsonl" else 0)
     result = invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "2")
@@ -283,14 +302,20 @@ def test_a_real_short_write_is_cut_back_and_the_store_stays_whole(tmp_path, monk
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     real_open = Path.open
-    monkeypatch.setattr(Path, "open", lambda path, mode="r", *a, **k: FullDisk(real_open(path, mode, *a, **k))
-                        if mode == "ab" else real_open(path, mode, *a, **k))
+    monkeypatch.setattr(
+        Path,
+        "open",
+        lambda path, mode="r", *a, **k: (
+            FullDisk(real_open(path, mode, *a, **k)) if mode == "ab" else real_open(path, mode, *a, **k)
+        ),
+    )
     with pytest.raises(store.StorageError, match="records.jsonl: No space left on device"):
         store.ResultStore(folder).append(record)
     assert (folder / "records.jsonl").read_bytes() == before
 
 
 # Failed cells are records: shown, counted, retried, and the run says so in its exit code.
+
 
 class AlwaysFails(OneClassSVM):
     def fit(self, X, y=None):
@@ -304,8 +329,9 @@ def failing_ocsvm(monkeypatch):
 
 def test_a_method_that_always_fails_is_recorded_marked_and_exits_1(tmp_path, failing_ocsvm):
     result = invoke(QUICKSTART, "--out", tmp_path, "--quiet", "--trials", "2")
-    assert_one_error_line(result, "2 cells failed, e.g. One-class SVM trial 0: RuntimeError: this detector always fails",
-                          code=1)
+    assert_one_error_line(
+        result, "2 cells failed, e.g. One-class SVM trial 0: RuntimeError: this detector always fails", code=1
+    )
     folder = tmp_path / "quickstart"
     trials = pd.read_csv(folder / "trials.csv")
     failed = trials[trials["status"] == "failed"]
@@ -362,42 +388,63 @@ def test_an_interrupted_run_marks_its_tables_incomplete(tmp_path, monkeypatch):
 # Config files that are not clean text or not strict YAML, and profiles validated whether run or not:
 # one line naming the file, the key (its whole path) and the fix, for `run` and `plan` alike.
 
+
 def quick_profile(profile: str) -> bytes:
     return QUICK_TEXT.replace("  quick: {trials: 3}", f"  {profile}").encode()
 
 
 # (what the file holds, a fragment of the one-line message)
 CONFIG_BYTES = {
-    "latin-1": (QUICK_TEXT.replace("description: KPCA", "description: café KPCA").encode("latin-1"),
-                "not UTF-8 text: byte 0xe9 on line 6"),
+    "latin-1": (
+        QUICK_TEXT.replace("description: KPCA", "description: café KPCA").encode("latin-1"),
+        "not UTF-8 text: byte 0xe9 on line 6",
+    ),
     "utf-16": (QUICK_TEXT.encode("utf-16"), "(it looks like UTF-16)"),
     "binary": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "not UTF-8 text"),
     "a NUL byte": (QUICK_TEXT.replace("name: quickstart", "name: quick\0start").encode(), "YAML syntax error"),
-    "duplicate top-level key": (QUICK_TEXT.replace("seed: 0", "seed: 0\nseed: 1").encode(),
-                                "line 20, column 1: duplicate key 'seed' (first given on line 19)"),
-    "duplicate dataset key": (QUICK_TEXT.replace("  inliers: [0]", "  inliers: [0]\n  inliers: [1]").encode(),
-                              "duplicate key 'inliers'"),
+    "duplicate top-level key": (
+        QUICK_TEXT.replace("seed: 0", "seed: 0\nseed: 1").encode(),
+        "line 20, column 1: duplicate key 'seed' (first given on line 19)",
+    ),
+    "duplicate dataset key": (
+        QUICK_TEXT.replace("  inliers: [0]", "  inliers: [0]\n  inliers: [1]").encode(),
+        "duplicate key 'inliers'",
+    ),
     "duplicate parameter": (QUICK_TEXT.replace("nu: 0.05}", "nu: 0.05, nu: 0.1}").encode(), "duplicate key 'nu'"),
-    "duplicate method key": (QUICK_TEXT.replace("    label: KPCA\n", "    label: KPCA\n    label: K\n").encode(),
-                             "duplicate key 'label'"),
+    "duplicate method key": (
+        QUICK_TEXT.replace("    label: KPCA\n", "    label: KPCA\n    label: K\n").encode(),
+        "duplicate key 'label'",
+    ),
     "duplicate profile": (quick_profile("quick: {trials: 3}\n  quick: {trials: 2}"), "duplicate key 'quick'"),
     "profile: unknown key": (quick_profile("quick: {trails: 3}"), "profiles.quick.trails: unknown key"),
     "profile: bad value": (quick_profile("quick: {trials: 0}"), "profiles.quick.trials: must be >= 1"),
     "profile: bad type": (quick_profile("quick: {seed: zero}"), "profiles.quick.seed: must be an integer"),
-    "profile: dataset key": (quick_profile("quick: {dataset: {test_outliers: lots}}"),
-                             "profiles.quick.dataset.test_outliers: must be an integer"),
-    "profile: unknown label": (quick_profile("quick: {methods: {KCPA: {params: {n_components: 3}}}}"),
-                               "profiles.quick.methods.KCPA: no method has this label (did you mean 'KPCA'?)"),
-    "profile: method parameter": (quick_profile("quick: {methods: {KPCA: {params: {nu: 3}}}}"),
-                                  "profiles.quick.methods.KPCA.params.nu: kpca has no parameter 'nu'"),
-    "profile: too many components": (quick_profile("quick: {methods: {KPCA: {params: {n_components: 150}}}}"),
-                                     "profiles.quick.methods.KPCA.params.n_components: 150 components need more"),
-    "profile: a problem it causes": (quick_profile("quick: {dataset: {draw: file_order}}"),
-                                     "profiles.quick: trials: dataset.draw: file_order takes the same rows"),
+    "profile: dataset key": (
+        quick_profile("quick: {dataset: {test_outliers: lots}}"),
+        "profiles.quick.dataset.test_outliers: must be an integer",
+    ),
+    "profile: unknown label": (
+        quick_profile("quick: {methods: {KCPA: {params: {n_components: 3}}}}"),
+        "profiles.quick.methods.KCPA: no method has this label (did you mean 'KPCA'?)",
+    ),
+    "profile: method parameter": (
+        quick_profile("quick: {methods: {KPCA: {params: {nu: 3}}}}"),
+        "profiles.quick.methods.KPCA.params.nu: kpca has no parameter 'nu'",
+    ),
+    "profile: too many components": (
+        quick_profile("quick: {methods: {KPCA: {params: {n_components: 150}}}}"),
+        "profiles.quick.methods.KPCA.params.n_components: 150 components need more",
+    ),
+    "profile: a problem it causes": (
+        quick_profile("quick: {dataset: {draw: file_order}}"),
+        "profiles.quick: trials: dataset.draw: file_order takes the same rows",
+    ),
     "profile: unknown name": (quick_profile("fast: {trials: 3}"), "profiles.fast: unknown profile; accepted: quick"),
     "profile: not a mapping": (quick_profile("quick: 3"), "profiles.quick: must be a mapping"),
-    "profiles: not a mapping": (QUICK_TEXT.replace("profiles:\n  quick: {trials: 3}", "profiles: [quick]").encode(),
-                                "profiles: must be a mapping"),
+    "profiles: not a mapping": (
+        QUICK_TEXT.replace("profiles:\n  quick: {trials: 3}", "profiles: [quick]").encode(),
+        "profiles: must be a mapping",
+    ),
 }
 
 
@@ -431,8 +478,10 @@ COMMANDS = [
     (["plan", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
     (["plan", QUICKSTART, "--jobs", "-9"], "--jobs -9"),
     (["plan", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
-    (["plan", ROOT / "reproductions" / "das" / "configs" / "variants" / "eth80_file_order.yaml", "--trials", "3"],
-     "--trials 3: dataset.draw: file_order"),
+    (
+        ["plan", ROOT / "reproductions" / "das" / "configs" / "variants" / "eth80_file_order.yaml", "--trials", "3"],
+        "--trials 3: dataset.draw: file_order",
+    ),
     (["check", "{tmp}/missing.yaml"], "no such config file"),
     (["check", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
     (["check", QUICKSTART, "--jobs", "-5"], "--jobs -5"),
@@ -462,8 +511,9 @@ COMMANDS = [
 ]
 
 
-@pytest.mark.parametrize("args, expected", COMMANDS, ids=[" ".join(map(str, a)).replace(str(ROOT) + "/", "")
-                                                          for a, _ in COMMANDS])
+@pytest.mark.parametrize(
+    "args, expected", COMMANDS, ids=[" ".join(map(str, a)).replace(str(ROOT) + "/", "") for a, _ in COMMANDS]
+)
 def test_a_bad_option_or_path_of_any_command_is_one_line(tmp_path, args, expected):
     (tmp_path / "a-file").write_text("name: x\n")
     (tmp_path / "empty").mkdir()
@@ -479,13 +529,18 @@ def test_more_jobs_than_cores_is_said_once_and_runs(tmp_path):
 
     result = CliRunner().invoke(app, ["plan", str(QUICKSTART), "--jobs", str(cpu_count() + 3), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert result.stderr == (f"note: --jobs {cpu_count() + 3} asks for more workers than this machine's "
-                             f"{cpu_count()} usable CPU cores; starting {cpu_count()}\n")
+    assert result.stderr == (
+        f"note: --jobs {cpu_count() + 3} asks for more workers than this machine's "
+        f"{cpu_count()} usable CPU cores; starting {cpu_count()}\n"
+    )
+
+
 # A user's data file in every format the file loader reads, damaged in the ways files are: one line naming the
 # file and the problem, before any cell runs.
 
-FEATURES = pd.DataFrame({"a": [0.1 * i for i in range(30)], "b": [1.0 + (i % 7) for i in range(30)],
-                         "c": [float(i % 3) for i in range(30)]})
+FEATURES = pd.DataFrame(
+    {"a": [0.1 * i for i in range(30)], "b": [1.0 + (i % 7) for i in range(30)], "c": [float(i % 3) for i in range(30)]}
+)
 LABELS = [0] * 20 + [1] * 10
 
 
@@ -503,6 +558,7 @@ def arff(rows: str = "1,2,0\n3,4,1\n", attributes: str = "@attribute a numeric\n
 
 def save_arrays(fmt: str, X, y, **more):
     """A writer of ``X`` and ``y`` (and other arrays) as an npz archive, a mat file or an npy pair."""
+
     def write(path: Path) -> None:
         if fmt == "npz":
             np.savez(path, X=X, y=y, **more)
@@ -513,6 +569,7 @@ def save_arrays(fmt: str, X, y, **more):
                 np.save(handle, X)
             if y is not None:
                 np.save(path.parent / "y.npy", y)
+
     return write
 
 
@@ -525,21 +582,37 @@ DATA_FILES = {
     "csv: empty": ("d.csv", b"", {}, "the file is empty"),
     "csv: header only": ("d.csv", b"a,b,label\n", {}, "has no data rows"),
     "csv: ragged row": ("d.csv", b"a,b,label\n1,2,0\n3,4,5,1\n", {}, "not a readable csv file"),
-    "csv: semicolons": ("d.csv", text_table(sep=";"), {}, "sep: the header 'a;b;c;label' is one column when split "
-                                                           "at ','; give the file's separator with sep:"),
+    "csv: semicolons": (
+        "d.csv",
+        text_table(sep=";"),
+        {},
+        "sep: the header 'a;b;c;label' is one column when split at ','; give the file's separator with sep:",
+    ),
     "csv: one column": ("d.csv", b"label\n0\n1\n", {}, "sep: the header 'label' is one column"),
     "csv: a wrong sep": ("d.csv", text_table(), {"sep": ";"}, "split at ';'"),
     "csv: duplicate columns": ("d.csv", text_table().replace(b"a,b,c", b"a,b,a", 1), {}, "column names 'a' are given"),
-    "csv: text in a number column": ("d.csv", text_table(b=["7.5"] * 12 + ["high"] + ["8"] * 17), {},
-                                     "column 'b' holds numbers but data row 13 has 'high'"),
-    "csv: categorical names no column": ("d.csv", text_table(), {"categorical": ["colour"]},
-                                         "categorical: no feature column 'colour'"),
+    "csv: text in a number column": (
+        "d.csv",
+        text_table(b=["7.5"] * 12 + ["high"] + ["8"] * 17),
+        {},
+        "column 'b' holds numbers but data row 13 has 'high'",
+    ),
+    "csv: categorical names no column": (
+        "d.csv",
+        text_table(),
+        {"categorical": ["colour"]},
+        "categorical: no feature column 'colour'",
+    ),
     "csv: categorical not a list": ("d.csv", text_table(), {"categorical": "b"}, "categorical: must be a list"),
     "csv: a missing value": ("d.csv", text_table(b=[1.0] * 29 + [None]), {}, "1 of 30 rows have missing (NaN)"),
     "csv: an infinite value": ("d.csv", text_table(c=[1.0] * 29 + [float("inf")]), {}, "or infinite values (in c)"),
     "csv: a missing label": ("d.csv", text_table().replace(b",1\n", b",\n", 1), {}, "(in the label)"),
-    "csv: one class": ("d.csv", text_table(labels=[0] * 30), {},
-                       "has no class 1 (dataset.outliers); its classes are [0]"),
+    "csv: one class": (
+        "d.csv",
+        text_table(labels=[0] * 30),
+        {},
+        "has no class 1 (dataset.outliers); its classes are [0]",
+    ),
     "csv: no outliers": ("d.csv", text_table(labels=[0] * 20 + [2] * 10), {}, "its classes are [0, 2]"),
     "csv: too few inliers": ("d.csv", text_table(labels=[0] * 5 + [1] * 25), {}, "train_inliers"),
     "csv: no label column": ("d.csv", text_table(), {"label": "status"}, "label: no column 'status'"),
@@ -550,22 +623,46 @@ DATA_FILES = {
     "csv: unknown format": ("d.csv", text_table(), {"format": "excel"}, "format: unknown format 'excel'"),
     "csv: missing file": (None, b"", {}, "path: no such file"),
     "tsv: commas": ("d.tsv", text_table(), {}, "is one column when split at '\\t'"),
-    "tsv: duplicate columns": ("d.tsv", text_table(sep="\t").replace(b"a\tb\tc", b"a\tb\tb", 1), {},
-                               "column names 'b' are given"),
-    "tsv: text in a number column": ("d.tsv", text_table(sep="\t", a=["x"] + [1] * 29), {},
-                                     "column 'a' holds numbers but data row 1 has 'x'"),
-    "txt: text in a number column": ("d.txt", text_table(sep=" ", c=[2] * 29 + ["?"]), {},
-                                     "column 'c' holds numbers but data row 30 has '?'"),
-    "txt: duplicate columns": ("d.txt", text_table(sep=" ").replace(b"a b c", b"c b c", 1), {},
-                               "column names 'c' are given"),
+    "tsv: duplicate columns": (
+        "d.tsv",
+        text_table(sep="\t").replace(b"a\tb\tc", b"a\tb\tb", 1),
+        {},
+        "column names 'b' are given",
+    ),
+    "tsv: text in a number column": (
+        "d.tsv",
+        text_table(sep="\t", a=["x"] + [1] * 29),
+        {},
+        "column 'a' holds numbers but data row 1 has 'x'",
+    ),
+    "txt: text in a number column": (
+        "d.txt",
+        text_table(sep=" ", c=[2] * 29 + ["?"]),
+        {},
+        "column 'c' holds numbers but data row 30 has '?'",
+    ),
+    "txt: duplicate columns": (
+        "d.txt",
+        text_table(sep=" ").replace(b"a b c", b"c b c", 1),
+        {},
+        "column names 'c' are given",
+    ),
     "parquet: duplicate columns": ("d.parquet", None, {}, "column names 'a' are given"),
-    "parquet: text in a number column": ("d.parquet", table(b=["1.5"] * 29 + ["high"]), {},
-                                         "column 'b' holds numbers but data row 30 has 'high'"),
+    "parquet: text in a number column": (
+        "d.parquet",
+        table(b=["1.5"] * 29 + ["high"]),
+        {},
+        "column 'b' holds numbers but data row 30 has 'high'",
+    ),
     "parquet: binary garbage": ("d.parquet", GARBAGE, {}, "not a readable parquet file"),
     "parquet: empty": ("d.parquet", b"", {}, "not a readable parquet file"),
     "parquet: a missing value": ("d.parquet", table(a=[None] + [1.0] * 29), {}, "missing (NaN)"),
-    "arff: duplicate attributes": ("d.arff", arff(attributes="@attribute a numeric\n@attribute a numeric\n"), {},
-                                   "field 'a' occurs more than once"),
+    "arff: duplicate attributes": (
+        "d.arff",
+        arff(attributes="@attribute a numeric\n@attribute a numeric\n"),
+        {},
+        "field 'a' occurs more than once",
+    ),
     "arff: text in a number": ("d.arff", arff(rows="1,2,0\n3,x,1\n"), {}, "not a readable arff file"),
     "arff: no header": ("d.arff", b"1,2,0\n3,4,1\n", {}, "not an ARFF file: no @relation"),
     "arff: binary garbage": ("d.arff", GARBAGE, {}, "not a readable arff file"),
@@ -581,24 +678,47 @@ DATA_FILES = {
     "npz: a single array": ("d.npz", save_arrays("npy", GOOD_X, None), {}, "not an .npz archive"),
     "npy: no labels file": ("d.npy", save_arrays("npy", GOOD_X, None), {}, "y: no labels file"),
     "npy: y of another length": ("d.npy", save_arrays("npy", GOOD_X, GOOD_Y[:10]), {}, "do not match 10 labels"),
-    "npy: binary garbage": ("d.npy", lambda path: path.write_bytes(GARBAGE) and np.save(path.parent / "y.npy", GOOD_Y),
-                            {}, "not a NumPy .npy file (no .npy header)"),
-    "npy: a damaged array": ("d.npy", lambda path: path.write_bytes(b"\x93NUMPY\x01\x00" + GARBAGE)
-                             and np.save(path.parent / "y.npy", GOOD_Y), {},
-                             "not a readable NumPy .npy file"),
+    "npy: binary garbage": (
+        "d.npy",
+        lambda path: path.write_bytes(GARBAGE) and np.save(path.parent / "y.npy", GOOD_Y),
+        {},
+        "not a NumPy .npy file (no .npy header)",
+    ),
+    "npy: a damaged array": (
+        "d.npy",
+        lambda path: path.write_bytes(b"\x93NUMPY\x01\x00" + GARBAGE) and np.save(path.parent / "y.npy", GOOD_Y),
+        {},
+        "not a readable NumPy .npy file",
+    ),
     "mat: no y": ("d.mat", save_arrays("mat", GOOD_X, GOOD_Y), {"y": "labels"}, "y: no variable 'labels'"),
     "mat: binary garbage": ("d.mat", GARBAGE, {}, "not a readable MATLAB .mat file"),
     "mat: empty": ("d.mat", b"", {}, "not a readable MATLAB .mat file (Mat file appears to be truncated)"),
-    "mat: an infinite value": ("d.mat", save_arrays("mat", np.where(GOOD_X > 2.85, np.inf, GOOD_X), GOOD_Y), {},
-                               "infinite"),
+    "mat: an infinite value": (
+        "d.mat",
+        save_arrays("mat", np.where(GOOD_X > 2.85, np.inf, GOOD_X), GOOD_Y),
+        {},
+        "infinite",
+    ),
 }
 
 
 def own_data_config(tmp_path, file_name, options) -> Path:
-    dataset = {"name": "file", "options": {"path": file_name or "absent.csv", **options}, "inliers": [0],
-               "outliers": [1], "train_inliers": 10, "test_inliers": 5, "test_outliers": 5}
-    config = {"name": "own", "dataset": dataset, "protocol": "novelty", "trials": 1,
-              "methods": [{"name": "ocsvm", "label": "OCSVM"}]}
+    dataset = {
+        "name": "file",
+        "options": {"path": file_name or "absent.csv", **options},
+        "inliers": [0],
+        "outliers": [1],
+        "train_inliers": 10,
+        "test_inliers": 5,
+        "test_outliers": 5,
+    }
+    config = {
+        "name": "own",
+        "dataset": dataset,
+        "protocol": "novelty",
+        "trials": 1,
+        "methods": [{"name": "ocsvm", "label": "OCSVM"}],
+    }
     return config_file(tmp_path, yaml.safe_dump(config))
 
 
@@ -632,12 +752,12 @@ def test_a_bad_data_file_of_any_format_is_one_line_before_any_cell(tmp_path, cas
 # ---------------------------------------------------------------------------------------------------------------
 
 
-
 def small_data(folder: Path, kind: str) -> Path:
     """A 0/1-labelled CSV of 60 rows: normal features, the same times 1e300, or every feature constant."""
     rng = np.random.default_rng(0)
-    X = {"normal": rng.normal(size=(60, 3)), "huge": rng.normal(size=(60, 3)) * 1e300,
-         "constant": np.ones((60, 3))}[kind]
+    X = {"normal": rng.normal(size=(60, 3)), "huge": rng.normal(size=(60, 3)) * 1e300, "constant": np.ones((60, 3))}[
+        kind
+    ]
     path = folder / f"{kind}.csv"
     pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=[0] * 45 + [1] * 15).to_csv(path, index=False)
     return path
@@ -650,10 +770,15 @@ OCSVM = {"name": "ocsvm", "label": "One-class SVM", "params": {"nu": 0.1}}
 
 def small_config(folder: Path, kind: str, methods: list[dict], trials: int = 2) -> Path:
     """A novelty config on :func:`small_data`, unscaled, named ``small``."""
-    entry = {"name": "file", "options": {"path": small_data(folder, kind).name, "label": "label"},
-             "train_inliers": 30, "test_inliers": 15, "test_outliers": 10, "scaling": "none"}
-    config = {"name": "small", "dataset": entry, "protocol": "novelty", "trials": trials, "seed": 0,
-              "methods": methods}
+    entry = {
+        "name": "file",
+        "options": {"path": small_data(folder, kind).name, "label": "label"},
+        "train_inliers": 30,
+        "test_inliers": 15,
+        "test_outliers": 10,
+        "scaling": "none",
+    }
+    config = {"name": "small", "dataset": entry, "protocol": "novelty", "trials": trials, "seed": 0, "methods": methods}
     path = folder / f"{kind}.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -706,29 +831,45 @@ def test_a_run_where_every_cell_fails_ends_with_tables_listing_the_failures(tmp_
 @pytest.mark.parametrize("command", ["run", "report"])
 def test_a_suite_where_every_cell_fails_ends_the_same_way(tmp_path, failing_ocsvm, command):
     data = ROOT / "kpca_bench" / "configs" / "examples" / "data"
-    datasets = [{"name": "file", "options": {"path": str(data / "example.npz")}},
-                {"name": "file", "options": {"path": str(data / "example.csv"), "label": "status"},
-                 "inliers": ["ok"], "outliers": ["faulty"]}]
+    datasets = [
+        {"name": "file", "options": {"path": str(data / "example.npz")}},
+        {
+            "name": "file",
+            "options": {"path": str(data / "example.csv"), "label": "status"},
+            "inliers": ["ok"],
+            "outliers": ["faulty"],
+        },
+    ]
     config = tmp_path / "suite.yaml"
-    config.write_text(yaml.safe_dump({"name": "suite", "protocol": "adbench", "trials": 1, "seed": 0,
-                                      "methods": [OCSVM], "datasets": datasets}))
+    config.write_text(
+        yaml.safe_dump(
+            {"name": "suite", "protocol": "adbench", "trials": 1, "seed": 0, "methods": [OCSVM], "datasets": datasets}
+        )
+    )
     result = invoke(config, "--out", tmp_path, "--quiet")
     if command == "report":
         result = CliRunner().invoke(app, ["report", str(tmp_path / "suite")])
-    assert_failures_reported(result, "2 cells failed, e.g. One-class SVM trial 0: RuntimeError: this detector "
-                                     "always fails; see status and error in the trials.csv of each dataset's folder")
+    assert_failures_reported(
+        result,
+        "2 cells failed, e.g. One-class SVM trial 0: RuntimeError: this detector "
+        "always fails; see status and error in the trials.csv of each dataset's folder",
+    )
     for member in ("example", "example_2"):
         assert "- One-class SVM, 1 trial: RuntimeError" in (tmp_path / "suite" / member / "summary.md").read_text()
 
 
 def test_each_kind_of_failure_is_one_line_with_its_count(tmp_path, failing_ocsvm):
     result = invoke(small_config(tmp_path, "constant", [KPCA, OCSVM, LOF]), "--out", tmp_path, "--quiet")
-    assert_failures_reported(result, "2 cells failed, e.g. KPCA trial 0: ValueError: all training points",
-                             "2 cells failed, e.g. One-class SVM trial 0: RuntimeError: this detector always fails")
+    assert_failures_reported(
+        result,
+        "2 cells failed, e.g. KPCA trial 0: ValueError: all training points",
+        "2 cells failed, e.g. One-class SVM trial 0: RuntimeError: this detector always fails",
+    )
     assert result.stderr.count("this detector always fails") == 1  # the first of its kind, once
 
 
 # Numerics that make a method meaningless: constant scores are flagged, non-finite scores fail the cell.
+
 
 def test_constant_scores_are_flagged_in_the_record_the_tables_and_one_warning(tmp_path):
     result = invoke(small_config(tmp_path, "constant", [LOF]), "--out", tmp_path, "--quiet")
@@ -767,8 +908,11 @@ def test_features_that_overflow_flag_every_detector_not_only_kernel_methods(tmp_
     records = ResultStore(tmp_path / "small").records()
     assert all(flag in r["degenerate"] for r in records)
     assert "Traceback" not in result.output + result.stderr and flag in result.stderr
-    row = next(line for line in (tmp_path / "small" / "summary.md").read_text().splitlines()
-               if line.startswith("| Isolation forest"))
+    row = next(
+        line
+        for line in (tmp_path / "small" / "summary.md").read_text().splitlines()
+        if line.startswith("| Isolation forest")
+    )
     assert row.startswith("| Isolation forest **(") and flag in row and "2 of 2 trials)**" in row
 
 
@@ -780,24 +924,30 @@ class NaNScores(OneClassSVM):
 def test_non_finite_scores_fail_the_cell(tmp_path, monkeypatch):
     monkeypatch.setitem(METHODS, "ocsvm", replace(METHODS["ocsvm"], estimator=NaNScores))
     result = invoke(small_config(tmp_path, "normal", [OCSVM]), "--out", tmp_path, "--quiet")
-    assert_failures_reported(result, "2 cells failed, e.g. One-class SVM trial 0: NonFiniteScores: the method "
-                                     "produced NaN or infinite scores")
+    assert_failures_reported(
+        result,
+        "2 cells failed, e.g. One-class SVM trial 0: NonFiniteScores: the method produced NaN or infinite scores",
+    )
     assert set(pd.read_csv(tmp_path / "small" / "trials.csv")["error_type"]) == {"NonFiniteScores"}
 
 
-@pytest.mark.parametrize("scores, flagged", [
-    ([0.5, 0.5, 0.5], True),
-    ([0.0, 0.0], True),
-    ([1e300, 1e300 * (1 + 1e-16)], True),
-    ([1.0, 1.0, 1.0 + 1e-9], False),
-    ([0.0, 1e-300], False),
-])
+@pytest.mark.parametrize(
+    "scores, flagged",
+    [
+        ([0.5, 0.5, 0.5], True),
+        ([0.0, 0.0], True),
+        ([1e300, 1e300 * (1 + 1e-16)], True),
+        ([1.0, 1.0, 1.0 + 1e-9], False),
+        ([0.0, 1e-300], False),
+    ],
+)
 def test_constant_scores_mean_equal_up_to_rounding(scores, flagged):
     assert constant_scores(np.array(scores)) == ({"degenerate": "constant scores"} if flagged else {})
 
 
-@pytest.mark.parametrize("scale, n_features, flagged", [(1e300, 3, True), (1e154, 1, True), (1e153, 1, False),
-                                                        (1.0, 100, False)])
+@pytest.mark.parametrize(
+    "scale, n_features, flagged", [(1e300, 3, True), (1e154, 1, True), (1e153, 1, False), (1.0, 100, False)]
+)
 def test_input_overflow_names_features_whose_squared_distances_overflow(scale, n_features, flagged):
     split = SimpleNamespace(X_train=np.full((4, n_features), scale), X_test=-np.full((2, n_features), scale))
     message = input_overflow(split)
@@ -813,12 +963,15 @@ def caught_overflow() -> list:
     return caught
 
 
-@pytest.mark.parametrize("result, caught, flag", [
-    ({"status": "ok"}, "overflow", "overflow encountered in exp"),
-    ({"status": "ok", "degenerate": "constant scores"}, "overflow", "constant scores; overflow encountered in exp"),
-    ({"status": "ok"}, "none", None),
-    ({"status": "ok", "degenerate": "constant scores"}, "none", "constant scores"),
-])
+@pytest.mark.parametrize(
+    "result, caught, flag",
+    [
+        ({"status": "ok"}, "overflow", "overflow encountered in exp"),
+        ({"status": "ok", "degenerate": "constant scores"}, "overflow", "constant scores; overflow encountered in exp"),
+        ({"status": "ok"}, "none", None),
+        ({"status": "ok", "degenerate": "constant scores"}, "none", "constant scores"),
+    ],
+)
 def test_an_overflow_during_a_cell_is_added_to_its_flag(result, caught, flag):
     small = SimpleNamespace(X_train=np.ones((3, 2)), X_test=np.ones((2, 2)))
     flagged = flag_overflow(result, small, caught_overflow() if caught == "overflow" else [])
@@ -826,6 +979,7 @@ def test_an_overflow_during_a_cell_is_added_to_its_flag(result, caught, flag):
 
 
 # Damaged state files: moved aside whole (STEM.damaged.SUFFIX), and the command goes on or stops with one line.
+
 
 @pytest.fixture
 def finished_run(tmp_path):
@@ -851,8 +1005,10 @@ def report(folder: Path, *args):
 def test_report_with_a_damaged_run_json_sets_it_aside_and_finds_the_config(finished_run, damage):
     run_file = finished_run / "run.json"
     run = json.loads(run_file.read_text())
-    content = {"no config": json.dumps({**run, "config": None}).encode(),
-               "config not YAML": json.dumps({**run, "config": "name: [unclosed"}).encode()}.get(damage)
+    content = {
+        "no config": json.dumps({**run, "config": None}).encode(),
+        "config not YAML": json.dumps({**run, "config": "name: [unclosed"}).encode(),
+    }.get(damage)
     run_file.write_bytes(content or DAMAGE[damage])
     (finished_run / "summary.md").unlink()
     result = report(finished_run, "--configs", finished_run.parents[1])
@@ -926,6 +1082,7 @@ def test_run_with_a_damaged_run_json_writes_it_anew(finished_run):
 
 # File-system faults made real: a small tmpfs (as root), full or read-only.
 
+
 @pytest.fixture
 def tmpfs(tmp_path):
     """A mount point of a tmpfs of 24 KiB (resized with ``remount(...)``), unmounted in teardown."""
@@ -985,12 +1142,19 @@ def test_a_read_only_results_folder_is_one_line(tmpfs, command):
 @pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
 @pytest.mark.parametrize("protocol", ["adbench", "unsupervised"])
 def test_a_model_without_components_is_flagged_under_the_other_detection_protocols(tmp_path, protocol):
-    path = small_config(tmp_path, "normal", [{"name": "skpca_l1", "label": "Wang-Tanaka",
-                                              "params": {"n_components": 2, "lam1": 100.0}}], trials=1)
+    path = small_config(
+        tmp_path,
+        "normal",
+        [{"name": "skpca_l1", "label": "Wang-Tanaka", "params": {"n_components": 2, "lam1": 100.0}}],
+        trials=1,
+    )
     config = yaml.safe_load(path.read_text())
     config["protocol"] = protocol
-    config["dataset"] = {key: value for key, value in config["dataset"].items()
-                         if key not in ("train_inliers", "test_inliers", "test_outliers")}
+    config["dataset"] = {
+        key: value
+        for key, value in config["dataset"].items()
+        if key not in ("train_inliers", "test_inliers", "test_outliers")
+    }
     path.write_text(yaml.safe_dump(config))
     result = invoke(path, "--out", tmp_path, "--quiet")
     assert result.exit_code == 0, result.output + result.stderr

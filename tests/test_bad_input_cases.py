@@ -25,19 +25,30 @@ from kpca_bench.errors import ConfigError, KpcaBenchError
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "kpca_bench" / "configs" / "examples"
 # A word that says what to do: every message names the fix, not only the problem.
-FIX = re.compile(r"accepted|must|give|did you mean|remove|use |set |save|keep|run |name |leave|add |pass |wrap|"
-                 r"derive|see '|e\.g\.|at most|needs? |not both|expected|only|fetch|get it|lists? them|columns: |"
-                 r"fix |correct |put |install", re.I)
+FIX = re.compile(
+    r"accepted|must|give|did you mean|remove|use |set |save|keep|run |name |leave|add |pass |wrap|"
+    r"derive|see '|e\.g\.|at most|needs? |not both|expected|only|fetch|get it|lists? them|columns: |"
+    r"fix |correct |put |install",
+    re.I,
+)
 
 BASE = {
     "name": "bad_input",
-    "dataset": {"name": "digits", "inliers": [0], "outliers": [1, 2], "train_inliers": 60, "test_inliers": 30,
-                "test_outliers": 30},
+    "dataset": {
+        "name": "digits",
+        "inliers": [0],
+        "outliers": [1, 2],
+        "train_inliers": 60,
+        "test_inliers": 30,
+        "test_outliers": 30,
+    },
     "protocol": "novelty",
     "trials": 1,
     "seed": 0,
-    "methods": [{"name": "kpca", "label": "KPCA", "params": {"n_components": 5, "kernel": "rbf"}},
-                {"name": "ocsvm", "label": "OCSVM", "params": {"nu": 0.1}}],
+    "methods": [
+        {"name": "kpca", "label": "KPCA", "params": {"n_components": 5, "kernel": "rbf"}},
+        {"name": "ocsvm", "label": "OCSVM", "params": {"nu": 0.1}},
+    ],
 }
 
 
@@ -95,8 +106,11 @@ CONFIGS = [
     ("test size negative", edited("dataset.test_outliers", -3), "dataset.test_outliers: must be >= "),
     ("test size a list", edited("dataset.test_inliers", [30]), "dataset.test_inliers: must be an integer"),
     ("unknown dataset key", edited("dataset.colour", "blue"), "dataset.colour: unknown key"),
-    ("dataset key misspelt", edited("dataset.scalling", "minmax"), "dataset.scalling: unknown key (did you mean "
-                                                                  "'scaling'?)"),
+    (
+        "dataset key misspelt",
+        edited("dataset.scalling", "minmax"),
+        "dataset.scalling: unknown key (did you mean 'scaling'?)",
+    ),
     ("scaling unknown", edited("dataset.scaling", "zscore"), "dataset.scaling: unknown scaling 'zscore'"),
     ("draw unknown", edited("dataset.draw", "sorted"), "dataset.draw: unknown draw 'sorted'"),
     ("options not a mapping", edited("dataset.options", [1]), "dataset.options: must be a mapping"),
@@ -109,23 +123,41 @@ CONFIGS = [
     ("method not a mapping", edited("methods.0", "kpca"), "methods[0]: must be a mapping"),
     ("method name missing", edited("methods.0.name", ...), "methods[0].name: missing (required)"),
     ("method misspelt", edited("methods.0.name", "kcpa"), "unknown method 'kcpa' (did you mean 'kpca'?)"),
-    ("method import path of nothing", edited("methods.0.name", "no_such_module:Detector"),
-     "searched the config's folder"),
-    ("method import path no class", edited("methods.0.name", "sklearn.ensemble:IsolationForrest"),
-     "did you mean 'sklearn.ensemble:IsolationForest'?"),
-    ("method import path of no near class", edited("methods.0.name", "sklearn.ensemble:Zzzqx"),
-     "name a class that sklearn.ensemble defines"),
-    ("method import path not a detector", edited("methods.0", {"name": "sklearn.preprocessing:StandardScaler"}),
-     "methods[0].name"),
+    (
+        "method import path of nothing",
+        edited("methods.0.name", "no_such_module:Detector"),
+        "searched the config's folder",
+    ),
+    (
+        "method import path no class",
+        edited("methods.0.name", "sklearn.ensemble:IsolationForrest"),
+        "did you mean 'sklearn.ensemble:IsolationForest'?",
+    ),
+    (
+        "method import path of no near class",
+        edited("methods.0.name", "sklearn.ensemble:Zzzqx"),
+        "name a class that sklearn.ensemble defines",
+    ),
+    (
+        "method import path not a detector",
+        edited("methods.0", {"name": "sklearn.preprocessing:StandardScaler"}),
+        "methods[0].name",
+    ),
     ("method unknown key", edited("methods.0.colour", "red"), "methods[0].colour: unknown key"),
     ("method params a list", edited("methods.0.params", [5]), "methods[0].params: must be a mapping"),
-    ("method unknown parameter", edited("methods.0.params.n_component", 5), "kpca has no parameter 'n_component' "
-                                                                            "(did you mean 'n_components'?)"),
+    (
+        "method unknown parameter",
+        edited("methods.0.params.n_component", 5),
+        "kpca has no parameter 'n_component' (did you mean 'n_components'?)",
+    ),
     ("runner's parameter", edited("methods.1.params.random_state", 3), "has no parameter 'random_state'"),
     ("components zero", edited("methods.0.params.n_components", 0), "methods[0].params.n_components"),
     ("components text", edited("methods.0.params.n_components", "five"), "methods[0].params.n_components"),
-    ("components above training rows", edited("methods.0.params.n_components", 60), "60 components need more "
-                                                                                     "than the 60 training"),
+    (
+        "components above training rows",
+        edited("methods.0.params.n_components", 60),
+        "60 components need more than the 60 training",
+    ),
     ("kernel unknown", edited("methods.0.params.kernel", "gauss"), "methods[0].params.kernel"),
     ("gamma negative", edited("methods.0.params.gamma", -1.0), "methods[0].params.gamma"),
     ("gamma a word", edited("methods.0.params.gamma", "wide"), "methods[0].params.gamma"),
@@ -133,10 +165,16 @@ CONFIGS = [
     ("nu a word", edited("methods.1.params.nu", "small"), "methods[1].params.nu"),
     ("grid empty", edited("methods.1.grid", {"nu": []}), "methods[1].grid.nu: must be a non-empty list"),
     ("grid not a list", edited("methods.1.grid", {"nu": 0.1}), "methods[1].grid.nu: must be a non-empty list"),
-    ("grid range backwards", edited("methods.1.grid", {"nu": {"start": 0.5, "stop": 0.1, "step": 0.1}}),
-     "a range needs numbers start <= stop and step > 0"),
-    ("grid range zero step", edited("methods.1.grid", {"nu": {"start": 0.1, "stop": 0.5, "step": 0}}),
-     "a range needs numbers start <= stop and step > 0"),
+    (
+        "grid range backwards",
+        edited("methods.1.grid", {"nu": {"start": 0.5, "stop": 0.1, "step": 0.1}}),
+        "a range needs numbers start <= stop and step > 0",
+    ),
+    (
+        "grid range zero step",
+        edited("methods.1.grid", {"nu": {"start": 0.1, "stop": 0.5, "step": 0}}),
+        "a range needs numbers start <= stop and step > 0",
+    ),
     ("grid unknown parameter", edited("methods.1.grid", {"mu": [0.1]}), "ocsvm has no parameter 'mu'"),
     ("score unknown", edited("methods.0.score", "distance"), "methods[0].score: unknown score 'distance'"),
     ("score on a detector without subspace", edited("methods.1.score", "mahalanobis"), "methods[1].score"),
@@ -147,8 +185,11 @@ CONFIGS = [
     ("trials a word", edited("trials", "ten"), "trials: must be an integer"),
     ("trials a float", edited("trials", 1.5), "trials: must be an integer"),
     ("trials true", edited("trials", True), "trials: must be an integer"),
-    ("trials in exponent form", edited("trials", 10.0), "trials: must be an integer >= 1, got 10.0; write it as a "
-     "whole number (10)"),
+    (
+        "trials in exponent form",
+        edited("trials", 10.0),
+        "trials: must be an integer >= 1, got 10.0; write it as a whole number (10)",
+    ),
     ("name read as a number", edited("name", 100000.0), "got 100000.0; YAML reads it as a number, so quote it"),
     ("seed negative", edited("seed", -1), "seed: must be >= 0"),
     ("seed a word", edited("seed", "lucky"), "seed: must be an integer"),
@@ -161,45 +202,75 @@ CONFIGS = [
     ("threshold rule unknown", edited("threshold", {"rule": "guess"}), "threshold.rule: unknown rule 'guess'"),
     ("threshold quantile one", edited("threshold", {"quantile": 1}), "threshold.quantile: must be a number strictly"),
     ("threshold fixed without value", edited("threshold", {"rule": "fixed"}), "threshold.value: give a value"),
-    ("threshold value a word", edited("threshold", {"rule": "fixed", "value": "high"}), "threshold.value: must be a "
-                                                                                        "number"),
+    (
+        "threshold value a word",
+        edited("threshold", {"rule": "fixed", "value": "high"}),
+        "threshold.value: must be a number",
+    ),
     ("threshold unknown key", edited("threshold", {"side": "left"}), "threshold.side: unknown key"),
     ("threshold a list", edited("threshold", [0.95]), "threshold: must be a mapping"),
     ("figures unknown", edited("output", {"figures": ["pie"]}), "output.figures: must be a list drawn from"),
     ("output unknown key", edited("output", {"tables": True}), "output.tables: unknown key"),
     ("execution backend unknown", edited("execution", {"backend": "slurm"}), "execution.backend: unknown backend"),
     ("execution address without dask", edited("execution", {"address": "tcp://h:1"}), "needs backend: dask"),
-    ("execution address bad", edited("execution", {"backend": "dask", "address": "h:1"}), "execution.address: must "
-                                                                                          "be 'local'"),
+    (
+        "execution address bad",
+        edited("execution", {"backend": "dask", "address": "h:1"}),
+        "execution.address: must be 'local'",
+    ),
     ("execution memory zero", edited("execution", {"max_memory_mb": 0}), "execution.max_memory_mb: must be a positive"),
     ("execution device unknown", edited("execution", {"device": "tpu"}), "execution.device: unknown device 'tpu'"),
     ("reference without dataset", edited("reference", {"paper": "das"}), "reference.dataset: missing (required)"),
     ("statistics on one dataset", edited("statistics", {"posthoc": "nemenyi"}), "statistics across datasets need"),
     ("dataset and datasets", edited("datasets", [BASE["dataset"]]), "give dataset (one) or datasets / suite (several)"),
     ("datasets empty", {**edited("dataset", ...), "datasets": []}, "datasets: must be a non-empty list"),
-    ("suite entry unknown dataset", {**edited("dataset", ...), "protocol": "adbench",
-                                     "datasets": ["adbench_nosuchset"]}, "unknown dataset 'adbench_nosuchset'"),
-    ("suite collection unknown", {**edited("dataset", ...), "protocol": "adbench", "suite": {"collection": "odds"}},
-     "suite.collection: unknown collection 'odds'"),
-    ("suite include unknown", {**edited("dataset", ...), "protocol": "adbench",
-                               "suite": {"collection": "adbench", "include": ["nosuch"]}}, "'nosuch' is not in "
-                                                                                           "collection adbench"),
-    ("suite include and exclude", {**edited("dataset", ...), "protocol": "adbench",
-                                   "suite": {"collection": "adbench", "include": ["glass"], "exclude": ["wine"]}},
-     "give include or exclude, not both"),
+    (
+        "suite entry unknown dataset",
+        {**edited("dataset", ...), "protocol": "adbench", "datasets": ["adbench_nosuchset"]},
+        "unknown dataset 'adbench_nosuchset'",
+    ),
+    (
+        "suite collection unknown",
+        {**edited("dataset", ...), "protocol": "adbench", "suite": {"collection": "odds"}},
+        "suite.collection: unknown collection 'odds'",
+    ),
+    (
+        "suite include unknown",
+        {**edited("dataset", ...), "protocol": "adbench", "suite": {"collection": "adbench", "include": ["nosuch"]}},
+        "'nosuch' is not in collection adbench",
+    ),
+    (
+        "suite include and exclude",
+        {
+            **edited("dataset", ...),
+            "protocol": "adbench",
+            "suite": {"collection": "adbench", "include": ["glass"], "exclude": ["wine"]},
+        },
+        "give include or exclude, not both",
+    ),
     ("profiles unknown name", edited("profiles", {"fast": {"trials": 1}}), "profiles.fast: unknown profile"),
     ("profile bad value", edited("profiles", {"quick": {"trials": 0}}), "profiles.quick.trials: must be >= 1"),
-    ("profile unknown label", edited("profiles", {"quick": {"methods": {"KCPA": {}}}}), "no method has this label "
-                                                                                        "(did you mean 'KPCA'?)"),
-    ("file_order with trials", {**edited("dataset.draw", "file_order"), "trials": 2}, "file_order takes the same "
-                                                                                      "rows in every trial"),
+    (
+        "profile unknown label",
+        edited("profiles", {"quick": {"methods": {"KCPA": {}}}}),
+        "no method has this label (did you mean 'KPCA'?)",
+    ),
+    (
+        "file_order with trials",
+        {**edited("dataset.draw", "file_order"), "trials": 2},
+        "file_order takes the same rows in every trial",
+    ),
 ]
 
 
 def cases(table: list) -> list:
     """The rows of a case table as pytest parameters, each named by its first item (marks kept)."""
-    return [pytest.param(*row.values[1:], id=row.values[0], marks=row.marks) if hasattr(row, "values")
-            else pytest.param(*row[1:], id=row[0]) for row in table]
+    return [
+        pytest.param(*row.values[1:], id=row.values[0], marks=row.marks)
+        if hasattr(row, "values")
+        else pytest.param(*row[1:], id=row[0])
+        for row in table
+    ]
 
 
 @pytest.mark.parametrize("config, expected", cases(CONFIGS))
@@ -218,8 +289,11 @@ FILES = [
     ("a tab for indent", b"name: x\ndataset:\n\tname: digits\n", "YAML syntax error at line 3"),
     ("bad indent", b"name: x\n  seed: 0\n", "YAML syntax error at line 2"),
     ("a list item inside a mapping", b"name: x\n- seed\n", "YAML syntax error"),
-    ("duplicate top-level key", b"name: x\nseed: 0\nseed: 1\n", "duplicate key 'seed' (first given on line 2); "
-                                                                "keep one"),
+    (
+        "duplicate top-level key",
+        b"name: x\nseed: 0\nseed: 1\n",
+        "duplicate key 'seed' (first given on line 2); keep one",
+    ),
     ("duplicate nested key", b"name: x\ndataset: {name: digits, name: iris}\n", "duplicate key 'name'"),
     ("undefined alias", b"name: *nothing\n", "YAML syntax error"),
     ("Latin-1 text", b"name: caf\xe9\n", "not UTF-8 text: byte 0xe9 on line 1"),
@@ -261,8 +335,7 @@ OPTIONS = [
     ("scheduler scheme only", ["run", QUICKSTART, "--scheduler", "tcp://"], "--scheduler: must be 'local'"),
     ("unknown flag", ["run", QUICKSTART, "--no-such-flag"], "No such option: --no-such-flag"),
     ("flag misspelt", ["run", QUICKSTART, "--trails", "3"], "No such option: --trails"),
-    ("option without value", ["run", "--out", "{tmp}/out", QUICKSTART, "--trials"], "'--trials' requires an "
-                                                                                    "argument"),
+    ("option without value", ["run", "--out", "{tmp}/out", QUICKSTART, "--trials"], "'--trials' requires an argument"),
     ("config missing", ["run"], "Missing argument 'config'"),
     ("config not there", ["run", "{tmp}/missing.yaml"], "no such config file"),
     ("config a folder", ["run", "{tmp}"], "cannot read the config"),
@@ -295,16 +368,29 @@ API_CONFIG = {**BASE, "methods": [{"name": "kpca", "label": "KPCA", "params": {"
 API = [
     ("methods a list", {"methods": [IsolationForest()]}, ConfigError, "methods: give a dict of label -> estimator"),
     ("methods a tuple", {"methods": (IsolationForest(),)}, ConfigError, "not a tuple"),
-    ("methods an estimator", {"methods": IsolationForest()}, ConfigError, "methods: must be a dict of label -> "
-                                                                          "estimator"),
+    (
+        "methods an estimator",
+        {"methods": IsolationForest()},
+        ConfigError,
+        "methods: must be a dict of label -> estimator",
+    ),
     ("methods a string", {"methods": "kpca"}, ConfigError, "methods: must be a dict"),
-    ("methods a class", {"methods": {"iforest": IsolationForest}}, ConfigError, "give an instance, e.g. "
-                                                                                "IsolationForest()"),
+    (
+        "methods a class",
+        {"methods": {"iforest": IsolationForest}},
+        ConfigError,
+        "give an instance, e.g. IsolationForest()",
+    ),
     ("methods empty label", {"methods": {"": IsolationForest()}}, ConfigError, "a label must be a non-empty string"),
     ("methods label a number", {"methods": {3: IsolationForest()}}, ConfigError, "a label must be a non-empty string"),
     ("methods no get_params", {"methods": {"x": object()}}, ConfigError, "has no get_params()"),
     ("jobs a string", {"jobs": "2"}, ConfigError, "got '2'; give it as a number"),
-    ("jobs zero", {"jobs": 0}, ConfigError, "jobs: must be a number of workers (1, 2, ...) or a negative value as in joblib"),
+    (
+        "jobs zero",
+        {"jobs": 0},
+        ConfigError,
+        "jobs: must be a number of workers (1, 2, ...) or a negative value as in joblib",
+    ),
     ("jobs leaving no core", {"jobs": -100}, ConfigError, "jobs=-100: means all CPU cores but 99"),
     ("jobs a float", {"jobs": 2.0}, ConfigError, "jobs: must be a number of workers (1, 2, ...)"),
     ("jobs true", {"jobs": True}, ConfigError, "jobs: must be a number of workers (1, 2, ...)"),
@@ -330,8 +416,12 @@ API = [
     ("config a list", {"config": [API_CONFIG]}, ConfigError, "config: must be a path of a YAML config"),
     ("config file missing", {"config": "no/such.yaml"}, ConfigError, "no such config file"),
     ("config dict invalid", {"config": {**API_CONFIG, "trials": 0}}, ConfigError, "<dict>: trials: must be >= 1"),
-    ("config dict unknown dataset", {"config": {**API_CONFIG, "dataset": {"name": "nosuch"}}}, ConfigError,
-     "<dict>: dataset.name: unknown dataset 'nosuch'"),
+    (
+        "config dict unknown dataset",
+        {"config": {**API_CONFIG, "dataset": {"name": "nosuch"}}},
+        ConfigError,
+        "<dict>: dataset.name: unknown dataset 'nosuch'",
+    ),
     ("config not a mapping YAML", {"config": "{tmp}/list.yaml"}, ConfigError, "must be a YAML mapping"),
 ]
 
@@ -353,8 +443,16 @@ def test_a_bad_argument_of_run_raises_one_line_in_the_callers_words(tmp_path, ar
 def file_config(tmp_path, data: bytes, name: str = "data.csv", **dataset) -> Path:
     """A config reading ``data`` (written as ``name`` beside it) with the CSV example's keys."""
     (tmp_path / name).write_bytes(data)
-    entry = {"name": "file", "options": {"path": name, "label": "status"}, "inliers": ["ok"],
-             "outliers": ["faulty"], "train_inliers": 4, "test_inliers": 2, "test_outliers": 2, **dataset}
+    entry = {
+        "name": "file",
+        "options": {"path": name, "label": "status"},
+        "inliers": ["ok"],
+        "outliers": ["faulty"],
+        "train_inliers": 4,
+        "test_inliers": 2,
+        "test_outliers": 2,
+        **dataset,
+    }
     config = {**BASE, "dataset": entry, "methods": [{"name": "kpca", "label": "KPCA", "params": {"n_components": 2}}]}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
@@ -376,8 +474,12 @@ DATA = [
     ("binary junk", b"\x89PNG\r\n\x1a\n" + bytes(range(256)), {}, "data.csv"),
     ("duplicate column names", b"a,a,status\n" + GOOD_ROWS, {}, "data.csv"),
     ("unknown file format", b"a,b\n1,2\n", {"options": {"path": "data.xyz", "label": "status"}}, "data.xyz"),
-    ("unknown file option", b"a,b,status\n" + GOOD_ROWS, {"options": {"path": "data.csv", "label": "status",
-                                                                      "sheet": 2}}, "sheet"),
+    (
+        "unknown file option",
+        b"a,b,status\n" + GOOD_ROWS,
+        {"options": {"path": "data.csv", "label": "status", "sheet": 2}},
+        "sheet",
+    ),
     ("path missing from options", b"a,b,status\n" + GOOD_ROWS, {"options": {"label": "status"}}, "path"),
 ]
 
@@ -408,7 +510,11 @@ RERUNS = [
     ("a broken config of the same name", ["run", "{tmp}/broken.yaml", "--out", "{out}"], "YAML syntax error"),
     ("an invalid config of the same name", ["run", "{tmp}/invalid.yaml", "--out", "{out}"], "trials: must be >= 1"),
     ("a folder in use", ["run", EXAMPLES / "csv.yaml", "--out", "{out}", "--no-wait", "--trials", "1"], "in use"),
-    ("out under a file", ["run", EXAMPLES / "csv.yaml", "--out", "{out}/example_csv/records.parquet"], "records.parquet"),
+    (
+        "out under a file",
+        ["run", EXAMPLES / "csv.yaml", "--out", "{out}/example_csv/records.parquet"],
+        "records.parquet",
+    ),
     ("report with an unknown format", ["export", "{out}/example_csv", "--format", "xml"], "unknown format 'xml'"),
     ("report of a file in the run", ["report", "{out}/example_csv/records.parquet"], "is not a folder of results"),
     ("compare with a missing run", ["compare", "{out}/example_csv", "{tmp}/missing"], "no records.parquet here"),

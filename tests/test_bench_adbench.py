@@ -14,8 +14,18 @@ def test_a_run_from_nothing_is_one_row_with_its_cells_and_load(monkeypatch, tmp_
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     bench = importlib.import_module("bench_adbench")
     table = tmp_path / "wall.tsv"
-    bench.main(["--config", str(ROOT / "configs" / "quickstart.yaml"), "--jobs", "1", "--out", str(tmp_path / "run"),
-                "--table", str(table)])
+    bench.main(
+        [
+            "--config",
+            str(ROOT / "configs" / "quickstart.yaml"),
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path / "run"),
+            "--table",
+            str(table),
+        ]
+    )
     rows = list(csv.DictReader(table.open(), delimiter="\t"))
     assert len(rows) == 1 and list(rows[0]) == list(bench.WALL_COLUMNS)
     row = rows[0]

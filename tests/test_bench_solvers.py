@@ -37,9 +37,21 @@ def test_the_grid_appends_one_row_per_point_under_one_header(benchmarks, tmp_pat
 
 def test_the_table_shows_the_rules_solver_and_its_time_over_the_better_iterative_one(benchmarks):
     bench = benchmarks("bench_eigensolvers")
-    grid = pd.DataFrame({"dataset": "letter", "threads": [1, 2], "n": [2000, 2000], "k": [10, 10], "repeat": 15,
-                         "eigh_s": 0.4, "arpack_s": [0.06, 0.12], "block_s": [0.09, 0.08], "arpack_diff": 1e-15,
-                         "block_diff": 1e-15, "load_1min": 1.0})
+    grid = pd.DataFrame(
+        {
+            "dataset": "letter",
+            "threads": [1, 2],
+            "n": [2000, 2000],
+            "k": [10, 10],
+            "repeat": 15,
+            "eigh_s": 0.4,
+            "arpack_s": [0.06, 0.12],
+            "block_s": [0.09, 0.08],
+            "arpack_diff": 1e-15,
+            "block_diff": 1e-15,
+            "load_1min": 1.0,
+        }
+    )
     ruled = bench.with_rule(grid)
     assert list(ruled.auto) == [choose_solver(2000, 10, 1), choose_solver(2000, 10, 2)] == ["arpack", "block"]
     assert_allclose(ruled.auto_over_best, [1.0, 1.0])

@@ -51,8 +51,13 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = BROWSER
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,1600"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,1600",
+    ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
@@ -67,8 +72,18 @@ REPORT_OUTPUTS = shutil.ignore_patterns(REPORT_FILE, "*.png", "*.md", "*.csv")
 
 def reported(folder: Path, exit_code: int) -> Path:
     """``kpca-bench report FOLDER --html``: the run's tables, figures and page rebuilt from its records."""
-    result = CliRunner().invoke(app, ["report", str(folder), "--html", "--configs", str(ROOT / "configs"),
-                                      "--reproductions", str(ROOT / "reproductions")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            str(folder),
+            "--html",
+            "--configs",
+            str(ROOT / "configs"),
+            "--reproductions",
+            str(ROOT / "reproductions"),
+        ],
+    )
     assert result.exit_code == exit_code, result.output
     return folder / REPORT_FILE
 
@@ -98,9 +113,16 @@ def suite_page(tmp_path_factory):
     records (the suite's other datasets are then listed as not run), written now."""
     directory = tmp_path_factory.mktemp("browser") / "adbench_classical"
     kept = ("adbench_glass", "adbench_wine", "adbench_pima")
-    shutil.copytree(RESULTS / "adbench_classical", directory, ignore=lambda where, names: [
-        name for name in names if name == REPORT_FILE or (Path(where).name == "adbench_classical"
-                                                          and name.startswith("adbench_") and name not in kept)])
+    shutil.copytree(
+        RESULTS / "adbench_classical",
+        directory,
+        ignore=lambda where, names: [
+            name
+            for name in names
+            if name == REPORT_FILE
+            or (Path(where).name == "adbench_classical" and name.startswith("adbench_") and name not in kept)
+        ],
+    )
     config = rebuild(directory, ROOT / "configs", lambda line: None, ROOT / "reproductions").config
     page = write_run_html(directory, config)
     assert "figure missing:" not in page.read_text()
@@ -152,8 +174,11 @@ def figures_shown(driver) -> list[bool]:
 
 
 def column(driver, table, index: int) -> list[str]:
-    return [row.find_elements("css selector", "td")[index].text
-            for row in table.find_elements("css selector", "tbody tr") if row.is_displayed()]
+    return [
+        row.find_elements("css selector", "td")[index].text
+        for row in table.find_elements("css selector", "tbody tr")
+        if row.is_displayed()
+    ]
 
 
 def numbers(cells: list[str]) -> list[float]:
@@ -193,7 +218,7 @@ def test_a_suite_page_and_the_results_page_load_without_errors_and_show_every_fi
 
 
 def test_the_page_of_the_committed_report_is_a_few_megabytes(results_root_page):
-    assert results_root_page.stat().st_size < 5 * 2 ** 20
+    assert results_root_page.stat().st_size < 5 * 2**20
 
 
 def test_failed_cells_are_shown_in_a_red_box_above_the_summary(browser, failed_page):
@@ -221,7 +246,9 @@ def overflow(driver, element) -> int:
     return driver.execute_script(
         "const e = arguments[0], box = e.closest('.table-block') || e;"
         "return Math.max(0, box.scrollWidth - box.clientWidth, Math.ceil(e.getBoundingClientRect().right)"
-        " - document.documentElement.clientWidth);", element)
+        " - document.documentElement.clientWidth);",
+        element,
+    )
 
 
 @pytest.mark.slow

@@ -22,8 +22,10 @@ def invoke(*args):
 
 
 def test_importing_the_cli_imports_no_heavy_library():
-    code = ("import sys, kpca_bench.cli; print(' '.join(m for m in ('sklearn', 'pandas', 'matplotlib', 'scipy') "
-            "if m in sys.modules))")
+    code = (
+        "import sys, kpca_bench.cli; print(' '.join(m for m in ('sklearn', 'pandas', 'matplotlib', 'scipy') "
+        "if m in sys.modules))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert not loaded, f"importing kpca_bench.cli loads {loaded}"
 
@@ -45,8 +47,10 @@ def test_version():
     assert result.exit_code == 0 and result.output.strip() == f"kpca-bench {__version__}"
 
 
-@pytest.mark.parametrize("command", ["run", "plan", "check", "bless", "report", "compare", "analyse", "export",
-                                     "methods", "protocols", "datasets"])
+@pytest.mark.parametrize(
+    "command",
+    ["run", "plan", "check", "bless", "report", "compare", "analyse", "export", "methods", "protocols", "datasets"],
+)
 def test_every_command_has_help(command):
     result = invoke(command, "--help")
     assert result.exit_code == 0 and "Usage" in result.output
@@ -95,10 +99,16 @@ def test_plan_counts_stored_cells_and_estimates_the_time_left(tmp_path):
 
 
 # The quickstart in the quick subset; the sweep over every config (a third of this module's time) in `make test`.
-@pytest.mark.parametrize("config", [
-    pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow)
-    for path in sorted([*(ROOT / "configs").glob("**/*.yaml"), *(ROOT / "reproductions").glob("*/configs/**/*.yaml")])
-], ids=lambda path: path.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize(
+    "config",
+    [
+        pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow)
+        for path in sorted(
+            [*(ROOT / "configs").glob("**/*.yaml"), *(ROOT / "reproductions").glob("*/configs/**/*.yaml")]
+        )
+    ],
+    ids=lambda path: path.relative_to(ROOT).as_posix(),
+)
 def test_plan_works_for_every_committed_config(config, tmp_path):
     """Single datasets, lists and collections alike: plan reads configs and stores, no data, no folder made."""
     result = invoke("plan", config, "--out", tmp_path)
@@ -164,7 +174,9 @@ def test_a_piped_run_shows_every_summary_number_whole_then_its_headline(tmp_path
         for metric in ("f1", "auroc", "auprc", "fit_time"):
             assert f"{row[f'{metric}_mean']:.3f} ± {row[f'{metric}_std']:.3f}" in result.output, (row["method"], metric)
     best = summary.sort_values("auroc_mean", ascending=False, kind="stable").iloc[0]
-    headline = next(line for line in result.output.splitlines() if line.startswith("highest mean AUROC (an order, not a test): "))
+    headline = next(
+        line for line in result.output.splitlines() if line.startswith("highest mean AUROC (an order, not a test): ")
+    )
     assert headline.startswith(f"highest mean AUROC (an order, not a test): {best['method']} {best['auroc_mean']:.3f}")
     assert result.output.index(headline) < result.output.index("written:")
 

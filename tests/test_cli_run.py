@@ -122,8 +122,14 @@ def test_help_explains_the_run_command():
 
 def test_entries_that_differ_only_in_label_are_both_reported(tmp_path):
     config = tmp_path / "twins.yaml"
-    config.write_text(QUICKSTART.read_text().replace("label: KPCA-Mahalanobis", "label: Twin").replace(
-        "score: mahalanobis        # Li et al.: distance inside the principal subspace", "score: reconstruction_error"))
+    config.write_text(
+        QUICKSTART.read_text()
+        .replace("label: KPCA-Mahalanobis", "label: Twin")
+        .replace(
+            "score: mahalanobis        # Li et al.: distance inside the principal subspace",
+            "score: reconstruction_error",
+        )
+    )
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path), "--quiet", "--trials", "2"])
     assert result.exit_code == 0, result.output
     trials = pd.read_csv(tmp_path / "quickstart" / "trials.csv")
@@ -146,8 +152,20 @@ def test_reuse_from_copies_the_planned_finished_cells_and_runs_the_rest(quicksta
     real = PROTOCOLS["novelty"].evaluate
     calls = []
     patch_evaluate(monkeypatch, lambda *a: calls.append(a) or real(*a))
-    result = CliRunner().invoke(app, ["run", str(kpca_only(tmp_path)), "--out", str(tmp_path / "out"), "--quiet",
-                                      "--trials", "4", "--reuse-from", str(source / "quickstart")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(kpca_only(tmp_path)),
+            "--out",
+            str(tmp_path / "out"),
+            "--quiet",
+            "--trials",
+            "4",
+            "--reuse-from",
+            str(source / "quickstart"),
+        ],
+    )
     assert result.exit_code == 0, result.output + result.stderr
     assert f"reused 3 finished cells of {source / 'quickstart'}" in result.stderr
     assert len(calls) == 1  # trial 3 alone is not in the source
@@ -162,13 +180,30 @@ def test_reuse_from_refuses_other_data_and_an_empty_folder(quickstart, tmp_path)
     source, _ = quickstart
     other = tmp_path / "other"
     other.mkdir()
-    (other / "records.jsonl").write_text("".join(
-        json.dumps({**record, "data_fingerprint": "0123456789abcdef"}) + "\n"
-        for record in ResultStore(source / "quickstart").records()))
-    for folder, message in [(other, "computed on other data (data fingerprint 0123456789abcdef"),
-                            (tmp_path / "empty", "no finished records there")]:
-        result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(tmp_path / "out"), "--quiet",
-                                          "--trials", "1", "--reuse-from", str(folder)])
+    (other / "records.jsonl").write_text(
+        "".join(
+            json.dumps({**record, "data_fingerprint": "0123456789abcdef"}) + "\n"
+            for record in ResultStore(source / "quickstart").records()
+        )
+    )
+    for folder, message in [
+        (other, "computed on other data (data fingerprint 0123456789abcdef"),
+        (tmp_path / "empty", "no finished records there"),
+    ]:
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                str(QUICKSTART),
+                "--out",
+                str(tmp_path / "out"),
+                "--quiet",
+                "--trials",
+                "1",
+                "--reuse-from",
+                str(folder),
+            ],
+        )
         assert result.exit_code == 2, result.output + result.stderr
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not ResultStore(tmp_path / "out" / "quickstart").exists()
@@ -180,6 +215,8 @@ def test_an_empty_out_is_one_line_and_exit_2(tmp_path, monkeypatch, command, out
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, [command, str(QUICKSTART), "--out", out])
     assert result.exit_code == 2
-    assert result.stderr.splitlines() == ["error: --out: an empty path names no folder (the run would write into "
-                                          "the current one); give a folder, e.g. --out results"]
+    assert result.stderr.splitlines() == [
+        "error: --out: an empty path names no folder (the run would write into "
+        "the current one); give a folder, e.g. --out results"
+    ]
     assert list(tmp_path.iterdir()) == []

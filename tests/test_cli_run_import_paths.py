@@ -12,8 +12,14 @@ from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.store import ResultStore
 
-DATASET = {"name": "digits", "inliers": [0], "outliers": [1, 2, 3, 4, 5, 6, 7, 8, 9], "train_inliers": 60,
-           "test_inliers": 30, "test_outliers": 30}
+DATASET = {
+    "name": "digits",
+    "inliers": [0],
+    "outliers": [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    "train_inliers": 60,
+    "test_inliers": 30,
+    "test_outliers": 30,
+}
 
 
 def write(tmp_path, methods, name="mix"):
@@ -24,10 +30,13 @@ def write(tmp_path, methods, name="mix"):
 
 @pytest.mark.slow  # a run of three detectors, PyOD's among them
 def test_a_config_mixing_kpca_isolation_forest_and_ecod_runs_end_to_end(tmp_path):
-    methods = [{"name": "kpca", "label": "KPCA", "params": {"n_components": 5}},
-               {"name": "sklearn.ensemble:IsolationForest", "params": {"n_estimators": 30}}]
+    methods = [
+        {"name": "kpca", "label": "KPCA", "params": {"n_components": 5}},
+        {"name": "sklearn.ensemble:IsolationForest", "params": {"n_estimators": 30}},
+    ]
     try:
         import pyod  # noqa: F401
+
         methods.append({"name": "pyod.models.ecod:ECOD"})
     except ImportError:
         pass
@@ -45,12 +54,15 @@ def test_a_config_mixing_kpca_isolation_forest_and_ecod_runs_end_to_end(tmp_path
         assert by_label["ECOD"]["method_package"].startswith("pyod ")
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"name": "nopackage.module:Detector"}, "cannot import nopackage.module:Detector (ModuleNotFoundError"),
-    ({"name": "sklearn.ensemble:IsolationForst"}, "has no attribute 'IsolationForst'"),
-    ({"name": "collections:OrderedDict"}, "is not an outlier detector: it has no fit"),
-    ({"name": "json.decoder:JSONDecoder"}, "is not an outlier detector"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"name": "nopackage.module:Detector"}, "cannot import nopackage.module:Detector (ModuleNotFoundError"),
+        ({"name": "sklearn.ensemble:IsolationForst"}, "has no attribute 'IsolationForst'"),
+        ({"name": "collections:OrderedDict"}, "is not an outlier detector: it has no fit"),
+        ({"name": "json.decoder:JSONDecoder"}, "is not an outlier detector"),
+    ],
+)
 def test_a_bad_class_is_one_line_at_load(tmp_path, entry, message):
     with pytest.raises(ConfigError) as error:
         load_config(write(tmp_path, [entry]))
@@ -61,21 +73,32 @@ def test_a_bad_class_is_one_line_at_load(tmp_path, entry, message):
 
 def test_an_unknown_sign_must_be_declared(tmp_path):
     module = tmp_path / "own_detectors.py"
-    module.write_text("class Mine:\n    def __init__(self, k=1):\n        self.k = k\n"
-                      "    def fit(self, X, y=None):\n        self.mean_ = X.mean(axis=0)\n        return self\n"
-                      "    def decision_function(self, X):\n        return ((X - self.mean_) ** 2).sum(axis=1)\n")
+    module.write_text(
+        "class Mine:\n    def __init__(self, k=1):\n        self.k = k\n"
+        "    def fit(self, X, y=None):\n        self.mean_ = X.mean(axis=0)\n        return self\n"
+        "    def decision_function(self, X):\n        return ((X - self.mean_) ** 2).sum(axis=1)\n"
+    )
     import sys
+
     sys.path.insert(0, str(tmp_path))
     try:
         with pytest.raises(ConfigError, match="higher_is: outlier"):
             load_config(write(tmp_path, [{"name": "own_detectors:Mine"}]))
-        config = load_config(write(tmp_path, [{"name": "own_detectors:Mine", "higher_is": "outlier",
-                                               "params": {"k": 2}}]))
+        config = load_config(
+            write(tmp_path, [{"name": "own_detectors:Mine", "higher_is": "outlier", "params": {"k": 2}}])
+        )
         assert config.methods[0].label == "Mine" and config.methods[0].higher_is == "outlier"
         assert len(plan_cells(config)) == 2
-        result = CliRunner().invoke(app, ["run", str(write(tmp_path, [{"name": "own_detectors:Mine",
-                                                                        "higher_is": "outlier"}])),
-                                          "--out", str(tmp_path), "--quiet"])
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                str(write(tmp_path, [{"name": "own_detectors:Mine", "higher_is": "outlier"}])),
+                "--out",
+                str(tmp_path),
+                "--quiet",
+            ],
+        )
         assert result.exit_code == 0, result.output
         record = ResultStore(tmp_path / "mix").records()[0]
         assert record["auroc"] > 0.8 and record["method_class"] == "own_detectors:Mine"
@@ -90,8 +113,7 @@ def test_higher_is_is_only_for_import_paths(tmp_path):
 
 def test_a_subclass_of_a_pyod_detector_has_pyods_sign_by_import_path_and_as_an_object(tmp_path, monkeypatch):
     pytest.importorskip("pyod")
-    (tmp_path / "own_pyod.py").write_text("from pyod.models.knn import KNN\n\n\nclass FarKNN(KNN):\n"
-                                          "    pass\n")
+    (tmp_path / "own_pyod.py").write_text("from pyod.models.knn import KNN\n\n\nclass FarKNN(KNN):\n    pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     from kpca_bench.methods.registry import estimator_spec, method_spec
 
@@ -131,8 +153,19 @@ def beside(tmp_path, monkeypatch):
     elsewhere.mkdir()
     (folder / "raiser.py").write_text(RAISER)
     config = folder / "c.yaml"
-    config.write_text(yaml.safe_dump({"name": "beside", "dataset": DATASET, "trials": 2, "methods": [
-        {"name": "raiser:Raiser", "higher_is": "normal", "params": {"scale": 2.0}}, {"name": "kpca"}]}))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "name": "beside",
+                "dataset": DATASET,
+                "trials": 2,
+                "methods": [
+                    {"name": "raiser:Raiser", "higher_is": "normal", "params": {"scale": 2.0}},
+                    {"name": "kpca"},
+                ],
+            }
+        )
+    )
     monkeypatch.chdir(elsewhere)
     monkeypatch.delitem(sys.modules, "raiser", raising=False)
     yield config
@@ -179,9 +212,11 @@ def test_a_class_found_nowhere_names_the_folders_searched_and_the_fix(beside, tm
     beside.write_text(beside.read_text().replace("raiser:Raiser", "rasier:Raiser"))
     result = CliRunner().invoke(app, ["run", str(beside), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output + result.stderr
-    assert (f"cannot import rasier:Raiser (ModuleNotFoundError: No module named 'rasier'); searched the config's "
-            f"folder {beside.parent} and the Python path (sys.path): put rasier.py (or the package rasier/) beside "
-            "the config, or install it") in result.stderr
+    assert (
+        f"cannot import rasier:Raiser (ModuleNotFoundError: No module named 'rasier'); searched the config's "
+        f"folder {beside.parent} and the Python path (sys.path): put rasier.py (or the package rasier/) beside "
+        "the config, or install it"
+    ) in result.stderr
 
 
 def test_the_configs_folder_comes_first_even_when_it_is_already_on_the_path(tmp_path, monkeypatch):

@@ -28,11 +28,24 @@ def example_arrays():
 
 def write_config(folder: Path, options: dict, **dataset) -> Path:
     """A small novelty config on ``name: file`` (or ``dataset['name']``) with the 0/1 label default."""
-    entry = {"name": "file", "options": options, "train_inliers": 40, "test_inliers": 20, "test_outliers": 10,
-             **dataset}
-    config = {"name": "own", "dataset": entry, "protocol": "novelty", "trials": 2, "seed": 0,
-              "methods": [{"name": "kpca", "label": "KPCA", "params": {"n_components": 2, "kernel": "rbf",
-                                                                       "gamma": "mean_pairwise"}}]}
+    entry = {
+        "name": "file",
+        "options": options,
+        "train_inliers": 40,
+        "test_inliers": 20,
+        "test_outliers": 10,
+        **dataset,
+    }
+    config = {
+        "name": "own",
+        "dataset": entry,
+        "protocol": "novelty",
+        "trials": 2,
+        "seed": 0,
+        "methods": [
+            {"name": "kpca", "label": "KPCA", "params": {"n_components": 2, "kernel": "rbf", "gamma": "mean_pairwise"}}
+        ],
+    }
     path = folder / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -72,8 +85,10 @@ def write_mat(folder):
 
 
 # Two runs each: CSV in the quick subset, the other formats in `make test`.
-@pytest.mark.parametrize("write", [write_csv, *(pytest.param(write, marks=pytest.mark.slow)
-                                               for write in (write_parquet, write_npz, write_mat))])
+@pytest.mark.parametrize(
+    "write",
+    [write_csv, *(pytest.param(write, marks=pytest.mark.slow) for write in (write_parquet, write_npz, write_mat))],
+)
 def test_each_format_runs_end_to_end_with_identical_numbers(tmp_path, write):
     trials = run_ok(write_config(tmp_path, write(tmp_path)), tmp_path / "out")
     reference = run_ok(write_config(tmp_path, write_npz(tmp_path)), tmp_path / "npz")
@@ -101,8 +116,9 @@ def test_max_rows_subsamples_and_says_so(tmp_path):
     assert "max_rows: 120 of 180 rows" in (tmp_path / "out" / "own" / "summary.md").read_text()
 
 
-@pytest.mark.parametrize("example", ["csv", *(pytest.param(example, marks=pytest.mark.slow)
-                                               for example in ("npz", "mat"))])
+@pytest.mark.parametrize(
+    "example", ["csv", *(pytest.param(example, marks=pytest.mark.slow) for example in ("npz", "mat"))]
+)
 def test_the_shipped_examples_run(tmp_path, example):
     result = run(EXAMPLES / f"{example}.yaml", tmp_path, "--trials", "1")
     assert result.exit_code == 0, result.output + result.stderr
@@ -146,22 +162,43 @@ def other_labels(folder):
     return {"path": "data.csv"}
 
 
-@pytest.mark.parametrize("write, dataset, expected", [
-    (no_file, {}, "absent.csv: dataset.options.path: no such file"),
-    (unknown_format, {}, "data.xlsx: dataset.options.format: unknown extension '.xlsx'"),
-    (unreadable, {}, "data.npz: not a readable NumPy .npz file"),
-    (no_label_column, {}, "data.csv: dataset.options.label: no column 'cls'; columns: a, b, c, d, label"),
-    (write_csv, {"inliers": ["x"], "outliers": [1]}, "has no class 'x' (dataset.inliers); its classes are [0, 1]"),
-    (nan_rows, {}, "data.csv: 1 of 3 rows have missing (NaN) or infinite values (in a); set "
-                   "dataset.options.drop_na: true to drop them"),
-    (empty, {}, "data.csv: dataset.options.path: the file is empty"),
-    (npz_without_key, {}, "data.npz: dataset.options.X: no array 'X' in the file; it has: features, y"),
-    (other_labels, {}, "dataset.inliers: neither inliers nor outliers are given, so the labels must be 0 / 1 "
-                       "(1 = outlier), but they are [2, 3, 4]"),
-    (lambda folder: {"data_id": 777777}, {"name": "openml"},
-     "openml data id 777777 is not in the OpenML cache"),
-], ids=["missing file", "unknown format", "unreadable", "no label column", "class not in file", "nan rows", "empty",
-        "npz without key", "labels not 0/1", "openml not cached"])
+@pytest.mark.parametrize(
+    "write, dataset, expected",
+    [
+        (no_file, {}, "absent.csv: dataset.options.path: no such file"),
+        (unknown_format, {}, "data.xlsx: dataset.options.format: unknown extension '.xlsx'"),
+        (unreadable, {}, "data.npz: not a readable NumPy .npz file"),
+        (no_label_column, {}, "data.csv: dataset.options.label: no column 'cls'; columns: a, b, c, d, label"),
+        (write_csv, {"inliers": ["x"], "outliers": [1]}, "has no class 'x' (dataset.inliers); its classes are [0, 1]"),
+        (
+            nan_rows,
+            {},
+            "data.csv: 1 of 3 rows have missing (NaN) or infinite values (in a); set "
+            "dataset.options.drop_na: true to drop them",
+        ),
+        (empty, {}, "data.csv: dataset.options.path: the file is empty"),
+        (npz_without_key, {}, "data.npz: dataset.options.X: no array 'X' in the file; it has: features, y"),
+        (
+            other_labels,
+            {},
+            "dataset.inliers: neither inliers nor outliers are given, so the labels must be 0 / 1 "
+            "(1 = outlier), but they are [2, 3, 4]",
+        ),
+        (lambda folder: {"data_id": 777777}, {"name": "openml"}, "openml data id 777777 is not in the OpenML cache"),
+    ],
+    ids=[
+        "missing file",
+        "unknown format",
+        "unreadable",
+        "no label column",
+        "class not in file",
+        "nan rows",
+        "empty",
+        "npz without key",
+        "labels not 0/1",
+        "openml not cached",
+    ],
+)
 def test_each_data_error_is_one_line_exit_2_no_traceback(tmp_path, write, dataset, expected):
     result = run(write_config(tmp_path, write(tmp_path), **dataset), tmp_path / "out")
     assert result.exit_code == 2, result.output + result.stderr

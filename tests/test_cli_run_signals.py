@@ -29,8 +29,14 @@ WORKERS_GONE_WITHIN_S = 10
 
 
 def start(out: Path, *args) -> subprocess.Popen:
-    return subprocess.Popen([*RUN, "--out", str(out), *args], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [*RUN, "--out", str(out), *args],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def group_alive(pgid: int) -> bool:
@@ -52,8 +58,10 @@ def wait_for_group_to_end(pgid: int, timeout: float = WORKERS_GONE_WITHIN_S) -> 
 
 
 def tables(folder: Path) -> dict[str, pd.DataFrame]:
-    return {name: pd.read_csv(folder / "quickstart" / name).drop(columns=TIMING, errors="ignore")
-            for name in ("trials.csv", "summary.csv")}
+    return {
+        name: pd.read_csv(folder / "quickstart" / name).drop(columns=TIMING, errors="ignore")
+        for name in ("trials.csv", "summary.csv")
+    }
 
 
 def assert_same_tables(folder: Path, reference: dict[str, pd.DataFrame]) -> None:

@@ -22,5 +22,6 @@ def test_schema_out_writes_it_to_a_file(tmp_path):
 def test_schema_out_in_a_missing_folder_is_one_line_and_exit_2(tmp_path):
     result = CliRunner().invoke(app, ["schema", "--out", str(tmp_path / "no" / "schema.json")])
     assert result.exit_code == 2
-    assert result.stderr.splitlines() == [f"error: cannot write {tmp_path / 'no' / 'schema.json'}: "
-                                          "No such file or directory"]
+    assert result.stderr.splitlines() == [
+        f"error: cannot write {tmp_path / 'no' / 'schema.json'}: No such file or directory"
+    ]

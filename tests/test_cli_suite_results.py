@@ -14,26 +14,49 @@ from scipy.stats import wilcoxon
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
-from kpca_bench.report.compare_runs import (compare_suites, holm_floor, method_standing, suite_mismatches, suite_verdict,
-                                            with_holm)
+from kpca_bench.report.compare_runs import (
+    compare_suites,
+    holm_floor,
+    method_standing,
+    suite_mismatches,
+    suite_verdict,
+    with_holm,
+)
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
-DATASETS = [{"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
-            {"name": "file", "options": {"path": str(DATA / "example.csv"), "label": "status"}, "inliers": ["ok"],
-             "outliers": ["faulty"], "scaling": "minmax"}]
+DATASETS = [
+    {"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"},
+    {
+        "name": "file",
+        "options": {"path": str(DATA / "example.csv"), "label": "status"},
+        "inliers": ["ok"],
+        "outliers": ["faulty"],
+        "scaling": "minmax",
+    },
+]
 
 
 def invoke(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def write_suite(folder: Path, aurocs: dict[tuple[str, str], list[float]],
-                params: dict[str, dict] | None = None) -> Path:
+def write_suite(
+    folder: Path, aurocs: dict[tuple[str, str], list[float]], params: dict[str, dict] | None = None
+) -> Path:
     """A suite folder by hand: per (method, dataset) the AUROC of each trial (with the method's ``params``, {} by
     default), plus one failed cell each."""
     for (method, dataset), values in aurocs.items():
-        records = [{"key": f"{method}-{trial}", "method": method, "trial": trial, "status": "ok", "auroc": value,
-                    "params": (params or {}).get(method, {})} for trial, value in enumerate(values)]
+        records = [
+            {
+                "key": f"{method}-{trial}",
+                "method": method,
+                "trial": trial,
+                "status": "ok",
+                "auroc": value,
+                "params": (params or {}).get(method, {}),
+            }
+            for trial, value in enumerate(values)
+        ]
         records.append({"key": f"{method}-failed", "method": method, "trial": 99, "status": "failed", "auroc": None})
         member = folder / dataset
         member.mkdir(parents=True, exist_ok=True)
@@ -70,8 +93,10 @@ def seven_dataset_suites(tmp_path: Path) -> tuple[Path, Path]:
     a |= {("IForest", "d0"): [0.8]}
     b = {("KPCA RE", f"d{i}"): [0.7 + shift] for i, shift in enumerate(shifts)}
     b |= {("LOF", f"d{i}"): [0.6 + 0.01 * (-1) ** i] for i in range(7)} | {("kNN", "d0"): [0.8]}
-    return (write_suite(tmp_path / "a", a, {"KPCA RE": {"n_components": 10}}),
-            write_suite(tmp_path / "b", b, {"KPCA RE": {"n_components": 20}}))
+    return (
+        write_suite(tmp_path / "a", a, {"KPCA RE": {"n_components": 10}}),
+        write_suite(tmp_path / "b", b, {"KPCA RE": {"n_components": 20}}),
+    )
 
 
 def test_two_suites_name_what_they_do_not_share(tmp_path):
@@ -84,25 +109,34 @@ def test_the_comparison_of_two_suites_states_its_floor_and_opens_with_what_the_t
     a, b = seven_dataset_suites(tmp_path)
     _, tests = compare_suites(a, b)
     # 2 methods tested on 7 datasets: 2 x 2 / 2**7 = 0.03125.
-    assert holm_floor(tests) == pytest.approx(2 * 2 / 2 ** 7)
+    assert holm_floor(tests) == pytest.approx(2 * 2 / 2**7)
     text = suite_verdict(tests)
-    assert text.startswith("AUROC, B against A: no detectable difference for any of the 2 methods at this size "
-                           "(smallest Holm p = ")
+    assert text.startswith(
+        "AUROC, B against A: no detectable difference for any of the 2 methods at this size (smallest Holm p = "
+    )
     assert "the smallest attainable at this size is 2 x 0.0156 = 0.0312 (2 methods tested, at most 7 datasets)" in text
     result = invoke("compare", a, b)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == text
     assert f"only in {a} (not compared): IForest" in lines[1] and f"only in {b} (not compared): kNN" in lines[2]
-    assert lines[3] == ('KPCA RE has other parameters in the two suites (compared by label all the same): '
-                        'A {"n_components": 10}; B {"n_components": 20}')
+    assert lines[3] == (
+        "KPCA RE has other parameters in the two suites (compared by label all the same): "
+        'A {"n_components": 10}; B {"n_components": 20}'
+    )
 
 
 def test_a_method_whose_every_dataset_moves_one_way_is_named_as_differing():
-    tests = with_holm([{"method": "A", "n_datasets": 12, "mean_difference": 0.03, "p_value": 2 / 2 ** 12},
-                       {"method": "B", "n_datasets": 12, "mean_difference": 0.0, "p_value": 0.8}])
-    assert suite_verdict(tests).startswith("AUROC, B against A: 1 of 2 methods differ at alpha 0.05 after Holm's "
-                                           "correction: A (mean B - A +0.0300, Holm p = 0.000977)")
+    tests = with_holm(
+        [
+            {"method": "A", "n_datasets": 12, "mean_difference": 0.03, "p_value": 2 / 2**12},
+            {"method": "B", "n_datasets": 12, "mean_difference": 0.0, "p_value": 0.8},
+        ]
+    )
+    assert suite_verdict(tests).startswith(
+        "AUROC, B against A: 1 of 2 methods differ at alpha 0.05 after Holm's "
+        "correction: A (mean B - A +0.0300, Holm p = 0.000977)"
+    )
 
 
 def test_a_suites_terminal_summary_opens_with_its_verdict(tmp_path, capsys):
@@ -112,8 +146,13 @@ def test_a_suites_terminal_summary_opens_with_its_verdict(tmp_path, capsys):
 
     verdict = "AUROC: no detectable difference among the 4 methods at this size (7 datasets; Friedman p = 0.934)."
     summary = pd.DataFrame({"method": ["d / KPCA RE"], "auroc_mean": [0.8], "auroc_std": [0.1]})
-    results = SimpleNamespace(outcome=SimpleNamespace(n_run=7, n_reused=0), summary=summary, folder=tmp_path,
-                              ranks=pd.DataFrame({"method": ["KPCA RE"]}), verdict=verdict)
+    results = SimpleNamespace(
+        outcome=SimpleNamespace(n_run=7, n_reused=0),
+        summary=summary,
+        folder=tmp_path,
+        ranks=pd.DataFrame({"method": ["KPCA RE"]}),
+        verdict=verdict,
+    )
     print_run_summary(results, 1.0)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == verdict
@@ -140,10 +179,23 @@ def two_suites(tmp_path_factory):
     root = tmp_path_factory.mktemp("suites")
     outputs = {}
     for name, components in (("a", 2), ("b", 4)):
-        methods = [{"name": "kpca", "label": "KPCA RE", "score": "reconstruction_error",
-                    "params": {"n_components": components, "gamma": "mean_pairwise"}}, {"name": "knn", "label": "kNN"}]
-        config = {"name": name, "protocol": {"name": "adbench", "max_train": 50}, "trials": 2, "seed": 0,
-                  "methods": methods, "datasets": DATASETS}
+        methods = [
+            {
+                "name": "kpca",
+                "label": "KPCA RE",
+                "score": "reconstruction_error",
+                "params": {"n_components": components, "gamma": "mean_pairwise"},
+            },
+            {"name": "knn", "label": "kNN"},
+        ]
+        config = {
+            "name": name,
+            "protocol": {"name": "adbench", "max_train": 50},
+            "trials": 2,
+            "seed": 0,
+            "methods": methods,
+            "datasets": DATASETS,
+        }
         (root / f"{name}.yaml").write_text(yaml.safe_dump(config))
         outputs[name] = invoke("run", root / f"{name}.yaml", "--out", root)
         assert outputs[name].exit_code == 0, outputs[name].output
@@ -180,19 +232,37 @@ def test_export_of_a_suite_writes_every_datasets_cells_and_its_tables(two_suites
 def test_where_each_method_stands_ranks_within_each_suite_over_shared_datasets_with_adbench_gaps(tmp_path):
     """Ranks by hand: on d0 and d1 (d2 lacks LOF in B, so it is left out) A ranks KPCA 1, 1.5 and LOF 2, 1.5 (a
     tie on d1); B ranks LOF first on both. The ADBench gap is read from A's adbench_comparison.csv alone."""
-    a = {("KPCA", "d0"): [0.9], ("LOF", "d0"): [0.5], ("KPCA", "d1"): [0.7], ("LOF", "d1"): [0.7],
-         ("KPCA", "d2"): [0.8], ("LOF", "d2"): [0.6]}
-    b = {("KPCA", "d0"): [0.6], ("LOF", "d0"): [0.8], ("KPCA", "d1"): [0.5], ("LOF", "d1"): [0.9],
-         ("KPCA", "d2"): [0.8]}
+    a = {
+        ("KPCA", "d0"): [0.9],
+        ("LOF", "d0"): [0.5],
+        ("KPCA", "d1"): [0.7],
+        ("LOF", "d1"): [0.7],
+        ("KPCA", "d2"): [0.8],
+        ("LOF", "d2"): [0.6],
+    }
+    b = {
+        ("KPCA", "d0"): [0.6],
+        ("LOF", "d0"): [0.8],
+        ("KPCA", "d1"): [0.5],
+        ("LOF", "d1"): [0.9],
+        ("KPCA", "d2"): [0.8],
+    }
     suite_a, suite_b = write_suite(tmp_path / "a", a), write_suite(tmp_path / "b", b)
-    pd.DataFrame({"metric": ["auroc", "auroc", "auroc", "auprc"], "dataset": ["d0", "d1", "d0", "d0"],
-                  "method": ["LOF", "LOF", "KPCA", "LOF"], "difference": [0.1, -0.3, None, 0.5]}
-                 ).to_csv(suite_a / "adbench_comparison.csv", index=False)
+    pd.DataFrame(
+        {
+            "metric": ["auroc", "auroc", "auroc", "auprc"],
+            "dataset": ["d0", "d1", "d0", "d0"],
+            "method": ["LOF", "LOF", "KPCA", "LOF"],
+            "difference": [0.1, -0.3, None, 0.5],
+        }
+    ).to_csv(suite_a / "adbench_comparison.csv", index=False)
     rows, _ = compare_suites(suite_a, suite_b)
     standing = method_standing(suite_a, suite_b, rows).set_index("method")
     assert standing.loc["KPCA", "datasets"] == 2
-    assert standing[["rank_a", "rank_b"]].to_dict("index") == {"KPCA": {"rank_a": 1.25, "rank_b": 2.0},
-                                                               "LOF": {"rank_a": 1.75, "rank_b": 1.0}}
+    assert standing[["rank_a", "rank_b"]].to_dict("index") == {
+        "KPCA": {"rank_a": 1.25, "rank_b": 2.0},
+        "LOF": {"rank_a": 1.75, "rank_b": 1.0},
+    }
     assert standing.loc["LOF", "mean_a"] == pytest.approx(0.6) and standing.loc["LOF", "mean_b"] == pytest.approx(0.85)
     assert standing.loc["LOF", "difference"] == pytest.approx(0.25)
     assert standing.loc["LOF", "gap_a"] == pytest.approx(-0.1) and pd.isna(standing.loc["LOF", "gap_b"])
@@ -201,8 +271,10 @@ def test_where_each_method_stands_ranks_within_each_suite_over_shared_datasets_w
 
 
 def test_compare_writes_the_standing_as_markdown_and_refuses_it_for_two_runs(tmp_path):
-    suites = [write_suite(tmp_path / name, {("KPCA", "d0"): [0.6], ("LOF", "d0"): [value]})
-              for name, value in (("a", 0.5), ("b", 0.7))]
+    suites = [
+        write_suite(tmp_path / name, {("KPCA", "d0"): [0.6], ("LOF", "d0"): [value]})
+        for name, value in (("a", 0.5), ("b", 0.7))
+    ]
     result = invoke("compare", *suites, "--table", tmp_path / "standing.md")
     assert result.exit_code == 0, result.output
     assert "where each method stands, over 1 datasets" in result.output
@@ -218,8 +290,10 @@ def test_compare_of_two_suites_prints_per_dataset_means_and_the_test(two_suites)
     a, b, _ = two_suites
     result = invoke("compare", a, b)
     assert result.exit_code == 0, result.output
-    means = {name: pd.read_csv(folder / "datasets.csv").set_index(["method", "dataset"])["auroc_mean"]
-             for name, folder in (("a", a), ("b", b))}
+    means = {
+        name: pd.read_csv(folder / "datasets.csv").set_index(["method", "dataset"])["auroc_mean"]
+        for name, folder in (("a", a), ("b", b))
+    }
     for (method, dataset), mean_a in means["a"].items():
         mean_b = means["b"][(method, dataset)]
         row = next(line for line in result.output.splitlines() if f" {method} " in line and f" {dataset} " in line)

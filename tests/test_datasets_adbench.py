@@ -16,15 +16,30 @@ from kpca_bench.datasets.adbench import FILES, FOLDER
 from kpca_bench.datasets.files import verify
 
 ADBENCH = {name: spec for name, spec in DATASETS.items() if spec.collection == "adbench"}
-NOT_HERE = {"adbench_backdoor", "adbench_census", "adbench_fraud", "adbench_speech",  # not in the snapshot
-            "adbench_cardio", "adbench_musk", "adbench_pendigits", "adbench_stamps", "adbench_vowels",
-            "adbench_waveform", "adbench_wilt"}  # kept out of the shared folder on purpose
+NOT_HERE = {
+    "adbench_backdoor",
+    "adbench_census",
+    "adbench_fraud",
+    "adbench_speech",  # not in the snapshot
+    "adbench_cardio",
+    "adbench_musk",
+    "adbench_pendigits",
+    "adbench_stamps",
+    "adbench_vowels",
+    "adbench_waveform",
+    "adbench_wilt",
+}  # kept out of the shared folder on purpose
 
 
 def test_all_47_are_registered_under_stable_names_with_url_and_checksum():
     assert len(ADBENCH) == 47 == len(FILES)
-    assert {"adbench_cardio", "adbench_thyroid", "adbench_magic_gamma", "adbench_satimage_2",
-            "adbench_internetads"} <= set(ADBENCH)
+    assert {
+        "adbench_cardio",
+        "adbench_thyroid",
+        "adbench_magic_gamma",
+        "adbench_satimage_2",
+        "adbench_internetads",
+    } <= set(ADBENCH)
     for spec in ADBENCH.values():
         (file,) = spec.files
         assert file.url.endswith("/adbench/datasets/Classical/" + file.path) and file.folder == FOLDER
@@ -57,12 +72,17 @@ def test_thyroid_loads_with_its_table_one_counts(real_data_dir, monkeypatch):
 
 
 def novelty_config(folder, dataset: dict) -> str:
-    config = {"name": "thyroid", "protocol": "novelty", "trials": 2, "seed": 3,
-              "dataset": {**dataset, "train_inliers": 300, "test_inliers": 100, "test_outliers": 50,
-                          "scaling": "standard"},
-              "methods": [{"name": "kpca", "label": "KPCA",
-                           "params": {"n_components": 5, "kernel": "rbf", "gamma": "mean_pairwise"}},
-                          {"name": "ocsvm", "label": "OCSVM", "params": {"nu": 0.1, "gamma": "scale"}}]}
+    config = {
+        "name": "thyroid",
+        "protocol": "novelty",
+        "trials": 2,
+        "seed": 3,
+        "dataset": {**dataset, "train_inliers": 300, "test_inliers": 100, "test_outliers": 50, "scaling": "standard"},
+        "methods": [
+            {"name": "kpca", "label": "KPCA", "params": {"n_components": 5, "kernel": "rbf", "gamma": "mean_pairwise"}},
+            {"name": "ocsvm", "label": "OCSVM", "params": {"nu": 0.1, "gamma": "scale"}},
+        ],
+    }
     path = folder / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return str(path)
@@ -84,5 +104,7 @@ def test_thyroid_by_name_as_mat_and_as_csv_give_identical_numbers(real_data_dir,
     pd.DataFrame(X).assign(y=y).to_csv(tmp_path / "thyroid.csv", index=False)
     by_name = metrics_of(novelty_config(tmp_path, {"name": "adbench_thyroid"}), tmp_path / "name")
     for file in ["thyroid.mat", "thyroid.csv"]:
-        ours = metrics_of(novelty_config(tmp_path, {"name": "file", "options": {"path": file}}), tmp_path / f"out_{file}")
+        ours = metrics_of(
+            novelty_config(tmp_path, {"name": "file", "options": {"path": file}}), tmp_path / f"out_{file}"
+        )
         pd.testing.assert_frame_equal(ours, by_name)

@@ -26,15 +26,31 @@ def toy_data(tmp_path, monkeypatch):
     (tmp_path / "yeast").mkdir()
     (tmp_path / "yeast" / "yeast.data").write_text(YEAST_ROW)
     sha = hashlib.sha256(YEAST_ROW.encode()).hexdigest()
-    monkeypatch.setitem(DATASETS, "yeast", replace(
-        DATASETS["yeast"], files=(DataFile("yeast.data", (f"sha256:{sha}",), "https://example.invalid/yeast.data"),)))
+    monkeypatch.setitem(
+        DATASETS,
+        "yeast",
+        replace(
+            DATASETS["yeast"], files=(DataFile("yeast.data", (f"sha256:{sha}",), "https://example.invalid/yeast.data"),)
+        ),
+    )
     image = tmp_path / "eth80" / "apple" / "apple1" / "apple1-000-000.png"
     image.parent.mkdir(parents=True)
     image.write_bytes(b"png")
     listing = tmp_path / "eth80" / "SHA256SUMS"
     listing.write_text(f"{hashlib.sha256(b'png').hexdigest()}  ./apple/apple1/apple1-000-000.png\n")
-    monkeypatch.setitem(DATASETS, "eth80", replace(DATASETS["eth80"], files=(
-        replace(DATASETS["eth80"].files[0], checksums=(f"sha256:{hashlib.sha256(listing.read_bytes()).hexdigest()}",)),)))
+    monkeypatch.setitem(
+        DATASETS,
+        "eth80",
+        replace(
+            DATASETS["eth80"],
+            files=(
+                replace(
+                    DATASETS["eth80"].files[0],
+                    checksums=(f"sha256:{hashlib.sha256(listing.read_bytes()).hexdigest()}",),
+                ),
+            ),
+        ),
+    )
     monkeypatch.setenv("KPCA_BENCH_DATA", str(tmp_path))
     return tmp_path
 

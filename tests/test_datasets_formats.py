@@ -7,8 +7,15 @@ import pytest
 import scipy.io
 from numpy.testing import assert_array_equal
 
-from kpca_bench.datasets.formats import (read_delimited, read_idx, read_image_folder, read_mask_box, read_mat, to_codes,
-                                         to_float)
+from kpca_bench.datasets.formats import (
+    read_delimited,
+    read_idx,
+    read_image_folder,
+    read_mask_box,
+    read_mat,
+    to_codes,
+    to_float,
+)
 from kpca_bench.errors import DataError
 
 
@@ -76,8 +83,14 @@ def test_read_image_folder_crops_each_image_to_its_box(tmp_path, write_png):
     write_png(tmp_path / "apple" / "apple1" / "apple1-000-000.png", image)
     write_png(tmp_path / "mask.png", mask)
     assert read_mask_box(tmp_path / "mask.png") == (2, 1, 7, 3)
-    X, _, _ = read_image_folder(tmp_path, ["apple"], pattern="*/*.png", size=None, grayscale=False,
-                                box=lambda path: read_mask_box(tmp_path / "mask.png"))
+    X, _, _ = read_image_folder(
+        tmp_path,
+        ["apple"],
+        pattern="*/*.png",
+        size=None,
+        grayscale=False,
+        box=lambda path: read_mask_box(tmp_path / "mask.png"),
+    )
     assert_array_equal(X[0], image[1:3, 2:7].ravel())
 
 

@@ -22,6 +22,7 @@ def write(tmp_path, name: str, text: str):
 
 # --- Internet Ads: UCI ad.data, 3 continuous + 1,555 binary columns, label "ad." / "nonad." ---
 
+
 def ad_row(height, width, ratio, local, hot: list[int], label: str) -> str:
     binary = np.zeros(1554, dtype=int)
     binary[hot] = 1
@@ -31,7 +32,7 @@ def ad_row(height, width, ratio, local, hot: list[int], label: str) -> str:
 def write_ad_data(tmp_path):
     rows = [
         ad_row(125, 125, "1.0", 1, [0, 5], "ad."),
-        ad_row("?", "?", "?", 1, [1], "ad."),            # the continuous features missing together
+        ad_row("?", "?", "?", 1, [1], "ad."),  # the continuous features missing together
         ad_row(57, 468, "8.2105", 1, [], "nonad."),
         ad_row(33, 230, "6.9696", "?", [1553], "nonad."),  # 'local' missing
         ad_row(60, 468, "7.8", 0, [2, 3], "nonad."),
@@ -59,9 +60,13 @@ def test_internet_ads_can_keep_missing_as_nan(tmp_path):
 
 # --- UCI text tables ---
 
+
 def test_breast_cancer_wisconsin_drops_question_marks_and_the_id(tmp_path):
-    files = write(tmp_path, "breast-cancer-wisconsin.data",
-                  "1000025,5,1,1,1,2,1,3,1,1,2\n1057013,8,4,5,1,2,?,7,3,1,4\n1017122,8,10,10,8,7,10,9,7,1,4\n")
+    files = write(
+        tmp_path,
+        "breast-cancer-wisconsin.data",
+        "1000025,5,1,1,1,2,1,3,1,1,2\n1057013,8,4,5,1,2,?,7,3,1,4\n1017122,8,10,10,8,7,10,9,7,1,4\n",
+    )
     dataset = uci.load_breast_cancer_wisconsin(files=files)
     assert dataset.X.shape == (2, 9)
     assert_array_equal(dataset.y, [2, 4])
@@ -70,8 +75,11 @@ def test_breast_cancer_wisconsin_drops_question_marks_and_the_id(tmp_path):
 
 
 def test_australian_numeric_by_default_categorical_on_request(tmp_path):
-    files = write(tmp_path, "australian.dat",
-                  "1 22.08 11.46 2 4 4 1.585 0 0 0 1 2 100 1213 0\n0 22.67 7 2 8 4 0.165 0 0 0 0 2 160 1 1\n")
+    files = write(
+        tmp_path,
+        "australian.dat",
+        "1 22.08 11.46 2 4 4 1.585 0 0 0 1 2 100 1213 0\n0 22.67 7 2 8 4 0.165 0 0 0 0 2 160 1 1\n",
+    )
     numeric = uci.load_australian(files=files)
     assert numeric.X.shape == (2, 14) and numeric.categories is None
     categorical = uci.load_australian(files=files, categorical=True)
@@ -81,6 +89,7 @@ def test_australian_numeric_by_default_categorical_on_request(tmp_path):
 
 def test_climate_skips_header_study_and_run(tmp_path):
     header = "Study Run " + " ".join(f"p{i}" for i in range(18)) + " outcome\n"
+
     def row(run, outcome):
         return f"    1  {run}  " + "  ".join(f"0.{i + 1}" for i in range(18)) + f"  {outcome}"
 
@@ -108,8 +117,10 @@ def test_spect_is_categorical_and_rejects_an_unknown_part(tmp_path):
     def line(label, bits):
         return ",".join([label, *bits])
 
-    files = {**write(tmp_path, "SPECT.train", line("1", "0" * 21 + "1") + "\r\n"),
-             **write(tmp_path, "SPECT.test", line("0", "1" * 22))}
+    files = {
+        **write(tmp_path, "SPECT.train", line("1", "0" * 21 + "1") + "\r\n"),
+        **write(tmp_path, "SPECT.test", line("0", "1" * 22)),
+    }
     dataset = uci.load_spect(files=files)
     assert dataset.X.shape == (2, 22) and set(dataset.feature_kinds) == {CATEGORICAL}
     assert dataset.categories[0] == ("0", "1")
@@ -149,8 +160,11 @@ def test_balance_scale_features_are_categorical(tmp_path):
 
 
 def test_kr_vs_kp_skips_the_trailing_blank_lines(tmp_path):
-    files = write(tmp_path, "kr-vs-kp.data", ",".join(["f"] * 35 + ["n", "won"]) + "\n"
-                  + ",".join(["t"] * 35 + ["l", "nowin"]) + "\n\n\n")
+    files = write(
+        tmp_path,
+        "kr-vs-kp.data",
+        ",".join(["f"] * 35 + ["n", "won"]) + "\n" + ",".join(["t"] * 35 + ["l", "nowin"]) + "\n\n\n",
+    )
     dataset = uci.load_kr_vs_kp(files=files)
     assert dataset.X.shape == (2, 36) and dataset.class_counts() == {"nowin": 1, "won": 1}
 
@@ -166,8 +180,9 @@ def test_tic_tac_toe_and_its_one_hot(tmp_path):
 def test_ionosphere_and_letter_labels_are_strings(tmp_path):
     iono = uci.load_ionosphere(files=write(tmp_path, "ionosphere.data", ",".join(["1", "0"] + ["0.5"] * 32 + ["g"])))
     assert iono.X.shape == (1, 34) and iono.y.tolist() == ["g"]
-    letter = uci.load_letter_recognition(files=write(tmp_path, "letter-recognition.data",
-                                                     "T,2,8,3,5,1,8,13,0,6,6,10,8,0,8,0,8\n"))
+    letter = uci.load_letter_recognition(
+        files=write(tmp_path, "letter-recognition.data", "T,2,8,3,5,1,8,13,0,6,6,10,8,0,8,0,8\n")
+    )
     assert letter.X.shape == (1, 16) and letter.y.tolist() == ["T"]
 
 
@@ -184,6 +199,7 @@ def test_a_question_mark_where_the_registered_copy_has_none_is_an_error(tmp_path
 
 
 # --- IDX, .mat and image-folder datasets ---
+
 
 def write_mnist_layout(tmp_path, write_idx):
     files = {}
@@ -222,10 +238,13 @@ def test_satimage2_mat(tmp_path):
 def write_eth80(tmp_path, write_png):
     for category, value in [("apple", 200), ("tomato", 50)]:
         for obj in (1, 2):
-            write_png(tmp_path / category / f"{category}{obj}" / f"{category}{obj}-000-000.png",
-                      np.full((16, 16, 3), value))
-            write_png(tmp_path / category / f"{category}{obj}" / "maps" / f"{category}{obj}-000-000-map.png",
-                      np.zeros((16, 16, 3)))
+            write_png(
+                tmp_path / category / f"{category}{obj}" / f"{category}{obj}-000-000.png", np.full((16, 16, 3), value)
+            )
+            write_png(
+                tmp_path / category / f"{category}{obj}" / "maps" / f"{category}{obj}-000-000-map.png",
+                np.zeros((16, 16, 3)),
+            )
     listing = tmp_path / "SHA256SUMS"
     listing.write_text("")
     return {"SHA256SUMS": listing}
@@ -282,8 +301,13 @@ def test_eth80_close_crop_reports_a_missing_or_empty_map(tmp_path, write_png):
         images.load_eth80(files=files, crop="close")
 
 
-ROWS = "\n".join(f"{1000 + i},{i % 10 + 1},{(3 * i) % 10 + 1},1,{i % 3 + 1},2,{i % 7 + 1},3,1,1,{2 if i % 3 else 4}"
-                 for i in range(40)) + "\n1057013,8,4,5,1,2,?,7,3,1,4\n"
+ROWS = (
+    "\n".join(
+        f"{1000 + i},{i % 10 + 1},{(3 * i) % 10 + 1},1,{i % 3 + 1},2,{i % 7 + 1},3,1,1,{2 if i % 3 else 4}"
+        for i in range(40)
+    )
+    + "\n1057013,8,4,5,1,2,?,7,3,1,4\n"
+)
 
 
 @pytest.fixture

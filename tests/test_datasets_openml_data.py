@@ -42,8 +42,11 @@ def test_target_overrides_the_default_and_a_name_finds_the_cached_id(openml_cach
 
 
 def test_not_cached_offline_names_the_id_and_the_fetch_command():
-    with pytest.raises(DataError, match=r"openml data id 424242 is not in the OpenML cache .*; fetch it with: "
-                                        r"kpca-bench datasets fetch openml:424242"):
+    with pytest.raises(
+        DataError,
+        match=r"openml data id 424242 is not in the OpenML cache .*; fetch it with: "
+        r"kpca-bench datasets fetch openml:424242",
+    ):
         load_dataset("openml", offline=True, data_id=424242)
 
 
@@ -61,11 +64,14 @@ def test_not_cached_online_downloads_through_one_function(monkeypatch, openml_ca
     assert asked == [90003]
 
 
-@pytest.mark.parametrize("options, message", [
-    ({}, "give exactly one of dataset.options.data_id or dataset.options.name"),
-    ({"data_id": 90004, "target": "nope"}, r"dataset.options.target: no column 'nope'; columns: a, colour, class"),
-    ({"data_id": "x"}, "dataset.options.data_id: must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({}, "give exactly one of dataset.options.data_id or dataset.options.name"),
+        ({"data_id": 90004, "target": "nope"}, r"dataset.options.target: no column 'nope'; columns: a, colour, class"),
+        ({"data_id": "x"}, "dataset.options.data_id: must be a positive integer"),
+    ],
+)
 def test_bad_options_are_one_line_errors(openml_cache, options, message):
     openml_cache(90004, ARFF)
     with pytest.raises(DataError, match=message):

@@ -10,9 +10,15 @@ import pytest
 from kpca_bench.datasets import DATASETS, load_dataset
 
 # name -> (options, shape, class counts), numbers from ../shared/datasets/MANIFEST.md
-MNIST_COUNTS = {d: tr + te for d, (tr, te) in enumerate(zip(
-    [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949],
-    [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]))}
+MNIST_COUNTS = {
+    d: tr + te
+    for d, (tr, te) in enumerate(
+        zip(
+            [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949],
+            [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009],
+        )
+    )
+}
 MANIFEST = {
     "mnist": ({}, (70000, 784), MNIST_COUNTS),
     "fashion_mnist": ({"split": "test"}, (10000, 784), {d: 1000 for d in range(10)}),
@@ -26,18 +32,39 @@ MANIFEST = {
     "spect": ({}, (267, 22), {1: 212, 0: 55}),
     "ann_thyroid": ({}, (3772, 21), {1: 93, 2: 191, 3: 3488}),
     "wine_quality_red": ({}, (1599, 11), {3: 10, 4: 53, 5: 681, 6: 638, 7: 199, 8: 18}),
-    "yeast": ({}, (1484, 8), {"CYT": 463, "NUC": 429, "MIT": 244, "ME3": 163, "ME2": 51, "ME1": 44,
-                              "EXC": 35, "VAC": 30, "POX": 20, "ERL": 5}),
+    "yeast": (
+        {},
+        (1484, 8),
+        {
+            "CYT": 463,
+            "NUC": 429,
+            "MIT": 244,
+            "ME3": 163,
+            "ME2": 51,
+            "ME1": 44,
+            "EXC": 35,
+            "VAC": 30,
+            "POX": 20,
+            "ERL": 5,
+        },
+    ),
     "balance_scale": ({}, (625, 4), {"L": 288, "R": 288, "B": 49}),
     "kr_vs_kp": ({}, (3196, 36), {"won": 1669, "nowin": 1527}),
     "tic_tac_toe": ({}, (958, 9), {"positive": 626, "negative": 332}),
     "ionosphere": ({}, (351, 34), {"g": 225, "b": 126}),
     "letter_recognition": ({}, (20000, 16), None),  # 26 classes of 734-813, checked below
-    "synthetic_control": ({}, (600, 60), {name: 100 for name in [
-        "normal", "cyclic", "increasing_trend", "decreasing_trend", "upward_shift", "downward_shift"]}),
+    "synthetic_control": (
+        {},
+        (600, 60),
+        {
+            name: 100
+            for name in ["normal", "cyclic", "increasing_trend", "decreasing_trend", "upward_shift", "downward_shift"]
+        },
+    ),
 }
-PRESENT_HERE = [name for name, spec in DATASETS.items()
-                if spec.files and spec.collection == "papers" and name != "internet_ads"]  # ADBench: test_datasets_adbench
+PRESENT_HERE = [
+    name for name, spec in DATASETS.items() if spec.files and spec.collection == "papers" and name != "internet_ads"
+]  # ADBench: test_datasets_adbench
 
 
 def test_the_manifest_table_covers_every_shared_dataset():
@@ -45,8 +72,9 @@ def test_the_manifest_table_covers_every_shared_dataset():
 
 
 @pytest.mark.real_data
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "eth80" else name
-                                  for name in sorted(MANIFEST)])  # eth80: most of this sweep's time
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if name == "eth80" else name for name in sorted(MANIFEST)]
+)  # eth80: most of this sweep's time
 def test_real_files_match_the_manifest(real_data_dir, monkeypatch, name):
     monkeypatch.setenv("KPCA_BENCH_DATA", str(real_data_dir))
     options, shape, counts = MANIFEST[name]
@@ -73,4 +101,7 @@ def test_real_defaults_that_differ_from_the_raw_files(real_data_dir, monkeypatch
     assert load_dataset("spect", offline=True, part="test").X.shape == (187, 22)
     assert load_dataset("fashion_mnist", offline=True, split="train").X.shape == (60000, 784)
     assert load_dataset("eth80", offline=True, size=16, grayscale=False).X.shape == (820, 16 * 16 * 3)
-    assert load_dataset("eth80", offline=True, size=16, crop="close").X.shape == (820, 16 * 16)  # every view has its map
+    assert load_dataset("eth80", offline=True, size=16, crop="close").X.shape == (
+        820,
+        16 * 16,
+    )  # every view has its map

@@ -13,10 +13,30 @@ from kpca_bench.datasets.locate import DataFile
 from kpca_bench.errors import DataError
 
 ISSUE_NAMES = {
-    "mnist", "fashion_mnist", "satimage2", "eth80", "internet_ads", "australian", "breast_cancer_wisconsin",
-    "climate_model_crashes", "spectf", "spect", "ann_thyroid", "wine_quality_red", "yeast", "balance_scale",
-    "kr_vs_kp", "tic_tac_toe", "ionosphere", "letter_recognition", "synthetic_control", "gaussian_mixture",
-    "parabola", "li_artificial_2d", "half_moons", "digits",
+    "mnist",
+    "fashion_mnist",
+    "satimage2",
+    "eth80",
+    "internet_ads",
+    "australian",
+    "breast_cancer_wisconsin",
+    "climate_model_crashes",
+    "spectf",
+    "spect",
+    "ann_thyroid",
+    "wine_quality_red",
+    "yeast",
+    "balance_scale",
+    "kr_vs_kp",
+    "tic_tac_toe",
+    "ionosphere",
+    "letter_recognition",
+    "synthetic_control",
+    "gaussian_mixture",
+    "parabola",
+    "li_artificial_2d",
+    "half_moons",
+    "digits",
 }
 YEAST_ROW = "ADT1_YEAST  0.58  0.61  0.47  0.13  0.50  0.00  0.48  0.22  MIT\n"
 
@@ -53,7 +73,9 @@ def toy_yeast(tmp_path, monkeypatch):
     path = data_dir / "yeast" / "yeast.data"
     path.write_text(YEAST_ROW)
     sha256 = hashlib.sha256(YEAST_ROW.encode()).hexdigest()
-    spec = replace(DATASETS["yeast"], files=(DataFile("yeast.data", (f"sha256:{sha256}",), "https://example.invalid/y"),))
+    spec = replace(
+        DATASETS["yeast"], files=(DataFile("yeast.data", (f"sha256:{sha256}",), "https://example.invalid/y"),)
+    )
     monkeypatch.setitem(DATASETS, "yeast", spec)
     monkeypatch.setenv("KPCA_BENCH_DATA", f"{tmp_path / 'elsewhere'}{os.pathsep}{data_dir}")
     return path, sha256
@@ -148,14 +170,24 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
 
 def test_internet_ads_loads_unchanged_from_a_data_dir_by_git_blob_id(tmp_path, monkeypatch):
     """What a user with ad.data does: put it in a data dir; the loader verifies it by its git blob id."""
-    content = ("125,125,1.0,1," + ",".join(["0"] * 1554) + ",ad.\n"
-               + "  ?,  ?,   ?,1," + ",".join(["1"] * 1554) + ",nonad.\n"
-               + "57,468,8.2105,1," + ",".join(["0"] * 1554) + ",nonad.\n").encode()
+    content = (
+        "125,125,1.0,1,"
+        + ",".join(["0"] * 1554)
+        + ",ad.\n"
+        + "  ?,  ?,   ?,1,"
+        + ",".join(["1"] * 1554)
+        + ",nonad.\n"
+        + "57,468,8.2105,1,"
+        + ",".join(["0"] * 1554)
+        + ",nonad.\n"
+    ).encode()
     (tmp_path / "internet_ads").mkdir()
     (tmp_path / "internet_ads" / "ad.data").write_bytes(content)
     blob_id = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
     spec = DATASETS["internet_ads"]
-    monkeypatch.setitem(DATASETS, "internet_ads", replace(spec, files=(replace(spec.files[0], checksums=(f"git-sha1:{blob_id}",)),)))
+    monkeypatch.setitem(
+        DATASETS, "internet_ads", replace(spec, files=(replace(spec.files[0], checksums=(f"git-sha1:{blob_id}",)),))
+    )
     monkeypatch.setenv("KPCA_BENCH_DATA", str(tmp_path))
     dataset = load_dataset("internet_ads", offline=True)
     assert dataset.X.shape == (2, 1558) and dataset.class_counts() == {"ad.": 1, "nonad.": 1}
@@ -175,10 +207,15 @@ def test_checksum_listing_members(tmp_path):
     (tmp_path / "a" / "x.png").write_bytes(b"x")
     (tmp_path / "a" / "y.png").write_bytes(b"y")
     sums = tmp_path / "SHA256SUMS"
-    sums.write_text(f"{hashlib.sha256(b'x').hexdigest()}  ./a/x.png\n{hashlib.sha256(b'?').hexdigest()}  ./a/y.png\n"
-                    f"{hashlib.sha256(b'z').hexdigest()}  ./a/z.png\n")
+    sums.write_text(
+        f"{hashlib.sha256(b'x').hexdigest()}  ./a/x.png\n{hashlib.sha256(b'?').hexdigest()}  ./a/y.png\n"
+        f"{hashlib.sha256(b'z').hexdigest()}  ./a/z.png\n"
+    )
     problems = checksums.check_members(sums)
-    assert problems == [f"{tmp_path / 'a' / 'y.png'}: sha256 differs from SHA256SUMS", f"{tmp_path / 'a' / 'z.png'}: missing"]
+    assert problems == [
+        f"{tmp_path / 'a' / 'y.png'}: sha256 differs from SHA256SUMS",
+        f"{tmp_path / 'a' / 'z.png'}: missing",
+    ]
 
 
 def test_one_hot_leaves_numeric_columns_and_expands_categorical(tmp_path):

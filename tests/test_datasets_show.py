@@ -19,9 +19,14 @@ TEXT_FIELDS = [field for field in descriptions.FIELDS if field != "cite"]
 def test_every_registered_dataset_has_a_complete_description():
     entries = descriptions.entries()
     assert sorted(entries) == sorted(DATASETS), "described but not registered, or registered but not described"
-    incomplete = {name: [field for field in descriptions.FIELDS if field not in entry
-                         or (field != "cite" and not str(entry[field]).strip())]
-                  for name, entry in entries.items()}
+    incomplete = {
+        name: [
+            field
+            for field in descriptions.FIELDS
+            if field not in entry or (field != "cite" and not str(entry[field]).strip())
+        ]
+        for name, entry in entries.items()
+    }
     assert not {name: fields for name, fields in incomplete.items() if fields}
 
 
@@ -64,8 +69,19 @@ def test_show_prints_every_fact_in_full_lines():
     result = runner.invoke(app, ["datasets", "show", "adbench_breastw"], terminal_width=60)
     assert result.exit_code == 0, result.output
     text = result.output
-    for label in ("origin", "version", "source", "size", "classes", "anomalies", "inliers", "licence", "cite",
-                  "related", "here"):
+    for label in (
+        "origin",
+        "version",
+        "source",
+        "size",
+        "classes",
+        "anomalies",
+        "inliers",
+        "licence",
+        "cite",
+        "related",
+        "here",
+    ):
         assert f"\n{label} " in text
     assert "683 rows x 9 features" in text and "239 malignant" in text
     assert "adbench_wbc" in text and "han2022adbench: S. Han" in text
@@ -97,18 +113,35 @@ def test_an_unknown_name_is_one_line_naming_the_closest():
 
 
 def hand_suite(datasets):
-    return parse_config({"name": "hand", "datasets": datasets, "protocol": "adbench", "trials": 1,
-                         "methods": [{"name": "isolation_forest", "label": "IForest"},
-                                     {"name": "lof", "label": "LOF"}]})
+    return parse_config(
+        {
+            "name": "hand",
+            "datasets": datasets,
+            "protocol": "adbench",
+            "trials": 1,
+            "methods": [{"name": "isolation_forest", "label": "IForest"}, {"name": "lof", "label": "LOF"}],
+        }
+    )
 
 
 def test_a_suites_summary_lists_its_related_datasets():
-    config = hand_suite(["adbench_breastw", "adbench_glass", "adbench_wbc", "adbench_cardio",
-                         "adbench_cardiotocography"])
-    scores = {"adbench_breastw": 0.9, "adbench_glass": 0.7, "adbench_wbc": 0.8, "adbench_cardio": 0.6,
-              "adbench_cardiotocography": 0.65}
-    records = {name: [{"method": method, "status": "ok", "auroc": value - shift, "auprc": value / 2, "f1": 0.5}
-                      for method, shift in (("IForest", 0.0), ("LOF", 0.1))] for name, value in scores.items()}
+    config = hand_suite(
+        ["adbench_breastw", "adbench_glass", "adbench_wbc", "adbench_cardio", "adbench_cardiotocography"]
+    )
+    scores = {
+        "adbench_breastw": 0.9,
+        "adbench_glass": 0.7,
+        "adbench_wbc": 0.8,
+        "adbench_cardio": 0.6,
+        "adbench_cardiotocography": 0.65,
+    }
+    records = {
+        name: [
+            {"method": method, "status": "ok", "auroc": value - shift, "auprc": value / 2, "f1": 0.5}
+            for method, shift in (("IForest", 0.0), ("LOF", 0.1))
+        ]
+        for name, value in scores.items()
+    }
     table = suite.dataset_table(config, records)
     stats = suite.suite_statistics(config, table)
     text = suite.summary_markdown(config, records, [], table, stats, suite.rank_frame(stats), [])
@@ -122,11 +155,17 @@ def test_a_suites_summary_lists_its_related_datasets():
 
 def test_a_related_dataset_left_out_of_the_statistics_is_not_flagged():
     config = hand_suite(["adbench_breastw", "adbench_wbc", "adbench_glass"])
-    records = {name: [{"method": method, "status": "ok", "auroc": 0.8 - shift, "auprc": 0.4, "f1": 0.5}
-                      for method, shift in (("IForest", 0.0), ("LOF", 0.1))] for name in ("adbench_breastw",
-                                                                                        "adbench_glass")}
-    records["adbench_wbc"] = [{"method": "IForest", "status": "ok", "auroc": 0.9, "auprc": 0.4, "f1": 0.5},
-                              {"method": "LOF", "status": "failed", "error": "boom"}]
+    records = {
+        name: [
+            {"method": method, "status": "ok", "auroc": 0.8 - shift, "auprc": 0.4, "f1": 0.5}
+            for method, shift in (("IForest", 0.0), ("LOF", 0.1))
+        ]
+        for name in ("adbench_breastw", "adbench_glass")
+    }
+    records["adbench_wbc"] = [
+        {"method": "IForest", "status": "ok", "auroc": 0.9, "auprc": 0.4, "f1": 0.5},
+        {"method": "LOF", "status": "failed", "error": "boom"},
+    ]
     in_statistics = list(suite.score_table(suite.dataset_table(config, records), "auroc", ["IForest", "LOF"]).index)
     assert in_statistics == ["adbench_breastw", "adbench_glass"]
     assert suite.related_lines(config, in_statistics) == []
@@ -138,10 +177,13 @@ def test_a_suite_without_related_datasets_says_nothing():
 
 
 def test_one_group_is_named_in_the_singular():
-    lines = suite.related_lines(hand_suite(["adbench_http", "adbench_smtp", "adbench_glass"]),
-                                ["adbench_http", "adbench_smtp", "adbench_glass"])
-    assert lines[0].startswith("**Related datasets:** one group of this suite's datasets shares its source: "
-                               "{adbench_http, adbench_smtp} (KDD Cup 1999).")
+    lines = suite.related_lines(
+        hand_suite(["adbench_http", "adbench_smtp", "adbench_glass"]), ["adbench_http", "adbench_smtp", "adbench_glass"]
+    )
+    assert lines[0].startswith(
+        "**Related datasets:** one group of this suite's datasets shares its source: "
+        "{adbench_http, adbench_smtp} (KDD Cup 1999)."
+    )
 
 
 @pytest.mark.parametrize("labels", [["adbench_breastw"], []])

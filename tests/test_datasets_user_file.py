@@ -94,8 +94,11 @@ def test_npy_labels_default_to_y_npy_beside_the_features(tmp_path):
 def test_missing_values_are_refused_with_the_count_and_dropped_on_request(tmp_path):
     path = tmp_path / "data.csv"
     path.write_text("a,b,label\n1,2,0\n?,3,0\n4,inf,1\n5,6,1\n")
-    with pytest.raises(DataError, match=r"2 of 4 rows have missing \(NaN\) or infinite values \(in a, b\); "
-                                        r"set dataset.options.drop_na: true"):
+    with pytest.raises(
+        DataError,
+        match=r"2 of 4 rows have missing \(NaN\) or infinite values \(in a, b\); "
+        r"set dataset.options.drop_na: true",
+    ):
         load_file(path=path, na_values=["?"])
     dataset = load_file(path=path, na_values=["?"], drop_na=True)
     assert_array_equal(dataset.X, [[1, 2], [5, 6]])
@@ -110,8 +113,10 @@ def test_parquet(tmp_path):
 
 def test_arff_with_nominal_attributes(tmp_path):
     path = tmp_path / "data.arff"
-    path.write_text("@RELATION t\n@ATTRIBUTE a NUMERIC\n@ATTRIBUTE b NUMERIC\n@ATTRIBUTE class {normal,anomaly}\n"
-                    "@DATA\n0.1,1.0,normal\n0.2,1.5,normal\n0.3,1.25,normal\n5.0,9.0,anomaly\n")
+    path.write_text(
+        "@RELATION t\n@ATTRIBUTE a NUMERIC\n@ATTRIBUTE b NUMERIC\n@ATTRIBUTE class {normal,anomaly}\n"
+        "@DATA\n0.1,1.0,normal\n0.2,1.5,normal\n0.3,1.25,normal\n5.0,9.0,anomaly\n"
+    )
     dataset = load_file(path=path)
     assert_array_equal(dataset.X, X)
     assert list(dataset.y) == ["normal", "normal", "normal", "anomaly"]
@@ -161,16 +166,27 @@ def test_mat_v73_without_h5py_names_the_extra(tmp_path, monkeypatch):
         load_file(path=tmp_path / "data.mat")
 
 
-@pytest.mark.parametrize("write, options, message", [
-    (None, {}, r"dataset.options.path: no such file"),
-    (lambda p: p.with_suffix(".xlsx").write_text("x"), {"suffix": ".xlsx"}, r"dataset.options.format: unknown extension"),
-    (lambda p: p.write_bytes(b"\x00\x01garbage"), {"suffix": ".npz"}, r"not a readable NumPy .npz file"),
-    (lambda p: p.write_text(""), {}, r"dataset.options.path: the file is empty"),
-    (lambda p: p.write_text("a,b,label\n"), {}, r"dataset.options.path: the file has no data rows"),
-    (lambda p: frame().to_csv(p, index=False), {"label": "cls"}, r"dataset.options.label: no column 'cls'; columns: a, b, label"),
-    (lambda p: frame().to_csv(p, index=False), {"drop": ["zz"]}, r"dataset.options.drop: no column 'zz'"),
-    (lambda p: np.savez(p, X=X), {"suffix": ".npz"}, r"dataset.options.y: no array 'y' in the file; it has: X"),
-])
+@pytest.mark.parametrize(
+    "write, options, message",
+    [
+        (None, {}, r"dataset.options.path: no such file"),
+        (
+            lambda p: p.with_suffix(".xlsx").write_text("x"),
+            {"suffix": ".xlsx"},
+            r"dataset.options.format: unknown extension",
+        ),
+        (lambda p: p.write_bytes(b"\x00\x01garbage"), {"suffix": ".npz"}, r"not a readable NumPy .npz file"),
+        (lambda p: p.write_text(""), {}, r"dataset.options.path: the file is empty"),
+        (lambda p: p.write_text("a,b,label\n"), {}, r"dataset.options.path: the file has no data rows"),
+        (
+            lambda p: frame().to_csv(p, index=False),
+            {"label": "cls"},
+            r"dataset.options.label: no column 'cls'; columns: a, b, label",
+        ),
+        (lambda p: frame().to_csv(p, index=False), {"drop": ["zz"]}, r"dataset.options.drop: no column 'zz'"),
+        (lambda p: np.savez(p, X=X), {"suffix": ".npz"}, r"dataset.options.y: no array 'y' in the file; it has: X"),
+    ],
+)
 def test_errors_name_the_file_and_the_option(tmp_path, write, options, message):
     options = dict(options)
     path = tmp_path / f"data{options.pop('suffix', '.csv')}"

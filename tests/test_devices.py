@@ -19,8 +19,18 @@ from typer.testing import CliRunner
 
 from kpca_bench import devices
 from kpca_bench.cli import app
-from kpca_bench.devices import (DEVICE_MEMORY_SHARE, DeviceError, DeviceMemoryError, DevicePlan, Phase, block_rows,
-                                check_fits, largest_fitting_n, solver_plan, to_numpy)
+from kpca_bench.devices import (
+    DEVICE_MEMORY_SHARE,
+    DeviceError,
+    DeviceMemoryError,
+    DevicePlan,
+    Phase,
+    block_rows,
+    check_fits,
+    largest_fitting_n,
+    solver_plan,
+    to_numpy,
+)
 from kpca_bench.eigensolvers import block_sizes, choose_solver
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import plan_cells
@@ -58,10 +68,17 @@ def cupy_device(number: int):
     return type("Device", (), {"__module__": "cupy.cuda.device", "id": number})()
 
 
-@pytest.mark.parametrize("device, name", [
-    (None, None), ("cpu", "cpu"), ("cuda", "cuda"), ("cuda:0", "cuda:0"), ("cuda:1", "cuda:1"),
-    (cupy_device(1), "cuda:1"),
-])
+@pytest.mark.parametrize(
+    "device, name",
+    [
+        (None, None),
+        ("cpu", "cpu"),
+        ("cuda", "cuda"),
+        ("cuda:0", "cuda:0"),
+        ("cuda:1", "cuda:1"),
+        (cupy_device(1), "cuda:1"),
+    ],
+)
 def test_devices_are_read_as_the_libraries_write_them(device, name):
     assert devices.device_name(device) == name
     assert devices.is_cuda(device) == (name is not None and name.startswith("cuda"))
@@ -77,8 +94,11 @@ def test_torch_devices_are_read_as_torch_writes_them():
 
 @pytest.mark.parametrize("device", ["gpu", "mps", "cuda:", "cuda:one", "CUDA", 0])
 def test_an_unknown_device_is_one_line_naming_the_accepted_forms(device):
-    with pytest.raises(DeviceError, match=rf"^unknown device {re.escape(repr(device))}; accepted: cpu, cuda, cuda:N "
-                                          r"\(the GPU numbered N\), a torch.device or a CuPy Device$"):
+    with pytest.raises(
+        DeviceError,
+        match=rf"^unknown device {re.escape(repr(device))}; accepted: cpu, cuda, cuda:N "
+        r"\(the GPU numbered N\), a torch.device or a CuPy Device$",
+    ):
         devices.device_name(device)
     with pytest.raises(ValueError, match=r"'device' parameter of KernelPCA must be a device \(cpu, cuda, cuda:N"):
         KernelPCA(3, device=device).fit(np.eye(5))
@@ -88,16 +108,22 @@ def test_cuda_n_without_a_gpu_is_one_line_naming_the_device(monkeypatch):
     monkeypatch.setattr(devices, "_import", libraries(torch=torch_without_cuda()))
     for device in ("cuda:0", "cuda:1", cupy_device(0)):
         name = devices.device_name(device)
-        with pytest.raises(DeviceError, match=rf"^device '{name}' needs a CUDA GPU with PyTorch or CuPy; this machine "
-                                              "has none: no CUDA device is visible to torch"):
+        with pytest.raises(
+            DeviceError,
+            match=rf"^device '{name}' needs a CUDA GPU with PyTorch or CuPy; this machine "
+            "has none: no CUDA device is visible to torch",
+        ):
             KernelPCA(3, device=device).fit(np.eye(5))
 
 
 def test_cuda_n_beyond_the_gpus_there_names_those_there(monkeypatch):
     one_gpu = SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: True, device_count=lambda: 1))
     monkeypatch.setattr(devices, "_import", libraries(torch=one_gpu))
-    with pytest.raises(DeviceError, match=r"^device 'cuda:1' needs a CUDA GPU with PyTorch or CuPy; torch sees only 1 "
-                                          r"CUDA device\(s\), cuda:0 to cuda:0: use one of those"):
+    with pytest.raises(
+        DeviceError,
+        match=r"^device 'cuda:1' needs a CUDA GPU with PyTorch or CuPy; torch sees only 1 "
+        r"CUDA device\(s\), cuda:0 to cuda:0: use one of those",
+    ):
         devices.check_device("cuda:1")
 
 
@@ -106,8 +132,11 @@ def test_a_torch_cuda_device_without_a_gpu_is_one_line_here():
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA GPU")
-    with pytest.raises(DeviceError, match=r"^device 'cuda:0' needs a CUDA GPU with PyTorch or CuPy; this machine has "
-                                          r"none: no CUDA device is visible to (cupy or )?torch"):
+    with pytest.raises(
+        DeviceError,
+        match=r"^device 'cuda:0' needs a CUDA GPU with PyTorch or CuPy; this machine has "
+        r"none: no CUDA device is visible to (cupy or )?torch",
+    ):
         KernelPCA(3, device=torch.device("cuda", 0)).fit(np.eye(5))
 
 
@@ -174,12 +203,15 @@ def test_n_beyond_the_free_memory_names_the_plan_and_the_largest_n_that_fits(sma
     xp, free = small_device
     X = np.random.default_rng(0).standard_normal((101, 5))
     planned = (101 * 101 + 101 * (5 + 386)) * 8
-    with pytest.raises(DeviceMemoryError, match=rf"n = 101 points plans {planned / 2**10:.1f} KiB on .*CPU_DEVICE.* "
-                                                r"\(the n x n kernel and the block solver's basis, the data and "
-                                                r"vectors of length n\), more than 80% of "
-                                                rf"its {free / 2**10:.1f} KiB free \({0.8 * free / 2**10:.1f} KiB\): "
-                                                r"the largest n that fits is 100; subsample the training data or use "
-                                                r"NystromKernelPCA"):
+    with pytest.raises(
+        DeviceMemoryError,
+        match=rf"n = 101 points plans {planned / 2**10:.1f} KiB on .*CPU_DEVICE.* "
+        r"\(the n x n kernel and the block solver's basis, the data and "
+        r"vectors of length n\), more than 80% of "
+        rf"its {free / 2**10:.1f} KiB free \({0.8 * free / 2**10:.1f} KiB\): "
+        r"the largest n that fits is 100; subsample the training data or use "
+        r"NystromKernelPCA",
+    ):
         KernelPCA(3, eigen_solver="block").fit(xp.asarray(X))
     block, basis = block_sizes(3)
     check_fits(100, 5, solver_plan("block", 3, basis, block), (xp, None))  # (the block solver needs m < n to run)
@@ -193,17 +225,23 @@ def test_n_beyond_the_free_memory_names_the_plan_and_the_largest_n_that_fits(sma
 #   = 49,813.
 # arpack in float32 has twice the room in numbers, 98,200, and measures its residuals after the solve with
 #   2 + 4 k = 14 vectors: n^2 + 19 n; 304: 92,416 + 5,776 = 98,192 <= 98,200 < 305: 93,025 + 5,795 = 98,820.
-@pytest.mark.parametrize("solver, dtype, largest, held", [
-    ("arpack", "float64", 215, "the n x n kernel, solved by ARPACK on a host copy"),
-    ("eigh", "float64", 108, "the n x n kernel, eigh's n x n eigenvectors and workspace"),
-    ("arpack", "float32", 304, "the n x n kernel, solved by ARPACK on a host copy"),
-])
+@pytest.mark.parametrize(
+    "solver, dtype, largest, held",
+    [
+        ("arpack", "float64", 215, "the n x n kernel, solved by ARPACK on a host copy"),
+        ("eigh", "float64", 108, "the n x n kernel, eigh's n x n eigenvectors and workspace"),
+        ("arpack", "float32", 304, "the n x n kernel, solved by ARPACK on a host copy"),
+    ],
+)
 def test_each_solver_plans_what_it_holds_on_the_device(small_device, solver, dtype, largest, held):
     xp, _ = small_device
     X = np.random.default_rng(0).standard_normal((largest + 1, 5))
     model = KernelPCA(3, eigen_solver=solver, random_state=0, dtype=dtype)
-    with pytest.raises(DeviceMemoryError, match=rf"n = {largest + 1} points .*\({re.escape(held)}.* the largest n "
-                                                rf"that fits is {largest};"):
+    with pytest.raises(
+        DeviceMemoryError,
+        match=rf"n = {largest + 1} points .*\({re.escape(held)}.* the largest n "
+        rf"that fits is {largest};",
+    ):
         model.fit(xp.asarray(X))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # float32's accuracy warning
@@ -216,12 +254,15 @@ def test_auto_plans_the_solver_it_runs_on_a_device(small_device, monkeypatch):
     arpack plan would take 2,180."""
     xp, _ = small_device
     X = np.random.default_rng(0).standard_normal((2001, 5))
-    with pytest.raises(DeviceMemoryError, match="eigh's n x n eigenvectors and workspace.* the largest n that fits "
-                                                "is 108;"):
+    with pytest.raises(
+        DeviceMemoryError, match="eigh's n x n eigenvectors and workspace.* the largest n that fits is 108;"
+    ):
         KernelPCA(3, eigen_solver="auto").fit(xp.asarray(X[:109]))
     monkeypatch.setattr(devices, "free_memory_bytes", lambda xp, device: 4_782_000 * 8 / DEVICE_MEMORY_SHARE)
-    with threadpool_limits(limits=1), \
-            pytest.raises(DeviceMemoryError, match="block solver's basis.* the largest n that fits is 2,000;"):
+    with (
+        threadpool_limits(limits=1),
+        pytest.raises(DeviceMemoryError, match="block solver's basis.* the largest n that fits is 2,000;"),
+    ):
         assert choose_solver(2001, 3) == "arpack"  # on the host, with one BLAS thread
         KernelPCA(3, eigen_solver="auto").fit(xp.asarray(X))
 
@@ -260,18 +301,21 @@ def test_execution_device_takes_a_gpu_number(tmp_path):
 
 def test_a_run_asking_for_cuda_0_without_a_gpu_is_one_line_and_exit_2(tmp_path, monkeypatch):
     monkeypatch.setattr(devices, "_import", libraries(torch=torch_without_cuda()))
-    result = CliRunner().invoke(app, ["run", str(write_config(tmp_path, "{device: 'cuda:0'}")), "--out",
-                                      str(tmp_path / "out"), "--quiet"])
+    result = CliRunner().invoke(
+        app, ["run", str(write_config(tmp_path, "{device: 'cuda:0'}")), "--out", str(tmp_path / "out"), "--quiet"]
+    )
     assert result.exit_code == 2, result.output + result.stderr
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("error: device 'cuda:0' needs a CUDA GPU with PyTorch or CuPy; "
-                                    "this machine has none")
+    assert result.stderr.startswith(
+        "error: device 'cuda:0' needs a CUDA GPU with PyTorch or CuPy; this machine has none"
+    )
 
 
 def test_a_run_asking_for_cuda_without_one_is_one_line_and_exit_2(tmp_path, monkeypatch):
     monkeypatch.setattr(devices, "_import", libraries())
-    result = CliRunner().invoke(app, ["run", str(write_config(tmp_path, "{device: cuda}")), "--out",
-                                      str(tmp_path / "out"), "--quiet"])
+    result = CliRunner().invoke(
+        app, ["run", str(write_config(tmp_path, "{device: cuda}")), "--out", str(tmp_path / "out"), "--quiet"]
+    )
     assert result.exit_code == 2, result.output + result.stderr
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and NO_LIBRARY in result.stderr
     assert not (tmp_path / "out").exists()
@@ -304,8 +348,12 @@ def test_a_cell_is_labelled_cuda_only_where_its_estimator_computes_there():
     assert computes_on(KernelPCA(device="cuda"), None) == "cuda"  # a method's own params: {device: cuda}
     assert computes_on(KernelPCA(), "cuda:1") == computes_on(KernelPCA(device="cuda:1"), "cpu") == "cuda:1"
     assert computes_on(KernelPCA(device="cpu"), "cuda") == "cpu"
-    for host_only in (IsolationForest(), KernelOneClassSVM(), L1SparseKernelPCA(),
-                      KernelSubspaceDetector(L1SparseKernelPCA())):
+    for host_only in (
+        IsolationForest(),
+        KernelOneClassSVM(),
+        L1SparseKernelPCA(),
+        KernelSubspaceDetector(L1SparseKernelPCA()),
+    ):
         assert computes_on(host_only, "cuda") == "cpu"
 
 

@@ -78,8 +78,13 @@ def broken_links(page: Path, root: Path = ROOT) -> list[str]:
 
 def git_ignored(paths: list[Path]) -> list[Path]:
     """Those of ``paths`` that git ignores (a link there resolves here and nowhere else)."""
-    found = subprocess.run(["git", "check-ignore", "--stdin"], cwd=ROOT, capture_output=True, text=True,
-                           input="\n".join(str(p) for p in paths))
+    found = subprocess.run(
+        ["git", "check-ignore", "--stdin"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        input="\n".join(str(p) for p in paths),
+    )
     return [Path(line) for line in found.stdout.splitlines()]
 
 
@@ -89,19 +94,26 @@ def test_every_relative_link_resolves(page):
 
 
 def test_no_link_points_into_an_ignored_file():
-    targets = sorted({(page.parent / target.partition("#")[0]).resolve()
-                      for page in PAGES for line in prose_lines(page.read_text(encoding="utf-8"))
-                      for target in LINK.findall(line)
-                      if not EXTERNAL.match(target) and target.partition("#")[0]})
+    targets = sorted(
+        {
+            (page.parent / target.partition("#")[0]).resolve()
+            for page in PAGES
+            for line in prose_lines(page.read_text(encoding="utf-8"))
+            for target in LINK.findall(line)
+            if not EXTERNAL.match(target) and target.partition("#")[0]
+        }
+    )
     assert not git_ignored(targets)
 
 
 def test_broken_links_finds_a_missing_file_and_a_missing_anchor(tmp_path):
     (tmp_path / "other.md").write_text("# Other page\n\n## Where it stands\n")
     page = tmp_path / "page.md"
-    page.write_text("[ok](other.md#where-it-stands) [file](missing.md) [anchor](other.md#nowhere)\n"
-                    "![image](missing.png) [site](https://example.org/x.md) [self](#title)\n"
-                    "`[code](missing.md)`\n\n```\n[fenced](missing.md)\n```\n\n# Title\n")
+    page.write_text(
+        "[ok](other.md#where-it-stands) [file](missing.md) [anchor](other.md#nowhere)\n"
+        "![image](missing.png) [site](https://example.org/x.md) [self](#title)\n"
+        "`[code](missing.md)`\n\n```\n[fenced](missing.md)\n```\n\n# Title\n"
+    )
     assert broken_links(page, root=tmp_path) == [
         "missing.md: no such file in the repository",
         "other.md#nowhere: no heading with anchor #nowhere in other.md",
@@ -109,12 +121,15 @@ def test_broken_links_finds_a_missing_file_and_a_missing_anchor(tmp_path):
     ]
 
 
-@pytest.mark.parametrize("heading, anchor", [
-    ("Where kernel PCA stands on ADBench", "where-kernel-pca-stands-on-adbench"),
-    ("Whole runs and the papers' targets", "whole-runs-and-the-papers-targets"),
-    ('Eigensolvers and eigen_solver="auto"', "eigensolvers-and-eigen_solverauto"),
-    ("Command-line start-up (issue 17)", "command-line-start-up-issue-17"),
-])
+@pytest.mark.parametrize(
+    "heading, anchor",
+    [
+        ("Where kernel PCA stands on ADBench", "where-kernel-pca-stands-on-adbench"),
+        ("Whole runs and the papers' targets", "whole-runs-and-the-papers-targets"),
+        ('Eigensolvers and eigen_solver="auto"', "eigensolvers-and-eigen_solverauto"),
+        ("Command-line start-up (issue 17)", "command-line-start-up-issue-17"),
+    ],
+)
 def test_both_slugs_give_the_anchor_a_code_host_gives(heading, anchor):
     assert github_slug(heading) == mkdocs_slug(heading) == anchor
 
@@ -145,12 +160,27 @@ def test_every_docs_page_is_in_the_site_navigation():
     assert nav_pages(nav) == {page.name for page in PAGES if page != README}
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings") is None,
-                    reason='mkdocs or mkdocstrings is not installed (pip install -e ".[docs]")')
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings") is None,
+    reason='mkdocs or mkdocstrings is not installed (pip install -e ".[docs]")',
+)
 def test_the_site_builds_strictly(tmp_path):
-    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-                            "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
-                           capture_output=True, text=True)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(tmp_path / "site"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "site" / "design" / "index.html").exists()
     # The API reference is the docstrings': load's first line and an estimator's numpydoc sections.

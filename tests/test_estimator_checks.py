@@ -14,10 +14,14 @@ from kpca_bench.methods.registry import METHODS
 # scikit-learn's own estimators fail these checks in scikit-learn too (its test suite marks them expected
 # failures: sample weights do not act as repeated rows for a one-class SVM or an isolation forest).
 SKLEARN_EXPECTED_FAILURES = {
-    "OneClassSVM": {"check_sample_weight_equivalence_on_dense_data": "scikit-learn's own expected failure",
-                    "check_sample_weight_equivalence_on_sparse_data": "scikit-learn's own expected failure"},
-    "IsolationForest": {"check_sample_weight_equivalence_on_dense_data": "scikit-learn's own expected failure",
-                        "check_sample_weight_equivalence_on_sparse_data": "scikit-learn's own expected failure"},
+    "OneClassSVM": {
+        "check_sample_weight_equivalence_on_dense_data": "scikit-learn's own expected failure",
+        "check_sample_weight_equivalence_on_sparse_data": "scikit-learn's own expected failure",
+    },
+    "IsolationForest": {
+        "check_sample_weight_equivalence_on_dense_data": "scikit-learn's own expected failure",
+        "check_sample_weight_equivalence_on_sparse_data": "scikit-learn's own expected failure",
+    },
 }
 
 ESTIMATORS = [spec.build({}) for spec in METHODS.values()] + [KernelSubspaceDetector(), PyODAdapter()]

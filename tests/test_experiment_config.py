@@ -58,41 +58,67 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     assert config.threshold.rule == "train_quantile"
 
 
-@pytest.mark.parametrize("text, expected", [
-    (GOOD + "trails: 3\n", "trails: unknown key (did you mean 'trials'?)"),
-    (edited(dataset__name="mnsit"), "dataset.name: unknown dataset 'mnsit'"),
-    (edited(methods__0__name="kcpa"), "methods[0].name: unknown method 'kcpa' (did you mean 'kpca'?)"),
-    (edited(methods__0__params={"n_component": 5}), "methods[0].params.n_component: kpca has no parameter"),
-    (edited(trials="ten"), "trials: must be an integer >= 1, got 'ten'"),
-    (edited(trials=0), "trials: must be >= 1, got 0"),
-    (edited(dataset__train_inliers=1.5), "dataset.train_inliers: must be an integer"),
-    (edited(dataset__scaling_rows="test"), "dataset.scaling_rows: unknown scaling_rows 'test'; accepted: training, all, each"),
-    (edited(dataset__draw="first"), "dataset.draw: unknown draw 'first'; accepted: random, file_order, first_outliers"),
-    (edited(dataset__draw="file_order"), "trials: dataset.draw: file_order takes the same rows in every trial; set "
-                                         "trials: 1"),
-    (edited(dataset__draw="file_order", trials=1, protocol="unsupervised"),
-     "dataset.draw: file_order is read by the novelty protocols only, not unsupervised; remove it"),
-    (edited(dataset__draw="first_outliers", protocol="unsupervised"),
-     "dataset.draw: first_outliers is read by the novelty protocols only, not unsupervised; remove it"),
-    (edited(threshold={"rule": "oracle"}), "threshold.rule: unknown rule 'oracle'"),
-    (edited(threshold={"quantile": 1.5}), "threshold.quantile: must be a number strictly between 0 and 1"),
-    (edited(threshold={"rule": "fixed"}), "threshold.value: give a value exactly when the rule is fixed"),
-    (edited(methods__0__params={"n_components": 50}), "methods[0].params.n_components: 50 components need more"),
-    (edited(methods__0__params={"n_components": 5, "gamma": 0}), "methods[0].params.gamma: must be a float in the range (0.0, inf)"),
-    (edited(methods__0__params={"n_components": "ten"}), "methods[0].params.n_components: must be an int in the range"),
-    (edited(methods__0__params={"n_components": 5, "kernel": "rbff"}), "methods[0].params.kernel: must be a str among"),
-    (edited(methods__0__name="ocsvm", methods__0__params={"nu": 1.5}),
-     "methods[0].params.nu: must be a float in the range (0.0, 1.0], got 1.5"),
-    (edited(methods__0__score="entropy"), "methods[0].score: unknown score 'entropy'"),
-    (edited(methods__0__grid={"n_components": []}), "methods[0].grid.n_components: must be a non-empty list"),
-    (GOOD + "execution: {adress: local}\n", "execution.adress: unknown key (did you mean 'address'?)"),
-    (GOOD + "execution: {backend: dsak}\n", "execution.backend: unknown backend 'dsak' (did you mean 'dask'?)"),
-    (GOOD + "execution: {address: tcp://h:8786}\n", "execution.address: a scheduler address needs backend: dask"),
-    (GOOD + "execution: {backend: dask, address: h:8786}\n", "execution.address: must be 'local' (start a"),
-    (GOOD + "execution: {max_memory_mb: -1}\n", "execution.max_memory_mb: must be a positive number of MiB"),
-    ("name: x\ndataset: [1, 2\n", "YAML syntax error at line 3"),
-    ("- just\n- a list\n", "must be a YAML mapping"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (GOOD + "trails: 3\n", "trails: unknown key (did you mean 'trials'?)"),
+        (edited(dataset__name="mnsit"), "dataset.name: unknown dataset 'mnsit'"),
+        (edited(methods__0__name="kcpa"), "methods[0].name: unknown method 'kcpa' (did you mean 'kpca'?)"),
+        (edited(methods__0__params={"n_component": 5}), "methods[0].params.n_component: kpca has no parameter"),
+        (edited(trials="ten"), "trials: must be an integer >= 1, got 'ten'"),
+        (edited(trials=0), "trials: must be >= 1, got 0"),
+        (edited(dataset__train_inliers=1.5), "dataset.train_inliers: must be an integer"),
+        (
+            edited(dataset__scaling_rows="test"),
+            "dataset.scaling_rows: unknown scaling_rows 'test'; accepted: training, all, each",
+        ),
+        (
+            edited(dataset__draw="first"),
+            "dataset.draw: unknown draw 'first'; accepted: random, file_order, first_outliers",
+        ),
+        (
+            edited(dataset__draw="file_order"),
+            "trials: dataset.draw: file_order takes the same rows in every trial; set trials: 1",
+        ),
+        (
+            edited(dataset__draw="file_order", trials=1, protocol="unsupervised"),
+            "dataset.draw: file_order is read by the novelty protocols only, not unsupervised; remove it",
+        ),
+        (
+            edited(dataset__draw="first_outliers", protocol="unsupervised"),
+            "dataset.draw: first_outliers is read by the novelty protocols only, not unsupervised; remove it",
+        ),
+        (edited(threshold={"rule": "oracle"}), "threshold.rule: unknown rule 'oracle'"),
+        (edited(threshold={"quantile": 1.5}), "threshold.quantile: must be a number strictly between 0 and 1"),
+        (edited(threshold={"rule": "fixed"}), "threshold.value: give a value exactly when the rule is fixed"),
+        (edited(methods__0__params={"n_components": 50}), "methods[0].params.n_components: 50 components need more"),
+        (
+            edited(methods__0__params={"n_components": 5, "gamma": 0}),
+            "methods[0].params.gamma: must be a float in the range (0.0, inf)",
+        ),
+        (
+            edited(methods__0__params={"n_components": "ten"}),
+            "methods[0].params.n_components: must be an int in the range",
+        ),
+        (
+            edited(methods__0__params={"n_components": 5, "kernel": "rbff"}),
+            "methods[0].params.kernel: must be a str among",
+        ),
+        (
+            edited(methods__0__name="ocsvm", methods__0__params={"nu": 1.5}),
+            "methods[0].params.nu: must be a float in the range (0.0, 1.0], got 1.5",
+        ),
+        (edited(methods__0__score="entropy"), "methods[0].score: unknown score 'entropy'"),
+        (edited(methods__0__grid={"n_components": []}), "methods[0].grid.n_components: must be a non-empty list"),
+        (GOOD + "execution: {adress: local}\n", "execution.adress: unknown key (did you mean 'address'?)"),
+        (GOOD + "execution: {backend: dsak}\n", "execution.backend: unknown backend 'dsak' (did you mean 'dask'?)"),
+        (GOOD + "execution: {address: tcp://h:8786}\n", "execution.address: a scheduler address needs backend: dask"),
+        (GOOD + "execution: {backend: dask, address: h:8786}\n", "execution.address: must be 'local' (start a"),
+        (GOOD + "execution: {max_memory_mb: -1}\n", "execution.max_memory_mb: must be a positive number of MiB"),
+        ("name: x\ndataset: [1, 2\n", "YAML syntax error at line 3"),
+        ("- just\n- a list\n", "must be a YAML mapping"),
+    ],
+)
 def test_config_errors_are_one_clear_line_and_exit_2(tmp_path, text, expected):
     result = CliRunner().invoke(app, ["run", str(write(tmp_path, text)), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
@@ -106,7 +132,9 @@ def test_trials_override_of_a_file_order_config_is_refused(tmp_path):
     config = write(tmp_path, edited(dataset__draw="file_order", trials=1))
     result = CliRunner().invoke(app, ["run", str(config), "--trials", "3", "--out", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
-    assert "--trials 3: dataset.draw: file_order takes the same rows in every trial; leave --trials out" in result.stderr
+    assert (
+        "--trials 3: dataset.draw: file_order takes the same rows in every trial; leave --trials out" in result.stderr
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -123,8 +151,9 @@ def test_missing_config_file(tmp_path):
 
 
 def test_classes_the_dataset_cannot_supply_are_reported(tmp_path):
-    result = CliRunner().invoke(app, ["run", str(write(tmp_path, edited(dataset__train_inliers=170))),
-                                      "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app, ["run", str(write(tmp_path, edited(dataset__train_inliers=170))), "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 2
     assert "has 178 inliers" in result.stderr and "lower dataset.train_inliers" in result.stderr
 
@@ -144,9 +173,15 @@ def test_a_bad_value_in_a_grid_is_reported_once_with_every_other_problem(tmp_pat
     assert sum("trials: must be >= 1" in line for line in lines) == 1
 
 
-COMMITTED = ["configs/quickstart", "reproductions/das/configs/mnist", "reproductions/li/configs/li_balance",
-             "reproductions/li/configs/li_thyroid", "reproductions/kim/configs/kim_robustness",
-             "reproductions/wang/configs/wang_australian", "reproductions/sas/configs/sas_letter"]
+COMMITTED = [
+    "configs/quickstart",
+    "reproductions/das/configs/mnist",
+    "reproductions/li/configs/li_balance",
+    "reproductions/li/configs/li_thyroid",
+    "reproductions/kim/configs/kim_robustness",
+    "reproductions/wang/configs/wang_australian",
+    "reproductions/sas/configs/sas_letter",
+]
 
 
 @pytest.mark.parametrize("name", COMMITTED, ids=lambda name: Path(name).name)
@@ -159,8 +194,10 @@ def test_the_committed_results_keep_their_cell_keys(name):
 
 
 def keys_by_setting(config):
-    return {(config.methods[c.method_index].label, json.dumps(c.setting, sort_keys=True), c.trial): c.key
-            for c in plan_cells(config)}
+    return {
+        (config.methods[c.method_index].label, json.dumps(c.setting, sort_keys=True), c.trial): c.key
+        for c in plan_cells(config)
+    }
 
 
 @pytest.mark.parametrize("name", ["li_thyroid", "li_chess", "li_wine", "li_balance", "li_ttt"])
@@ -184,10 +221,22 @@ def test_an_option_that_changes_the_numbers_keys_the_cells(tmp_path):
 
 def test_max_rows_and_the_binary_label_default_are_parsed(tmp_path):
     path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump({
-        "name": "own", "dataset": {"name": "file", "options": {"path": "x.csv"}, "max_rows": 500,
-                                   "train_inliers": 10, "test_inliers": 5, "test_outliers": 5},
-        "methods": [{"name": "kpca"}]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "own",
+                "dataset": {
+                    "name": "file",
+                    "options": {"path": "x.csv"},
+                    "max_rows": 500,
+                    "train_inliers": 10,
+                    "test_inliers": 5,
+                    "test_outliers": 5,
+                },
+                "methods": [{"name": "kpca"}],
+            }
+        )
+    )
     dataset = load_config(path).dataset
     assert (dataset.inliers, dataset.outliers, dataset.default_classes, dataset.max_rows) == ((0,), (1,), True, 500)
     assert load_config(path).folder == tmp_path
@@ -195,8 +244,15 @@ def test_max_rows_and_the_binary_label_default_are_parsed(tmp_path):
 
 def test_a_paper_dataset_still_needs_its_classes(tmp_path):
     path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump({"name": "x", "dataset": {"name": "digits", "train_inliers": 10, "test_inliers": 5,
-                                                             "test_outliers": 5}, "methods": [{"name": "kpca"}]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "x",
+                "dataset": {"name": "digits", "train_inliers": 10, "test_inliers": 5, "test_outliers": 5},
+                "methods": [{"name": "kpca"}],
+            }
+        )
+    )
     with pytest.raises(Exception, match="dataset.inliers"):
         load_config(path)
 
@@ -223,12 +279,17 @@ def test_statistics_posthoc_is_read_and_leaves_the_config_hash(tmp_path):
     assert default.config_hash() == chosen.config_hash()
 
 
-@pytest.mark.parametrize("text, expected", [
-    (SUITE + "statistics: {posthoc: holm}\n",
-     "statistics.posthoc: unknown post-hoc test 'holm'; accepted: nemenyi, wilcoxon_holm"),
-    (SUITE + "statistics: {post_hoc: nemenyi}\n", "statistics.post_hoc: unknown key (did you mean 'posthoc'?)"),
-    (GOOD + "statistics: {posthoc: nemenyi}\n", "statistics: statistics across datasets need several datasets"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            SUITE + "statistics: {posthoc: holm}\n",
+            "statistics.posthoc: unknown post-hoc test 'holm'; accepted: nemenyi, wilcoxon_holm",
+        ),
+        (SUITE + "statistics: {post_hoc: nemenyi}\n", "statistics.post_hoc: unknown key (did you mean 'posthoc'?)"),
+        (GOOD + "statistics: {posthoc: nemenyi}\n", "statistics: statistics across datasets need several datasets"),
+    ],
+)
 def test_a_bad_statistics_entry_is_one_line(tmp_path, text, expected):
     with pytest.raises(ConfigError) as error:
         load_config(write(tmp_path, text))
@@ -238,8 +299,9 @@ def test_a_bad_statistics_entry_is_one_line(tmp_path, text, expected):
 def test_every_profile_is_checked_and_the_one_asked_for_applied(tmp_path):
     text = (Path(__file__).parents[1] / "configs" / "quickstart.yaml").read_text()
     path = tmp_path / "c.yaml"
-    path.write_text(text.replace("quick: {trials: 3}",
-                                 "quick: {trials: 2, methods: {KPCA: {params: {n_components: 3}}}}"))
+    path.write_text(
+        text.replace("quick: {trials: 3}", "quick: {trials: 2, methods: {KPCA: {params: {n_components: 3}}}}")
+    )
     quick, full = load_config(path, "quick"), load_config(path, "full")
     assert (quick.trials, quick.methods[0].params["n_components"], quick.profile) == (2, 3, "quick")
     assert quick.source == full.source == str(path)
@@ -270,23 +332,36 @@ def exponent_form(value: float) -> str:
 
 def numeric_keys() -> list[tuple[str, str | None, str]]:
     """Every key the config's JSON Schema types as a number (or a list of numbers): (section, protocol, key)."""
+
     def numeric(schema):
-        return any("number" in ([t] if isinstance(t, str) else t)
-                   for t in (schema.get("type", []), schema.get("items", {}).get("type", [])))
+        return any(
+            "number" in ([t] if isinstance(t, str) else t)
+            for t in (schema.get("type", []), schema.get("items", {}).get("type", []))
+        )
+
     schema = config_schema()
-    keys = [(section, None, key) for section in ("threshold", "output", "execution", "statistics", "reference")
-            for key, value in schema["properties"][section]["properties"].items() if numeric(value)]
+    keys = [
+        (section, None, key)
+        for section in ("threshold", "output", "execution", "statistics", "reference")
+        for key, value in schema["properties"][section]["properties"].items()
+        if numeric(value)
+    ]
     for case in schema["properties"]["protocol"]["anyOf"][1]["allOf"]:
         name = case["if"]["properties"]["name"]["const"]
-        keys += [("protocol", name, key) for key, value in case["then"]["properties"].items()
-                 if key != "name" and numeric(value["anyOf"][0])]
+        keys += [
+            ("protocol", name, key)
+            for key, value in case["then"]["properties"].items()
+            if key != "name" and numeric(value["anyOf"][0])
+        ]
     return keys
 
 
 # A value each top-level numeric key accepts, with the keys it needs beside it.
-SECTION_VALUES = {("threshold", "quantile"): ({"rule": "train_quantile"}, 0.95),
-                  ("threshold", "value"): ({"rule": "fixed"}, 1e308),
-                  ("execution", "max_memory_mb"): ({}, 1500.0)}
+SECTION_VALUES = {
+    ("threshold", "quantile"): ({"rule": "train_quantile"}, 0.95),
+    ("threshold", "value"): ({"rule": "fixed"}, 1e308),
+    ("execution", "max_memory_mb"): ({}, 1500.0),
+}
 
 
 def test_the_numeric_keys_are_found_in_the_schema():

@@ -56,8 +56,7 @@ def profile_keys(config, schema: int = 2) -> dict:
         members[label] = config_hash(member)
         for cell, key in zip(planned, keys):
             cells.update(f"{label} {key} {cell.split_seed} {cell.random_state}\n".encode())
-    return {"config_hash": config_hash(config), "members": members, "n_cells": count,
-            "cells": cells.hexdigest()[:16]}
+    return {"config_hash": config_hash(config), "members": members, "n_cells": count, "cells": cells.hexdigest()[:16]}
 
 
 @cache
@@ -74,8 +73,11 @@ def expected() -> dict:
 
 
 # The quickstart in the quick subset; the sweep over every config in `make test`.
-@pytest.mark.parametrize("path", [pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow)
-                                  for path in committed_configs()], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow) for path in committed_configs()],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_keys_of_each_committed_config_are_unchanged(path, expected):
     name, keys = config_keys(path)
     assert name in expected, f"{name} is not in {FIXTURE.name}; a new config: run this module to add it"
@@ -86,8 +88,11 @@ def test_every_recorded_config_is_still_committed(expected):
     assert {config_keys(path)[0] for path in committed_configs()} == set(expected)
 
 
-@pytest.mark.parametrize("path", [pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow)
-                                  for path in committed_configs()], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(path, marks=() if path == QUICKSTART else pytest.mark.slow) for path in committed_configs()],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_the_migrations_schema_1_rule_gives_the_keys_schema_1_recorded(path):
     recorded = json.loads(SCHEMA1.read_text())
     name, keys = config_keys(path)
@@ -97,5 +102,6 @@ def test_the_migrations_schema_1_rule_gives_the_keys_schema_1_recorded(path):
 
 
 if __name__ == "__main__":
-    FIXTURE.write_text(json.dumps(dict(config_keys(path) for path in committed_configs()), indent=1,
-                                  sort_keys=True) + "\n")
+    FIXTURE.write_text(
+        json.dumps(dict(config_keys(path) for path in committed_configs()), indent=1, sort_keys=True) + "\n"
+    )

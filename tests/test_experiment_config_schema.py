@@ -83,13 +83,21 @@ def load_config_from(raw: dict):
 
 
 GOOD = {
-    "a grid as a range": lambda r: (r["methods"][0]["params"].pop("n_components"), r["methods"][0].update(
-        grid={"n_components": {"start": 2, "stop": 6, "step": 2}})),
-    "a class by import path": lambda r: r["methods"].append({"name": "sklearn.ensemble:IsolationForest",
-                                                             "label": "IF", "params": {"n_estimators": 50}}),
-    "a suite with shared dataset keys": lambda r: (r.pop("dataset"), r.update(
-        protocol={"name": "adbench", "max_train": 500}, methods=r["methods"][:1],
-        suite={"collection": "adbench", "include": ["adbench_wine"], "scaling": "standard"})),
+    "a grid as a range": lambda r: (
+        r["methods"][0]["params"].pop("n_components"),
+        r["methods"][0].update(grid={"n_components": {"start": 2, "stop": 6, "step": 2}}),
+    ),
+    "a class by import path": lambda r: r["methods"].append(
+        {"name": "sklearn.ensemble:IsolationForest", "label": "IF", "params": {"n_estimators": 50}}
+    ),
+    "a suite with shared dataset keys": lambda r: (
+        r.pop("dataset"),
+        r.update(
+            protocol={"name": "adbench", "max_train": 500},
+            methods=r["methods"][:1],
+            suite={"collection": "adbench", "include": ["adbench_wine"], "scaling": "standard"},
+        ),
+    ),
 }
 
 
@@ -100,11 +108,16 @@ def test_a_config_the_loader_accepts_validates(change):
     assert not list(VALIDATOR.iter_errors(raw))
 
 
-@pytest.mark.parametrize("annotation, schema", [
-    ("str", {"type": "string"}), ("int | None", {"type": ["integer", "null"]}),
-    ("tuple[float, ...]", {"type": "array", "items": {"type": "number"}}), ("tuple", {"type": "array"}),
-    ("tuple[int, ...] | None", {"type": ["array", "null"], "items": {"type": "integer"}}),
-    ("Classifier", {}),
-])
+@pytest.mark.parametrize(
+    "annotation, schema",
+    [
+        ("str", {"type": "string"}),
+        ("int | None", {"type": ["integer", "null"]}),
+        ("tuple[float, ...]", {"type": "array", "items": {"type": "number"}}),
+        ("tuple", {"type": "array"}),
+        ("tuple[int, ...] | None", {"type": ["array", "null"], "items": {"type": "integer"}}),
+        ("Classifier", {}),
+    ],
+)
 def test_annotation_schema(annotation, schema):
     assert annotation_schema(annotation) == schema

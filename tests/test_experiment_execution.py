@@ -65,8 +65,9 @@ def serial(tmp_path_factory):
 def scheduler():
     """The address of a LocalCluster of two single-threaded worker processes on loopback."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=":0") as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+    ) as cluster:
         yield cluster.scheduler_address
 
 
@@ -132,11 +133,17 @@ def test_a_finished_run_reaches_no_cluster(tmp_path):
     run(tmp_path, "--trials", "1", "--scheduler", f"tcp://127.0.0.1:{free_port()}")
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--scheduler", "tcp://[::1"], "bad Dask scheduler address tcp://[::1"),
-    (["--scheduler", "10.0.0.5:8786"], "--scheduler: must be 'local' (start a LocalCluster) or a scheduler address"),
-    (["--max-memory", "0"], "--max-memory: must be a positive number of MiB"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--scheduler", "tcp://[::1"], "bad Dask scheduler address tcp://[::1"),
+        (
+            ["--scheduler", "10.0.0.5:8786"],
+            "--scheduler: must be 'local' (start a LocalCluster) or a scheduler address",
+        ),
+        (["--max-memory", "0"], "--max-memory: must be a positive number of MiB"),
+    ],
+)
 def test_bad_execution_flags_are_one_line(tmp_path, args, expected):
     if args[1].startswith("tcp://"):
         pytest.importorskip("distributed")
@@ -152,8 +159,9 @@ def test_help_names_the_flags_and_the_extra():
 
 def test_where_cells_run_changes_no_cell_key(tmp_path):
     config = tmp_path / "quickstart.yaml"
-    config.write_text(QUICKSTART.read_text() + "execution: {backend: dask, address: tcp://cluster:8786, "
-                                               "max_memory_mb: 256}\n")
+    config.write_text(
+        QUICKSTART.read_text() + "execution: {backend: dask, address: tcp://cluster:8786, max_memory_mb: 256}\n"
+    )
     on_dask, serial = load_config(config), load_config(QUICKSTART)
     assert on_dask.execution.max_memory_mb == 256 and on_dask.execution.address == "tcp://cluster:8786"
     assert on_dask.config_hash() == serial.config_hash()
@@ -209,7 +217,9 @@ def test_max_memory_reaches_the_scoring_and_the_record(serial, tmp_path, monkeyp
 def test_records_stored_before_the_memory_fields_still_report(serial, tmp_path):
     run(tmp_path, "--trials", "1")
     store = tmp_path / "quickstart" / "records.jsonl"
-    old = [{k: v for k, v in r.items() if k not in ("max_memory_mb", "peak_memory_mb")} for r in stored_records(tmp_path)]
+    old = [
+        {k: v for k, v in r.items() if k not in ("max_memory_mb", "peak_memory_mb")} for r in stored_records(tmp_path)
+    ]
     store.write_text("".join(json.dumps(r) + "\n" for r in old))
     pd.testing.assert_frame_equal(serial, run(tmp_path))
     assert len(stored_records(tmp_path)) == len(serial)
@@ -248,17 +258,28 @@ def test_tornados_report_of_distributeds_failed_cancel_is_dropped_and_stays_drop
         atexit.unregister(discard_output)
 
 
-@pytest.mark.parametrize("jobs, backend, address, expected", [
-    (100_000, "local", None, 2), (2, "local", None, 2), (1, "local", None, 1), (-1, "local", None, 2),
-    (-2, "local", None, 1),
-    (100_000, "dask", "local", 2), (100_000, "dask", "tcp://10.0.0.1:8786", 100_000)])
+@pytest.mark.parametrize(
+    "jobs, backend, address, expected",
+    [
+        (100_000, "local", None, 2),
+        (2, "local", None, 2),
+        (1, "local", None, 1),
+        (-1, "local", None, 2),
+        (-2, "local", None, 1),
+        (100_000, "dask", "local", 2),
+        (100_000, "dask", "tcp://10.0.0.1:8786", 100_000),
+    ],
+)
 def test_workers_are_bounded_by_the_usable_cores(monkeypatch, jobs, backend, address, expected):
     monkeypatch.setattr(execution, "usable_cores", lambda: 2)
     notes = []
     workers = execution.bounded_workers(jobs, ExecutionConfig(backend=backend, address=address), notes.append)
     assert workers == expected
-    assert notes == ([f"note: jobs={jobs} asks for more workers than this machine's 2 usable CPU cores; starting 2"]
-                     if 0 < expected < jobs else [])
+    assert notes == (
+        [f"note: jobs={jobs} asks for more workers than this machine's 2 usable CPU cores; starting 2"]
+        if 0 < expected < jobs
+        else []
+    )
 
 
 @pytest.mark.parametrize("cores", [1, 2, 3, 16])
@@ -293,10 +314,30 @@ def test_jobs_100000_starts_at_most_one_worker_per_core_and_says_so(tmp_path, ca
     from joblib import cpu_count
 
     out = tmp_path / "out"
-    command = ([sys.executable, "-m", "kpca_bench", "run", str(QUICKSTART), "--jobs", "100000", "--trials", "2",
-                "--out", str(out), "--quiet", "--no-html"] if caller == "cli" else
-               [sys.executable, "-c", f"import kpca_bench; kpca_bench.run({str(QUICKSTART)!r}, jobs=100000, "
-                                      f"trials=2, out={str(out)!r}, html=False)"])
+    command = (
+        [
+            sys.executable,
+            "-m",
+            "kpca_bench",
+            "run",
+            str(QUICKSTART),
+            "--jobs",
+            "100000",
+            "--trials",
+            "2",
+            "--out",
+            str(out),
+            "--quiet",
+            "--no-html",
+        ]
+        if caller == "cli"
+        else [
+            sys.executable,
+            "-c",
+            f"import kpca_bench; kpca_bench.run({str(QUICKSTART)!r}, jobs=100000, "
+            f"trials=2, out={str(out)!r}, html=False)",
+        ]
+    )
     most, stderr = most_children_while(command, tmp_path)
     said = "--jobs 100000" if caller == "cli" else "jobs=100000"
     assert f"note: {said} asks for more workers than this machine's {cpu_count()} usable CPU cores" in stderr

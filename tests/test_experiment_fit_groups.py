@@ -24,26 +24,56 @@ from kpca_bench.protocols import PROTOCOLS
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data" / "example.npz"
 KPCA = {"n_components": 4, "gamma": "mean_pairwise", "eigen_solver": "arpack"}
 NYSTROM = {"n_components": 4, "n_landmarks": 20, "gamma": "mean_pairwise"}
-ENTRIES = [{"name": "kpca", "label": "KPCA RE", "params": KPCA, "score": "reconstruction_error"},
-           {"name": "kpca", "label": "KPCA MD", "params": KPCA, "score": "mahalanobis"},
-           {"name": "nystrom_kpca", "label": "Nystrom RE", "params": NYSTROM, "score": "reconstruction_error"},
-           {"name": "nystrom_kpca", "label": "Nystrom MD", "params": NYSTROM, "score": "mahalanobis"},
-           {"name": "knn", "label": "kNN"}]
-PROTOCOL_ENTRIES = {"adbench": ({"name": "adbench", "max_train": 60}, {}),
-                    "unsupervised": ({"name": "unsupervised", "n_inliers": 60, "n_outliers": 10}, {}),
-                    "novelty": ({"name": "novelty"}, {"train_inliers": 60, "test_inliers": 40, "test_outliers": 20})}
+ENTRIES = [
+    {"name": "kpca", "label": "KPCA RE", "params": KPCA, "score": "reconstruction_error"},
+    {"name": "kpca", "label": "KPCA MD", "params": KPCA, "score": "mahalanobis"},
+    {"name": "nystrom_kpca", "label": "Nystrom RE", "params": NYSTROM, "score": "reconstruction_error"},
+    {"name": "nystrom_kpca", "label": "Nystrom MD", "params": NYSTROM, "score": "mahalanobis"},
+    {"name": "knn", "label": "kNN"},
+]
+PROTOCOL_ENTRIES = {
+    "adbench": ({"name": "adbench", "max_train": 60}, {}),
+    "unsupervised": ({"name": "unsupervised", "n_inliers": 60, "n_outliers": 10}, {}),
+    "novelty": ({"name": "novelty"}, {"train_inliers": 60, "test_inliers": 40, "test_outliers": 20}),
+}
 # What a cell measured, as its record holds it (times and where it ran aside).
-NUMBERS = ("status", "auroc", "auprc", "f1", "precision", "recall", "threshold", "f1_by_rule", "roc_tpr", "sparsity",
-           "gamma", "eigen_solver", "random_state", "split_seed", "n_train")
+NUMBERS = (
+    "status",
+    "auroc",
+    "auprc",
+    "f1",
+    "precision",
+    "recall",
+    "threshold",
+    "f1_by_rule",
+    "roc_tpr",
+    "sparsity",
+    "gamma",
+    "eigen_solver",
+    "random_state",
+    "split_seed",
+    "n_train",
+)
 
 
 def raw_config(*labels: str, protocol: str = "adbench") -> dict:
     """Two trials of the entries ``labels`` (default: all) under ``protocol``."""
     options, sizes = PROTOCOL_ENTRIES[protocol]
-    return {"name": "groups", "dataset": {"name": "file", "options": {"path": str(DATA)}, "scaling": "minmax",
-                                          "inliers": [0], "outliers": [1], **sizes},
-            "protocol": options, "trials": 2, "seed": 0,
-            "methods": [entry for entry in ENTRIES if entry["label"] in labels] if labels else ENTRIES}
+    return {
+        "name": "groups",
+        "dataset": {
+            "name": "file",
+            "options": {"path": str(DATA)},
+            "scaling": "minmax",
+            "inliers": [0],
+            "outliers": [1],
+            **sizes,
+        },
+        "protocol": options,
+        "trials": 2,
+        "seed": 0,
+        "methods": [entry for entry in ENTRIES if entry["label"] in labels] if labels else ENTRIES,
+    }
 
 
 def config(*labels: str, protocol: str = "adbench"):
@@ -71,6 +101,7 @@ def fits(monkeypatch) -> Counter:
     """Fits of exact and Nystrom KPCA in this process, by class."""
     counted = Counter()
     for cls in (KernelPCA, NystromKernelPCA):
+
         def counting(self, X, y=None, fit=cls.fit):
             counted[type(self).__name__] += 1
             return fit(self, X, y)
@@ -96,11 +127,17 @@ def test_the_re_and_md_cells_of_exact_kpca_form_a_group_with_the_re_cells_seed()
         assert cell["Nystrom MD"].random_state != cell["Nystrom RE"].random_state
     tasks = tasks_of(cells, planned)
     assert [[planned.methods[c.method_index].label for c in task] for task in tasks[:4]] == [
-        ["KPCA RE", "KPCA MD"], ["Nystrom RE"], ["Nystrom MD"], ["kNN"]]  # groups, kernel methods, the rest
+        ["KPCA RE", "KPCA MD"],
+        ["Nystrom RE"],
+        ["Nystrom MD"],
+        ["kNN"],
+    ]  # groups, kernel methods, the rest
     assert [task[0].trial for task in tasks] == [0] * 4 + [1] * 4
     reversed_order = parse_config({**raw_config(), "methods": ENTRIES[::-1]})
-    labels = [[reversed_order.methods[c.method_index].label for c in task]
-              for task in tasks_of(plan_cells(reversed_order), reversed_order)[:4]]
+    labels = [
+        [reversed_order.methods[c.method_index].label for c in task]
+        for task in tasks_of(plan_cells(reversed_order), reversed_order)[:4]
+    ]
     assert labels == [["KPCA MD", "KPCA RE"], ["Nystrom MD"], ["Nystrom RE"], ["kNN"]]
     # The group's seed is its reconstruction-error cell's, whatever the order of the entries.
     assert {(c.key, c.random_state) for c in plan_cells(reversed_order)} == {(c.key, c.random_state) for c in cells}
@@ -126,8 +163,11 @@ def test_a_cell_alone_in_its_group_keeps_its_own_seed_and_key(monkeypatch):
 
 def test_a_protocol_that_fits_each_cell_itself_has_no_fit_groups():
     assert not PROTOCOLS["novelty_sweep"].shares_fits
-    assert {name for name, protocol in PROTOCOLS.items() if protocol.shares_fits} == {"novelty", "unsupervised",
-                                                                                       "adbench"}
+    assert {name for name, protocol in PROTOCOLS.items() if protocol.shares_fits} == {
+        "novelty",
+        "unsupervised",
+        "adbench",
+    }
 
 
 @pytest.mark.parametrize("protocol", list(PROTOCOL_ENTRIES))
@@ -138,8 +178,9 @@ def test_a_group_fits_once_and_its_other_cells_say_whose_fit_they_scored(tmp_pat
     records = by_entry(outcome.directory)
     for trial in (0, 1):
         assert records["KPCA MD", trial]["fit_shared_with"] == records["KPCA RE", trial]["key"]
-        assert all("fit_shared_with" not in records[label, trial]
-                   for label in ("KPCA RE", "Nystrom RE", "Nystrom MD", "kNN"))
+        assert all(
+            "fit_shared_with" not in records[label, trial] for label in ("KPCA RE", "Nystrom RE", "Nystrom MD", "kNN")
+        )
         # The one fit's time is the model's cost in both records (the scoring cell's wall time is its own).
         assert records["KPCA MD", trial]["fit_time"] == records["KPCA RE", trial]["fit_time"]
 
@@ -159,8 +200,9 @@ def test_the_first_cells_numbers_are_as_alone_and_the_others_within_the_solvers_
 def test_a_cell_whose_group_partner_is_stored_runs_alone_to_the_same_numbers(grouped, tmp_path, fits):
     folder = tmp_path / "groups"
     folder.mkdir()
-    (folder / RECORDS_FILE).write_text("".join(json.dumps(record) + "\n" for (label, _), record in grouped.items()
-                                               if label != "KPCA MD"))
+    (folder / RECORDS_FILE).write_text(
+        "".join(json.dumps(record) + "\n" for (label, _), record in grouped.items() if label != "KPCA MD")
+    )
     resumed = run(tmp_path)
     assert fits == {"KernelPCA": 2}
     for trial in (0, 1):
@@ -211,8 +253,11 @@ def test_a_failed_fit_gives_each_cell_of_its_group_a_failed_record(tmp_path, mon
     for trial in (0, 1):
         for label in ("KPCA RE", "KPCA MD"):
             record = records[label, trial]
-            assert (record["status"], record["error_type"], record["error"]) == ("failed", "LinAlgError",
-                                                                                "no eigenpairs today")
+            assert (record["status"], record["error_type"], record["error"]) == (
+                "failed",
+                "LinAlgError",
+                "no eigenpairs today",
+            )
         assert records["KPCA MD", trial]["fit_shared_with"] == records["KPCA RE", trial]["key"]
         assert records["Nystrom MD", trial]["status"] == "ok"
 
@@ -236,8 +281,12 @@ def test_a_dask_run_shares_fits_to_the_same_numbers(grouped, tmp_path):
 
 def test_an_skpca_group_scores_one_model_and_each_cell_counts_the_fits_warnings(tmp_path):
     skpca = {"n_components": 3, "l1_ratio": 0.5, "gamma": "mean_pairwise", "eigen_solver": "arpack", "max_iter": 1}
-    raw = {**raw_config(), "methods": [{"name": "skpca_enet", "label": f"SKPCA {score}", "params": skpca,
-                                        "score": score} for score in ("RE", "MD")]}
+    raw = {
+        **raw_config(),
+        "methods": [
+            {"name": "skpca_enet", "label": f"SKPCA {score}", "params": skpca, "score": score} for score in ("RE", "MD")
+        ],
+    }
     raw["methods"][0]["score"], raw["methods"][1]["score"] = "reconstruction_error", "mahalanobis"
     outcome = run_experiment(parse_config(raw), tmp_path, notify=lambda message: None)
     assert outcome.stopped_by is None and not outcome.failures
@@ -252,8 +301,10 @@ def test_an_skpca_group_scores_one_model_and_each_cell_counts_the_fits_warnings(
 
 def test_an_entry_without_a_score_is_scored_by_reconstruction_error_and_gives_its_group_its_seed():
     raw = raw_config("KPCA RE", "KPCA MD")
-    raw["methods"] = [{key: value for key, value in entry.items() if key != "score" or entry["label"] != "KPCA RE"}
-                      for entry in raw["methods"]]
+    raw["methods"] = [
+        {key: value for key, value in entry.items() if key != "score" or entry["label"] != "KPCA RE"}
+        for entry in raw["methods"]
+    ]
     unnamed = {c.method_index: c for c in plan_cells(parse_config(raw)) if c.trial == 0}
     named = {c.method_index: c for c in plan_cells(config("KPCA RE", "KPCA MD")) if c.trial == 0}
     assert unnamed[0].fit_group == unnamed[1].fit_group is not None
@@ -283,6 +334,8 @@ def test_the_warnings_of_one_cells_scoring_stay_its_own_whichever_cell_fits(tmp_
 def test_a_groups_seed_does_not_depend_on_which_of_two_reconstruction_error_entries_comes_first():
     unnamed = {key: value for key, value in ENTRIES[0].items() if key != "score"} | {"label": "KPCA"}
     orders = ([unnamed, ENTRIES[0], ENTRIES[1]], [ENTRIES[0], unnamed, ENTRIES[1]])
-    planned = [{(c.trial, c.key, c.random_state) for c in plan_cells(parse_config({**raw_config(), "methods": order}))}
-               for order in orders]
+    planned = [
+        {(c.trial, c.key, c.random_state) for c in plan_cells(parse_config({**raw_config(), "methods": order}))}
+        for order in orders
+    ]
     assert planned[0] == planned[1]

@@ -15,13 +15,29 @@ SKPCA = {"n_components": 3, "l1_ratio": 0.5, "gamma": "mean_pairwise", "eigen_so
 
 
 def config(max_iter: int):
-    return parse_config({
-        "name": "limits", "dataset": {"name": "file", "options": {"path": str(DATA)}, "scaling": "minmax"},
-        "protocol": {"name": "adbench", "max_train": 60}, "trials": 2, "seed": 0,
-        "methods": [{"name": "skpca_enet", "label": "SKPCA RE", "params": {**SKPCA, "max_iter": max_iter},
-                     "score": "reconstruction_error"},
-                    {"name": "kpca", "label": "KPCA RE", "params": {"n_components": 3, "gamma": "mean_pairwise"},
-                     "score": "reconstruction_error"}]})
+    return parse_config(
+        {
+            "name": "limits",
+            "dataset": {"name": "file", "options": {"path": str(DATA)}, "scaling": "minmax"},
+            "protocol": {"name": "adbench", "max_train": 60},
+            "trials": 2,
+            "seed": 0,
+            "methods": [
+                {
+                    "name": "skpca_enet",
+                    "label": "SKPCA RE",
+                    "params": {**SKPCA, "max_iter": max_iter},
+                    "score": "reconstruction_error",
+                },
+                {
+                    "name": "kpca",
+                    "label": "KPCA RE",
+                    "params": {"n_components": 3, "gamma": "mean_pairwise"},
+                    "score": "reconstruction_error",
+                },
+            ],
+        }
+    )
 
 
 def test_a_fit_stopped_on_max_iter_is_flagged_in_its_record_and_counted_at_the_end(tmp_path):
@@ -33,8 +49,10 @@ def test_a_fit_stopped_on_max_iter_is_flagged_in_its_record_and_counted_at_the_e
     assert [r["not_converged"] for r in skpca] == ["stopped at max_iter = 1 (ConvergenceWarning)"] * 2
     assert all(r["n_iter"] == 1 for r in skpca)
     assert not any(r.get("not_converged") for r in records if r["method"] == "KPCA RE")
-    assert ("warning: SKPCA RE: 2 of 2 fits stopped on their iteration limit (stopped at max_iter = 1 "
-            "(ConvergenceWarning)): not the method's converged model; see not_converged in trials.csv") in lines
+    assert (
+        "warning: SKPCA RE: 2 of 2 fits stopped on their iteration limit (stopped at max_iter = 1 "
+        "(ConvergenceWarning)): not the method's converged model; see not_converged in trials.csv"
+    ) in lines
 
 
 def test_a_fit_that_converges_is_not_flagged_and_records_its_last_relative_change(tmp_path):

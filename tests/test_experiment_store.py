@@ -29,14 +29,20 @@ def run(out):
 
 
 # Three runs each: the first kind of damage in the quick subset, the others in `make test`.
-@pytest.mark.parametrize("damage", [
-    lambda line: line[: len(line) // 2] + b"\n",          # cut in the middle, then more records
-    *(pytest.param(damage, marks=pytest.mark.slow) for damage in (
-        lambda line: b"\x00" * (len(line) - 1) + b"\n",   # zeroed block (a crash of the filesystem)
-        lambda line: b'["not", "a", "record"]\n',
-        lambda line: b'{"no key": 1}\n',
-    )),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda line: line[: len(line) // 2] + b"\n",  # cut in the middle, then more records
+        *(
+            pytest.param(damage, marks=pytest.mark.slow)
+            for damage in (
+                lambda line: b"\x00" * (len(line) - 1) + b"\n",  # zeroed block (a crash of the filesystem)
+                lambda line: b'["not", "a", "record"]\n',
+                lambda line: b'{"no key": 1}\n',
+            )
+        ),
+    ],
+)
 def test_a_damaged_middle_line_is_reported_once_set_aside_and_recomputed(tmp_path, damage, as_journal):
     _, complete = run(tmp_path)
     path = as_journal(tmp_path / "quickstart")
@@ -120,13 +126,45 @@ def test_records_round_trip(tmp_path):
 # Records as runs write them: typed fields, a field missing in some, explicit nulls, NaN and infinities, ints and
 # floats in one field, nested mappings, lists of floats (ROC points) and of other values, the run's constants.
 MIXED_RECORDS = [
-    {"key": "a", "status": "ok", "auroc": 0.75, "n_train": 60, "flag": True, "params": {"nu": 0.1, "kernel": "rbf"},
-     "roc_tpr": [0.0, 0.5, 1.0], "score": None, "n_iter": 3, "versions": {"numpy": "2.1"}, "gap": float("nan"),
-     "labels": [1, "b"], "seed": 2**40},
-    {"key": "b", "status": "failed", "error": "RuntimeError: x", "params": {}, "roc_tpr": [], "score": "mahalanobis",
-     "n_iter": 2.5, "versions": {"numpy": "2.1"}, "gap": float("inf"), "flag": False, "seed": 7},
-    {"key": "c", "status": "ok", "auroc": float("-inf"), "n_train": 61, "params": {"nu": 0.2}, "score": None,
-     "versions": {"numpy": "2.1"}, "degenerate": "constant scores", "seed": 2**64},
+    {
+        "key": "a",
+        "status": "ok",
+        "auroc": 0.75,
+        "n_train": 60,
+        "flag": True,
+        "params": {"nu": 0.1, "kernel": "rbf"},
+        "roc_tpr": [0.0, 0.5, 1.0],
+        "score": None,
+        "n_iter": 3,
+        "versions": {"numpy": "2.1"},
+        "gap": float("nan"),
+        "labels": [1, "b"],
+        "seed": 2**40,
+    },
+    {
+        "key": "b",
+        "status": "failed",
+        "error": "RuntimeError: x",
+        "params": {},
+        "roc_tpr": [],
+        "score": "mahalanobis",
+        "n_iter": 2.5,
+        "versions": {"numpy": "2.1"},
+        "gap": float("inf"),
+        "flag": False,
+        "seed": 7,
+    },
+    {
+        "key": "c",
+        "status": "ok",
+        "auroc": float("-inf"),
+        "n_train": 61,
+        "params": {"nu": 0.2},
+        "score": None,
+        "versions": {"numpy": "2.1"},
+        "degenerate": "constant scores",
+        "seed": 2**64,
+    },
 ]
 
 
@@ -169,11 +207,14 @@ def test_compaction_folds_the_journal_into_the_table_the_journal_winning(tmp_pat
     assert store.compact() == []  # nothing to fold
 
 
-@pytest.mark.parametrize("content, problem", [
-    (b"PAR1 not a table", "cannot be read"),
-    (None, "is version 0, this kpca-bench reads version 2"),
-    (b"", "cannot be read"),
-])
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (b"PAR1 not a table", "cannot be read"),
+        (None, "is version 0, this kpca-bench reads version 2"),
+        (b"", "cannot be read"),
+    ],
+)
 def test_a_table_that_cannot_be_read_is_one_line_naming_it(tmp_path, content, problem):
     store = ResultStore(tmp_path)
     if content is None:
@@ -196,13 +237,16 @@ def test_a_folder_with_a_journal_or_a_table_holds_records(tmp_path):
     assert store.exists() and not store.path.exists()
 
 
-@pytest.mark.parametrize("content, expected", [
-    (b'{"source": "x"}', {"source": "x"}),
-    (b'{"notes": "no source"}', None),
-    (b"[1]", None),
-    (b"{cut", None),
-    (b"\xff\xfe", None),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b'{"source": "x"}', {"source": "x"}),
+        (b'{"notes": "no source"}', None),
+        (b"[1]", None),
+        (b"{cut", None),
+        (b"\xff\xfe", None),
+    ],
+)
 def test_read_state_gives_a_valid_file_and_sets_a_damaged_one_aside(tmp_path, content, expected):
     path = tmp_path / "provenance.json"
     path.write_bytes(content)
@@ -221,8 +265,9 @@ def test_read_state_of_no_file_is_nothing(tmp_path):
 
 def test_set_aside_never_replaces_an_earlier_damaged_copy(tmp_path):
     path = tmp_path / "environment.json"
-    for number, name in enumerate(["environment.damaged.json", "environment.damaged-2.json",
-                                   "environment.damaged-3.json"]):
+    for number, name in enumerate(
+        ["environment.damaged.json", "environment.damaged-2.json", "environment.damaged-3.json"]
+    ):
         path.write_text(str(number))
         assert set_aside(path) == tmp_path / name
     assert [(tmp_path / f"environment.damaged{s}.json").read_text() for s in ("", "-2", "-3")] == ["0", "1", "2"]
@@ -243,9 +288,12 @@ def tracked_results() -> list[str]:
 def shown_figures() -> set[str]:
     """The figures under results/ that the README, docs/ and results/REPORT.md show, by path from the root."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "results" / "REPORT.md"]
-    return {os.path.relpath(os.path.normpath(page.parent / link), ROOT) for page in pages
-            for link in re.findall(r"\(([^)\s]+\.png)\)", page.read_text())
-            if os.path.relpath(os.path.normpath(page.parent / link), ROOT).startswith("results/")}
+    return {
+        os.path.relpath(os.path.normpath(page.parent / link), ROOT)
+        for page in pages
+        for link in re.findall(r"\(([^)\s]+\.png)\)", page.read_text())
+        if os.path.relpath(os.path.normpath(page.parent / link), ROOT).startswith("results/")
+    }
 
 
 def test_the_committed_runs_keep_their_records_in_tables_of_this_schema_and_no_journal():

@@ -20,18 +20,35 @@ from kpca_bench.report import suite as suite_report
 from kpca_bench.experiment.planning import plan_cells
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data"
-METHODS = [{"name": "kpca", "label": "KPCA RE", "params": {"n_components": 3, "gamma": "mean_pairwise"},
-            "score": "reconstruction_error"},
-           {"name": "knn", "label": "kNN"},
-           {"name": "isolation_forest", "label": "IForest", "params": {"n_estimators": 10}}]
+METHODS = [
+    {
+        "name": "kpca",
+        "label": "KPCA RE",
+        "params": {"n_components": 3, "gamma": "mean_pairwise"},
+        "score": "reconstruction_error",
+    },
+    {"name": "knn", "label": "kNN"},
+    {"name": "isolation_forest", "label": "IForest", "params": {"n_estimators": 10}},
+]
 NPZ = {"name": "file", "options": {"path": str(DATA / "example.npz")}, "scaling": "minmax"}
-CSV = {"name": "file", "options": {"path": str(DATA / "example.csv"), "label": "status"}, "inliers": ["ok"],
-       "outliers": ["faulty"], "scaling": "minmax"}
+CSV = {
+    "name": "file",
+    "options": {"path": str(DATA / "example.csv"), "label": "status"},
+    "inliers": ["ok"],
+    "outliers": ["faulty"],
+    "scaling": "minmax",
+}
 
 
 def write_config(path: Path, **entries) -> Path:
-    config = {"name": "suite", "protocol": {"name": "adbench", "max_train": 50}, "trials": 2, "seed": 0,
-              "methods": METHODS, **entries}
+    config = {
+        "name": "suite",
+        "protocol": {"name": "adbench", "max_train": 50},
+        "trials": 2,
+        "seed": 0,
+        "methods": METHODS,
+        **entries,
+    }
     path.write_text(yaml.safe_dump(config))
     return path
 
@@ -84,8 +101,18 @@ def test_two_datasets_run_into_sub_folders_and_resume(tmp_path, monkeypatch):
         assert len(trials) == 6 and set(trials["status"]) == {"ok"}
         assert trials["auprc"].between(0, 1).all()
         assert (suite / member / "summary.md").exists()
-    for name in ("summary.md", "summary.csv", "datasets.csv", "ranks.csv", "wilcoxon_holm.csv", "win_tie_loss.csv",
-                 "cd_auroc.png", "cd_auprc.png", "auroc_box.png", "run.json"):
+    for name in (
+        "summary.md",
+        "summary.csv",
+        "datasets.csv",
+        "ranks.csv",
+        "wilcoxon_holm.csv",
+        "win_tie_loss.csv",
+        "cd_auroc.png",
+        "cd_auprc.png",
+        "auroc_box.png",
+        "run.json",
+    ):
         assert (suite / name).exists(), name
     summary = (suite / "summary.md").read_text()
     assert "# suite: 2 datasets" in summary and "Average ranks" in summary and "Where kernel PCA stands" in summary
@@ -113,8 +140,9 @@ def adbench_stand_ins(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_a_collection_with_an_exclusion_skips_and_counts_missing_datasets(adbench_stand_ins, monkeypatch):
     tmp_path = adbench_stand_ins
-    config = write_config(tmp_path / "collection.yaml", suite={"collection": "adbench", "exclude": ["speech"],
-                                                               "scaling": "minmax"})
+    config = write_config(
+        tmp_path / "collection.yaml", suite={"collection": "adbench", "exclude": ["speech"], "scaling": "minmax"}
+    )
     loaded = load_config(config)
     assert len(loaded.datasets) == 46 and "adbench_speech" not in [d.name for d in loaded.datasets]
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "whole")])
@@ -124,8 +152,10 @@ def test_a_collection_with_an_exclusion_skips_and_counts_missing_datasets(adbenc
     members = ["adbench_backdoor", "adbench_census", "adbench_fraud"]
     assert sorted(p.name for p in suite.iterdir() if p.is_dir()) == members
     summary = (suite / "summary.md").read_text()
-    assert ("datasets: 3 run (100 to 100 rows, 4 to 4 features; sizes and scaling per dataset in `datasets.csv`), "
-            "43 skipped") in summary
+    assert (
+        "datasets: 3 run (100 to 100 rows, 4 to 4 features; sizes and scaling per dataset in `datasets.csv`), "
+        "43 skipped"
+    ) in summary
     skipped = [line for line in summary.splitlines() if "adbench_aloi" in line]
     assert len(skipped) == 1 and skipped[0].startswith("Skipped, files not here: adbench_aloi, adbench_annthyroid, ")
     assert skipped[0].endswith("; 'kpca-bench datasets fetch <name>' downloads them.")
@@ -167,7 +197,7 @@ def test_a_config_naming_one_missing_dataset_runs_the_others_and_resumes(tmp_pat
 def test_a_member_has_the_cells_of_its_single_dataset_config(tmp_path):
     suite = parse_config({"name": "s", "datasets": [NPZ, CSV], "protocol": "adbench", "methods": METHODS})
     alone = parse_config({"name": "s", "dataset": CSV, "protocol": "adbench", "methods": METHODS})
-    (_, member), = [m for m in suite.members() if m[0] == "example_2"]
+    ((_, member),) = [m for m in suite.members() if m[0] == "example_2"]
     assert [c.key for c in plan_cells(member)] == [c.key for c in plan_cells(alone)]
     assert [c.split_seed for c in plan_cells(member)] == [c.split_seed for c in plan_cells(alone)]
     assert member.config_hash() == alone.config_hash() != suite.config_hash()
@@ -175,13 +205,19 @@ def test_a_member_has_the_cells_of_its_single_dataset_config(tmp_path):
     assert len(set(keys)) == len(keys)
 
 
-@pytest.mark.parametrize("entries, message", [
-    ({"dataset": NPZ, "datasets": [NPZ]}, "dataset: give dataset (one) or datasets / suite (several), not both"),
-    ({"suite": {"collection": "odds"}}, "suite.collection: unknown collection 'odds'"),
-    ({"suite": {"collection": "adbench", "exclude": ["wien"]}}, "suite.exclude: 'wien' is not in collection adbench"),
-    ({"datasets": []}, "datasets: must be a non-empty list"),
-    ({"datasets": [{"name": "nope"}]}, "datasets[0].name: unknown dataset 'nope'"),
-])
+@pytest.mark.parametrize(
+    "entries, message",
+    [
+        ({"dataset": NPZ, "datasets": [NPZ]}, "dataset: give dataset (one) or datasets / suite (several), not both"),
+        ({"suite": {"collection": "odds"}}, "suite.collection: unknown collection 'odds'"),
+        (
+            {"suite": {"collection": "adbench", "exclude": ["wien"]}},
+            "suite.exclude: 'wien' is not in collection adbench",
+        ),
+        ({"datasets": []}, "datasets: must be a non-empty list"),
+        ({"datasets": [{"name": "nope"}]}, "datasets[0].name: unknown dataset 'nope'"),
+    ],
+)
 def test_bad_suite_entries_are_config_errors(tmp_path, entries, message):
     result = run(write_config(tmp_path / "bad.yaml", **entries), tmp_path)
     assert result.exit_code == 2 and message in result.stderr, result.stderr
@@ -204,8 +240,9 @@ def test_a_suite_with_no_dataset_here_exits_2_with_one_line_and_writes_nothing(a
     config = write_config(adbench_stand_ins / "c.yaml", suite={"collection": "adbench", "include": ["wine", "glass"]})
     result = run(config, adbench_stand_ins / "out")
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: no dataset of suite suite has its files here, e.g. adbench_glass: its "
-                                    "files are not in ")
+    assert result.stderr.startswith(
+        "error: no dataset of suite suite has its files here, e.g. adbench_glass: its files are not in "
+    )
     assert "'kpca-bench datasets fetch adbench_glass' downloads them" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (adbench_stand_ins / "out").exists()
@@ -220,17 +257,37 @@ def test_one_line_per_distinct_setting_naming_the_datasets_when_they_differ():
     assert lines[1].endswith("; scaling: standard (1 datasets: example_2)")
     same = parse_config({"name": "s", "datasets": [NPZ, CSV], "protocol": "adbench", "methods": METHODS})
     assert len(suite_report.setting_lines(same, {"example": [], "example_2": []})) == 1
-    methods = suite_report.method_lines(parse_config({"name": "s", "datasets": [NPZ], "protocol": "adbench",
-                                                      "methods": [*METHODS, {**METHODS[0], "label": "KPCA MD",
-                                                                             "score": "mahalanobis"}]}))
-    assert methods[0] == ("method kpca {'n_components': 3, 'gamma': 'mean_pairwise'}: KPCA RE (scored by "
-                          "reconstruction_error), KPCA MD (scored by mahalanobis)") and len(methods) == 3
+    methods = suite_report.method_lines(
+        parse_config(
+            {
+                "name": "s",
+                "datasets": [NPZ],
+                "protocol": "adbench",
+                "methods": [*METHODS, {**METHODS[0], "label": "KPCA MD", "score": "mahalanobis"}],
+            }
+        )
+    )
+    assert (
+        methods[0]
+        == (
+            "method kpca {'n_components': 3, 'gamma': 'mean_pairwise'}: KPCA RE (scored by "
+            "reconstruction_error), KPCA MD (scored by mahalanobis)"
+        )
+        and len(methods) == 3
+    )
 
 
 def test_the_adbench_comparison_adds_the_pyod_defaults_run_beside_the_suite(tmp_path):
     config = parse_config({"name": "s", "datasets": [NPZ], "protocol": "adbench", "methods": METHODS})
-    table = pd.DataFrame({"dataset": ["adbench_wine"] * 3, "method": ["KPCA RE", "kNN", "IForest"],
-                          "auroc_mean": [0.9, 0.5, 0.8], "auprc_mean": [0.5, 0.2, 0.3], "trials": [2, 2, 2]})
+    table = pd.DataFrame(
+        {
+            "dataset": ["adbench_wine"] * 3,
+            "method": ["KPCA RE", "kNN", "IForest"],
+            "auroc_mean": [0.9, 0.5, 0.8],
+            "auprc_mean": [0.5, 0.2, 0.3],
+            "trials": [2, 2, 2],
+        }
+    )
     compared, missing = suite_report.adbench_comparison(config, table, tmp_path / "s")
     assert set(compared["method"]) == {"kNN", "IForest"} and "difference_pyod_defaults" not in compared
     assert missing == []
@@ -252,12 +309,26 @@ def test_detectors_by_import_path_run_report_and_plan_on_two_adbench_datasets(re
     pytest.importorskip("pyod")
     monkeypatch.delenv("KPCA_BENCH_REQUIRE_DATA", raising=False)
     config = tmp_path / "pyod.yaml"
-    config.write_text(yaml.safe_dump({
-        "name": "pyod_suite", "suite": {"collection": "adbench", "include": ["wine", "vertebral"], "scaling": "minmax"},
-        "protocol": {"name": "adbench", "test_size": 0.3, "subsample": 10000, "max_train": 2000}, "trials": 2,
-        "seed": 0, "methods": [METHODS[0], {"name": "pyod.models.ecod:ECOD", "label": "ECOD"},
-                               {"name": "sklearn.ensemble:IsolationForest", "label": "IForest (sklearn)",
-                                "params": {"n_estimators": 50}}]}))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "name": "pyod_suite",
+                "suite": {"collection": "adbench", "include": ["wine", "vertebral"], "scaling": "minmax"},
+                "protocol": {"name": "adbench", "test_size": 0.3, "subsample": 10000, "max_train": 2000},
+                "trials": 2,
+                "seed": 0,
+                "methods": [
+                    METHODS[0],
+                    {"name": "pyod.models.ecod:ECOD", "label": "ECOD"},
+                    {
+                        "name": "sklearn.ensemble:IsolationForest",
+                        "label": "IForest (sklearn)",
+                        "params": {"n_estimators": 50},
+                    },
+                ],
+            }
+        )
+    )
     out = tmp_path / "out"
     result = run(config, out)
     assert result.exit_code == 0, result.output
@@ -266,7 +337,9 @@ def test_detectors_by_import_path_run_report_and_plan_on_two_adbench_datasets(re
     compared = pd.read_csv(suite / "adbench_comparison.csv")
     assert set(zip(compared["method"], compared["column"])) == {("ECOD", "ECOD"), ("IForest (sklearn)", "IForest")}
     assert set(compared["dataset"]) == {"adbench_wine", "adbench_vertebral"} and set(compared["metric"]) == {
-        "auroc", "auprc"}
+        "auroc",
+        "auprc",
+    }
     assert compared["difference"].notna().all()
     summary = (suite / "summary.md").read_text()
     assert "## Against ADBench's own results" in summary
@@ -281,14 +354,24 @@ def test_detectors_by_import_path_run_report_and_plan_on_two_adbench_datasets(re
 
 
 def test_incomplete_datasets_name_missing_and_failed_trials():
-    table = pd.DataFrame({"dataset": ["a", "a", "b"], "method": ["PCA", "OCSVM", "PCA"], "trials": [1, 5, 3],
-                          "planned": [5, 5, 5], "failed": [4, 0, 0]})
+    table = pd.DataFrame(
+        {
+            "dataset": ["a", "a", "b"],
+            "method": ["PCA", "OCSVM", "PCA"],
+            "trials": [1, 5, 3],
+            "planned": [5, 5, 5],
+            "failed": [4, 0, 0],
+        }
+    )
     assert suite_report.incomplete_datasets(table) == ["a (PCA 1/5, 4 failed)", "b (PCA 3/5)"]
 
 
-SKPCA_STOPPED = {"name": "skpca_enet", "label": "SKPCA RE", "score": "reconstruction_error",
-                 "params": {"n_components": 3, "l1_ratio": 0.5, "gamma": "mean_pairwise", "eigen_solver": "arpack",
-                            "max_iter": 1}}
+SKPCA_STOPPED = {
+    "name": "skpca_enet",
+    "label": "SKPCA RE",
+    "score": "reconstruction_error",
+    "params": {"n_components": 3, "l1_ratio": 0.5, "gamma": "mean_pairwise", "eigen_solver": "arpack", "max_iter": 1},
+}
 
 
 @pytest.fixture
@@ -335,12 +418,17 @@ def test_a_suite_shows_its_unconverged_fits_and_its_incompleteness_everywhere(tm
     # on the first screen, under what the tests support, before any rank
     assert summary.index("**What the tests support:**") < summary.index(f"- {verdict}") < summary.index("## Where")
     rows = pd.read_csv(suite / "summary.csv").set_index("method")["not_converged"]
-    assert rows.to_dict() == {f"{dataset} / {method}": 2 if method == "SKPCA RE" else 0 for dataset in
-                              ("example", "example_2") for method in ("KPCA RE", "kNN", "IForest", "SKPCA RE")}
+    assert rows.to_dict() == {
+        f"{dataset} / {method}": 2 if method == "SKPCA RE" else 0
+        for dataset in ("example", "example_2")
+        for method in ("KPCA RE", "kNN", "IForest", "SKPCA RE")
+    }
     member = pd.read_csv(suite / "example" / "summary.csv").set_index("method")
     assert member.loc["SKPCA RE", "not_converged"] == 2 and member.loc["KPCA RE", "not_converged"] == 0
-    assert "SKPCA RE **(not converged, stopped at max_iter = 1: 2 of 2 trials)**" in (
-        suite / "example" / "summary.md").read_text()
+    assert (
+        "SKPCA RE **(not converged, stopped at max_iter = 1: 2 of 2 trials)**"
+        in (suite / "example" / "summary.md").read_text()
+    )
     for name in ("cd_auroc.png", "rank_heatmap_auroc.png", "auroc_box.png"):
         texts = figure_texts[f"suite/{name}"]
         assert any("SKPCA RE (not converged 4/4)" in text for text in texts), (name, texts)

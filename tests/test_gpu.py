@@ -54,8 +54,14 @@ def data():
 
 
 @needs_cuda
-@pytest.mark.parametrize("params", [{"eigen_solver": "eigh"}, {"eigen_solver": "block", "random_state": 0},
-                                    {"eigen_solver": "eigh", "kernel": "poly", "gamma": 0.2, "degree": 2}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"eigen_solver": "eigh"},
+        {"eigen_solver": "block", "random_state": 0},
+        {"eigen_solver": "eigh", "kernel": "poly", "gamma": 0.2, "degree": 2},
+    ],
+)
 def test_kernel_pca_on_cuda_equals_numpy(data, params):
     X, Y = data
     expected = KernelPCA(8, **params).fit(X)
@@ -77,8 +83,12 @@ def test_arrays_on_the_device_stay_there(data, asked):
     assert namespace(model.X_fit_) is xp
     scores = reconstruction_error(model, xp.asarray(Y, device=device))
     assert namespace(scores) is xp
-    assert_allclose(to_numpy(scores), reconstruction_error(KernelPCA(8, eigen_solver="block", random_state=0)
-                                                           .fit(X), Y), rtol=TOL, atol=TOL)
+    assert_allclose(
+        to_numpy(scores),
+        reconstruction_error(KernelPCA(8, eigen_solver="block", random_state=0).fit(X), Y),
+        rtol=TOL,
+        atol=TOL,
+    )
 
 
 @needs_cuda
@@ -106,8 +116,12 @@ def test_float32_arrays_on_the_gpu_give_float32(data):
 def test_nystrom_and_detector_on_cuda_equal_numpy(data):
     X, Y = data
     params = {"n_landmarks": 40, "random_state": 0}
-    assert_allclose(reconstruction_error(NystromKernelPCA(5, device="cuda", **params).fit(X), Y),
-                    reconstruction_error(NystromKernelPCA(5, **params).fit(X), Y), rtol=TOL, atol=TOL)
+    assert_allclose(
+        reconstruction_error(NystromKernelPCA(5, device="cuda", **params).fit(X), Y),
+        reconstruction_error(NystromKernelPCA(5, **params).fit(X), Y),
+        rtol=TOL,
+        atol=TOL,
+    )
     on_gpu = KernelSubspaceDetector(KernelPCA(5, device="cuda")).fit(X)
     expected = KernelSubspaceDetector(KernelPCA(5)).fit(X)
     assert_allclose(on_gpu.score_samples(Y), expected.score_samples(Y), rtol=TOL, atol=TOL)
@@ -142,11 +156,17 @@ def row(module, path, seconds, residual=1e-9, agreement=None, case="letters"):
 
 def test_the_benchmark_targets_are_judged_from_the_rows():
     module = bench_gpu()
-    met = [row(module, "GPU float64", 0.1, 6e-9, 9e-10), row(module, "kpca-bench CPU (16 cores, block)", 3.0, 2e-9, 0.0),
-           row(module, "GPU float64", 2.5, 7e-9, case="large")]
+    met = [
+        row(module, "GPU float64", 0.1, 6e-9, 9e-10),
+        row(module, "kpca-bench CPU (16 cores, block)", 3.0, 2e-9, 0.0),
+        row(module, "GPU float64", 2.5, 7e-9, case="large"),
+    ]
     assert [v[3] for v in module.targets(met, "GPU float64", "large", "letters")] == ["yes"] * 4
-    missed = [row(module, "GPU float64", 0.2, 2e-8, 2e-8), row(module, "kpca-bench CPU (16 cores, block)", 3.0),
-              row(module, "GPU float64", 3.5, case="large")]
+    missed = [
+        row(module, "GPU float64", 0.2, 2e-8, 2e-8),
+        row(module, "kpca-bench CPU (16 cores, block)", 3.0),
+        row(module, "GPU float64", 3.5, case="large"),
+    ]
     verdicts = module.targets(missed, "GPU float64", "large", "letters")
     assert [v[3] for v in verdicts] == ["no"] * 4
     assert verdicts[0][2] == "15.0x"

@@ -36,8 +36,14 @@ def steps(out: Path) -> dict[str, str]:
 
 def quick_check(out: Path, **env) -> subprocess.Popen:
     environment = {**os.environ, "OUT": str(out), "PYTHON": sys.executable, **env}
-    return subprocess.Popen(["bash", str(CHECK), "--dry-run", "--quick"], env=environment, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    return subprocess.Popen(
+        ["bash", str(CHECK), "--dry-run", "--quick"],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def test_a_benchmark_cut_short_leaves_the_rows_it_finished(tmp_path, monkeypatch):
@@ -71,8 +77,13 @@ def test_the_tree_copy_leaves_results_out_and_keeps_the_configs_link(tmp_path):
 
 def test_slim_leaves_results_out_of_the_tree_and_full_puts_it_back(tmp_path):
     def git(*args):
-        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
 
     (tmp_path / "benchmarks").mkdir()
     (tmp_path / "benchmarks" / "gpu_tree.sh").write_text((ROOT / "benchmarks" / "gpu_tree.sh").read_text())
@@ -82,7 +93,9 @@ def test_slim_leaves_results_out_of_the_tree_and_full_puts_it_back(tmp_path):
     git("init", "-q")
     git("add", ".")
     git("commit", "-q", "-m", "tree")
-    (tmp_path / "results" / "demo" / "cache.json").write_text("{}")  # ignored: a sparse checkout in cone mode deletes it
+    (tmp_path / "results" / "demo" / "cache.json").write_text(
+        "{}"
+    )  # ignored: a sparse checkout in cone mode deletes it
 
     def tree(command):
         return subprocess.run(["bash", "benchmarks/gpu_tree.sh", command], cwd=tmp_path, capture_output=True, text=True)
@@ -118,8 +131,7 @@ def test_the_check_out_of_budget_skips_and_still_writes_its_table(tmp_path):
     check = quick_check(tmp_path, GPU_CHECK_BUDGET_S="5")
     output, _ = check.communicate(timeout=120)
     assert check.returncode == 1, output
-    assert steps(tmp_path) == {"copy": "ok", "install": "skipped (budget)",
-                               **{name: "not run" for name in STEPS[2:]}}
+    assert steps(tmp_path) == {"copy": "ok", "install": "skipped (budget)", **{name: "not run" for name in STEPS[2:]}}
     assert "| install | skipped (budget) | - |" in (tmp_path / "check.log").read_text()
 
 

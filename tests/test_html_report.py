@@ -23,7 +23,7 @@ from kpca_bench.experiment.store import ResultStore
 ROOT = Path(__file__).parents[1]
 QUICKSTART_RUN = ROOT / "results" / "quickstart"
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
-MEGABYTE = 2 ** 20
+MEGABYTE = 2**20
 
 
 class Tags(HTMLParser):
@@ -86,8 +86,17 @@ def fail_cell(directory: Path, method: str, trial: int) -> None:
 
 def add_unplanned_failure(directory: Path, method: str) -> None:
     """Append the record of a failed cell that no config plans (its key is no cell's)."""
-    append_record(directory, {"key": "not-planned", "status": "failed", "method": method, "trial": 0,
-                              "error_type": "ValueError", "error": "no convergence"})
+    append_record(
+        directory,
+        {
+            "key": "not-planned",
+            "status": "failed",
+            "method": method,
+            "trial": 0,
+            "error_type": "ValueError",
+            "error": "no convergence",
+        },
+    )
 
 
 def test_a_run_page_is_one_self_contained_file_with_its_figures_and_table(quickstart_run, quickstart_config):
@@ -113,14 +122,17 @@ def test_failed_cells_are_listed_above_the_tables(quickstart_run, quickstart_con
     assert 'id="not-planned"' not in page
 
 
-def test_only_the_plans_failed_cells_are_in_the_box_and_other_records_get_a_line_of_their_own(quickstart_run,
-                                                                                               quickstart_config):
+def test_only_the_plans_failed_cells_are_in_the_box_and_other_records_get_a_line_of_their_own(
+    quickstart_run, quickstart_config
+):
     fail_cell(quickstart_run, "KPCA", trial=0)
     add_unplanned_failure(quickstart_run, "LOF")
     page = run_page(quickstart_run, quickstart_config)
     assert "quickstart: 1 cell failed (KPCA 1)" in page and "LOF 1" not in page
-    line = ('<p class="hint" id="not-planned">1 stored record is not part of the config&#39;s plan (quickstart 1): '
-            'an entry removed or a grid narrowed since they ran.')
+    line = (
+        '<p class="hint" id="not-planned">1 stored record is not part of the config&#39;s plan (quickstart 1): '
+        "an entry removed or a grid narrowed since they ran."
+    )
     assert page.index('id="failed-cells"') < page.index(line) < page.index("<table")
 
 
@@ -133,8 +145,16 @@ def test_the_records_of_an_entry_removed_from_the_config_are_counted_not_failed(
 
 
 def test_an_incomplete_run_says_so_in_bold_and_marks_its_methods(tmp_path, quickstart_config):
-    summary = pd.DataFrame({"method": ["A", "B"], "trials": [3, 5], "planned": [5, 5], "failed": [2, 0],
-                            "auroc_mean": [0.9, 0.8], "auroc_std": [0.01, 0.02]})
+    summary = pd.DataFrame(
+        {
+            "method": ["A", "B"],
+            "trials": [3, 5],
+            "planned": [5, 5],
+            "failed": [2, 0],
+            "auroc_mean": [0.9, 0.8],
+            "auroc_std": [0.01, 0.02],
+        }
+    )
     (tmp_path / "summary.md").write_text(summary_markdown(summary, title="t: d", facts=["a fact"], figures=[]))
     page = run_page(tmp_path, quickstart_config)
     assert "<strong>INCOMPLETE, not final: A 3 of 5 trials, 2 failed.</strong>" in page
@@ -160,8 +180,11 @@ def test_a_suite_page_has_each_dataset_and_opens_the_one_that_failed(tmp_path, q
     fail_cell(suite / "dropped", "KPCA", trial=0)
     page = run_page(suite, config)
     assert_self_contained(page)
-    assert (page.index(f'<details id="dataset-{first}">') < page.index(f'<details id="dataset-{second}" open>')
-            < page.index('<details id="dataset-dropped">'))
+    assert (
+        page.index(f'<details id="dataset-{first}">')
+        < page.index(f'<details id="dataset-{second}" open>')
+        < page.index('<details id="dataset-dropped">')
+    )
     assert f'<a href="#dataset-{second}">{second}: 1 cell failed (One-class SVM 1)</a>' in page
     assert f"{first}:" not in page and "dropped:" not in page
     assert "40 stored records are not part of the config&#39;s plan (dropped 40)" in page
@@ -169,8 +192,9 @@ def test_a_suite_page_has_each_dataset_and_opens_the_one_that_failed(tmp_path, q
 
 
 def test_a_markdown_page_keeps_its_anchors_and_is_written_beside_it(tmp_path):
-    (tmp_path / "REPORT.md").write_text("# Results\n\n[Kim](#kim--klabjan)\n\n## Kim & Klabjan\n\n"
-                                        "| paper | ours |\n|---|---|\n| 0.9 | 0.8 |\n")
+    (tmp_path / "REPORT.md").write_text(
+        "# Results\n\n[Kim](#kim--klabjan)\n\n## Kim & Klabjan\n\n| paper | ours |\n|---|---|\n| 0.9 | 0.8 |\n"
+    )
     path = write_markdown_html(tmp_path / "REPORT.md")
     page = path.read_text()
     assert path == tmp_path / "REPORT.html"
@@ -214,8 +238,9 @@ def test_a_run_ends_by_naming_its_html_report(tmp_path):
 
 
 def test_no_html_writes_no_page_from_the_command_line_or_the_api(tmp_path):
-    result = CliRunner().invoke(app, ["run", str(QUICKSTART), "--out", str(tmp_path / "cli"), "--trials", "1",
-                                      "--no-html"])
+    result = CliRunner().invoke(
+        app, ["run", str(QUICKSTART), "--out", str(tmp_path / "cli"), "--trials", "1", "--no-html"]
+    )
     assert result.exit_code == 0, result.output
     assert "HTML report" not in result.stdout
     assert not (tmp_path / "cli" / "quickstart" / REPORT_FILE).exists()

@@ -49,15 +49,17 @@ def test_width_conventions_agree(X):
     assert_allclose(heuristic.gamma, 1 / (2 * mean_pairwise_sq_distance(X)))
 
 
-@pytest.mark.parametrize("bad", [{"gamma": 0.0}, {"sigma": 0.0}, {"gamma": -1.0}, {"gamma": "median"},
-                                 {"gamma": 1.0, "sigma": 1.0}])
+@pytest.mark.parametrize(
+    "bad", [{"gamma": 0.0}, {"sigma": 0.0}, {"gamma": -1.0}, {"gamma": "median"}, {"gamma": 1.0, "sigma": 1.0}]
+)
 def test_bad_widths_are_rejected_with_a_reason(X, bad):
     with pytest.raises(ValueError, match="gamma|sigma|heuristic"):
         make_kernel(X, "rbf", **bad)
 
 
-@pytest.mark.parametrize("bad", [{"kernel": "rbff"}, {"degree": 0}, {"degree": 2.5}, {"degree": True},
-                                 {"coef0": np.nan}])
+@pytest.mark.parametrize(
+    "bad", [{"kernel": "rbff"}, {"degree": 0}, {"degree": 2.5}, {"degree": True}, {"coef0": np.nan}]
+)
 def test_bad_kernel_parameters_are_rejected_by_the_declaration(X, bad):
     name = next(iter(bad))
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of make_kernel must be"):
@@ -151,13 +153,16 @@ def test_codes_unseen_in_training_count_as_mismatches():
     assert_allclose(kernel(np.array([[2.0, 0.0]]), train), [[b * a, b * b]])
 
 
-@pytest.mark.parametrize("X, kwargs", [
-    (np.array([[0.5, 1.0]]), {"gamma": 0.5}),
-    (np.array([[-1.0, 1.0]]), {"gamma": 0.5}),
-    (np.array([[0.0, 1.0]]), {"gamma": 1.5}),
-    (np.array([[0.0, 1.0]]), {"gamma": None}),
-    (np.array([[0.0, 1.0]]), {"gamma": 0.5, "sigma": 1.0}),
-])
+@pytest.mark.parametrize(
+    "X, kwargs",
+    [
+        (np.array([[0.5, 1.0]]), {"gamma": 0.5}),
+        (np.array([[-1.0, 1.0]]), {"gamma": 0.5}),
+        (np.array([[0.0, 1.0]]), {"gamma": 1.5}),
+        (np.array([[0.0, 1.0]]), {"gamma": None}),
+        (np.array([[0.0, 1.0]]), {"gamma": 0.5, "sigma": 1.0}),
+    ],
+)
 def test_bad_codes_or_lambda_are_rejected(X, kwargs):
     with pytest.raises(ValueError, match="Hamming"):
         make_kernel(X, "hamming", **kwargs)
@@ -200,8 +205,9 @@ def block_bytes(request, monkeypatch):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("name, params", [("rbf", {"gamma": 0.07}), ("poly", {"gamma": 0.3, "degree": 3, "coef0": 0.5}),
-                                          ("linear", {})])
+@pytest.mark.parametrize(
+    "name, params", [("rbf", {"gamma": 0.07}), ("poly", {"gamma": 0.3, "degree": 3, "coef0": 0.5}), ("linear", {})]
+)
 def test_kernel_matrices_equal_pairwise_kernels(block_bytes, threads, name, params):
     rng = np.random.default_rng(3)
     X, Y = rng.normal(2.0, 1.5, size=(40, 6)), rng.normal(2.0, 1.5, size=(17, 6))
@@ -295,8 +301,12 @@ def hamming_forms(codes: np.ndarray) -> dict:
     import pandas as pd
 
     frame = pd.DataFrame(codes.astype(int), columns=[f"a{i}" for i in range(codes.shape[1])])
-    return {"int array": codes.astype(int), "list": codes.astype(int).tolist(), "DataFrame": frame,
-            "categorical DataFrame": frame.astype("category")}
+    return {
+        "int array": codes.astype(int),
+        "list": codes.astype(int).tolist(),
+        "DataFrame": frame,
+        "categorical DataFrame": frame.astype("category"),
+    }
 
 
 @pytest.mark.parametrize("form", ["int array", "list", "DataFrame", "categorical DataFrame"])
@@ -309,23 +319,29 @@ def test_hamming_kernel_pca_on_lists_and_data_frames_equals_the_array_bit_for_bi
     kernel = make_kernel(given, "hamming", gamma=0.4)
     assert hamming_domain_sizes(given) == kernel.domain_sizes == sizes
     np.testing.assert_array_equal(kernel(given), make_kernel(reference, "hamming", gamma=0.4)(reference))
-    model, expected = KernelPCA(4, kernel="hamming", gamma=0.4, eigen_solver="eigh"), \
-        KernelPCA(4, kernel="hamming", gamma=0.4, eigen_solver="eigh").fit(reference[:18])
+    model, expected = (
+        KernelPCA(4, kernel="hamming", gamma=0.4, eigen_solver="eigh"),
+        KernelPCA(4, kernel="hamming", gamma=0.4, eigen_solver="eigh").fit(reference[:18]),
+    )
     np.testing.assert_array_equal(model.fit(train).transform(test), expected.transform(reference[18:]))
     np.testing.assert_array_equal(reconstruction_error(model, test), reconstruction_error(expected, reference[18:]))
     detector = KernelSubspaceDetector(KernelPCA(4, kernel="hamming", gamma=0.4, eigen_solver="eigh"))
-    np.testing.assert_array_equal(detector.fit(train).score_samples(test),
-                                  detector.fit(reference[:18]).score_samples(reference[18:]))
+    np.testing.assert_array_equal(
+        detector.fit(train).score_samples(test), detector.fit(reference[:18]).score_samples(reference[18:])
+    )
 
 
-@pytest.mark.parametrize("bad, problem", [
-    ([["a", "b"], ["b", "a"]], "strings"),
-    ("frame of strings", "strings"),
-    ("categorical strings", "strings"),
-    ([[0, -1], [1, 0]], "negative values such as -1"),
-    ([[0, 0.5], [1, 0]], "non-integer values such as 0.5"),
-    ([[0, np.nan], [1, 0]], "NaN or infinite values"),
-])
+@pytest.mark.parametrize(
+    "bad, problem",
+    [
+        ([["a", "b"], ["b", "a"]], "strings"),
+        ("frame of strings", "strings"),
+        ("categorical strings", "strings"),
+        ([[0, -1], [1, 0]], "negative values such as -1"),
+        ([[0, 0.5], [1, 0]], "non-integer values such as 0.5"),
+        ([[0, np.nan], [1, 0]], "NaN or infinite values"),
+    ],
+)
 @pytest.mark.filterwarnings("ignore:X has feature names")  # a DataFrame given to a model fitted on a list
 def test_bad_category_codes_are_one_error_naming_the_fix(bad, problem):
     import pandas as pd
@@ -336,15 +352,19 @@ def test_bad_category_codes_are_one_error_naming_the_fix(bad, problem):
     frames = {"frame of strings": pd.DataFrame({"colour": ["red", "blue"], "size": ["S", "M"]})}
     frames["categorical strings"] = frames["frame of strings"].astype("category")
     X = frames.get(bad, bad) if isinstance(bad, str) else bad
-    message = (rf"^the Hamming kernel needs categorical data as integer codes >= 0, got {problem}: encode each "
-               r"categorical column as codes 0, 1, 2, \.\.\. \(sklearn\.preprocessing\.OrdinalEncoder, or a pandas "
-               r"categorical's \.cat\.codes, missing values are -1 there: drop or impute them first\)")
+    message = (
+        rf"^the Hamming kernel needs categorical data as integer codes >= 0, got {problem}: encode each "
+        r"categorical column as codes 0, 1, 2, \.\.\. \(sklearn\.preprocessing\.OrdinalEncoder, or a pandas "
+        r"categorical's \.cat\.codes, missing values are -1 there: drop or impute them first\)"
+    )
     with pytest.raises(ValueError, match=message):
         make_kernel(X, "hamming", gamma=0.5)
     # Each model reads X as codes before anything else: in fit, and in scoring after a fit on good codes.
-    models = [KernelPCA(1, kernel="hamming", gamma=0.5),
-              KernelSubspaceDetector(KernelPCA(1, kernel="hamming", gamma=0.5)),
-              KernelOneClassSVM(kernel="hamming", gamma=0.5)]
+    models = [
+        KernelPCA(1, kernel="hamming", gamma=0.5),
+        KernelSubspaceDetector(KernelPCA(1, kernel="hamming", gamma=0.5)),
+        KernelOneClassSVM(kernel="hamming", gamma=0.5),
+    ]
     for model in models:
         with pytest.raises(ValueError, match=message):
             model.fit(X)

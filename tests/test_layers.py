@@ -70,8 +70,9 @@ def test_imports_point_downward(path):
     source = unit(module_name(path))
     if source == "__init__":
         return
-    upward = sorted(name for name in imported_library_modules(path)
-                    if unit(name) in RANK and RANK[unit(name)] > RANK[source])
+    upward = sorted(
+        name for name in imported_library_modules(path) if unit(name) in RANK and RANK[unit(name)] > RANK[source]
+    )
     assert not upward, f"{path.relative_to(PACKAGE)} ({source}) imports a higher layer: {upward}"
 
 
@@ -79,12 +80,14 @@ def test_no_import_cycle_between_units():
     graph: dict[str, set[str]] = {}
     for path in SOURCES:
         source = unit(module_name(path))
-        graph.setdefault(source, set()).update(unit(name) for name in imported_library_modules(path)
-                                               if unit(name) != source)
+        graph.setdefault(source, set()).update(
+            unit(name) for name in imported_library_modules(path) if unit(name) != source
+        )
 
     def reaches(start: str, goal: str, seen: set[str]) -> bool:
-        return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
-                   for nxt in graph.get(start, ()))
+        return any(
+            nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})) for nxt in graph.get(start, ())
+        )
 
     cycles = sorted(u for u in graph if reaches(u, u, {u}))
     assert not cycles, f"units in an import cycle: {cycles}"
@@ -98,8 +101,10 @@ def test_the_library_imports_no_reproduction(path):
 
 @pytest.mark.parametrize("module", ["kpca_bench.experiment.config", "kpca_bench.methods.registry"])
 def test_the_core_loads_no_reproduction_and_no_report(module):
-    code = (f"import sys, {module}; print(' '.join(m for m in sys.modules "
-            "if m.startswith(('reproductions', 'kpca_bench.report', 'kpca_bench.cli'))))")
+    code = (
+        f"import sys, {module}; print(' '.join(m for m in sys.modules "
+        "if m.startswith(('reproductions', 'kpca_bench.report', 'kpca_bench.cli'))))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert not loaded, f"importing {module} loads {loaded}"
 
@@ -121,17 +126,21 @@ EARLY_ERRORS = {
 RUN_ONLY = ("bad memory budget", "bad scheduler")  # options plan does not take
 
 
-@pytest.mark.parametrize("command, case", [("run", case) for case in EARLY_ERRORS]
-                         + [("plan", case) for case in EARLY_ERRORS if case not in RUN_ONLY])
+@pytest.mark.parametrize(
+    "command, case",
+    [("run", case) for case in EARLY_ERRORS] + [("plan", case) for case in EARLY_ERRORS if case not in RUN_ONLY],
+)
 def test_an_unreadable_config_or_a_bad_option_is_reported_before_the_numeric_stack(tmp_path, case, command):
     content, options = EARLY_ERRORS[case]
     config = tmp_path / "config.yaml"
     if content is not None:
         config.write_bytes(content)
-    code = ("import sys\nfrom kpca_bench.cli import app\n"
-            f"try:\n    app([{command!r}, {str(config)!r}, *{options!r}], prog_name='kpca-bench')\n"
-            "except SystemExit as done:\n    print(done.code)\n"
-            f"print(' '.join(m for m in {NUMERIC_STACK!r} if m in sys.modules))")
+    code = (
+        "import sys\nfrom kpca_bench.cli import app\n"
+        f"try:\n    app([{command!r}, {str(config)!r}, *{options!r}], prog_name='kpca-bench')\n"
+        "except SystemExit as done:\n    print(done.code)\n"
+        f"print(' '.join(m for m in {NUMERIC_STACK!r} if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
     exit_code, *loaded = result.stdout.splitlines()

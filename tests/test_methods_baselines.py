@@ -10,8 +10,9 @@ def X():
     return np.random.default_rng(0).normal(size=(20, 3))
 
 
-@pytest.mark.parametrize("params", [{"nu": 1.5}, {"nu": 0.0}, {"tol": 0.0}, {"kernel": "rbff"}, {"sigma": 0.0},
-                                    {"gamma": "median"}])
+@pytest.mark.parametrize(
+    "params", [{"nu": 1.5}, {"nu": 0.0}, {"tol": 0.0}, {"kernel": "rbff"}, {"sigma": 0.0}, {"gamma": "median"}]
+)
 def test_invalid_parameters_are_rejected_by_the_declaration(X, params):
     (name,) = params
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of KernelOneClassSVM must be"):
@@ -36,8 +37,9 @@ def test_knn_detector_scores_the_kth_neighbour_distance():
     train, test = rng.normal(size=(40, 3)), rng.normal(size=(7, 3))
     distances = np.sort(cdist(test, train), axis=1)
     np.testing.assert_allclose(KNNDetector().fit(train).score_samples(test), -distances[:, 4])
-    np.testing.assert_allclose(KNNDetector(n_neighbors=3, method="mean").fit(train).score_samples(test),
-                               -distances[:, :3].mean(axis=1))
+    np.testing.assert_allclose(
+        KNNDetector(n_neighbors=3, method="mean").fit(train).score_samples(test), -distances[:, :3].mean(axis=1)
+    )
 
 
 def test_pca_detector_scores_the_squared_reconstruction_error():
@@ -72,7 +74,8 @@ def test_knn_with_no_more_samples_than_neighbours_says_so(n_samples):
     from kpca_bench.methods.baselines import KNNDetector
 
     X = np.arange(2.0 * n_samples).reshape(n_samples, 2)
-    with pytest.raises(ValueError, match=f"n_neighbors=5 needs more training samples than neighbours .* "
-                                         f"got n_samples={n_samples}"):
+    with pytest.raises(
+        ValueError, match=f"n_neighbors=5 needs more training samples than neighbours .* got n_samples={n_samples}"
+    ):
         KNNDetector(n_neighbors=5).fit(X)
     assert KNNDetector(n_neighbors=5).fit(np.arange(12.0).reshape(6, 2)).offset_ <= 0

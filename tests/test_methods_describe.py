@@ -32,9 +32,11 @@ class Documented(BaseEstimator):
 
 
 def test_meanings_are_the_type_line_and_the_first_description_line():
-    assert parameter_meanings(Documented) == {"n_components": "int, default=3 — Number of components.",
-                                              "alpha": "float — Two weights sharing one line.",
-                                              "beta": "float — Two weights sharing one line."}
+    assert parameter_meanings(Documented) == {
+        "n_components": "int, default=3 — Number of components.",
+        "alpha": "float — Two weights sharing one line.",
+        "beta": "float — Two weights sharing one line.",
+    }
 
 
 def test_a_class_without_a_parameters_section_has_no_meanings():
@@ -44,10 +46,12 @@ def test_a_class_without_a_parameters_section_has_no_meanings():
 def test_the_specs_defaults_override_the_signatures():
     spec = replace(METHODS["kpca"], estimator=Documented, defaults={"alpha": 2.0})
     assert parameter_defaults(spec) == {"alpha": 2.0, "beta": 1.0, "n_components": 3, "random_state": None}
-    assert describe_parameters(spec) == [Parameter("alpha", 2.0, "float — Two weights sharing one line."),
-                                         Parameter("beta", 1.0, "float — Two weights sharing one line."),
-                                         Parameter("n_components", 3, "int, default=3 — Number of components."),
-                                         Parameter("random_state", None, "")]
+    assert describe_parameters(spec) == [
+        Parameter("alpha", 2.0, "float — Two weights sharing one line."),
+        Parameter("beta", 1.0, "float — Two weights sharing one line."),
+        Parameter("n_components", 3, "int, default=3 — Number of components."),
+        Parameter("random_state", None, ""),
+    ]
 
 
 def test_exact_kernel_pca_documents_every_parameter_but_the_random_state():

@@ -18,8 +18,9 @@ def X():
     return np.random.default_rng(0).normal(size=(20, 3))
 
 
-@pytest.mark.parametrize("params", [{"outlier_score": "euclidean"}, {"contamination": 0.0}, {"contamination": 0.6},
-                                    {"estimator": PCA(2)}])
+@pytest.mark.parametrize(
+    "params", [{"outlier_score": "euclidean"}, {"contamination": 0.0}, {"contamination": 0.6}, {"estimator": PCA(2)}]
+)
 def test_invalid_parameters_are_rejected_by_the_declaration(X, params):
     (name,) = params
     detector = KernelSubspaceDetector(**{"estimator": KernelPCA(2, sigma=1.0), **params})
@@ -32,9 +33,16 @@ def test_the_wrapped_estimator_validates_its_own_parameters(X):
         KernelSubspaceDetector(KernelPCA("ten")).fit(X)
 
 
-@pytest.mark.parametrize("estimator", [KernelPCA(3, sigma=1.5), KernelPCA(3, sigma=1.5, eigen_solver="arpack"),
-                                       SparseKernelPCA(3, sigma=1.5), NystromKernelPCA(3, n_landmarks=15, sigma=1.5)],
-                         ids=["exact eigh", "exact arpack", "sparse", "nystrom"])
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        KernelPCA(3, sigma=1.5),
+        KernelPCA(3, sigma=1.5, eigen_solver="arpack"),
+        SparseKernelPCA(3, sigma=1.5),
+        NystromKernelPCA(3, n_landmarks=15, sigma=1.5),
+    ],
+    ids=["exact eigh", "exact arpack", "sparse", "nystrom"],
+)
 @pytest.mark.parametrize("outlier_score", ["reconstruction_error", "mahalanobis"])
 def test_the_offset_is_the_contamination_quantile_of_the_training_scores(X, estimator, outlier_score):
     detector = KernelSubspaceDetector(estimator, outlier_score=outlier_score, contamination=0.2)
@@ -53,11 +61,17 @@ def test_fitting_builds_the_training_kernel_once(X, monkeypatch):
     assert calls == [1]
 
 
-@pytest.mark.parametrize("estimator", [KernelPCA(3, sigma=1.5, eigen_solver="arpack", random_state=4),
-                                       NystromKernelPCA(3, n_landmarks=15, sigma=1.5, random_state=4)],
-                         ids=["exact arpack", "nystrom"])
-@pytest.mark.parametrize("fitted_score, other_score", [("reconstruction_error", "mahalanobis"),
-                                                       ("mahalanobis", "reconstruction_error")])
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        KernelPCA(3, sigma=1.5, eigen_solver="arpack", random_state=4),
+        NystromKernelPCA(3, n_landmarks=15, sigma=1.5, random_state=4),
+    ],
+    ids=["exact arpack", "nystrom"],
+)
+@pytest.mark.parametrize(
+    "fitted_score, other_score", [("reconstruction_error", "mahalanobis"), ("mahalanobis", "reconstruction_error")]
+)
 def test_one_fit_scored_two_ways_equals_fresh_fits_with_the_same_seed(X, estimator, fitted_score, other_score):
     subspace = fitted_subspace(KernelSubspaceDetector(estimator, outlier_score=fitted_score), X)
     X_new = np.random.default_rng(1).normal(size=(7, 3))

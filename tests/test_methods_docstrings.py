@@ -21,9 +21,22 @@ from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.methods.sparse_admm_l21 import L21SparseKernelPCA
 from kpca_bench.methods.sparse_enet import NaiveThresholdKPCA, SparseKernelPCA
 
-ESTIMATORS = [KernelOneClassSVM, KNNDetector, PCADetector, KernelSubspaceDetector, PyODAdapter, SignedDetector,
-              BaseKernelPCA, KernelPCA, L1KernelPCA, NystromKernelPCA, L1SparseKernelPCA, L21SparseKernelPCA,
-              SparseKernelPCA, NaiveThresholdKPCA]
+ESTIMATORS = [
+    KernelOneClassSVM,
+    KNNDetector,
+    PCADetector,
+    KernelSubspaceDetector,
+    PyODAdapter,
+    SignedDetector,
+    BaseKernelPCA,
+    KernelPCA,
+    L1KernelPCA,
+    NystromKernelPCA,
+    L1SparseKernelPCA,
+    L21SparseKernelPCA,
+    SparseKernelPCA,
+    NaiveThresholdKPCA,
+]
 
 
 def section(doc: str, name: str) -> str | None:
@@ -48,15 +61,19 @@ def own_public_methods(klass: type) -> list[tuple[str, object]]:
 def missing_sections(function) -> list[str]:
     """What the docstring of ``function`` lacks: its Parameters or Returns section, or an argument's entry."""
     doc = inspect.getdoc(function) or ""
-    arguments = [parameter.name for parameter in inspect.signature(function).parameters.values()
-                 if parameter.name != "self"]
+    arguments = [
+        parameter.name for parameter in inspect.signature(function).parameters.values() if parameter.name != "self"
+    ]
     problems = []
     parameters = section(doc, "Parameters")
     if arguments and parameters is None:
         problems.append("Parameters")
     elif arguments:
-        problems += [f"Parameters entry for {argument!r}" for argument in arguments
-                     if not re.search(rf"^(\w+, )*{argument}(, \w+)* :", parameters, re.MULTILINE)]
+        problems += [
+            f"Parameters entry for {argument!r}"
+            for argument in arguments
+            if not re.search(rf"^(\w+, )*{argument}(, \w+)* :", parameters, re.MULTILINE)
+        ]
     if section(doc, "Returns") is None:
         problems.append("Returns")
     return problems
@@ -67,8 +84,14 @@ METHODS = sorted({name: function for klass in ESTIMATORS for name, function in o
 
 def test_the_estimators_have_public_methods_to_check():
     names = {name for name, _ in METHODS}
-    assert {"KNNDetector.predict", "PyODAdapter.predict_confidence", "SignedDetector.score_samples",
-            "BaseKernelPCA.transform", "NystromKernelPCA.project", "KernelSubspaceDetector.fit"} <= names
+    assert {
+        "KNNDetector.predict",
+        "PyODAdapter.predict_confidence",
+        "SignedDetector.score_samples",
+        "BaseKernelPCA.transform",
+        "NystromKernelPCA.project",
+        "KernelSubspaceDetector.fit",
+    } <= names
 
 
 @pytest.mark.parametrize("name, function", METHODS, ids=[name for name, _ in METHODS])

@@ -83,9 +83,19 @@ def test_pyod_detectors_and_ours_agree_on_the_sign():
 
 def novelty_config(inlier: int, name: str) -> dict:
     outliers = [d for d in range(10) if d != inlier]
-    return {"name": name, "dataset": {"name": "digits", "inliers": [inlier], "outliers": outliers,
-                                      "train_inliers": 80, "test_inliers": 40, "test_outliers": 40},
-            "trials": 2, "methods": [{"name": "kpca", "label": "KPCA", "params": {"n_components": 8}}]}
+    return {
+        "name": name,
+        "dataset": {
+            "name": "digits",
+            "inliers": [inlier],
+            "outliers": outliers,
+            "train_inliers": 80,
+            "test_inliers": 40,
+            "test_outliers": 40,
+        },
+        "trials": 2,
+        "methods": [{"name": "kpca", "label": "KPCA", "params": {"n_components": 8}}],
+    }
 
 
 def test_a_pyod_loop_with_the_adapter_gives_the_runners_auroc(tmp_path):

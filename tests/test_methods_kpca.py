@@ -107,9 +107,19 @@ def test_too_many_components_is_a_clear_error(data):
         KernelPCA(60).fit(data[0])
 
 
-@pytest.mark.parametrize("params", [{"n_components": "ten"}, {"n_components": 0}, {"n_components": True},
-                                    {"kernel": "rbff"}, {"sigma": 0.0}, {"gamma": "median"},
-                                    {"eigen_solver": "lobpcg"}, {"random_state": -1}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_components": "ten"},
+        {"n_components": 0},
+        {"n_components": True},
+        {"kernel": "rbff"},
+        {"sigma": 0.0},
+        {"gamma": "median"},
+        {"eigen_solver": "lobpcg"},
+        {"random_state": -1},
+    ],
+)
 def test_invalid_parameters_are_rejected_by_the_declaration(data, params):
     (name,) = params
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of KernelPCA must be"):
@@ -209,8 +219,7 @@ def test_exact_kpca_lets_eigh_overwrite_its_only_kernel_matrix(letters_like, mon
     original = eigensolvers.linalg.eigh
 
     def spy(a, **kwargs):
-        seen.update(kwargs, fortran=a.flags.f_contiguous, owner=a.base if a.base is not None else a,
-                    before=a.copy())
+        seen.update(kwargs, fortran=a.flags.f_contiguous, owner=a.base if a.base is not None else a, before=a.copy())
         return original(a, **kwargs)
 
     monkeypatch.setattr(eigensolvers.linalg, "eigh", spy)
@@ -232,4 +241,4 @@ def test_rank_cutoff_positive_keeps_the_rounding_tail():
     positive = KernelPCA(24, kernel="rbf", sigma=30.0, rank_cutoff="positive").fit(X)
     live = [int(np.count_nonzero(m.projection_variances_ > 0)) for m in (numerical, positive)]
     assert live[0] < live[1]
-    assert_allclose(positive.dual_coef_[:, :live[0]], numerical.dual_coef_[:, :live[0]])
+    assert_allclose(positive.dual_coef_[:, : live[0]], numerical.dual_coef_[:, : live[0]])

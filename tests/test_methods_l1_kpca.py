@@ -59,8 +59,7 @@ def test_linear_kernel_matches_grid_search_in_2d():
     assert_allclose(model.objective_history_[0][-1], grid.max(), rtol=1e-8)
 
 
-@pytest.mark.parametrize("kernel_params", [{"kernel": "rbf"}, {"kernel": "poly", "degree": 2},
-                                           {"kernel": "linear"}])
+@pytest.mark.parametrize("kernel_params", [{"kernel": "rbf"}, {"kernel": "poly", "degree": 2}, {"kernel": "linear"}])
 @pytest.mark.parametrize("seed", range(3))
 def test_objective_never_decreases_and_iteration_terminates(X, kernel_params, seed):
     model = L1KernelPCA(3, n_restarts=4, max_iter=1000, random_state=seed, **kernel_params)
@@ -164,6 +163,7 @@ def test_works_in_subspace_detector_on_planted_outliers():
         s = detector.score_samples(test)
         assert np.all(np.isfinite(s))
         assert set(np.unique(detector.predict(test))) <= {-1, 1}
-    auroc = roc_auc_score(y, -KernelSubspaceDetector(L1KernelPCA(6, sigma=1.0, random_state=0))
-                          .fit(train).score_samples(test))
+    auroc = roc_auc_score(
+        y, -KernelSubspaceDetector(L1KernelPCA(6, sigma=1.0, random_state=0)).fit(train).score_samples(test)
+    )
     assert auroc > 0.9

@@ -162,8 +162,9 @@ def test_works_in_subspace_detector(blobs):
     test = np.vstack([blobs[:200], outliers])
     scores = {}
     for score in ("reconstruction_error", "mahalanobis"):
-        detector = KernelSubspaceDetector(NystromKernelPCA(8, n_landmarks=40, gamma=0.1, random_state=0),
-                                          outlier_score=score).fit(blobs)
+        detector = KernelSubspaceDetector(
+            NystromKernelPCA(8, n_landmarks=40, gamma=0.1, random_state=0), outlier_score=score
+        ).fit(blobs)
         scores[score] = detector.score_samples(test)
         assert scores[score].shape == (230,) and np.all(np.isfinite(scores[score]))
         assert set(np.unique(detector.predict(test))) <= {-1, 1}

@@ -5,28 +5,38 @@ from sklearn.utils._param_validation import InvalidParameterError
 from kpca_bench.methods.registry import METHODS
 
 
-@pytest.mark.parametrize("method, params, name, message", [
-    ("kpca", {"n_components": "ten"}, "n_components", "must be an int in the range [1, inf) or None, got 'ten'"),
-    ("kpca", {"n_components": 0}, "n_components", "must be an int in the range [1, inf) or None, got 0"),
-    ("kpca", {"n_components": True}, "n_components", "must be an int in the range [1, inf) or None, got True"),
-    ("kpca", {"sigma": -1.0}, "sigma", "must be a float in the range (0.0, inf) or None, got -1.0"),
-    ("ocsvm", {"nu": 1.5}, "nu", "must be a float in the range (0.0, 1.0], got 1.5"),
-    ("ocsvm_kernel", {"nu": 0}, "nu", "must be a float in the range (0.0, 1.0], got 0"),
-    ("isolation_forest", {"n_estimators": -1}, "n_estimators", "must be an int in the range [1, inf), got -1"),
-    ("skpca_enet", {"l1_ratio": 2}, "l1_ratio", "must be a float in the range [0.0, 1.0], got 2"),
-    ("lof", {"n_neighbors": 0}, "n_neighbors", "must be an int in the range [1, inf) or None, got 0"),
-    ("skpca_l21", {"eta": 1}, "eta", "must be a float in the range (1.0, inf), got 1"),
-    ("naive_threshold", {"match_l1_ratio": 1.5}, "match_l1_ratio",
-     "must be a float in the range [0.0, 1.0] or None, got 1.5"),
-])
+@pytest.mark.parametrize(
+    "method, params, name, message",
+    [
+        ("kpca", {"n_components": "ten"}, "n_components", "must be an int in the range [1, inf) or None, got 'ten'"),
+        ("kpca", {"n_components": 0}, "n_components", "must be an int in the range [1, inf) or None, got 0"),
+        ("kpca", {"n_components": True}, "n_components", "must be an int in the range [1, inf) or None, got True"),
+        ("kpca", {"sigma": -1.0}, "sigma", "must be a float in the range (0.0, inf) or None, got -1.0"),
+        ("ocsvm", {"nu": 1.5}, "nu", "must be a float in the range (0.0, 1.0], got 1.5"),
+        ("ocsvm_kernel", {"nu": 0}, "nu", "must be a float in the range (0.0, 1.0], got 0"),
+        ("isolation_forest", {"n_estimators": -1}, "n_estimators", "must be an int in the range [1, inf), got -1"),
+        ("skpca_enet", {"l1_ratio": 2}, "l1_ratio", "must be a float in the range [0.0, 1.0], got 2"),
+        ("lof", {"n_neighbors": 0}, "n_neighbors", "must be an int in the range [1, inf) or None, got 0"),
+        ("skpca_l21", {"eta": 1}, "eta", "must be a float in the range (1.0, inf), got 1"),
+        (
+            "naive_threshold",
+            {"match_l1_ratio": 1.5},
+            "match_l1_ratio",
+            "must be a float in the range [0.0, 1.0] or None, got 1.5",
+        ),
+    ],
+)
 def test_parameter_problems_name_the_value_and_what_is_accepted(method, params, name, message):
     assert METHODS[method].parameter_problems(params) == [(name, message)]
 
 
-@pytest.mark.parametrize("method, params, name, options", [
-    ("kpca", {"kernel": "rbff"}, "kernel", {"rbf", "poly", "linear", "hamming", "hamming_normalized"}),
-    ("nystrom_kpca", {"landmarks": "grid"}, "landmarks", {"kmeans", "random"}),
-])
+@pytest.mark.parametrize(
+    "method, params, name, options",
+    [
+        ("kpca", {"kernel": "rbff"}, "kernel", {"rbf", "poly", "linear", "hamming", "hamming_normalized"}),
+        ("nystrom_kpca", {"landmarks": "grid"}, "landmarks", {"kmeans", "random"}),
+    ],
+)
 def test_parameter_problems_list_the_accepted_names(method, params, name, options):
     [(problem_name, message)] = METHODS[method].parameter_problems(params)
     assert problem_name == name
@@ -34,22 +44,26 @@ def test_parameter_problems_list_the_accepted_names(method, params, name, option
     assert all(repr(option) in message for option in options)
 
 
-@pytest.mark.parametrize("method, params", [
-    ("kpca", {"n_components": 5, "kernel": "rbf", "sigma": 1.0, "eigen_solver": "arpack"}),
-    ("kpca", {"gamma": "mean_pairwise"}),
-    ("skpca_l1", {"lam1": [0.01, 0.02], "n_components": 2}),
-    ("nystrom_kpca", {"landmarks": np.zeros((3, 2))}),
-    ("ocsvm", {"nu": 1, "gamma": "scale"}),
-    ("lof", {"n_neighbors": 20}),
-    ("isolation_forest", {}),
-])
+@pytest.mark.parametrize(
+    "method, params",
+    [
+        ("kpca", {"n_components": 5, "kernel": "rbf", "sigma": 1.0, "eigen_solver": "arpack"}),
+        ("kpca", {"gamma": "mean_pairwise"}),
+        ("skpca_l1", {"lam1": [0.01, 0.02], "n_components": 2}),
+        ("nystrom_kpca", {"landmarks": np.zeros((3, 2))}),
+        ("ocsvm", {"nu": 1, "gamma": "scale"}),
+        ("lof", {"n_neighbors": 20}),
+        ("isolation_forest", {}),
+    ],
+)
 def test_valid_settings_have_no_problems(method, params):
     assert METHODS[method].parameter_problems(params) == []
 
 
 def test_every_problem_is_reported_in_the_settings_order_and_on_one_line():
-    problems = METHODS["skpca_l21"].parameter_problems({"max_iter": 0, "mu21": -1.0, "lam": 0.1,
-                                                       "delta": np.array([[1.0], [2.0]])})
+    problems = METHODS["skpca_l21"].parameter_problems(
+        {"max_iter": 0, "mu21": -1.0, "lam": 0.1, "delta": np.array([[1.0], [2.0]])}
+    )
     assert [name for name, _ in problems] == ["max_iter", "mu21", "delta"]
     assert all("\n" not in message and message.startswith("must be ") for _, message in problems)
 
@@ -63,8 +77,15 @@ def test_defaults_are_part_of_the_setting():
     assert METHODS["lof"].parameter_problems({}) == []
 
 
-@pytest.mark.parametrize("method, params", [("kpca", {"n_components": "ten"}), ("ocsvm_kernel", {"nu": 1.5}),
-                                            ("skpca_enet", {"l1_ratio": 2}), ("lof", {"n_neighbors": 0})])
+@pytest.mark.parametrize(
+    "method, params",
+    [
+        ("kpca", {"n_components": "ten"}),
+        ("ocsvm_kernel", {"nu": 1.5}),
+        ("skpca_enet", {"l1_ratio": 2}),
+        ("lof", {"n_neighbors": 0}),
+    ],
+)
 def test_fit_raises_what_parameter_problems_reports(method, params):
     spec = METHODS[method]
     [(name, message)] = spec.parameter_problems(params)
@@ -75,12 +96,19 @@ def test_fit_raises_what_parameter_problems_reports(method, params):
 
 # Degenerate training data through every registered method: a clear ValueError, or finite scores
 # (possibly with a warning that says what is degenerate), never NaN scores passed on silently.
-SMALL_PARAMS = {"kpca": {"n_components": 5}, "skpca_enet": {"n_components": 3}, "skpca_l1": {"n_components": 3},
-                "skpca_l21": {"n_components": 3}, "naive_threshold": {"n_components": 3, "n_nonzero": 2},
-                "nystrom_kpca": {"n_components": 3}, "l1_kpca": {"n_components": 3}, "lof": {"novelty": True}}
+SMALL_PARAMS = {
+    "kpca": {"n_components": 5},
+    "skpca_enet": {"n_components": 3},
+    "skpca_l1": {"n_components": 3},
+    "skpca_l21": {"n_components": 3},
+    "naive_threshold": {"n_components": 3, "n_nonzero": 2},
+    "nystrom_kpca": {"n_components": 3},
+    "l1_kpca": {"n_components": 3},
+    "lof": {"novelty": True},
+}
 _BASE = np.random.default_rng(0).normal(size=(30, 4))
 DEGENERATE = {
-    "duplicated rows": np.repeat(_BASE[:5], 6, axis=0),   # also: n_components above the kernel's rank (5 points)
+    "duplicated rows": np.repeat(_BASE[:5], 6, axis=0),  # also: n_components above the kernel's rank (5 points)
     "constant features": np.column_stack([_BASE[:, :2], np.ones(30), np.zeros(30)]),
     "three training points": _BASE[:3],
     "features of 1e300": _BASE * 1e300,
@@ -128,8 +156,11 @@ def test_kpca_warns_when_asked_for_components_beyond_the_kernels_rank():
 
 # Exact KPCA's fits with two seeds agree to this, relative to the size of what they give.
 EXACT_RTOL = 1e-8
-SOLVER_SEEDED = {"kpca": {"n_components": 6}, "skpca_enet": {"n_components": 4, "l1_ratio": 0.5},
-                 "naive_threshold": {"n_components": 4, "n_nonzero": 20}}
+SOLVER_SEEDED = {
+    "kpca": {"n_components": 6},
+    "skpca_enet": {"n_components": 4, "l1_ratio": 0.5},
+    "naive_threshold": {"n_components": 4, "n_nonzero": 20},
+}
 
 
 def fits_with_two_seeds(name: str, setting: dict) -> list[dict]:
@@ -140,11 +171,18 @@ def fits_with_two_seeds(name: str, setting: dict) -> list[dict]:
     X_train, X_test = rng.normal(size=(120, 5)), rng.normal(size=(40, 5))
     fits = []
     for seed in (1, 2):
-        detectors = {score: KernelSubspaceDetector(METHODS[name].build(setting, random_state=seed),
-                                                   outlier_score=score).fit(X_train)
-                     for score in ("reconstruction_error", "mahalanobis")}
-        fits.append({"dual_coef": detectors["mahalanobis"].estimator_.dual_coef_,
-                     **{score: detector.score_samples(X_test) for score, detector in detectors.items()}})
+        detectors = {
+            score: KernelSubspaceDetector(METHODS[name].build(setting, random_state=seed), outlier_score=score).fit(
+                X_train
+            )
+            for score in ("reconstruction_error", "mahalanobis")
+        }
+        fits.append(
+            {
+                "dual_coef": detectors["mahalanobis"].estimator_.dual_coef_,
+                **{score: detector.score_samples(X_test) for score, detector in detectors.items()},
+            }
+        )
     return fits
 
 
@@ -156,6 +194,7 @@ def test_the_seed_of_a_flagged_setting_reaches_only_the_eigensolvers_start(name,
     setting = {**SOLVER_SEEDED[name], "eigen_solver": solver, "gamma": "mean_pairwise"}
     assert METHODS[name].seed_only_starts_solver(setting)
     for module in (kpca, sparse_enet):
+
         def started_alike(K, k, solver, random_state, *args, solve=module.top_eigenpairs, **options):
             return solve(K, k, solver, 0, *args, **options)
 
@@ -172,11 +211,20 @@ def test_exact_kpcas_fits_with_two_seeds_agree_to_the_solvers_tolerance(solver):
         assert np.linalg.norm(first[field] - second[field]) <= EXACT_RTOL * np.linalg.norm(first[field])
 
 
-@pytest.mark.parametrize("name, setting", [
-    ("kpca", {"eigen_solver": "block"}), ("kpca", {}),  # auto may pick the block solver
-    ("kpca", {"eigen_solver": "arpack", "dtype": "float32"}), ("skpca_enet", {"eigen_solver": "block"}),
-    ("naive_threshold", {}), ("nystrom_kpca", {}), ("l1_kpca", {}), ("skpca_l1", {}), ("ocsvm", {}),
-])
+@pytest.mark.parametrize(
+    "name, setting",
+    [
+        ("kpca", {"eigen_solver": "block"}),
+        ("kpca", {}),  # auto may pick the block solver
+        ("kpca", {"eigen_solver": "arpack", "dtype": "float32"}),
+        ("skpca_enet", {"eigen_solver": "block"}),
+        ("naive_threshold", {}),
+        ("nystrom_kpca", {}),
+        ("l1_kpca", {}),
+        ("skpca_l1", {}),
+        ("ocsvm", {}),
+    ],
+)
 def test_settings_whose_seed_does_more_than_start_an_exact_solver_are_not_flagged(name, setting):
     assert not METHODS[name].seed_only_starts_solver(setting)
 

@@ -76,15 +76,18 @@ def test_l1_a_pseudo_inverse_handles_a_rank_deficient_kernel():
 
 
 def test_l1_sparsity_grows_with_lam1(blobs):
-    nonzeros = [np.count_nonzero(L1SparseKernelPCA(4, gamma=GAMMA, lam1=lam1).fit(blobs).dual_coef_)
-                for lam1 in (1e-4, 1e-3, 1e-2)]
+    nonzeros = [
+        np.count_nonzero(L1SparseKernelPCA(4, gamma=GAMMA, lam1=lam1).fit(blobs).dual_coef_)
+        for lam1 in (1e-4, 1e-3, 1e-2)
+    ]
     assert nonzeros[0] > nonzeros[1] > nonzeros[2] > 0
 
 
 def test_l1_admm_residuals_fall_below_the_stopping_tolerances(blobs):
     # Every ADMM run starts from 0, so each trace shows the whole descent.
-    model = L1SparseKernelPCA(4, gamma=GAMMA, lam1=0.01, eps_abs=1e-6, eps_rel=1e-6, max_iter=20000,
-                         admm_init="zeros").fit(blobs)
+    model = L1SparseKernelPCA(
+        4, gamma=GAMMA, lam1=0.01, eps_abs=1e-6, eps_rel=1e-6, max_iter=20000, admm_init="zeros"
+    ).fit(blobs)
     for trace in model.residuals_:
         assert trace.converged
         assert trace.primal[-1] <= trace.eps_primal[-1]
@@ -212,17 +215,21 @@ def test_outer_loops_stopped_at_max_outer_iter_are_warned(blobs, cls, params):
 
 
 @pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
-@pytest.mark.parametrize("cls, params, empty", [
-    (L1SparseKernelPCA, {"lam1": 10.0}, True), (L1SparseKernelPCA, {"lam1": 1e-3}, False),
-    (L21SparseKernelPCA, {"mu21": 100.0, "delta": 1.0}, True), (L21SparseKernelPCA, {"mu21": 1e-3}, False),
-])
+@pytest.mark.parametrize(
+    "cls, params, empty",
+    [
+        (L1SparseKernelPCA, {"lam1": 10.0}, True),
+        (L1SparseKernelPCA, {"lam1": 1e-3}, False),
+        (L21SparseKernelPCA, {"mu21": 100.0, "delta": 1.0}, True),
+        (L21SparseKernelPCA, {"mu21": 1e-3}, False),
+    ],
+)
 def test_leading_spectrum_first_gives_the_full_spectrums_result(blobs, monkeypatch, cls, params, empty):
     """Issue 19: empty components from the top eigenpairs alone; otherwise a restart on the full spectrum."""
     full = cls(3, gamma=GAMMA, **params).fit(blobs)  # 60 samples: below the threshold, full spectrum only
     leading, calls = sparse_admm.Spectrum.leading, []
     monkeypatch.setattr(sparse_admm, "LEADING_SPECTRUM_MIN_SAMPLES", 2)
-    monkeypatch.setattr(sparse_admm.Spectrum, "leading",
-                        classmethod(lambda _, K, k: calls.append(k) or leading(K, k)))
+    monkeypatch.setattr(sparse_admm.Spectrum, "leading", classmethod(lambda _, K, k: calls.append(k) or leading(K, k)))
     fast = cls(3, gamma=GAMMA, **params).fit(blobs)
     assert calls == [3]
     assert np.all(fast.raw_coef_ == 0) == empty
@@ -231,19 +238,22 @@ def test_leading_spectrum_first_gives_the_full_spectrums_result(blobs, monkeypat
     assert_array_equal(np.atleast_1d(fast.n_iter_), np.atleast_1d(full.n_iter_))
 
 
-@pytest.mark.parametrize("cls, params, match", [
-    (L1SparseKernelPCA, {"lam1": [0.1, 0.1]}, "one per component"),
-    (L1SparseKernelPCA, {"lam1": [0.1, -0.1, 0.1]}, "every lam1 must be a number >= 0"),
-    (L1SparseKernelPCA, {"lam1": -1.0}, "'lam1' parameter of L1SparseKernelPCA must be"),
-    (L1SparseKernelPCA, {"rho": 0.0}, "'rho' parameter of L1SparseKernelPCA must be"),
-    (L1SparseKernelPCA, {"max_iter": 2.5}, "'max_iter' parameter of L1SparseKernelPCA must be"),
-    (L1SparseKernelPCA, {"admm_init": "kpca"}, "'admm_init' parameter of L1SparseKernelPCA must be"),
-    (L21SparseKernelPCA, {"mu21": -0.1}, "'mu21' parameter of L21SparseKernelPCA must be"),
-    (L21SparseKernelPCA, {"eta": 1.0}, "'eta' parameter of L21SparseKernelPCA must be"),
-    (L21SparseKernelPCA, {"delta": 0}, "'delta' parameter of L21SparseKernelPCA must be"),
-    (L21SparseKernelPCA, {"lam": 0}, "'lam' parameter of L21SparseKernelPCA must be"),
-    (L21SparseKernelPCA, {"max_outer_iter": True}, "'max_outer_iter' parameter of L21SparseKernelPCA must be"),
-])
+@pytest.mark.parametrize(
+    "cls, params, match",
+    [
+        (L1SparseKernelPCA, {"lam1": [0.1, 0.1]}, "one per component"),
+        (L1SparseKernelPCA, {"lam1": [0.1, -0.1, 0.1]}, "every lam1 must be a number >= 0"),
+        (L1SparseKernelPCA, {"lam1": -1.0}, "'lam1' parameter of L1SparseKernelPCA must be"),
+        (L1SparseKernelPCA, {"rho": 0.0}, "'rho' parameter of L1SparseKernelPCA must be"),
+        (L1SparseKernelPCA, {"max_iter": 2.5}, "'max_iter' parameter of L1SparseKernelPCA must be"),
+        (L1SparseKernelPCA, {"admm_init": "kpca"}, "'admm_init' parameter of L1SparseKernelPCA must be"),
+        (L21SparseKernelPCA, {"mu21": -0.1}, "'mu21' parameter of L21SparseKernelPCA must be"),
+        (L21SparseKernelPCA, {"eta": 1.0}, "'eta' parameter of L21SparseKernelPCA must be"),
+        (L21SparseKernelPCA, {"delta": 0}, "'delta' parameter of L21SparseKernelPCA must be"),
+        (L21SparseKernelPCA, {"lam": 0}, "'lam' parameter of L21SparseKernelPCA must be"),
+        (L21SparseKernelPCA, {"max_outer_iter": True}, "'max_outer_iter' parameter of L21SparseKernelPCA must be"),
+    ],
+)
 def test_invalid_parameters_are_rejected_in_fit(blobs, cls, params, match):
     model = cls(3, gamma=GAMMA, **params)
     with pytest.raises(ValueError, match=match):
@@ -258,18 +268,19 @@ def test_scikit_learn_estimator_checks(estimator, check):
 def test_l21_rho_init_carried_keeps_the_balanced_rho_across_outer_loops(blobs):
     """Issue 20: Algorithm 2 step 3 initialises Q, A, W only; ``rho_init="carried"`` starts each later ADMM run
     from the rho_21 the balancing left, while A and W still restart at 0."""
-    params = dict(gamma=GAMMA, mu21=1e-3, rho21=0.01, max_iter=5, eps_outer=1e-12, admm_init="zeros",
-                  max_outer_iter=3)
+    params = dict(gamma=GAMMA, mu21=1e-3, rho21=0.01, max_iter=5, eps_outer=1e-12, admm_init="zeros", max_outer_iter=3)
     initial = L21SparseKernelPCA(2, **params).fit(blobs)
     carried = L21SparseKernelPCA(2, rho_init="carried", **params).fit(blobs)
     assert initial.n_iter_ == carried.n_iter_ == 3
-    assert [float(trace.rho[0]) for trace in initial.residuals_] == [0.01] * 3    # reset in every outer loop
+    assert [float(trace.rho[0]) for trace in initial.residuals_] == [0.01] * 3  # reset in every outer loop
     starts = [float(trace.rho[0]) for trace in carried.residuals_]
-    assert starts[0] == 0.01 and starts[1] != 0.01                                 # the balanced rho carried over
+    assert starts[0] == 0.01 and starts[1] != 0.01  # the balanced rho carried over
     assert_array_equal(initial.residuals_[0].primal, carried.residuals_[0].primal)  # same first ADMM run
     assert not np.allclose(initial.raw_coef_, carried.raw_coef_)
-    one = [L21SparseKernelPCA(2, **{**params, "max_outer_iter": 1}, rho_init=r).fit(blobs).raw_coef_
-           for r in ("initial", "carried")]
+    one = [
+        L21SparseKernelPCA(2, **{**params, "max_outer_iter": 1}, rho_init=r).fit(blobs).raw_coef_
+        for r in ("initial", "carried")
+    ]
     assert_array_equal(*one)
 
 
@@ -282,8 +293,12 @@ def test_outer_stop_cap_runs_the_preset_outer_loops(blobs, cls, params):
     assert np.all(np.atleast_1d(stop.converged_)) and np.all(np.atleast_1d(cap.converged_))
     assert stop.n_iter_ == 1 and cap.n_iter_ == 4
     assert not np.allclose(stop.raw_coef_, cap.raw_coef_)
-    one = [cls(2, max_outer_iter=1, outer_stop=s, **{k: v for k, v in params.items() if k != "max_outer_iter"})
-           .fit(blobs).raw_coef_ for s in ("converged", "cap")]
+    one = [
+        cls(2, max_outer_iter=1, outer_stop=s, **{k: v for k, v in params.items() if k != "max_outer_iter"})
+        .fit(blobs)
+        .raw_coef_
+        for s in ("converged", "cap")
+    ]
     assert_array_equal(*one)
 
 

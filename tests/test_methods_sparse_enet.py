@@ -1,5 +1,4 @@
-"""Naive thresholding matched to SKPCA (Das, Golatkar & Awate, section V): m from SKPCA at the same setting.
-"""
+"""Naive thresholding matched to SKPCA (Das, Golatkar & Awate, section V): m from SKPCA at the same setting."""
 
 import warnings
 
@@ -65,6 +64,7 @@ def fit_quietly(model, X):
 
 # --- the elastic-net step, eq. (11) ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("alpha, l1_ratio", [(1.0, 0.7), (0.2, 0.3)])
 def test_elastic_net_step_is_the_documented_scikit_learn_elastic_net(K_small, alpha, l1_ratio):
     n, rng = K_small.shape[0], np.random.default_rng(1)
@@ -111,6 +111,7 @@ def test_working_set_gives_the_full_lars_solution():
 
 # --- the Procrustes step, eq. (12) and Corollary 1 -------------------------------------------------
 
+
 def paper_corollary1(K, beta):
     """Corollary 1 as printed, with the pseudo-inverse square root on the range of K."""
     s, U = linalg.eigh(K)
@@ -131,8 +132,7 @@ def test_corollary1_is_feasible_and_beats_random_feasible_points(K_small):
     assert_allclose(alpha.T @ K_small @ alpha, np.eye(m), atol=1e-9)
     assert_allclose(alpha, paper_corollary1(K_small, beta), atol=1e-6 * np.abs(alpha).max())
     best = np.trace(alpha.T @ K_small @ K_small @ beta)
-    others = [np.trace(a.T @ K_small @ K_small @ beta)
-              for a in (random_feasible(K_small, m, rng) for _ in range(500))]
+    others = [np.trace(a.T @ K_small @ K_small @ beta) for a in (random_feasible(K_small, m, rng) for _ in range(500))]
     assert best >= max(others)
     # The optimum is the nuclear norm of K^{3/2} beta.
     s, U = linalg.eigh(K_small)
@@ -155,11 +155,14 @@ def test_corollary1_with_a_zero_column_stays_feasible_and_optimal(K_small):
 
 # --- the estimator ----------------------------------------------------------------------------------
 
+
 def principal_angles_cos(K, A, B):
     """Cosines of the principal angles between span(Phi A) and span(Phi B) in feature space."""
+
     def orthonormal(C):
         values, vectors = np.linalg.eigh(C.T @ K @ C)
         return C @ vectors / np.sqrt(values)
+
     QA, QB = orthonormal(A), orthonormal(B)
     return np.linalg.svd(QA.T @ K @ QB, compute_uv=False)
 
@@ -237,8 +240,9 @@ def test_does_not_modify_the_centered_kernel_and_is_deterministic(zeros):
     assert_allclose(first.dual_coef_, direct.dual_coef_, atol=1e-12)
 
 
-@pytest.mark.parametrize("params", [dict(l1_ratio=1.5), dict(l1_ratio=-0.1), dict(alpha=0.0),
-                                    dict(max_iter=0), dict(tol=-1.0)])
+@pytest.mark.parametrize(
+    "params", [dict(l1_ratio=1.5), dict(l1_ratio=-0.1), dict(alpha=0.0), dict(max_iter=0), dict(tol=-1.0)]
+)
 def test_parameter_validation(zeros, params):
     (name,) = params
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of SparseKernelPCA must be"):
@@ -264,6 +268,7 @@ def test_works_in_subspace_detector_and_with_clone(digits):
 
 # --- naive thresholding -----------------------------------------------------------------------------
 
+
 def test_naive_threshold_keeps_the_m_largest_kpca_coefficients(zeros):
     kpca = KernelPCA(5).fit(zeros)
     naive = NaiveThresholdKPCA(5, n_nonzero=7).fit(zeros)
@@ -287,9 +292,9 @@ def test_naive_threshold_raw_projection_keeps_kpcas_values_of_the_kept_coefficie
     unit = NaiveThresholdKPCA(5, n_nonzero=7).fit(zeros)
     kept = raw.dual_coef_ != 0
     assert_array_equal(kept, unit.dual_coef_ != 0)
-    assert_allclose(raw.dual_coef_[kept], kpca.dual_coef_[kept])   # not rescaled
+    assert_allclose(raw.dual_coef_[kept], kpca.dual_coef_[kept])  # not rescaled
     K = centered_rbf(zeros, raw.gamma_)
-    assert np.all(np.diag(raw.dual_coef_.T @ K @ raw.dual_coef_) < 1.0)   # shorter than unit: part of each dropped
+    assert np.all(np.diag(raw.dual_coef_.T @ K @ raw.dual_coef_) < 1.0)  # shorter than unit: part of each dropped
     with pytest.raises(ValueError, match="projection"):
         NaiveThresholdKPCA(5, n_nonzero=7, projection="none").fit(zeros)
 
@@ -297,8 +302,7 @@ def test_naive_threshold_raw_projection_keeps_kpcas_values_of_the_kept_coefficie
 def test_naive_threshold_keeping_all_is_kpca_and_validates(zeros):
     kpca = KernelPCA(3).fit(zeros)
     assert_allclose(NaiveThresholdKPCA(3).fit(zeros).dual_coef_, kpca.dual_coef_, rtol=1e-10)
-    assert_allclose(NaiveThresholdKPCA(3, n_nonzero=len(zeros)).fit(zeros).dual_coef_, kpca.dual_coef_,
-                    rtol=1e-10)
+    assert_allclose(NaiveThresholdKPCA(3, n_nonzero=len(zeros)).fit(zeros).dual_coef_, kpca.dual_coef_, rtol=1e-10)
     for bad in (0, len(zeros) + 1, 2.5, True):
         with pytest.raises(ValueError, match="n_nonzero"):
             NaiveThresholdKPCA(3, n_nonzero=bad).fit(zeros)

@@ -20,20 +20,36 @@ from kpca_bench.errors import StorageError
 from kpca_bench.experiment.planning import plan_cells
 from kpca_bench.experiment.record_table import SCHEMA_KEY, read_records, records_table
 from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE, ResultStore
-from migrations.cell_keys import (check_folder, key_maps, migrate_folder, migrated, old_cell_keys, old_config_hash,
-                                  old_empty_model, old_iteration_limit)
+from migrations.cell_keys import (
+    check_folder,
+    key_maps,
+    migrate_folder,
+    migrated,
+    old_cell_keys,
+    old_config_hash,
+    old_empty_model,
+    old_iteration_limit,
+)
 
 DATA = Path(__file__).parents[1] / "kpca_bench" / "configs" / "examples" / "data" / "example.npz"
 KPCA = {"n_components": 4, "gamma": "mean_pairwise", "eigen_solver": "arpack"}
 # Two entries that share their fits (one kernel PCA, two scores) and one that does not; two trials.
-GROUPS = {"name": "groups", "dataset": {"name": "file", "options": {"path": str(DATA)}, "scaling": "minmax",
-                                        "inliers": [0], "outliers": [1]},
-          "protocol": {"name": "adbench", "max_train": 60}, "trials": 2, "seed": 0,
-          "methods": [{"name": "kpca", "label": "KPCA RE", "params": KPCA, "score": "reconstruction_error"},
-                      {"name": "kpca", "label": "KPCA MD", "params": KPCA, "score": "mahalanobis"},
-                      {"name": "knn", "label": "kNN"}]}
-SKPCA_LIMIT = ("SKPCA stopped after max_iter=6 alternations before the relative change of beta fell below tol=0.001; "
-               "raise max_iter for a converged solution")
+GROUPS = {
+    "name": "groups",
+    "dataset": {"name": "file", "options": {"path": str(DATA)}, "scaling": "minmax", "inliers": [0], "outliers": [1]},
+    "protocol": {"name": "adbench", "max_train": 60},
+    "trials": 2,
+    "seed": 0,
+    "methods": [
+        {"name": "kpca", "label": "KPCA RE", "params": KPCA, "score": "reconstruction_error"},
+        {"name": "kpca", "label": "KPCA MD", "params": KPCA, "score": "mahalanobis"},
+        {"name": "knn", "label": "kNN"},
+    ],
+}
+SKPCA_LIMIT = (
+    "SKPCA stopped after max_iter=6 alternations before the relative change of beta fell below tol=0.001; "
+    "raise max_iter for a converged solution"
+)
 LARS = "Early stopping the lars path, as the residues are small and the current value of alpha is no longer well "
 
 
@@ -63,9 +79,15 @@ def as_schema_1(records: list[dict], groups) -> list[dict]:
     """The records as kpca-bench stored them under schema 1."""
     cells = plan_cells(groups)
     old = dict(zip((cell.key for cell in cells), old_cell_keys(groups, cells)))
-    return [{**record, "key": old[record["key"]], "config_hash": old_config_hash(groups),
-             **({"fit_shared_with": old[record["fit_shared_with"]]} if "fit_shared_with" in record else {})}
-            for record in records]
+    return [
+        {
+            **record,
+            "key": old[record["key"]],
+            "config_hash": old_config_hash(groups),
+            **({"fit_shared_with": old[record["fit_shared_with"]]} if "fit_shared_with" in record else {}),
+        }
+        for record in records
+    ]
 
 
 def test_a_table_of_schema_1_is_migrated_to_the_records_the_run_wrote_and_its_orphans_left_out(finished, tmp_path):
@@ -78,8 +100,9 @@ def test_a_table_of_schema_1_is_migrated_to_the_records_the_run_wrote_and_its_or
     with pytest.raises(SystemExit, match=f"1 of its {len(records) + 1} records are of cells no config plans"):
         migrate_folder(folder, *key_maps([groups]))
     said = migrate_folder(folder, *key_maps([groups]), drop_unplanned=True)
-    assert said.endswith(f"{len(records)} records migrated, 1 of cells no config plans left out; planned "
-                         "records the same for 2 configs")
+    assert said.endswith(
+        f"{len(records)} records migrated, 1 of cells no config plans left out; planned records the same for 2 configs"
+    )
     assert read_records(folder / TABLE_FILE) == records
     planned, by_hash = {cell.key for cell in plan_cells(groups)}, {groups.config_hash(): groups}
     assert check_folder(folder, planned, by_hash) is True  # the run's summary.csv is what its records give
@@ -129,42 +152,71 @@ def test_a_migration_that_would_change_what_the_reports_read_writes_nothing(fini
 
 def test_schema_1s_derived_flags_are_stored_by_the_migration():
     record = {"key": "a", "config_hash": "h", "status": "ok", "sparsity": 0, "params": {"n_components": 2}}
-    assert migrated(record, {"a": "b"}, {"h": "g"}) == {**record, "key": "b", "config_hash": "g",
-                                                         "degenerate": "no components: 2 of 2 empty (stored sparsity 0 %)"}
+    assert migrated(record, {"a": "b"}, {"h": "g"}) == {
+        **record,
+        "key": "b",
+        "config_hash": "g",
+        "degenerate": "no components: 2 of 2 empty (stored sparsity 0 %)",
+    }
 
 
-@pytest.mark.parametrize("record, flag", [
-    ({"status": "ok", "sparsity": 0.0, "params": {"n_components": 15}},
-     "no components: 15 of 15 empty (stored sparsity 0 %)"),
-    ({"status": "ok", "sparsity": 0.0, "params": {}}, "no components: all empty (stored sparsity 0 %)"),
-    ({"status": "ok", "sparsity": 0.01, "params": {"n_components": 15}}, None),
-    ({"status": "ok", "params": {}}, None),
-    ({"status": "failed", "sparsity": 0.0, "params": {}}, None),
-    ({"status": "ok", "sparsity": 0.0, "params": {}, "degenerate": "no components: 3 of 3 empty"}, None),
-])
+@pytest.mark.parametrize(
+    "record, flag",
+    [
+        (
+            {"status": "ok", "sparsity": 0.0, "params": {"n_components": 15}},
+            "no components: 15 of 15 empty (stored sparsity 0 %)",
+        ),
+        ({"status": "ok", "sparsity": 0.0, "params": {}}, "no components: all empty (stored sparsity 0 %)"),
+        ({"status": "ok", "sparsity": 0.01, "params": {"n_components": 15}}, None),
+        ({"status": "ok", "params": {}}, None),
+        ({"status": "failed", "sparsity": 0.0, "params": {}}, None),
+        ({"status": "ok", "sparsity": 0.0, "params": {}, "degenerate": "no components: 3 of 3 empty"}, None),
+    ],
+)
 def test_a_stored_record_with_no_non_zero_coefficient_is_read_as_a_model_without_components(record, flag):
     assert old_empty_model(record).get("degenerate") == flag
 
 
 def stored(message, n_iter, **fields):
     """An SKPCA record as the committed suites store it: its warnings' first messages and its iterations."""
-    return {"status": "ok", "method_name": "skpca_enet", "params": {"n_components": 10}, "n_iter": n_iter,
-            "warnings": {"ConvergenceWarning": 2}, "warning_messages": {"ConvergenceWarning": message}, **fields}
+    return {
+        "status": "ok",
+        "method_name": "skpca_enet",
+        "params": {"n_components": 10},
+        "n_iter": n_iter,
+        "warnings": {"ConvergenceWarning": 2},
+        "warning_messages": {"ConvergenceWarning": message},
+        **fields,
+    }
 
 
-@pytest.mark.parametrize("record, flag", [
-    (stored(SKPCA_LIMIT, 6.0), "stopped at max_iter = 6 (ConvergenceWarning)"),
-    # LARS's warning came first: n_iter at SKPCA's default max_iter (6) is the limit reached.
-    (stored(LARS, 6.0), "stopped at max_iter = 6 (n_iter = max_iter, with a ConvergenceWarning)"),
-    (stored(LARS, 20.0, params={"max_iter": 20}), "stopped at max_iter = 20 (n_iter = max_iter, with a "
-                                                  "ConvergenceWarning)"),
-    (stored(LARS, 4.0), None),  # stopped on its tolerance before the limit
-    (stored(SKPCA_LIMIT, 6.0, status="failed"), None),
-    (stored(SKPCA_LIMIT, 6.0, not_converged="stopped at max_iter = 6 (ConvergenceWarning)"), None),  # has it
-    ({"status": "ok", "method_name": "nystrom_kpca", "params": {},
-      "warning_messages": {"ConvergenceWarning": "Number of distinct clusters (148) found smaller than n_clusters"}},
-     None),
-    ({"status": "ok", "method_name": "kpca", "params": {}}, None),
-])
+@pytest.mark.parametrize(
+    "record, flag",
+    [
+        (stored(SKPCA_LIMIT, 6.0), "stopped at max_iter = 6 (ConvergenceWarning)"),
+        # LARS's warning came first: n_iter at SKPCA's default max_iter (6) is the limit reached.
+        (stored(LARS, 6.0), "stopped at max_iter = 6 (n_iter = max_iter, with a ConvergenceWarning)"),
+        (
+            stored(LARS, 20.0, params={"max_iter": 20}),
+            "stopped at max_iter = 20 (n_iter = max_iter, with a ConvergenceWarning)",
+        ),
+        (stored(LARS, 4.0), None),  # stopped on its tolerance before the limit
+        (stored(SKPCA_LIMIT, 6.0, status="failed"), None),
+        (stored(SKPCA_LIMIT, 6.0, not_converged="stopped at max_iter = 6 (ConvergenceWarning)"), None),  # has it
+        (
+            {
+                "status": "ok",
+                "method_name": "nystrom_kpca",
+                "params": {},
+                "warning_messages": {
+                    "ConvergenceWarning": "Number of distinct clusters (148) found smaller than n_clusters"
+                },
+            },
+            None,
+        ),
+        ({"status": "ok", "method_name": "kpca", "params": {}}, None),
+    ],
+)
 def test_a_stored_record_is_read_as_not_converged_from_its_warning_and_iterations(record, flag):
     assert old_iteration_limit(record).get("not_converged") == flag

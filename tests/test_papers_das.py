@@ -23,14 +23,32 @@ from kpca_bench.experiment.store import ResultStore
 CONFIGS = Path(__file__).parents[1] / "reproductions" / "das" / "configs"
 DAS_YAML = {
     "sparsity_std": {"MNIST": 0.13, "Satimage-2": 0.33},
-    "table1": {"dataset": "MNIST", "parameters": "SKPCA: L1-ratio 0.7",
-               "methods": {"SKPCA": {"f1": [0.9, 0.8], "sparsity": [3.5, 3.25]},
-                           "Wang-Tanaka": {"f1": [0.7, 0.5], "sparsity": [10.0, 100.0]}}},
+    "table1": {
+        "dataset": "MNIST",
+        "parameters": "SKPCA: L1-ratio 0.7",
+        "methods": {
+            "SKPCA": {"f1": [0.9, 0.8], "sparsity": [3.5, 3.25]},
+            "Wang-Tanaka": {"f1": [0.7, 0.5], "sparsity": [10.0, 100.0]},
+        },
+    },
 }
-PAPERS_YAML = [{"paper": "Das et al.", "source": "section V", "dataset": "MNIST", "method": method, "metric": metric,
-                "value": value, "tolerance": 0.02, "reason": "test"}
-               for method, metric, value in (("SKPCA", "auroc_mean", 0.974), ("KPCA", "auroc_mean", 0.986),
-                                             ("SKPCA", "sparsity_mean", 3.35))]
+PAPERS_YAML = [
+    {
+        "paper": "Das et al.",
+        "source": "section V",
+        "dataset": "MNIST",
+        "method": method,
+        "metric": metric,
+        "value": value,
+        "tolerance": 0.02,
+        "reason": "test",
+    }
+    for method, metric, value in (
+        ("SKPCA", "auroc_mean", 0.974),
+        ("KPCA", "auroc_mean", 0.986),
+        ("SKPCA", "sparsity_mean", 3.35),
+    )
+]
 
 
 @pytest.fixture
@@ -51,15 +69,26 @@ def config_paths(directory):
 def planned_key(config: str, entry: str, trial: int) -> str:
     """The key of the first cell of entry ``entry`` in trial ``trial`` of the Das config ``config``."""
     loaded = load_config(CONFIGS / f"{config}.yaml")
-    return next(cell.key for cell in plan_cells(loaded)
-                if loaded.methods[cell.method_index].label == entry and cell.trial == trial)
+    return next(
+        cell.key
+        for cell in plan_cells(loaded)
+        if loaded.methods[cell.method_index].label == entry and cell.trial == trial
+    )
 
 
 def record(entry, trial, f1_by_rule=None, status="ok", method=None, config="mnist", key=None):
-    fields = {"key": key or planned_key(config, entry, trial), "entry": entry, "method": method or entry,
-              "trial": trial, "status": status}
-    return fields if f1_by_rule is None else {**fields, "f1_by_rule": dict(zip(
-        ("train_quantile", "test_prior", "test_oracle"), f1_by_rule))}
+    fields = {
+        "key": key or planned_key(config, entry, trial),
+        "entry": entry,
+        "method": method or entry,
+        "trial": trial,
+        "status": status,
+    }
+    return (
+        fields
+        if f1_by_rule is None
+        else {**fields, "f1_by_rule": dict(zip(("train_quantile", "test_prior", "test_oracle"), f1_by_rule))}
+    )
 
 
 @pytest.fixture
@@ -71,19 +100,35 @@ def results(tmp_path):
     (root.parent / "reference" / "das.yaml").write_text(yaml.safe_dump(DAS_YAML))
     (root.parent / "reference" / "numbers.yaml").write_text(yaml.safe_dump(PAPERS_YAML))
     mnist = ResultStore(root / "mnist")
-    for item in (record("SKPCA", 0, (0.90, 0.92, 0.95)), record("SKPCA", 1, (0.80, 0.84, 0.85)),
-                 record("KPCA", 0, (0.70, 0.75, 0.80)),
-                 record("KPCA", 1, status="failed"),                                      # no F1: left out
-                 record("SKPCA sweep", 0, (0.1, 0.1, 0.1), method="SKPCA sweep l1_ratio=0.15"),  # not a main method
-                 record("SKPCA", 0, (0.0, 0.0, 0.0), key="0123456789abcdef")):  # of no cell the config plans
+    for item in (
+        record("SKPCA", 0, (0.90, 0.92, 0.95)),
+        record("SKPCA", 1, (0.80, 0.84, 0.85)),
+        record("KPCA", 0, (0.70, 0.75, 0.80)),
+        record("KPCA", 1, status="failed"),  # no F1: left out
+        record("SKPCA sweep", 0, (0.1, 0.1, 0.1), method="SKPCA sweep l1_ratio=0.15"),  # not a main method
+        record("SKPCA", 0, (0.0, 0.0, 0.0), key="0123456789abcdef"),
+    ):  # of no cell the config plans
         mnist.append(item)
-    pd.DataFrame({"method": ["SKPCA", "SKPCA", "Wang-Tanaka", "KPCA"], "trial": [0, 1, 0, 0],
-                  "status": ["ok", "ok", "ok", "ok"], "f1": [0.96, 0.94, 0.86, 0.95],
-                  "sparsity": [1.8, 1.7, 0.0, 100.0], "threshold_rule": "train_quantile"}
-                 ).to_csv(root / "mnist" / "trials.csv", index=False)
-    pd.DataFrame({"method": ["SKPCA", "KPCA"], "auroc_mean": [0.990, 0.991], "sparsity_mean": [1.75, 100.0],
-                  "sparsity_std": [0.07, 0.0], "trials": [2, 1], "f1_mean": [0.95, 0.95]}
-                 ).to_csv(root / "mnist" / "summary.csv", index=False)
+    pd.DataFrame(
+        {
+            "method": ["SKPCA", "SKPCA", "Wang-Tanaka", "KPCA"],
+            "trial": [0, 1, 0, 0],
+            "status": ["ok", "ok", "ok", "ok"],
+            "f1": [0.96, 0.94, 0.86, 0.95],
+            "sparsity": [1.8, 1.7, 0.0, 100.0],
+            "threshold_rule": "train_quantile",
+        }
+    ).to_csv(root / "mnist" / "trials.csv", index=False)
+    pd.DataFrame(
+        {
+            "method": ["SKPCA", "KPCA"],
+            "auroc_mean": [0.990, 0.991],
+            "sparsity_mean": [1.75, 100.0],
+            "sparsity_std": [0.07, 0.0],
+            "trials": [2, 1],
+            "f1_mean": [0.95, 0.95],
+        }
+    ).to_csv(root / "mnist" / "summary.csv", index=False)
     ResultStore(root / "satimage2").append(record("SKPCA", 0, config="satimage2"))
     return root
 
@@ -91,13 +136,17 @@ def results(tmp_path):
 def test_configs_come_in_the_papers_order_with_their_datasets_and_leave_out_stand_ins(config_dir):
     references = [{**PAPERS_YAML[0], "dataset": dataset} for dataset in ("MNIST", "Satimage-2", "ETH-80")]
     assert [(c.name, c.reference.dataset) for c in das_configs(config_paths(config_dir), references)] == [
-        ("mnist", "MNIST"), ("satimage2", "Satimage-2"), ("eth80", "ETH-80")]
+        ("mnist", "MNIST"),
+        ("satimage2", "Satimage-2"),
+        ("eth80", "ETH-80"),
+    ]
 
 
 def test_analyse_writes_the_reports_tables_from_records_and_reference_files(results, config_dir):
     report = results / "das_report.md"
-    report.write_text("# notes kept\n\n<!-- das-report:generated:start -->\nSTALE\n"
-                      "<!-- das-report:generated:end -->\n\nprose kept\n")
+    report.write_text(
+        "# notes kept\n\n<!-- das-report:generated:start -->\nSTALE\n<!-- das-report:generated:end -->\n\nprose kept\n"
+    )
     written = analyse(results, config_paths(config_dir))
     assert written == [results / "mnist" / "f1_box_das.png", results / "mnist" / "table1.md", report]
     assert (results / "mnist" / "f1_box_das.png").stat().st_size > 0
@@ -108,9 +157,11 @@ def test_analyse_writes_the_reports_tables_from_records_and_reference_files(resu
     assert "| MNIST | 2 | 3.35 ± 0.13 | 1.75 ± 0.07 | – | – | 0.950 | 0.950 |" in text
     assert "| ETH-80 | – | – | not run |" in text
     # Threshold rules: mean over each main method's finished records of planned cells, in the paper's method order.
-    rules = text[text.index("## F1 under each threshold rule"):]
-    assert "| MNIST | SKPCA | 2 | 0.95 | 0.850 | 0.880 | 0.900 |\n| MNIST | KPCA | 1 | 0.95 | 0.700 | 0.750 | 0.800 |" \
+    rules = text[text.index("## F1 under each threshold rule") :]
+    assert (
+        "| MNIST | SKPCA | 2 | 0.95 | 0.850 | 0.880 | 0.900 |\n| MNIST | KPCA | 1 | 0.95 | 0.700 | 0.750 | 0.800 |"
         in rules
+    )
     assert "sweep" not in rules
     assert "| Satimage-2 | not recorded: re-run the config |" in rules
     assert "| ETH-80 | not run |" in rules
@@ -131,11 +182,18 @@ def test_a_wang_tanaka_model_without_components_is_marked_in_every_das_table(res
     trials = pd.read_csv(results / "mnist" / "trials.csv")
     trials["degenerate"] = ["", "", "no components: 15 of 15 empty", ""]
     trials.to_csv(results / "mnist" / "trials.csv", index=False)
-    pd.DataFrame({"method": ["SKPCA", "KPCA", "Wang-Tanaka"], "auroc_mean": [0.990, 0.991, 0.960],
-                  "sparsity_mean": [1.75, 100.0, 0.0], "sparsity_std": [0.07, 0.0, 0.0], "trials": [2, 1, 1],
-                  "f1_mean": [0.95, 0.95, 0.86], "degenerate": [0, 0, 1],
-                  "degenerate_reason": ["", "", "no components: 15 of 15 empty"]}
-                 ).to_csv(results / "mnist" / "summary.csv", index=False)
+    pd.DataFrame(
+        {
+            "method": ["SKPCA", "KPCA", "Wang-Tanaka"],
+            "auroc_mean": [0.990, 0.991, 0.960],
+            "sparsity_mean": [1.75, 100.0, 0.0],
+            "sparsity_std": [0.07, 0.0, 0.0],
+            "trials": [2, 1, 1],
+            "f1_mean": [0.95, 0.95, 0.86],
+            "degenerate": [0, 0, 1],
+            "degenerate_reason": ["", "", "no components: 15 of 15 empty"],
+        }
+    ).to_csv(results / "mnist" / "summary.csv", index=False)
     ResultStore(results / "mnist").append(record("Wang-Tanaka", 0, (0.86, 0.90, 0.91)))
     analyse(results, config_paths(config_dir))
     table1 = (results / "mnist" / "table1.md").read_text()
@@ -153,13 +211,16 @@ def write_das_yaml(results, text):
     (results.parent / "reference" / "das.yaml").write_text(text)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda raw: raw.pop("sparsity_std"), "exactly the keys sparsity_std, table1"),
-    (lambda raw: raw["sparsity_std"].update({"MNIST": "wide"}), "sparsity_std.MNIST must be a number"),
-    (lambda raw: raw["table1"]["methods"]["SKPCA"].pop("f1"), "table1.methods.SKPCA must have exactly the keys"),
-    (lambda raw: raw["table1"]["methods"]["SKPCA"]["f1"].append(0.9), "one value per trial"),
-    (lambda raw: raw["table1"].update(methods=[]), "table1.methods must map method labels"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda raw: raw.pop("sparsity_std"), "exactly the keys sparsity_std, table1"),
+        (lambda raw: raw["sparsity_std"].update({"MNIST": "wide"}), "sparsity_std.MNIST must be a number"),
+        (lambda raw: raw["table1"]["methods"]["SKPCA"].pop("f1"), "table1.methods.SKPCA must have exactly the keys"),
+        (lambda raw: raw["table1"]["methods"]["SKPCA"]["f1"].append(0.9), "one value per trial"),
+        (lambda raw: raw["table1"].update(methods=[]), "table1.methods must map method labels"),
+    ],
+)
 def test_a_malformed_das_yaml_is_one_line_naming_the_file(results, change, message):
     raw = yaml.safe_load(yaml.safe_dump(DAS_YAML))
     change(raw)
@@ -227,8 +288,14 @@ def tiny_config(path: Path) -> Path:
     """MNIST's config shrunk to scikit-learn's digits: same methods, sweeps on one trial."""
     raw = yaml.safe_load((CONFIGS / "mnist.yaml").read_text())
     raw.pop("profiles")
-    raw["dataset"] = {"name": "digits", "inliers": [0], "outliers": list(range(1, 10)), "train_inliers": 60,
-                      "test_inliers": 40, "test_outliers": 40}
+    raw["dataset"] = {
+        "name": "digits",
+        "inliers": [0],
+        "outliers": list(range(1, 10)),
+        "train_inliers": 60,
+        "test_inliers": 40,
+        "test_outliers": 40,
+    }
     raw["trials"] = 2
     for method in raw["methods"]:
         method["params"]["n_components"] = 5
@@ -275,27 +342,48 @@ def test_consistency_check_flags_a_paper_auroc_beyond_every_split_of_the_headlin
     root = tmp_path / "results"
     root.mkdir(parents=True)
     (root.parent / "reference").mkdir()
-    (root.parent / "reference" / "numbers.yaml").write_text(yaml.safe_dump(
-        [{"paper": "Das et al.", "source": "section V", "dataset": "Satimage-2", "method": method,
-          "metric": "auroc_mean", "value": value, "tolerance": 0.04, "reason": "test"}
-         for method, value in (("KPCA", 0.958), ("Naive thresholding", 0.96), ("SKPCA", 0.99))]))
-    keys = {(config.name, config.methods[cell.method_index].label, cell.trial): cell.key
-            for config in map(load_config, (configs / "satimage2.yaml", configs / "variants" / "satimage2_converge.yaml"))
-            for cell in plan_cells(config)}
-    for directory, entry, trial, auroc in (("satimage2", "KPCA", 0, 0.999), ("satimage2", "KPCA", 1, 0.9985),
-                                           ("satimage2", "Naive thresholding", 0, 0.99),
-                                           ("satimage2_converge", "Naive thresholding", 0, 0.95),
-                                           ("satimage2", "SKPCA", 0, 0.995), ("satimage2", "SKPCA sweep", 0, 0.5)):
-        ResultStore(root / directory).append({**record(entry, trial), "key": keys[directory, entry, trial], "auroc": auroc})
+    (root.parent / "reference" / "numbers.yaml").write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "paper": "Das et al.",
+                    "source": "section V",
+                    "dataset": "Satimage-2",
+                    "method": method,
+                    "metric": "auroc_mean",
+                    "value": value,
+                    "tolerance": 0.04,
+                    "reason": "test",
+                }
+                for method, value in (("KPCA", 0.958), ("Naive thresholding", 0.96), ("SKPCA", 0.99))
+            ]
+        )
+    )
+    keys = {
+        (config.name, config.methods[cell.method_index].label, cell.trial): cell.key
+        for config in map(load_config, (configs / "satimage2.yaml", configs / "variants" / "satimage2_converge.yaml"))
+        for cell in plan_cells(config)
+    }
+    for directory, entry, trial, auroc in (
+        ("satimage2", "KPCA", 0, 0.999),
+        ("satimage2", "KPCA", 1, 0.9985),
+        ("satimage2", "Naive thresholding", 0, 0.99),
+        ("satimage2_converge", "Naive thresholding", 0, 0.95),
+        ("satimage2", "SKPCA", 0, 0.995),
+        ("satimage2", "SKPCA sweep", 0, 0.5),
+    ):
+        ResultStore(root / directory).append(
+            {**record(entry, trial), "key": keys[directory, entry, trial], "auroc": auroc}
+        )
     # a cell the config no longer plans (its setting changed since) is left out
     ResultStore(root / "satimage2").append({**record("KPCA", 2), "key": "superseded", "auroc": 0.9})
     analyse(root, [configs / "satimage2.yaml"])
     frame = pd.read_csv(root / "das_consistency.csv").set_index("method")
-    assert frame.loc["KPCA", "inconsistent"]   # 0.958 + 0.04 < 0.9985
+    assert frame.loc["KPCA", "inconsistent"]  # 0.958 + 0.04 < 0.9985
     assert frame.loc["KPCA", "margin"] == pytest.approx(0.9985 - 0.998)
     assert frame.loc["KPCA", "splits"] == 2 and frame.loc["KPCA", "readings"] == "satimage2"
     # the variant's split (0.95) reaches below the paper's 0.96: some reading gives it
     assert not frame.loc["Naive thresholding", "inconsistent"]
     assert frame.loc["Naive thresholding", "readings"] == "satimage2, satimage2_converge"
-    assert not frame.loc["SKPCA", "inconsistent"]   # below its one split, but within tolerance of it
+    assert not frame.loc["SKPCA", "inconsistent"]  # below its one split, but within tolerance of it
     assert "SKPCA sweep" not in frame.index and "**yes**" in (root / "das_consistency.md").read_text()

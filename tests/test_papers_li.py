@@ -16,27 +16,51 @@ from reproductions.li import REPRODUCTION, figure3, tables
 def sweep_config(name: str, reference: dict | None) -> dict:
     config = {
         "name": name,
-        "dataset": {"name": "digits", "inliers": [0], "outliers": [1], "train_inliers": 40, "test_inliers": 20,
-                    "test_outliers": 20},
+        "dataset": {
+            "name": "digits",
+            "inliers": [0],
+            "outliers": [1],
+            "train_inliers": 40,
+            "test_inliers": 20,
+            "test_outliers": 20,
+        },
         "protocol": {"name": "novelty_sweep", "nu": [0.1, 0.5]},
         "trials": 3,
-        "methods": [{"name": "kpca", "label": "MD", "score": "mahalanobis", "params": {"kernel": "rbf"},
-                     "grid": {"sigma": [20, 40]}}],
+        "methods": [
+            {
+                "name": "kpca",
+                "label": "MD",
+                "score": "mahalanobis",
+                "params": {"kernel": "rbf"},
+                "grid": {"sigma": [20, 40]},
+            }
+        ],
         "output": {"figures": []},
     }
     return {**config, "reference": reference} if reference else config
 
 
 def reference(dataset: str, source: str, metric: str, value: float, tolerance: float) -> dict:
-    return {"paper": "Li et al.", "source": source, "dataset": dataset, "method": "MD", "metric": metric,
-            "value": value, "tolerance": tolerance, "reason": "test"}
+    return {
+        "paper": "Li et al.",
+        "source": source,
+        "dataset": dataset,
+        "method": "MD",
+        "metric": metric,
+        "value": value,
+        "tolerance": tolerance,
+        "reason": "test",
+    }
 
 
 def write_statistics(directory: Path, best: list[float], minimum: list[float]) -> None:
     """``sweep_statistics.csv`` of one run: the best and min AUROC of MD per trial."""
     directory.mkdir(parents=True, exist_ok=True)
-    rows = [{"entry": "MD", "trial": trial, "statistic": statistic, "auroc": value, "n_settings": 4}
-            for statistic, values in (("best", best), ("min", minimum)) for trial, value in enumerate(values)]
+    rows = [
+        {"entry": "MD", "trial": trial, "statistic": statistic, "auroc": value, "n_settings": 4}
+        for statistic, values in (("best", best), ("min", minimum))
+        for trial, value in enumerate(values)
+    ]
     pd.DataFrame(rows).to_csv(directory / "sweep_statistics.csv", index=False)
 
 
@@ -46,32 +70,43 @@ def tree(tmp_path) -> tuple[Path, Path]:
     reference; the paper's numbers of both datasets; statistics of every run."""
     configs, results = tmp_path / "configs", tmp_path / "results"
     configs.mkdir()
-    for name, ref in [("li_a", {"paper": "Li et al.", "dataset": "Beta"}),
-                      ("li_b", {"paper": "Li et al.", "dataset": "Alpha"}),
-                      ("li_c", None)]:
+    for name, ref in [
+        ("li_a", {"paper": "Li et al.", "dataset": "Beta"}),
+        ("li_b", {"paper": "Li et al.", "dataset": "Alpha"}),
+        ("li_c", None),
+    ]:
         (configs / f"{name}.yaml").write_text(yaml.safe_dump(sweep_config(name, ref)))
         write_statistics(results / name, best=[0.6, 0.7, 0.8], minimum=[0.1, 0.2, 0.3])
     (results / "li_b" / "sweep_statistics.csv").unlink()
     write_statistics(results / "li_b", best=[0.70, 0.90, 0.80], minimum=[0.3, 0.2, 0.4])
     (results.parent / "reference").mkdir()
-    entries = [reference("Alpha", "Table I", "auroc_best", 0.75, 0.04),
-               reference("Alpha", "Table I", "auroc_min", 0.3, 0.1),
-               reference("Beta", "Table II", "auroc_min", 0.15, 0.5)]
+    entries = [
+        reference("Alpha", "Table I", "auroc_best", 0.75, 0.04),
+        reference("Alpha", "Table I", "auroc_min", 0.3, 0.1),
+        reference("Beta", "Table II", "auroc_min", 0.15, 0.5),
+    ]
     (results.parent / "reference" / "numbers.yaml").write_text(yaml.safe_dump(entries))
     return configs, results
 
 
 def test_configs_are_the_papers_in_its_table_order(tree):
     configs, results = tree
-    chosen = tables.li_configs(replace(REPRODUCTION, folder=configs.parent).config_paths(), tables.references_of(replace(REPRODUCTION, folder=configs.parent).config_paths()))
+    chosen = tables.li_configs(
+        replace(REPRODUCTION, folder=configs.parent).config_paths(),
+        tables.references_of(replace(REPRODUCTION, folder=configs.parent).config_paths()),
+    )
     assert [config.name for config in chosen] == ["li_b", "li_a"]  # Alpha (Table I) before Beta (Table II)
 
 
 def test_frame_puts_the_papers_number_beside_ours_on_split_0_and_over_the_splits(tree):
     configs, results = tree
     frame = tables.comparison_frame(results, replace(REPRODUCTION, folder=configs.parent).config_paths())
-    assert list(zip(frame["dataset"], frame["statistic"])) == [("Alpha", "best"), ("Alpha", "min"),
-                                                               ("Beta", "best"), ("Beta", "min")]
+    assert list(zip(frame["dataset"], frame["statistic"])) == [
+        ("Alpha", "best"),
+        ("Alpha", "min"),
+        ("Beta", "best"),
+        ("Beta", "min"),
+    ]
     best = frame.iloc[0]
     assert best["table"] == "Table I" and best["paper"] == 0.75 and best["splits"] == 3
     assert best["ours_split0"] == 0.70 and best["ours_median"] == 0.80
@@ -95,7 +130,9 @@ def test_markdown_flags_differences_beyond_the_tolerance(tree):
 def test_configs_without_runs_are_left_out(tree):
     configs, results = tree
     (results / "li_a" / "sweep_statistics.csv").unlink()
-    assert set(tables.comparison_frame(results, replace(REPRODUCTION, folder=configs.parent).config_paths())["dataset"]) == {"Alpha"}
+    assert set(
+        tables.comparison_frame(results, replace(REPRODUCTION, folder=configs.parent).config_paths())["dataset"]
+    ) == {"Alpha"}
     (results / "li_b" / "sweep_statistics.csv").unlink()
     assert tables.comparison_frame(results, replace(REPRODUCTION, folder=configs.parent).config_paths()).empty
 
@@ -113,13 +150,19 @@ def test_consistency_check_flags_a_best_below_every_splits_bound_and_a_min_above
     from reproductions.li.consistency import at_setting, check_rows
 
     # two splits x two kernel parameters; column 0 is the checked setting (RE's p = 1)
-    frame = pd.DataFrame({"trial": [0, 0, 1, 1], "kernel_param": [0.1, 0.2, 0.1, 0.2],
-                          "aurocs": [np.array([0.70, 0.9]), np.array([0.80, 0.2]),
-                                     np.array([0.75, 0.5]), np.array([0.65, 0.6])]})
+    frame = pd.DataFrame(
+        {
+            "trial": [0, 0, 1, 1],
+            "kernel_param": [0.1, 0.2, 0.1, 0.2],
+            "aurocs": [np.array([0.70, 0.9]), np.array([0.80, 0.2]), np.array([0.75, 0.5]), np.array([0.65, 0.6])],
+        }
+    )
     splits = at_setting(frame, 0)
     assert splits["bound"].tolist() == [0.80, 0.75] and splits["floor"].tolist() == [0.70, 0.65]
-    refs = {("RE", "auroc_best"): {"value": 0.60, "tolerance": 0.1}, ("RE", "auroc_median"): {"value": 0.3,
-                                                                                             "tolerance": 0.1}}
+    refs = {
+        ("RE", "auroc_best"): {"value": 0.60, "tolerance": 0.1},
+        ("RE", "auroc_median"): {"value": 0.3, "tolerance": 0.1},
+    }
     rows = {r["metric"]: r for r in check_rows("li_x", "RE", splits, refs, "p = 1")}
     assert rows["auroc_best"]["inconsistent"] and rows["auroc_best"]["beyond_tolerance"]
     assert rows["auroc_best"]["basis"] == "direct" and rows["auroc_median"]["basis"] == "row"

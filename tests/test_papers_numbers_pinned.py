@@ -27,8 +27,10 @@ def papers_folder() -> Path:
     folder = Path(named) if named else (Path(data[0]).parent / "papers" if data else None)
     if folder is not None and folder.is_dir():
         return folder
-    reason = (f"no papers' texts: KPCA_BENCH_PAPERS={named!r}, KPCA_BENCH_DATA={os.environ.get('KPCA_BENCH_DATA')!r}; "
-              "set KPCA_BENCH_PAPERS to the papers folder (e.g. ../shared/papers) to check numbers.yaml against them")
+    reason = (
+        f"no papers' texts: KPCA_BENCH_PAPERS={named!r}, KPCA_BENCH_DATA={os.environ.get('KPCA_BENCH_DATA')!r}; "
+        "set KPCA_BENCH_PAPERS to the papers folder (e.g. ../shared/papers) to check numbers.yaml against them"
+    )
     if os.environ.get("KPCA_BENCH_REQUIRE_DATA") == "1":
         pytest.fail(f"papers required (KPCA_BENCH_REQUIRE_DATA=1) but {reason}")
     pytest.skip(reason)
@@ -58,16 +60,25 @@ LI_COLUMNS = ("MD", "RE", "OCSVM")
 
 def li_value(text: str, entry: dict) -> float:
     table = entry["source"].split()[-1]  # "Table I" -> "I"
-    lines = table_lines(text, f"TABLE {table} ", f"In Table {table},") if table == "I" else \
-        table_lines(text, f"TABLE {table} ", "Fig. 9")
+    lines = (
+        table_lines(text, f"TABLE {table} ", f"In Table {table},")
+        if table == "I"
+        else table_lines(text, f"TABLE {table} ", "Fig. 9")
+    )
     start = next(i for i, line in enumerate(lines) if line.split("\t")[0] == entry["dataset"])
     row = lines[start + LI_ROWS.index(entry["metric"])].split("\t")[1:]
     return numbers(row[LI_COLUMNS.index(entry["method"])])[0]
 
 
 # Wang & Tanaka: Tables 3-5, a row per method, columns accuracy, precision, recall, F1 score, sparsity.
-WANG_COLUMNS = {"accuracy_mean": 0, "precision_mean": 1, "recall_mean": 2, "f1_mean": 3,
-                "sample_sparsity_mean": 4, "sv_sparsity_mean": 4}
+WANG_COLUMNS = {
+    "accuracy_mean": 0,
+    "precision_mean": 1,
+    "recall_mean": 2,
+    "f1_mean": 3,
+    "sample_sparsity_mean": 4,
+    "sv_sparsity_mean": 4,
+}
 
 
 def wang_method(cell: str) -> str:
@@ -83,8 +94,13 @@ def wang_value(text: str, entry: dict) -> float:
 
 
 # Das et al.: section V, a paragraph per dataset; Table I, the F1 of 10 trials.
-DAS_PARAGRAPHS = {"MNIST": "MNIST:", "Fashion-MNIST": "Fashion MNIST:", "Satimage-2": "Satimage2:",
-                  "ETH-80": "ETH-80:", "Internet Ads": "Internet Ads:"}
+DAS_PARAGRAPHS = {
+    "MNIST": "MNIST:",
+    "Fashion-MNIST": "Fashion MNIST:",
+    "Satimage-2": "Satimage2:",
+    "ETH-80": "ETH-80:",
+    "Internet Ads": "Internet Ads:",
+}
 DAS_AUROC_ORDER = ("SKPCA", "KPCA", "Wang-Tanaka", "Naive thresholding")
 
 
@@ -93,7 +109,7 @@ def das_value(text: str, entry: dict) -> float:
         rows = [line.split("\t") for line in table_lines(text, "Trial No.", "TABLE I:")[2:] if line.strip()]
         return round(sum(float(row[1]) for row in rows) / len(rows), 4)
     start = text.index("\n" + DAS_PARAGRAPHS[entry["dataset"]])
-    paragraph = text[start:text.index(" respectively.", text.index("AUROC", start))]
+    paragraph = text[start : text.index(" respectively.", text.index("AUROC", start))]
     if entry["metric"] == "sparsity_mean":
         return float(re.search(rf"sparsity for the 10 trials were ({NUMBER})%", paragraph).group(1))
     aurocs = re.search(rf"were ({NUMBER}), ({NUMBER}), ({NUMBER}) and ({NUMBER})$", paragraph).groups()
@@ -108,8 +124,9 @@ def sas_values(text: str, entry: dict) -> set[float]:
     start = max(i for i, line in enumerate(lines) if line.strip() == heading)
     stop = min([i for i, line in enumerate(lines) if i > start and line.strip() in headings] + [len(lines)])
     section = "\n".join(lines[start:stop])
-    return ({float(n) for n in re.findall(rf"(?<![\w.])({NUMBER})(?![\d%])", section)}
-            | {round(float(n) / 100, 6) for n in re.findall(rf"(?<![\w.])({NUMBER})\s?%", section)})
+    return {float(n) for n in re.findall(rf"(?<![\w.])({NUMBER})(?![\d%])", section)} | {
+        round(float(n) / 100, 6) for n in re.findall(rf"(?<![\w.])({NUMBER})\s?%", section)
+    }
 
 
 READERS = {"das": das_value, "li": li_value, "wang": wang_value}
@@ -127,8 +144,11 @@ def entries() -> list:
     for path in sorted(REPRODUCTIONS.glob("*/reference/numbers.yaml")):
         reproduction = path.parents[1].name
         for entry in yaml.safe_load(path.read_text()):
-            cases.append(pytest.param(reproduction, entry, id=f"{reproduction}-{entry['dataset']}-{entry['method']}-"
-                                                              f"{entry['metric']}"))
+            cases.append(
+                pytest.param(
+                    reproduction, entry, id=f"{reproduction}-{entry['dataset']}-{entry['method']}-{entry['metric']}"
+                )
+            )
     return cases
 
 
@@ -142,8 +162,10 @@ def test_every_reproduction_with_numbers_has_its_paper_here():
 @pytest.mark.parametrize("reproduction, entry", ENTRIES)
 def test_the_value_is_the_papers(reproduction, entry):
     text = paper_text(papers_folder(), reproduction)
-    assert pinned(text, reproduction, entry), (f"{entry['value']} is not in {entry['source']} of the paper "
-                                               f"({entry['dataset']}, {entry['method']}, {entry['metric']})")
+    assert pinned(text, reproduction, entry), (
+        f"{entry['value']} is not in {entry['source']} of the paper "
+        f"({entry['dataset']}, {entry['method']}, {entry['metric']})"
+    )
 
 
 @pytest.mark.parametrize("reproduction", sorted(PAPER_FILES))

@@ -24,9 +24,10 @@ VISUALIZATION = {
     "protocol": {"name": "classification", "train_size": 20, "test_size": 10, "classifier": "lda", "scores": 2},
     "trials": 2,
     "seed": 0,
-    "methods": [{"name": "kpca", "label": "KPCA (2 scores) + LDA", "params": {"n_components": 2, "kernel": "rbf"}},
-                {"name": "kpca", "label": "PCA (2 scores) + LDA",
-                 "params": {"n_components": 2, "kernel": "linear"}}],
+    "methods": [
+        {"name": "kpca", "label": "KPCA (2 scores) + LDA", "params": {"n_components": 2, "kernel": "rbf"}},
+        {"name": "kpca", "label": "PCA (2 scores) + LDA", "params": {"n_components": 2, "kernel": "linear"}},
+    ],
     "output": {"figures": []},
 }
 
@@ -46,9 +47,15 @@ def tree(tmp_path) -> tuple[Path, Path]:
     config = load_config(configs / CONFIG)
     store = ResultStore(experiment_directory(config, results))
     for cell in plan_cells(config):
-        store.append({"key": cell.key, "trial": cell.trial, "status": "ok",
-                      "component_scores": scores_of(cell.trial, cell.method_index).tolist(),
-                      "score_classes": ["a", "b", "c"] * 10})
+        store.append(
+            {
+                "key": cell.key,
+                "trial": cell.trial,
+                "status": "ok",
+                "component_scores": scores_of(cell.trial, cell.method_index).tolist(),
+                "score_classes": ["a", "b", "c"] * 10,
+            }
+        )
     return configs, results
 
 

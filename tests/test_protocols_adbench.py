@@ -24,8 +24,13 @@ def toy(n_in=900, n_out=100, seed=0) -> Dataset:
 
 def method(name: str, **params) -> Method:
     spec = METHODS[name]
-    return Method(label=name, name=name, estimator=spec.build(params, random_state=0), subspace=spec.subspace,
-                  score="reconstruction_error" if spec.subspace else None)
+    return Method(
+        label=name,
+        name=name,
+        estimator=spec.build(params, random_state=0),
+        subspace=spec.subspace,
+        score="reconstruction_error" if spec.subspace else None,
+    )
 
 
 def test_stratified_70_30_split_scaled_on_the_training_part():
@@ -66,8 +71,15 @@ def test_clean_variant_fits_on_inliers_only():
     assert split.is_outlier.sum() == 30
 
 
-@pytest.mark.parametrize("raw, key", [({"test_size": 1.5}, "test_size"), ({"max_train": 3}, "max_train"),
-                                      ({"subsample": "all"}, "subsample"), ({"train_on": "clean"}, "train_on")])
+@pytest.mark.parametrize(
+    "raw, key",
+    [
+        ({"test_size": 1.5}, "test_size"),
+        ({"max_train": 3}, "max_train"),
+        ({"subsample": "all"}, "subsample"),
+        ({"train_on": "clean"}, "train_on"),
+    ],
+)
 def test_bad_options_are_reported(raw, key):
     problems = Problems()
     parse_options(raw, ThresholdConfig(), problems)

@@ -36,8 +36,11 @@ CONFIG = {
     "methods": [
         {"name": "kpca", "label": "KPCA + LDA", "params": {"n_components": 8, "kernel": "rbf", "sigma": 2.0}},
         {"name": "kpca", "label": "PCA + LDA", "params": {"n_components": 8, "kernel": "linear"}},
-        {"name": "nystrom_kpca", "label": "Nystrom + LDA",
-         "params": {"n_components": 8, "n_landmarks": 20, "kernel": "rbf", "sigma": 2.0}},
+        {
+            "name": "nystrom_kpca",
+            "label": "Nystrom + LDA",
+            "params": {"n_components": 8, "n_landmarks": 20, "kernel": "rbf", "sigma": 2.0},
+        },
     ],
     "output": {"figures": []},
 }
@@ -70,9 +73,18 @@ def test_lda_on_components_end_to_end(tmp_path):
 
 
 def test_svm_with_a_cross_validated_grid_search(tmp_path):
-    config = {**CONFIG, "name": "digits_svm", "trials": 1, "methods": CONFIG["methods"][:1],
-              "protocol": {**CONFIG["protocol"], "classifier": {"name": "svm", "params": {"kernel": "linear"}},
-                           "search": {"classifier__C": [0.01, 1.0], "features__n_components": [4, 8]}, "cv": 3}}
+    config = {
+        **CONFIG,
+        "name": "digits_svm",
+        "trials": 1,
+        "methods": CONFIG["methods"][:1],
+        "protocol": {
+            **CONFIG["protocol"],
+            "classifier": {"name": "svm", "params": {"kernel": "linear"}},
+            "search": {"classifier__C": [0.01, 1.0], "features__n_components": [4, 8]},
+            "cv": 3,
+        },
+    }
     trials = pd.read_csv(run(tmp_path, config) / "trials.csv")
     assert trials.loc[0, "best__classifier__C"] in (0.01, 1.0)
     assert trials.loc[0, "best__features__n_components"] in (4, 8)
@@ -108,14 +120,17 @@ def test_all_scaling_rows_fit_the_scaling_on_training_and_test_rows():
     assert both.min() == 0 and both.max() == 1 and split.X_train.max() <= 1
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"protocol": {"name": "classification"}}, "protocol.train_size: missing"),
-    ({"protocol": {"name": "classification", "train_size": 150, "classifier": "forest"}}, "unknown classifier"),
-    ({"protocol": {"name": "classification", "train_size": 150, "search": {"C": [1]}}}, "protocol.search"),
-    ({"protocol": {"name": "classification", "train_size": 150, "stratify": "no"}}, "protocol.stratify: must be"),
-    ({"methods": [{"name": "ocsvm", "label": "OCSVM"}]}, "methods.0..name: ocsvm is not a kernel-PCA variant"),
-    ({"methods": [{"name": "kpca", "label": "K", "params": {"n_components": 200}}]}, "use at most 149"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"protocol": {"name": "classification"}}, "protocol.train_size: missing"),
+        ({"protocol": {"name": "classification", "train_size": 150, "classifier": "forest"}}, "unknown classifier"),
+        ({"protocol": {"name": "classification", "train_size": 150, "search": {"C": [1]}}}, "protocol.search"),
+        ({"protocol": {"name": "classification", "train_size": 150, "stratify": "no"}}, "protocol.stratify: must be"),
+        ({"methods": [{"name": "ocsvm", "label": "OCSVM"}]}, "methods.0..name: ocsvm is not a kernel-PCA variant"),
+        ({"methods": [{"name": "kpca", "label": "K", "params": {"n_components": 200}}]}, "use at most 149"),
+    ],
+)
 def test_bad_options_fail_when_the_config_loads(change, message):
     with pytest.raises(ConfigError, match=message):
         parse_config({**CONFIG, **change})

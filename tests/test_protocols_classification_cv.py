@@ -14,8 +14,13 @@ from kpca_bench.methods import KernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.protocols.base import ThresholdConfig
 from kpca_bench.protocols.classification import Classifier
-from kpca_bench.protocols.classification_cv import (LeadingComponents, Options, make_search, parse_options,
-                                                   sparsity_shares)
+from kpca_bench.protocols.classification_cv import (
+    LeadingComponents,
+    Options,
+    make_search,
+    parse_options,
+    sparsity_shares,
+)
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.validation import Problems
 
@@ -23,18 +28,35 @@ SVM = {"classifier__C": [1.0, 10.0], "classifier__gamma": [0.1]}
 CONFIG = {
     "name": "digits_cv",
     "dataset": {"name": "digits", "scaling": "minmax"},
-    "protocol": {"name": "classification_cv", "train_size": 120, "test_size": 60, "classes": [3, 8],
-                 "classifier": "svm", "cv": 3,
-                 "search": {"SVM": SVM,
-                            "KPCA+SVM": {**SVM, "features__gamma": [0.01, 0.05], "n_components": [2, 6]},
-                            "SKPCA-l2,1+SVM": {**SVM, "n_components": [2, 4]}}},
+    "protocol": {
+        "name": "classification_cv",
+        "train_size": 120,
+        "test_size": 60,
+        "classes": [3, 8],
+        "classifier": "svm",
+        "cv": 3,
+        "search": {
+            "SVM": SVM,
+            "KPCA+SVM": {**SVM, "features__gamma": [0.01, 0.05], "n_components": [2, 6]},
+            "SKPCA-l2,1+SVM": {**SVM, "n_components": [2, 4]},
+        },
+    },
     "trials": 1,
     "methods": [
         {"name": "kpca", "label": "SVM", "params": {"n_components": 64, "kernel": "linear"}},
         {"name": "kpca", "label": "KPCA+SVM", "params": {"n_components": 6, "gamma": 0.01}},
-        {"name": "skpca_l21", "label": "SKPCA-l2,1+SVM",
-         "params": {"n_components": 4, "gamma": 0.02, "lam": 0.001, "mu21": 0.05, "max_iter": 10,
-                    "max_outer_iter": 3}},
+        {
+            "name": "skpca_l21",
+            "label": "SKPCA-l2,1+SVM",
+            "params": {
+                "n_components": 4,
+                "gamma": 0.02,
+                "lam": 0.001,
+                "mu21": 0.05,
+                "max_iter": 10,
+                "max_outer_iter": 3,
+            },
+        },
     ],
     "output": {"figures": []},
 }
@@ -55,7 +77,7 @@ def trials(tmp_path_factory):
 def test_search_end_to_end(trials):
     assert set(trials["status"]) == {"ok"}
     assert (trials["accuracy"] > 0.85).all()
-    assert trials.loc["KPCA+SVM", "best__leading__n_components"] in (2, 6)     # sliced from one 6-PC fit
+    assert trials.loc["KPCA+SVM", "best__leading__n_components"] in (2, 6)  # sliced from one 6-PC fit
     assert trials.loc["KPCA+SVM", "n_candidates"] == 2 * 2 * 2
     assert trials.loc["SKPCA-l2,1+SVM", "best__features__n_components"] in (2, 4)  # l2,1: a fit per count
     assert trials.loc["SVM", "n_components"] == 64
@@ -67,7 +89,9 @@ def test_sparsity_definitions(trials):
     # KPCA (and the linear isometry of the SVM row) use every training sample
     assert trials.loc["SVM", "sample_sparsity"] == 0 and trials.loc["KPCA+SVM", "sample_sparsity"] == 0
     # l2,1 drops whole rows: unused samples = zero coefficients
-    assert trials.loc["SKPCA-l2,1+SVM", "sample_sparsity"] == pytest.approx(trials.loc["SKPCA-l2,1+SVM", "coef_sparsity"])
+    assert trials.loc["SKPCA-l2,1+SVM", "sample_sparsity"] == pytest.approx(
+        trials.loc["SKPCA-l2,1+SVM", "coef_sparsity"]
+    )
     assert 0 < trials.loc["SVM", "sv_sparsity"] < 1
 
 
@@ -104,9 +128,10 @@ def test_ties_option_is_checked():
     assert problems.items == [("ties", "must be one of first, last, got 'middle'")]
 
 
-@pytest.mark.parametrize("estimator", [KernelPCA(6, gamma=0.5),
-                                       L1SparseKernelPCA(6, gamma=0.5, lam=0.01, lam1=0.002, max_iter=20,
-                                                         max_outer_iter=5)])
+@pytest.mark.parametrize(
+    "estimator",
+    [KernelPCA(6, gamma=0.5), L1SparseKernelPCA(6, gamma=0.5, lam=0.01, lam1=0.002, max_iter=20, max_outer_iter=5)],
+)
 def test_leading_components_equal_a_smaller_fit(estimator):
     """The caching of the search rests on this: KPCA and SKPCA-l1 (sequential) are nested in n_components."""
     X = np.random.default_rng(1).uniform(size=(40, 3))

@@ -37,10 +37,23 @@ def test_each_scales_the_training_and_the_test_rows_on_themselves():
 def test_the_novelty_split_divides_by_the_standard_deviation_of_all_its_rows():
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(0, 1, (30, 3)), rng.normal(0, 5, (10, 3))]
-    dataset = Dataset(name="toy", X=X, y=np.r_[np.zeros(30), np.ones(10)], feature_kinds=(NUMERIC,) * 3,
-                      provenance=Provenance(source="test"))
-    data = DatasetConfig(name="toy", scaling="standard", scaling_rows="all", inliers=(0.0,), outliers=(1.0,),
-                         train_inliers=20, test_inliers=10, test_outliers=10)
+    dataset = Dataset(
+        name="toy",
+        X=X,
+        y=np.r_[np.zeros(30), np.ones(10)],
+        feature_kinds=(NUMERIC,) * 3,
+        provenance=Provenance(source="test"),
+    )
+    data = DatasetConfig(
+        name="toy",
+        scaling="standard",
+        scaling_rows="all",
+        inliers=(0.0,),
+        outliers=(1.0,),
+        train_inliers=20,
+        test_inliers=10,
+        test_outliers=10,
+    )
     split = novelty_split(dataset, data, None, seed=1)
     assert_allclose(np.vstack([split.X_train, split.X_test]).std(axis=0), 1.0)
     assert split.X_train.std(axis=0).max() < 0.8
@@ -54,8 +67,9 @@ def _ordered_toy():
 
 
 def test_file_order_takes_the_first_rows_of_each_class_in_every_trial():
-    data = DatasetConfig(name="toy", inliers=(0.0,), outliers=(1.0,), train_inliers=5, test_inliers=3,
-                         test_outliers=4, draw="file_order")
+    data = DatasetConfig(
+        name="toy", inliers=(0.0,), outliers=(1.0,), train_inliers=5, test_inliers=3, test_outliers=4, draw="file_order"
+    )
     for seed in (1, 2):
         split = novelty_split(_ordered_toy(), data, None, seed=seed)
         assert split.X_train[:, 0].tolist() == [0, 1, 2, 4, 5]
@@ -89,9 +103,21 @@ def test_first_outliers_draws_the_inliers_as_random_and_takes_the_first_outliers
 
 
 def test_draw_is_in_the_cell_key():
-    config = parse_config({"name": "toy", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                      "train_inliers": 20, "test_inliers": 10, "test_outliers": 10},
-                           "trials": 2, "methods": [{"name": "knn"}]})
+    config = parse_config(
+        {
+            "name": "toy",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 20,
+                "test_inliers": 10,
+                "test_outliers": 10,
+            },
+            "trials": 2,
+            "methods": [{"name": "knn"}],
+        }
+    )
     keys = {cell.key for cell in plan_cells(config)}
     drawn = replace(config, dataset=replace(config.dataset, draw="first_outliers"))
     assert keys.isdisjoint(cell.key for cell in plan_cells(drawn))

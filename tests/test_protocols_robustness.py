@@ -43,12 +43,14 @@ def test_linear_kernel_fitted_on_clean_data_gives_pca_explained_variance_ratio()
     clean, _ = parabola_in_10d(0)
     clean += np.random.default_rng(1).normal(scale=0.1, size=clean.shape)  # full rank
     model = KernelPCA(3, kernel="linear").fit(clean)
-    assert_allclose(explained_variation(model, clean),
-                    PCA(n_components=3).fit(clean).explained_variance_ratio_.sum(), rtol=1e-10)
+    assert_allclose(
+        explained_variation(model, clean), PCA(n_components=3).fit(clean).explained_variance_ratio_.sum(), rtol=1e-10
+    )
 
 
-@pytest.mark.parametrize("estimator", [KernelPCA(2, kernel="linear"),
-                                       L1KernelPCA(2, kernel="linear", n_restarts=2, random_state=0)])
+@pytest.mark.parametrize(
+    "estimator", [KernelPCA(2, kernel="linear"), L1KernelPCA(2, kernel="linear", n_restarts=2, random_state=0)]
+)
 def test_linear_kernel_fitted_on_corrupted_data_matches_the_primal_formula(estimator):
     clean, noisy = parabola_in_10d(1)
     model = estimator.fit(noisy)
@@ -71,12 +73,21 @@ def tiny_config(**protocol):
     raw = {
         "name": "kim_robustness_tiny",
         "dataset": {"name": "parabola", "options": {"n_samples": 200, "noise": 0.05}, "train_inliers": 60},
-        "protocol": {"name": "robustness", "corruption": [0, 0.1, 0.2], "noise_scale": 10, "ambient_dim": 5,
-                     **protocol},
+        "protocol": {
+            "name": "robustness",
+            "corruption": [0, 0.1, 0.2],
+            "noise_scale": 10,
+            "ambient_dim": 5,
+            **protocol,
+        },
         "trials": 2,
         "methods": [
-            {"name": "l1_kpca", "label": "L1", "params": {"n_components": 2, "n_restarts": 1},
-             "grid": {"sigma": [0.5, 5.0]}},
+            {
+                "name": "l1_kpca",
+                "label": "L1",
+                "params": {"n_components": 2, "n_restarts": 1},
+                "grid": {"sigma": [0.5, 5.0]},
+            },
             {"name": "kpca", "label": "L2", "params": {"n_components": 2}, "grid": {"sigma": [0.5, 5.0]}},
         ],
         "output": {"figures": []},
@@ -99,9 +110,14 @@ def test_split_embeds_the_sample_and_nests_the_corruptions():
     assert_allclose(robustness_split(dataset, config.dataset, config.options, seed=3).noise, split.noise)
 
 
-@pytest.mark.parametrize("protocol, message", [({"corruption": [0.1, 1.5]}, "protocol.corruption"),
-                                               ({"ambient_dim": 1}, "protocol.ambient_dim"),
-                                               ({"noise_scale": 0}, "protocol.noise_scale")])
+@pytest.mark.parametrize(
+    "protocol, message",
+    [
+        ({"corruption": [0.1, 1.5]}, "protocol.corruption"),
+        ({"ambient_dim": 1}, "protocol.ambient_dim"),
+        ({"noise_scale": 0}, "protocol.noise_scale"),
+    ],
+)
 def test_bad_options_are_config_errors(protocol, message):
     with pytest.raises(ConfigError, match=message):
         config = parse_config(tiny_config(**protocol))

@@ -51,42 +51,82 @@ def test_cumulative_over_p_equals_a_refit_per_p(split, params):
 
 
 def test_sweep_aurocs_equal_per_p_detectors(split):
-    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
-                           "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
+    config = parse_config(
+        {
+            "name": "t",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 30,
+                "test_inliers": 10,
+                "test_outliers": 10,
+            },
+            "protocol": "novelty_sweep",
+            "methods": [{"name": "kpca"}],
+        }
+    )
     for score in ("reconstruction_error", "mahalanobis"):
         method = Method("KPCA", "kpca", KernelPCA(kernel="rbf", sigma=1.0), subspace=True, score=score)
         record = evaluate_sweep(method, split, config.options)
         assert record["status"] == "ok" and record["n_model_params"] == 29
         for p in (1, 4, 29):
-            refit = KernelSubspaceDetector(KernelPCA(p, kernel="rbf", sigma=1.0), outlier_score=score).fit(split.X_train)
+            refit = KernelSubspaceDetector(KernelPCA(p, kernel="rbf", sigma=1.0), outlier_score=score).fit(
+                split.X_train
+            )
             expected = roc_auc_score(split.is_outlier, -refit.score_samples(split.X_test))
             assert record["auroc_by_model_param"][p - 1] == pytest.approx(expected, abs=1e-6)
         assert record["auroc"] == max(record["auroc_by_model_param"])
-        best = KernelSubspaceDetector(KernelPCA(record["best_model_param"], kernel="rbf", sigma=1.0),
-                                      outlier_score=score).fit(split.X_train)
+        best = KernelSubspaceDetector(
+            KernelPCA(record["best_model_param"], kernel="rbf", sigma=1.0), outlier_score=score
+        ).fit(split.X_train)
         assert record["auprc"] == pytest.approx(
-            average_precision_score(split.is_outlier, -best.score_samples(split.X_test)), abs=1e-9)
+            average_precision_score(split.is_outlier, -best.score_samples(split.X_test)), abs=1e-9
+        )
 
 
 def test_rank_deficient_kernel_stops_p_at_the_rank():
     codes = np.random.default_rng(0).integers(0, 2, size=(12, 2)).astype(float)  # at most 4 distinct rows
     split = Split(X_train=codes, X_test=codes[:6], is_outlier=np.r_[np.zeros(3, bool), np.ones(3, bool)])
-    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                    "train_inliers": 12, "test_inliers": 3, "test_outliers": 3},
-                           "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
+    config = parse_config(
+        {
+            "name": "t",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 12,
+                "test_inliers": 3,
+                "test_outliers": 3,
+            },
+            "protocol": "novelty_sweep",
+            "methods": [{"name": "kpca"}],
+        }
+    )
     method = Method("KPCA", "kpca", KernelPCA(kernel="hamming", gamma=0.3), subspace=True, score="mahalanobis")
     record = evaluate_sweep(method, split, config.options)
     assert record["status"] == "ok" and record["n_model_params"] <= 3
 
 
 def test_ocsvm_sweep_equals_separate_fits(split):
-    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
-                           "protocol": {"name": "novelty_sweep", "nu": [0.05, 0.5, 0.9]},
-                           "methods": [{"name": "ocsvm_kernel"}]})
-    record = evaluate_sweep(Method("OCSVM", "ocsvm_kernel", KernelOneClassSVM(sigma=1.0), subspace=False), split,
-                            config.options)
+    config = parse_config(
+        {
+            "name": "t",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 30,
+                "test_inliers": 10,
+                "test_outliers": 10,
+            },
+            "protocol": {"name": "novelty_sweep", "nu": [0.05, 0.5, 0.9]},
+            "methods": [{"name": "ocsvm_kernel"}],
+        }
+    )
+    record = evaluate_sweep(
+        Method("OCSVM", "ocsvm_kernel", KernelOneClassSVM(sigma=1.0), subspace=False), split, config.options
+    )
     for nu, auroc in zip([0.05, 0.5, 0.9], record["auroc_by_model_param"]):
         model = KernelOneClassSVM(sigma=1.0, nu=nu).fit(split.X_train)
         assert auroc == pytest.approx(roc_auc_score(split.is_outlier, -model.score_samples(split.X_test)), abs=1e-6)
@@ -116,11 +156,24 @@ def test_auroc_columns_equals_roc_auc_score_with_ties():
 
 
 def test_range_syntax_in_grid_and_protocol_options():
-    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
-                           "protocol": {"name": "novelty_sweep", "nu": {"start": 0.01, "stop": 0.99, "step": 0.01}},
-                           "methods": [{"name": "kpca", "grid": {"sigma": {"start": 0.2, "stop": 30, "step": 0.2}}},
-                                       {"name": "ocsvm_kernel", "label": "o", "grid": {"degree": {"start": 1, "stop": 3, "step": 1}}}]})
+    config = parse_config(
+        {
+            "name": "t",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 30,
+                "test_inliers": 10,
+                "test_outliers": 10,
+            },
+            "protocol": {"name": "novelty_sweep", "nu": {"start": 0.01, "stop": 0.99, "step": 0.01}},
+            "methods": [
+                {"name": "kpca", "grid": {"sigma": {"start": 0.2, "stop": 30, "step": 0.2}}},
+                {"name": "ocsvm_kernel", "label": "o", "grid": {"degree": {"start": 1, "stop": 3, "step": 1}}},
+            ],
+        }
+    )
     sigmas = config.methods[0].grid["sigma"]
     assert len(sigmas) == 150 and sigmas[:3] == [0.2, 0.4, 0.6] and sigmas[-1] == 30.0
     assert config.options.nu == DEFAULT_NU
@@ -149,7 +202,8 @@ def test_sweep_protocol_end_to_end_through_the_cli(tmp_path):
     (tmp_path / "reference").mkdir()
     (tmp_path / "reference" / "numbers.yaml").write_text(
         "- {paper: P, source: Table I, dataset: D, method: MD, metric: auroc_best, value: 0.5, tolerance: 0.01, "
-        "reason: test}\n")
+        "reason: test}\n"
+    )
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 0, result.output
     directory = tmp_path / "out" / "tiny_sweep"
@@ -169,16 +223,32 @@ def test_sweep_protocol_end_to_end_through_the_cli(tmp_path):
 
 def test_sweep_rejects_a_model_parameter_in_the_config(tmp_path):
     config = tmp_path / "bad.yaml"
-    config.write_text(TINY.replace("params: {kernel: rbf}, grid: {sigma: [20, 40]}}\n  - {name: kpca, label: RE",
-                                   "params: {kernel: rbf, n_components: 5}, grid: {sigma: [20, 40]}}\n  - {name: kpca, label: RE"))
+    config.write_text(
+        TINY.replace(
+            "params: {kernel: rbf}, grid: {sigma: [20, 40]}}\n  - {name: kpca, label: RE",
+            "params: {kernel: rbf, n_components: 5}, grid: {sigma: [20, 40]}}\n  - {name: kpca, label: RE",
+        )
+    )
     result = CliRunner().invoke(app, ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])
     assert result.exit_code == 2 and "n_components is swept by the protocol" in result.output
 
 
 def _sweep_options(**protocol):
-    return parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                  "train_inliers": 12, "test_inliers": 3, "test_outliers": 3},
-                         "protocol": {"name": "novelty_sweep", **protocol}, "methods": [{"name": "kpca"}]}).options
+    return parse_config(
+        {
+            "name": "t",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 12,
+                "test_inliers": 3,
+                "test_outliers": 3,
+            },
+            "protocol": {"name": "novelty_sweep", **protocol},
+            "methods": [{"name": "kpca"}],
+        }
+    ).options
 
 
 @pytest.mark.filterwarnings("ignore:.*zero eigenvalue")
@@ -206,8 +276,9 @@ def test_re_norm_uncentred_drops_eq10s_centring_terms(split):
 
 def test_ocsvm_auroc_from_predictions_ranks_by_predict(split):
     options = _sweep_options(nu=[0.1, 0.5], ocsvm_auroc="predictions")
-    record = evaluate_sweep(Method("OCSVM", "ocsvm_kernel", KernelOneClassSVM(sigma=1.0), subspace=False), split,
-                            options)
+    record = evaluate_sweep(
+        Method("OCSVM", "ocsvm_kernel", KernelOneClassSVM(sigma=1.0), subspace=False), split, options
+    )
     for nu, auroc in zip([0.1, 0.5], record["auroc_by_model_param"]):
         predicted = KernelOneClassSVM(sigma=1.0, nu=nu).fit(split.X_train).predict(split.X_test)
         assert auroc == pytest.approx(roc_auc_score(split.is_outlier, predicted == -1), abs=1e-6)
@@ -225,15 +296,28 @@ def test_statistics_option_defaults_to_all_settings_and_accepts_kernel_max():
         _sweep_options(statistics="quartiles")
 
 
-@pytest.mark.parametrize("name, score", [("kpca", "mahalanobis"), ("kpca", "reconstruction_error"),
-                                         ("ocsvm_kernel", None)])
+@pytest.mark.parametrize(
+    "name, score", [("kpca", "mahalanobis"), ("kpca", "reconstruction_error"), ("ocsvm_kernel", None)]
+)
 def test_a_cell_whose_every_model_parameter_scores_constantly_is_flagged(split, name, score):
     # test rows far from the training rows: each one's kernel row underflows to 0, so each column of scores
     # is one value, the columns at different levels (RE's and MD's: a whole-matrix check missed them)
     far = Split(X_train=split.X_train, X_test=split.X_test + 1e3, is_outlier=split.is_outlier)
-    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
-                           "protocol": {"name": "novelty_sweep", "nu": [0.1, 0.5]}, "methods": [{"name": "kpca"}]})
+    config = parse_config(
+        {
+            "name": "t",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 30,
+                "test_inliers": 10,
+                "test_outliers": 10,
+            },
+            "protocol": {"name": "novelty_sweep", "nu": [0.1, 0.5]},
+            "methods": [{"name": "kpca"}],
+        }
+    )
     estimator = KernelPCA(kernel="rbf", sigma=1.0) if name == "kpca" else KernelOneClassSVM(kernel="rbf", sigma=1.0)
     method = Method("M", name, estimator, subspace=name == "kpca", score=score)
     record = evaluate_sweep(method, far, config.options)
@@ -241,8 +325,20 @@ def test_a_cell_whose_every_model_parameter_scores_constantly_is_flagged(split, 
 
 
 def test_a_cell_with_one_ranking_model_parameter_is_not_flagged(split):
-    config = parse_config({"name": "t", "dataset": {"name": "digits", "inliers": [0], "outliers": [1],
-                                                    "train_inliers": 30, "test_inliers": 10, "test_outliers": 10},
-                           "protocol": "novelty_sweep", "methods": [{"name": "kpca"}]})
+    config = parse_config(
+        {
+            "name": "t",
+            "dataset": {
+                "name": "digits",
+                "inliers": [0],
+                "outliers": [1],
+                "train_inliers": 30,
+                "test_inliers": 10,
+                "test_outliers": 10,
+            },
+            "protocol": "novelty_sweep",
+            "methods": [{"name": "kpca"}],
+        }
+    )
     method = Method("MD", "kpca", KernelPCA(kernel="rbf", sigma=1.0), subspace=True, score="mahalanobis")
     assert "degenerate" not in evaluate_sweep(method, split, config.options)

@@ -21,8 +21,11 @@ TINY = {
     "trials": 1,
     "methods": [
         {"name": "kpca", "label": "KPCA", "params": {"n_components": 3, "gamma": 10}},
-        {"name": "skpca_l21", "label": "SKPCA-l2,1",
-         "params": {"n_components": 3, "gamma": 10, "mu21": 0.01, "max_iter": 30, "max_outer_iter": 3}},
+        {
+            "name": "skpca_l21",
+            "label": "SKPCA-l2,1",
+            "params": {"n_components": 3, "gamma": 10, "mu21": 0.01, "max_iter": 30, "max_outer_iter": 3},
+        },
     ],
     "output": {"figures": []},
 }

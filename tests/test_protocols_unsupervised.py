@@ -37,8 +37,12 @@ def tiny_config(**protocol):
         "trials": 2,
         "methods": [
             {"name": "kpca", "label": "KPCA", "params": {"n_components": 5}, "score": "reconstruction_error"},
-            {"name": "l1_kpca", "label": "L1-KPCA", "params": {"n_components": 5, "n_restarts": 1},
-             "score": "reconstruction_error"},
+            {
+                "name": "l1_kpca",
+                "label": "L1-KPCA",
+                "params": {"n_components": 5, "n_restarts": 1},
+                "score": "reconstruction_error",
+            },
             {"name": "lof", "label": "LOF", "params": {"n_neighbors": 10}},
             {"name": "isolation_forest", "label": "iForest", "params": {"n_estimators": 50}},
         ],
@@ -73,9 +77,14 @@ def test_all_takes_every_row_of_the_classes_and_features_picks_columns(digits):
     assert split.X_train.shape == (counts[0] + counts[1], 3) and split.is_outlier.sum() == counts[1]
 
 
-@pytest.mark.parametrize("protocol, message", [({"n_inliers": 10_000}, "protocol.n_inliers"),
-                                               ({"n_outliers": 0}, "protocol.n_outliers"),
-                                               ({"features": [64]}, "protocol.features")])
+@pytest.mark.parametrize(
+    "protocol, message",
+    [
+        ({"n_inliers": 10_000}, "protocol.n_inliers"),
+        ({"n_outliers": 0}, "protocol.n_outliers"),
+        ({"features": [64]}, "protocol.features"),
+    ],
+)
 def test_impossible_options_are_config_errors(digits, protocol, message):
     with pytest.raises(ConfigError, match=message):
         check_unsupervised(digits, *_data_and_options(tiny_config(**protocol)))

@@ -23,9 +23,15 @@ FIXTURE = """,IForest,OCSVM,CBLOF,COF,COPOD,ECOD,FeatureBagging,HBOS,KNN,LODA,LO
 "('Parkinson_withoutdupl_75', 0.0, 1)",0.5,0.3,,,,,,,0.5,,0.5,0.3,,,
 "('pendigits', 0.0, 1)",,,,,,,,,,,,,,,
 """
-OURS = pd.DataFrame({"dataset": ["adbench_wine", "adbench_wine", "adbench_pima", "adbench_pima"],
-                     "method": ["IForest", "kNN", "IForest", "OCSVM"], "auroc_mean": [0.85, 0.5, 0.75, 0.6],
-                     "auprc_mean": [0.45, 0.3, 0.6, 0.2], "trials": [5, 5, 5, 5]})
+OURS = pd.DataFrame(
+    {
+        "dataset": ["adbench_wine", "adbench_wine", "adbench_pima", "adbench_pima"],
+        "method": ["IForest", "kNN", "IForest", "OCSVM"],
+        "auroc_mean": [0.85, 0.5, 0.75, 0.6],
+        "auprc_mean": [0.45, 0.3, 0.6, 0.2],
+        "trials": [5, 5, 5, 5],
+    }
+)
 COLUMNS = {"IForest": "IForest", "kNN": "KNN", "OCSVM": "OCSVM"}
 
 
@@ -51,8 +57,11 @@ def test_the_shipped_files_are_adbench_s_as_their_provenance_says():
     for metric in ("auroc", "auprc"):
         name = adbench_reference.file_name(metric)
         digest = hashlib.sha256((folder / name).read_bytes()).hexdigest()
-        assert re.search(rf"`{re.escape(name)}` \| https://github.com/Minqi824/ADBench/blob/[0-9a-f]+/result/"
-                         rf"{re.escape(name)} \| {digest} \|", provenance), name
+        assert re.search(
+            rf"`{re.escape(name)}` \| https://github.com/Minqi824/ADBench/blob/[0-9a-f]+/result/"
+            rf"{re.escape(name)} \| {digest} \|",
+            provenance,
+        ), name
 
 
 def test_the_shipped_reference_has_adbench_s_numbers():
@@ -93,8 +102,15 @@ def test_comparison_gives_the_difference_of_means(reference):
 def test_comparison_says_how_much_of_a_gap_pyod_s_defaults_explain(reference):
     # With PyOD's defaults, IForest on wine moves from +0.05 to +0.01 (explains 0.04), kNN from -0.1 to -0.15
     # (0.05 farther); on pima the defaults run has no IForest number.
-    defaults = pd.DataFrame({"dataset": ["adbench_wine", "adbench_wine"], "method": ["IForest", "kNN"],
-                             "auroc_mean": [0.81, 0.45], "auprc_mean": [np.nan, np.nan], "trials": [5, 5]})
+    defaults = pd.DataFrame(
+        {
+            "dataset": ["adbench_wine", "adbench_wine"],
+            "method": ["IForest", "kNN"],
+            "auroc_mean": [0.81, 0.45],
+            "auprc_mean": [np.nan, np.nan],
+            "trials": [5, 5],
+        }
+    )
     table = adbench_reference.comparison(reference, OURS, COLUMNS, defaults).set_index(["dataset", "method"])
     assert table.loc[("adbench_wine", "IForest"), "difference_pyod_defaults"] == pytest.approx(0.01)
     assert table.loc[("adbench_wine", "IForest"), "explained_by_defaults"] == pytest.approx(0.04)
@@ -112,7 +128,9 @@ def test_comparison_says_how_much_of_a_gap_pyod_s_defaults_explain(reference):
 
 def test_datasets_without_a_reference_number_are_named(reference):
     assert adbench_reference.unreferenced(reference, ["adbench_wine", "adbench_pendigits", "adbench_x"]) == [
-        "adbench_pendigits", "adbench_x"]
+        "adbench_pendigits",
+        "adbench_x",
+    ]
 
 
 def test_comparison_of_both_metrics_compares_each_with_its_own_column(tmp_path, reference):
@@ -128,12 +146,19 @@ def test_comparison_of_both_metrics_compares_each_with_its_own_column(tmp_path, 
     text = adbench_reference.comparison_markdown(table)
     assert text.index("Mean AUROC") < text.index("Mean AUPRC")
     assert "AUCPR_DB_test_Tabular_None_None_unsupervise.csv" in text
-    assert "| adbench_wine | 0.450 / 0.400 (+0.050) | 0.300 / 0.600 (-0.300) |\n" in text[text.index("Mean AUPRC"):]
+    assert "| adbench_wine | 0.450 / 0.400 (+0.050) | 0.300 / 0.600 (-0.300) |\n" in text[text.index("Mean AUPRC") :]
 
 
 def test_a_detector_without_a_defaults_run_is_marked_and_the_mark_explained(reference):
-    defaults = pd.DataFrame({"dataset": ["adbench_wine"], "method": ["IForest"], "auroc_mean": [0.81],
-                             "auprc_mean": [np.nan], "trials": [5]})
+    defaults = pd.DataFrame(
+        {
+            "dataset": ["adbench_wine"],
+            "method": ["IForest"],
+            "auroc_mean": [0.81],
+            "auprc_mean": [np.nan],
+            "trials": [5],
+        }
+    )
     text = adbench_reference.comparison_markdown(adbench_reference.comparison(reference, OURS, COLUMNS, defaults))
     assert "| kNN | 1 | -0.100 | 0.100 | – | – |" in text
     assert "–: no run of this detector with PyOD's defaults" in text

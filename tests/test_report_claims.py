@@ -9,9 +9,20 @@ import pytest
 import yaml
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.report.claims import (START, stored_readings, Case, case_text, claim_verdict, claims_analysis,
-                                      claims_held, claims_table, claims_tally, evaluate_claims, write_claims_block,
-                                      write_claims_csv)
+from kpca_bench.report.claims import (
+    START,
+    stored_readings,
+    Case,
+    case_text,
+    claim_verdict,
+    claims_analysis,
+    claims_held,
+    claims_table,
+    claims_tally,
+    evaluate_claims,
+    write_claims_block,
+    write_claims_csv,
+)
 from kpca_bench.report.findings import load_claims
 from kpca_bench.experiment.store import ResultStore
 
@@ -22,8 +33,11 @@ def run(root: Path, stem: str, values: dict[str, list[float]], metric: str = "au
     """A run folder ``root/stem`` whose trials.csv holds ``values`` (method -> one value per trial)."""
     folder = root / stem
     folder.mkdir(parents=True)
-    rows = [{"method": method, "trial": trial, "status": "ok", metric: value}
-            for method, per_trial in values.items() for trial, value in enumerate(per_trial)]
+    rows = [
+        {"method": method, "trial": trial, "status": "ok", metric: value}
+        for method, per_trial in values.items()
+        for trial, value in enumerate(per_trial)
+    ]
     pd.DataFrame(rows).to_csv(folder / "trials.csv", index=False)
     return folder
 
@@ -36,8 +50,13 @@ def claims_file(tmp_path: Path, entries: list[dict]) -> Path:
 
 
 def claim(configs, rule, text="A beats B"):
-    return {"paper": "Someone et al.", "claim": text, "source": "Section 5: 'A is better'", "configs": configs,
-            "rule": rule}
+    return {
+        "paper": "Someone et al.",
+        "claim": text,
+        "source": "Section 5: 'A is better'",
+        "configs": configs,
+        "rule": rule,
+    }
 
 
 BEATS = {"kind": "beats", "method": "A", "than": ["B"], "metric": "auroc"}
@@ -59,8 +78,10 @@ def test_a_method_ahead_in_every_paired_trial_holds_with_the_wilcoxon_p(tmp_path
 
 
 def test_holding_on_some_configs_only_is_partly_and_behind_everywhere_fails(tmp_path):
-    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
-               "two": run(tmp_path, "two", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]})}
+    folders = {
+        "one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
+        "two": run(tmp_path, "two", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+    }
     both, behind = verdicts(tmp_path, [claim(["one", "two"], BEATS), claim(["two"], BEATS)], folders)
 
     assert [case.outcome for case in both.headline] == ["holds", "fails"]
@@ -70,8 +91,10 @@ def test_holding_on_some_configs_only_is_partly_and_behind_everywhere_fails(tmp_
 
 def test_trials_that_do_not_separate_the_methods_are_a_tie_and_a_tie_is_no_win(tmp_path):
     mixed = [v + (0.01 if i % 2 else -0.01) for i, v in enumerate(AHEAD)]
-    folders = {"mixed": run(tmp_path, "mixed", {"A": AHEAD, "B": mixed}),
-               "equal": run(tmp_path, "equal", {"A": AHEAD, "B": AHEAD})}
+    folders = {
+        "mixed": run(tmp_path, "mixed", {"A": AHEAD, "B": mixed}),
+        "equal": run(tmp_path, "equal", {"A": AHEAD, "B": AHEAD}),
+    }
     [result] = verdicts(tmp_path, [claim(["mixed", "equal"], BEATS)], folders)
 
     assert [case.outcome for case in result.headline] == ["tie", "tie"]
@@ -83,8 +106,12 @@ def test_trials_that_do_not_separate_the_methods_are_a_tie_and_a_tie_is_no_win(t
 
 def test_a_missing_run_method_or_metric_is_not_run(tmp_path):
     folders = {"ran": run(tmp_path, "ran", {"A": AHEAD}), "absent": tmp_path / "absent"}
-    entries = [claim(["absent"], BEATS), claim(["ran"], BEATS), claim(["ran"], {**BEATS, "metric": "f1"}),
-               claim(["ran", "absent"], {**BEATS, "than": ["A"]})]
+    entries = [
+        claim(["absent"], BEATS),
+        claim(["ran"], BEATS),
+        claim(["ran"], {**BEATS, "metric": "f1"}),
+        claim(["ran", "absent"], {**BEATS, "than": ["A"]}),
+    ]
     absent, no_method, no_metric, some = verdicts(tmp_path, entries, folders)
 
     assert absent.holds == no_method.holds == no_metric.holds == "not run"
@@ -96,9 +123,11 @@ def test_a_missing_run_method_or_metric_is_not_run(tmp_path):
 
 
 def test_the_chosen_reading_is_evaluated_on_the_variants_run_beside_the_headline(tmp_path):
-    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
-               "one_literal": run(tmp_path, "one_literal", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
-               "two": run(tmp_path, "two", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    folders = {
+        "one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+        "one_literal": run(tmp_path, "one_literal", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
+        "two": run(tmp_path, "two", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
+    }
     entries = [claim(["one", "two"], BEATS), claim(["two"], BEATS)]
     read, untouched = verdicts(tmp_path, entries, folders, {"one": "one_literal", "two": None})
 
@@ -112,10 +141,23 @@ def test_the_chosen_reading_is_evaluated_on_the_variants_run_beside_the_headline
 
 def test_close_and_faster_compare_the_means_with_the_claims_bound(tmp_path):
     folders = {"run": run(tmp_path, "run", {"fast": [1.0, 3.0], "exact": [40.0], "slow": [10.0]}, metric="fit_time")}
-    close = {"kind": "close", "method": "fast", "than": ["exact", "slow"], "metric": "fit_time", "margin": 9,
-             "basis": "test"}
-    faster = {"kind": "faster", "method": "fast", "than": ["exact", "slow"], "metric": "fit_time", "better": "lower",
-              "factor": 10, "basis": "an order of magnitude"}
+    close = {
+        "kind": "close",
+        "method": "fast",
+        "than": ["exact", "slow"],
+        "metric": "fit_time",
+        "margin": 9,
+        "basis": "test",
+    }
+    faster = {
+        "kind": "faster",
+        "method": "fast",
+        "than": ["exact", "slow"],
+        "metric": "fit_time",
+        "better": "lower",
+        "factor": 10,
+        "basis": "an order of magnitude",
+    }
     near, quick = verdicts(tmp_path, [claim(["run"], close), claim(["run"], faster)], folders)
 
     assert [case.outcome for case in near.headline] == ["fails", "holds"]
@@ -125,10 +167,18 @@ def test_close_and_faster_compare_the_means_with_the_claims_bound(tmp_path):
 
 
 def test_a_label_at_another_config_and_a_lower_is_better_metric(tmp_path):
-    folders = {"ours": run(tmp_path, "ours", {"A": AHEAD}, metric="error"),
-               "theirs": run(tmp_path, "theirs", {"B": [v + 0.05 for v in AHEAD]}, metric="error")}
-    rule = {"kind": "beats", "method": "A", "than": ["B@theirs"], "metric": "error", "better": "lower",
-            "configs": ["ours"]}
+    folders = {
+        "ours": run(tmp_path, "ours", {"A": AHEAD}, metric="error"),
+        "theirs": run(tmp_path, "theirs", {"B": [v + 0.05 for v in AHEAD]}, metric="error"),
+    }
+    rule = {
+        "kind": "beats",
+        "method": "A",
+        "than": ["B@theirs"],
+        "metric": "error",
+        "better": "lower",
+        "configs": ["ours"],
+    }
     [result] = verdicts(tmp_path, [claim(["ours", "theirs"], rule)], folders)
 
     assert result.holds == "holds"
@@ -138,8 +188,12 @@ def test_a_label_at_another_config_and_a_lower_is_better_metric(tmp_path):
 def test_a_sweep_statistic_is_read_from_sweep_statistics(tmp_path):
     folder = tmp_path / "sweep"
     folder.mkdir()
-    rows = [{"entry": entry, "trial": trial, "statistic": statistic, "auroc": value + (0.1 if entry == "MD" else 0)}
-            for trial, value in enumerate(AHEAD) for entry in ("MD", "RE") for statistic in ("best", "25%")]
+    rows = [
+        {"entry": entry, "trial": trial, "statistic": statistic, "auroc": value + (0.1 if entry == "MD" else 0)}
+        for trial, value in enumerate(AHEAD)
+        for entry in ("MD", "RE")
+        for statistic in ("best", "25%")
+    ]
     pd.DataFrame(rows).to_csv(folder / "sweep_statistics.csv", index=False)
     rule = {"kind": "beats", "method": "MD", "than": ["RE"], "metric": "auroc_q25"}
     [result] = verdicts(tmp_path, [claim(["sweep"], rule)], {"sweep": folder})
@@ -151,8 +205,10 @@ def test_a_sweep_statistic_is_read_from_sweep_statistics(tmp_path):
 def test_claim_verdict_and_tally():
     def cases(*outcomes):
         """One case per outcome, each on its own config (``config:outcome`` puts it on ``config``)."""
-        return [Case(o.partition(":")[0] if ":" in o else str(i), "A", "B", "auroc", o.rpartition(":")[2])
-                for i, o in enumerate(outcomes)]
+        return [
+            Case(o.partition(":")[0] if ":" in o else str(i), "A", "B", "auroc", o.rpartition(":")[2])
+            for i, o in enumerate(outcomes)
+        ]
 
     assert claim_verdict(cases("holds", "holds")) == "holds"
     assert claim_verdict(cases("holds", "tie", "not run")) == "partly"
@@ -166,33 +222,45 @@ def test_claim_verdict_and_tally():
 
 
 def test_a_claim_without_a_rule_keeps_its_verdict_by_hand(tmp_path):
-    hand = {"paper": "Someone et al.", "claim": "Figure 2 looks right", "source": "Figure 2", "configs": [],
-            "holds": "partly", "verdict": "in structure", "evidence": "the scatter matches"}
+    hand = {
+        "paper": "Someone et al.",
+        "claim": "Figure 2 looks right",
+        "source": "Figure 2",
+        "configs": [],
+        "holds": "partly",
+        "verdict": "in structure",
+        "evidence": "the scatter matches",
+    }
     [result] = verdicts(tmp_path, [hand], {})
 
     assert (result.computed, result.holds, result.verdict) == (False, "partly", "by hand: in structure")
-    assert "| Figure 2 looks right | Figure 2 | **partly**, by hand: in structure | the scatter matches |  |" \
+    assert (
+        "| Figure 2 looks right | Figure 2 | **partly**, by hand: in structure | the scatter matches |  |"
         in claims_table([result])
+    )
     assert claims_tally([result]) == "0 of 1 (1 partly)"
 
 
 def test_bad_claims_are_reported_all_at_once(tmp_path):
-    entries = [claim(["one"], {**BEATS, "kind": "wins"}),
-               claim(["one"], {"kind": "close", "method": "A", "than": ["B"], "metric": "auroc"}),
-               claim(["one"], {**BEATS, "than": ["B@elsewhere"], "colour": "red"}),
-               {"paper": "P", "claim": "c", "source": "s", "configs": [], "holds": "maybe", "verdict": "v",
-                "evidence": "e"},
-               {"paper": "P", "claim": "c", "source": "s", "configs": []}]
+    entries = [
+        claim(["one"], {**BEATS, "kind": "wins"}),
+        claim(["one"], {"kind": "close", "method": "A", "than": ["B"], "metric": "auroc"}),
+        claim(["one"], {**BEATS, "than": ["B@elsewhere"], "colour": "red"}),
+        {"paper": "P", "claim": "c", "source": "s", "configs": [], "holds": "maybe", "verdict": "v", "evidence": "e"},
+        {"paper": "P", "claim": "c", "source": "s", "configs": []},
+    ]
     with pytest.raises(ConfigError) as error:
         load_claims(claims_file(tmp_path, entries))
 
     message = str(error.value)
-    for part in ("entry 0: rule: kind must be one of beats, not_worse, steadier, close, faster, bound, most, "
-                 "got 'wins'",
-                 "entry 1: rule: kind close needs a number margin",
-                 "entry 2: rule: unknown key 'colour'", "entry 2: rule: config 'elsewhere' is not in the claim's configs",
-                 "entry 3: holds must be one of holds, partly, not shown, fails, not run, not assessed, got 'maybe'",
-                 "entry 4: a claim without a rule needs a verdict by hand"):
+    for part in (
+        "entry 0: rule: kind must be one of beats, not_worse, steadier, close, faster, bound, most, got 'wins'",
+        "entry 1: rule: kind close needs a number margin",
+        "entry 2: rule: unknown key 'colour'",
+        "entry 2: rule: config 'elsewhere' is not in the claim's configs",
+        "entry 3: holds must be one of holds, partly, not shown, fails, not run, not assessed, got 'maybe'",
+        "entry 4: a claim without a rule needs a verdict by hand",
+    ):
         assert part in message
 
 
@@ -207,7 +275,10 @@ def test_the_claims_block_replaces_itself_and_keeps_the_prose_around_it(tmp_path
 
     text = report.read_text()
     assert text.startswith("# Report\n\nProse.\n\n" + START)
-    assert text.count(START) == 1 and "| A beats B | Section 5: 'A is better' | holds: 1 of 1 datasets hold; cases: 1 of 1 hold |" in text
+    assert (
+        text.count(START) == 1
+        and "| A beats B | Section 5: 'A is better' | holds: 1 of 1 datasets hold; cases: 1 of 1 hold |" in text
+    )
     assert "Wilcoxon signed-rank" in text
 
 
@@ -222,8 +293,10 @@ CONFIG = textwrap.dedent("""\
 def test_a_papers_claims_analysis_writes_each_configs_readme(tmp_path):
     folder = tmp_path / "reproductions" / "toy"
     (folder / "configs").mkdir(parents=True)
-    (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
-                                        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n")
+    (folder / "__init__.py").write_text(
+        "from kpca_bench.report.reproductions import Reproduction\n\n"
+        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n"
+    )
     for name in ("one", "two"):
         (folder / "configs" / f"{name}.yaml").write_text(CONFIG.format(name=name))
     (folder / "reference").mkdir()
@@ -242,8 +315,10 @@ def test_a_papers_claims_analysis_writes_each_configs_readme(tmp_path):
 def test_a_papers_claims_analysis_takes_the_readings_report_wrote_beside_report_md(tmp_path):
     folder = tmp_path / "reproductions" / "toy"
     (folder / "__init__.py").parent.mkdir(parents=True)
-    (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
-                                        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n")
+    (folder / "__init__.py").write_text(
+        "from kpca_bench.report.reproductions import Reproduction\n\n"
+        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n"
+    )
     (folder / "configs" / "variants").mkdir(parents=True)
     (folder / "configs" / "one.yaml").write_text(CONFIG.format(name="one"))
     (folder / "configs" / "variants" / "one_literal.yaml").write_text(CONFIG.format(name="one_literal"))
@@ -257,8 +332,9 @@ def test_a_papers_claims_analysis_takes_the_readings_report_wrote_beside_report_
     configs = [folder / "configs" / "one.yaml"]
 
     assert "under the chosen readings" not in analyse(results, configs)[0].read_text()
-    (results / "readings.csv").write_text("table,reading,within,numbers,diagnostic,chosen\n"
-                                          "one,headline,0,1,False,False\none,one_literal,1,1,False,True\n")
+    (results / "readings.csv").write_text(
+        "table,reading,within,numbers,diagnostic,chosen\none,headline,0,1,False,False\none,one_literal,1,1,False,True\n"
+    )
     assert stored_readings(results) == {"one": "one_literal"}
     assert "under the chosen readings: fails" in analyse(results, configs)[0].read_text()
 
@@ -266,8 +342,9 @@ def test_a_papers_claims_analysis_takes_the_readings_report_wrote_beside_report_
 def test_steadier_compares_the_spread_over_the_trials_with_the_brown_forsythe_test(tmp_path):
     steady = [0.90 + 0.001 * (i % 2) for i in range(10)]
     wild = [0.90 + 0.1 * (-1) ** i * (i + 1) / 10 for i in range(10)]
-    folders = {"run": run(tmp_path, "run", {"A": steady, "B": wild, "C": [v + 0.0005 for v in reversed(steady)]},
-                          metric="f1")}
+    folders = {
+        "run": run(tmp_path, "run", {"A": steady, "B": wild, "C": [v + 0.0005 for v in reversed(steady)]}, metric="f1")
+    }
     rule = {"kind": "steadier", "method": "A", "than": ["B", "C"], "metric": "f1"}
     rule_back = {**rule, "method": "B", "than": ["A"]}
     [forth, back] = verdicts(tmp_path, [claim(["run"], rule), claim(["run"], rule_back)], folders)
@@ -284,12 +361,24 @@ def test_report_names_a_bad_claim_in_one_line_and_exits_2(tmp_path):
 
     folder = tmp_path / "reproductions" / "toy"
     (folder / "reference").mkdir(parents=True)
-    (folder / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n\n"
-                                        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n")
+    (folder / "__init__.py").write_text(
+        "from kpca_bench.report.reproductions import Reproduction\n\n"
+        "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n"
+    )
     (folder / "reference" / "claims.yaml").write_text(yaml.safe_dump([claim([], {**BEATS, "kind": "wins"})]))
 
-    result = CliRunner().invoke(app, ["report", "--out", str(tmp_path / "results"), "--configs", str(tmp_path),
-                                      "--reproductions", str(tmp_path / "reproductions")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            "--out",
+            str(tmp_path / "results"),
+            "--configs",
+            str(tmp_path),
+            "--reproductions",
+            str(tmp_path / "reproductions"),
+        ],
+    )
 
     assert result.exit_code == 2
     assert result.output.startswith("error: ") and "kind must be one of beats" in result.output
@@ -297,8 +386,10 @@ def test_report_names_a_bad_claim_in_one_line_and_exits_2(tmp_path):
 
 
 def test_a_method_the_variant_did_not_rerun_is_read_from_the_headline_run(tmp_path):
-    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
-               "one_converge": run(tmp_path, "one_converge", {"A": [v + 0.10 for v in AHEAD]})}
+    folders = {
+        "one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+        "one_converge": run(tmp_path, "one_converge", {"A": [v + 0.10 for v in AHEAD]}),
+    }
     [result] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_converge"})
 
     assert (result.holds, result.reading_holds) == ("fails", "holds")
@@ -307,17 +398,28 @@ def test_a_method_the_variant_did_not_rerun_is_read_from_the_headline_run(tmp_pa
 
 
 def test_the_verdicts_are_data_one_row_per_case_and_reading(tmp_path):
-    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
-               "one_literal": run(tmp_path, "one_literal", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
-    hand = {"paper": "Someone et al.", "claim": "Figure 2", "source": "Figure 2", "configs": [], "holds": "partly",
-            "verdict": "in structure", "evidence": "e"}
+    folders = {
+        "one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+        "one_literal": run(tmp_path, "one_literal", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
+    }
+    hand = {
+        "paper": "Someone et al.",
+        "claim": "Figure 2",
+        "source": "Figure 2",
+        "configs": [],
+        "holds": "partly",
+        "verdict": "in structure",
+        "evidence": "e",
+    }
     results = verdicts(tmp_path, [claim(["one"], BEATS), hand], folders, {"one": "one_literal"})
 
     frame = pd.read_csv(write_claims_csv(tmp_path / "claims.csv", results))
 
     assert frame[["reading", "verdict", "outcome", "runs"]].fillna("").values.tolist() == [
-        ["headline", "fails", "fails", "one / one"], ["chosen", "holds", "holds", "one_literal / one_literal"],
-        ["by hand", "partly", "", ""]]
+        ["headline", "fails", "fails", "one / one"],
+        ["chosen", "holds", "holds", "one_literal / one_literal"],
+        ["by hand", "partly", "", ""],
+    ]
     assert frame.loc[0, "ours"] == pytest.approx(0.945) and frame.loc[0, "theirs"] == pytest.approx(0.995)
 
 
@@ -331,9 +433,11 @@ def test_a_computed_claims_evidence_follows_its_numbers(tmp_path):
 
 def test_too_few_trials_for_any_p_below_alpha_are_not_testable(tmp_path):
     one = [0.9]
-    folders = {"single": run(tmp_path, "single", {"A": one, "B": [0.5]}),
-               "few": run(tmp_path, "few", {"A": AHEAD[:5], "B": [v - 0.05 for v in AHEAD[:5]]}),
-               "six": run(tmp_path, "six", {"A": AHEAD[:6], "B": [v - 0.05 for v in AHEAD[:6]]})}
+    folders = {
+        "single": run(tmp_path, "single", {"A": one, "B": [0.5]}),
+        "few": run(tmp_path, "few", {"A": AHEAD[:5], "B": [v - 0.05 for v in AHEAD[:5]]}),
+        "six": run(tmp_path, "six", {"A": AHEAD[:6], "B": [v - 0.05 for v in AHEAD[:6]]}),
+    }
     [result] = verdicts(tmp_path, [claim(["single", "few", "six"], BEATS)], folders)
 
     # one pair, five pairs: the exact two-sided p is at least 1/16 (never < 0.05); six all one way give 1/32
@@ -343,9 +447,11 @@ def test_too_few_trials_for_any_p_below_alpha_are_not_testable(tmp_path):
 
 def test_sides_from_different_runs_are_compared_unpaired_with_the_mann_whitney_u_test(tmp_path):
     # the variant re-ran A on other splits: trial 0 of one run is not trial 0 of the other, so no pairing by trial
-    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.001 for v in reversed(AHEAD)]}),
-               "one_order": run(tmp_path, "one_order", {"A": [v + 0.002 for v in reversed(AHEAD)]}),
-               "one_single": run(tmp_path, "one_single", {"A": [0.99]})}
+    folders = {
+        "one": run(tmp_path, "one", {"A": AHEAD, "B": [v + 0.001 for v in reversed(AHEAD)]}),
+        "one_order": run(tmp_path, "one_order", {"A": [v + 0.002 for v in reversed(AHEAD)]}),
+        "one_single": run(tmp_path, "one_single", {"A": [0.99]}),
+    }
     [order] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_order"})
     [single] = verdicts(tmp_path, [claim(["one"], BEATS)], folders, {"one": "one_single"})
 
@@ -354,44 +460,58 @@ def test_sides_from_different_runs_are_compared_unpaired_with_the_mann_whitney_u
     assert case.runs == ("one_order", "one") and case.outcome == "tie"
     assert "10 and 10 trials from different runs, unpaired, Mann-Whitney U p = " in case.detail
     # one trial against ten: the smallest two-sided U p is 2/11
-    assert single.reading[0].outcome == "not testable" and "1 and 10 trials from different runs" in \
-        single.reading[0].detail
+    assert (
+        single.reading[0].outcome == "not testable"
+        and "1 and 10 trials from different runs" in single.reading[0].detail
+    )
 
 
 def test_spread_with_one_trial_a_constant_side_and_no_common_trial(tmp_path):
-    folders = {"one": run(tmp_path, "one", {"A": [0.9], "B": [0.8]}, metric="f1"),
-               "flat": run(tmp_path, "flat", {"A": [0.9] * 10, "B": [0.9 + 1e-16 * (i % 2) for i in range(10)]},
-                           metric="f1")}
+    folders = {
+        "one": run(tmp_path, "one", {"A": [0.9], "B": [0.8]}, metric="f1"),
+        "flat": run(tmp_path, "flat", {"A": [0.9] * 10, "B": [0.9 + 1e-16 * (i % 2) for i in range(10)]}, metric="f1"),
+    }
     steadier = {"kind": "steadier", "method": "A", "than": ["B"], "metric": "f1"}
     [single, flat] = verdicts(tmp_path, [claim(["one"], steadier), claim(["flat"], steadier)], folders)
 
     assert single.headline[0].outcome == "not testable"
     assert (flat.headline[0].outcome, flat.headline[0].detail) == ("tie", "no spread in either")
-    from kpca_bench.report.claims import paired_outcome
-    assert paired_outcome(pd.Series([0.9], index=[0]), pd.Series([0.8], index=[1]), "higher") == \
-        ("not run", "no trial in common")
+    from kpca_bench.report.claim_outcomes import paired_outcome
+
+    assert paired_outcome(pd.Series([0.9], index=[0]), pd.Series([0.8], index=[1]), "higher") == (
+        "not run",
+        "no trial in common",
+    )
 
 
 def test_a_case_against_a_model_flagged_degenerate_is_no_win_and_says_so(tmp_path):
     folder = run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})
-    pd.DataFrame({"method": ["A", "B"], "trials": [10, 10], "degenerate": [0, 10],
-                  "degenerate_reason": ["", "no components: 15 of 15 empty"]}).to_csv(folder / "summary.csv",
-                                                                                       index=False)
+    pd.DataFrame(
+        {
+            "method": ["A", "B"],
+            "trials": [10, 10],
+            "degenerate": [0, 10],
+            "degenerate_reason": ["", "no components: 15 of 15 empty"],
+        }
+    ).to_csv(folder / "summary.csv", index=False)
     [result] = verdicts(tmp_path, [claim(["one"], BEATS)], {"one": folder})
 
     [case] = result.headline
     assert case.outcome == "against a degenerate model" and result.holds != "holds"
     assert case.degenerate == "B: no components: 15 of 15 empty; in 10 of 10 trials"
-    assert "degenerate model: B: no components: 15 of 15 empty; in 10 of 10 trials): against a degenerate model" \
+    assert (
+        "degenerate model: B: no components: 15 of 15 empty; in 10 of 10 trials): against a degenerate model"
         in case_text(case)
+    )
     frame = pd.read_csv(write_claims_csv(tmp_path / "claims.csv", [result]))
     assert frame.loc[0, "degenerate"] == "B: no components: 15 of 15 empty; in 10 of 10 trials"
 
 
 def test_a_claim_whose_cases_all_tie_is_not_shown_not_fails(tmp_path):
     mixed = [v + (0.01 if i % 2 else -0.01) for i, v in enumerate(AHEAD)]
-    folders = {stem: run(tmp_path, stem, {"A": AHEAD, "B": mixed, "C": list(reversed(mixed))})
-               for stem in ("one", "two")}
+    folders = {
+        stem: run(tmp_path, stem, {"A": AHEAD, "B": mixed, "C": list(reversed(mixed))}) for stem in ("one", "two")
+    }
     [tied] = verdicts(tmp_path, [claim(["one", "two"], {**BEATS, "than": ["B", "C"]})], folders)
 
     assert {case.outcome for case in tied.headline} == {"tie"}
@@ -402,9 +522,11 @@ def test_a_claim_whose_cases_all_tie_is_not_shown_not_fails(tmp_path):
 def test_a_claim_holds_per_dataset_first_a_win_over_one_method_is_not_a_dataset(tmp_path):
     # "A attains the highest AUC on one, two and three": A beats B on two only, and is beaten by C everywhere
     behind, ahead = [v + 0.05 for v in AHEAD], [v - 0.05 for v in AHEAD]
-    folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": behind, "C": behind}),
-               "two": run(tmp_path, "two", {"A": AHEAD, "B": ahead, "C": behind}),
-               "three": run(tmp_path, "three", {"A": AHEAD, "B": behind, "C": behind})}
+    folders = {
+        "one": run(tmp_path, "one", {"A": AHEAD, "B": behind, "C": behind}),
+        "two": run(tmp_path, "two", {"A": AHEAD, "B": ahead, "C": behind}),
+        "three": run(tmp_path, "three", {"A": AHEAD, "B": behind, "C": behind}),
+    }
     [highest] = verdicts(tmp_path, [claim(["one", "two", "three"], {**BEATS, "than": ["B", "C"]})], folders)
 
     assert [case.outcome for case in highest.headline].count("holds") == 1
@@ -416,31 +538,46 @@ def sweep_run(root: Path, stem: str, best: dict[str, list[float]], constant_only
     """A sweep run folder whose sweep_statistics.csv holds each entry's best per trial and its constant-score flag."""
     folder = root / stem
     folder.mkdir(parents=True)
-    rows = [{"entry": entry, "trial": trial, "statistic": "best", "auroc": value,
-             "constant_only": constant_only.get(entry, [False] * len(values))[trial]}
-            for entry, values in best.items() for trial, value in enumerate(values)]
+    rows = [
+        {
+            "entry": entry,
+            "trial": trial,
+            "statistic": "best",
+            "auroc": value,
+            "constant_only": constant_only.get(entry, [False] * len(values))[trial],
+        }
+        for entry, values in best.items()
+        for trial, value in enumerate(values)
+    ]
     pd.DataFrame(rows).to_csv(folder / "sweep_statistics.csv", index=False)
     return folder
 
 
 def test_a_win_over_a_best_reached_by_constant_score_cells_alone_is_no_win(tmp_path):
     # Li's SPECTF: RE's and OCSVM's best 0.500 come from cells whose every model parameter scored 0.5
-    folders = {"spectf": sweep_run(tmp_path, "spectf", {"MD": [0.8] * 10, "RE": [0.5] * 10, "OCSVM": [0.4] * 10},
-                                   {"RE": [True] * 9 + [False]})}
+    folders = {
+        "spectf": sweep_run(
+            tmp_path, "spectf", {"MD": [0.8] * 10, "RE": [0.5] * 10, "OCSVM": [0.4] * 10}, {"RE": [True] * 9 + [False]}
+        )
+    }
     rule = {"kind": "beats", "method": "MD", "than": ["RE", "OCSVM"], "metric": "auroc_best"}
     [result] = verdicts(tmp_path, [claim(["spectf"], rule)], folders)
 
     against_re, against_ocsvm = result.headline
     assert (against_re.outcome, against_ocsvm.outcome) == ("against a degenerate model", "holds")
-    assert "its best comes from cells whose every model parameter gave constant scores alone in 9 of 10 trials" \
+    assert (
+        "its best comes from cells whose every model parameter gave constant scores alone in 9 of 10 trials"
         in against_re.degenerate
+    )
     assert result.holds == "not shown"
 
 
 def test_not_worse_holds_on_a_tie_and_fails_where_the_other_is_ahead(tmp_path):
-    folders = {"tie": run(tmp_path, "tie", {"A": AHEAD, "B": AHEAD}),
-               "behind": run(tmp_path, "behind", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
-               "ahead": run(tmp_path, "ahead", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
+    folders = {
+        "tie": run(tmp_path, "tie", {"A": AHEAD, "B": AHEAD}),
+        "behind": run(tmp_path, "behind", {"A": AHEAD, "B": [v + 0.05 for v in AHEAD]}),
+        "ahead": run(tmp_path, "ahead", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]}),
+    }
     rule = {**BEATS, "kind": "not_worse"}
     [result] = verdicts(tmp_path, [claim(["tie", "behind", "ahead"], rule)], folders)
 
@@ -449,10 +586,18 @@ def test_not_worse_holds_on_a_tie_and_fails_where_the_other_is_ahead(tmp_path):
 
 
 def test_bound_holds_where_every_trial_is_beyond_it(tmp_path):
-    folders = {"sparse": run(tmp_path, "sparse", {"A": [3.0, 5.0, 11.9]}, metric="sparsity"),
-               "dense": run(tmp_path, "dense", {"A": [3.0, 12.0]}, metric="sparsity")}
-    below = {"kind": "bound", "method": "A", "metric": "sparsity", "better": "lower", "bound": 12,
-             "basis": "the abstract's 12 %"}
+    folders = {
+        "sparse": run(tmp_path, "sparse", {"A": [3.0, 5.0, 11.9]}, metric="sparsity"),
+        "dense": run(tmp_path, "dense", {"A": [3.0, 12.0]}, metric="sparsity"),
+    }
+    below = {
+        "kind": "bound",
+        "method": "A",
+        "metric": "sparsity",
+        "better": "lower",
+        "bound": 12,
+        "basis": "the abstract's 12 %",
+    }
     above = {**below, "better": "higher", "bound": 0}
     under, over = verdicts(tmp_path, [claim(["sparse", "dense"], below), claim(["sparse"], above)], folders)
 
@@ -467,62 +612,100 @@ def test_a_bound_needs_its_number_and_no_than(tmp_path):
         load_claims(claims_file(tmp_path, [claim(["one"], {"kind": "bound", "method": "A", "metric": "f1"})]))
 
 
-def sweep_cells(root: Path, stem: str, cells: dict[str, list[list[float]]],
-                constant: dict[str, list[float]] = {}) -> Path:
+def sweep_cells(
+    root: Path, stem: str, cells: dict[str, list[list[float]]], constant: dict[str, list[float]] = {}
+) -> Path:
     """A sweep run whose trials.csv holds one row per cell: entry -> per trial, AUROC per sigma (1, 2, ...)."""
     folder = root / stem
     folder.mkdir(parents=True)
-    rows = [{"entry": entry, "method": f"{entry} (sigma={sigma + 1})", "trial": trial, "status": "ok", "auroc": value,
-             "param_sigma": sigma + 1.0, "param_kernel": "rbf",
-             "degenerate": "constant scores" if sigma + 1.0 in constant.get(entry, []) else ""}
-            for entry, trials in cells.items() for trial, values in enumerate(trials)
-            for sigma, value in enumerate(values)]
+    rows = [
+        {
+            "entry": entry,
+            "method": f"{entry} (sigma={sigma + 1})",
+            "trial": trial,
+            "status": "ok",
+            "auroc": value,
+            "param_sigma": sigma + 1.0,
+            "param_kernel": "rbf",
+            "degenerate": "constant scores" if sigma + 1.0 in constant.get(entry, []) else "",
+        }
+        for entry, trials in cells.items()
+        for trial, values in enumerate(trials)
+        for sigma, value in enumerate(values)
+    ]
     pd.DataFrame(rows).to_csv(folder / "trials.csv", index=False)
     return folder
 
 
 def test_most_counts_the_kernel_parameter_values_where_the_method_is_ahead(tmp_path):
     folders = {
-        "most": sweep_cells(tmp_path, "most", {"MD": [[0.8, 0.7, 0.4], [0.9, 0.8, 0.3]],
-                                               "RE": [[0.6, 0.6, 0.6], [0.6, 0.6, 0.6]]}),
-        "mixed": sweep_cells(tmp_path, "mixed", {"MD": [[0.8, 0.7, 0.4], [0.5, 0.5, 0.9]],
-                                                 "RE": [[0.6, 0.6, 0.6], [0.6, 0.6, 0.6]]}),
+        "most": sweep_cells(
+            tmp_path, "most", {"MD": [[0.8, 0.7, 0.4], [0.9, 0.8, 0.3]], "RE": [[0.6, 0.6, 0.6], [0.6, 0.6, 0.6]]}
+        ),
+        "mixed": sweep_cells(
+            tmp_path, "mixed", {"MD": [[0.8, 0.7, 0.4], [0.5, 0.5, 0.9]], "RE": [[0.6, 0.6, 0.6], [0.6, 0.6, 0.6]]}
+        ),
         # ahead at one value of three, and at the other two only over RE's constant-score cells
-        "flat": sweep_cells(tmp_path, "flat", {"MD": [[0.8, 0.7, 0.4]], "RE": [[0.5, 0.5, 0.6]]},
-                            {"RE": [1.0, 2.0]}),
+        "flat": sweep_cells(tmp_path, "flat", {"MD": [[0.8, 0.7, 0.4]], "RE": [[0.5, 0.5, 0.6]]}, {"RE": [1.0, 2.0]}),
     }
     rule = {"kind": "most", "method": "MD", "than": ["RE"], "metric": "auroc"}
     [result] = verdicts(tmp_path, [claim(["most", "mixed", "flat"], rule)], folders)
 
     assert [case.outcome for case in result.headline] == ["holds", "tie", "fails"]
     assert "ahead at 67%-67% of 3 kernel parameter values in 2 trials" in result.headline[0].detail
-    assert "ahead at 0%-0% of 1 kernel parameter values in 1 trials (up to 2 beside a constant-score cell left out)" \
+    assert (
+        "ahead at 0%-0% of 1 kernel parameter values in 1 trials (up to 2 beside a constant-score cell left out)"
         in result.headline[2].detail
+    )
 
 
 def test_a_metric_stored_per_setting_gives_one_case_per_setting_kept(tmp_path):
     folder = tmp_path / "robust"
     folder.mkdir()
-    rows = [{"entry": entry, "trial": trial, "width": width, "corruption": corruption,
-             "explained_variation": value + (0.1 if entry == "L1" and width == 5 else 0)}
-            for trial, value in enumerate(AHEAD) for entry in ("L1", "L2") for width in (1, 5)
-            for corruption in (0.0, 0.1)]
+    rows = [
+        {
+            "entry": entry,
+            "trial": trial,
+            "width": width,
+            "corruption": corruption,
+            "explained_variation": value + (0.1 if entry == "L1" and width == 5 else 0),
+        }
+        for trial, value in enumerate(AHEAD)
+        for entry in ("L1", "L2")
+        for width in (1, 5)
+        for corruption in (0.0, 0.1)
+    ]
     pd.DataFrame(rows).to_csv(folder / "robustness.csv", index=False)
-    rule = {"kind": "beats", "method": "L1", "than": ["L2"], "metric": "explained_variation",
-            "settings": {"corruption": [0.1]}}
+    rule = {
+        "kind": "beats",
+        "method": "L1",
+        "than": ["L2"],
+        "metric": "explained_variation",
+        "settings": {"corruption": [0.1]},
+    }
     [result] = verdicts(tmp_path, [claim(["robust"], rule)], {"robust": folder})
 
-    assert [(case.setting, case.outcome) for case in result.headline] == [("width 1, corruption 0.1", "tie"),
-                                                                          ("width 5, corruption 0.1", "holds")]
+    assert [(case.setting, case.outcome) for case in result.headline] == [
+        ("width 1, corruption 0.1", "tie"),
+        ("width 5, corruption 0.1", "holds"),
+    ]
     assert result.holds == "partly" and result.verdict.startswith("1 of 2 settings hold")
 
 
 def test_claims_held_counts_the_claims_that_hold_among_those_assessed(tmp_path):
     folders = {"one": run(tmp_path, "one", {"A": AHEAD, "B": [v - 0.05 for v in AHEAD]})}
-    by_hand = {"paper": "P", "claim": "c", "source": "s", "configs": [], "holds": "not assessed",
-               "verdict": "a figure: no record measures it", "evidence": "e"}
-    results = verdicts(tmp_path, [claim(["one"], BEATS), claim(["absent"], BEATS), by_hand],
-                       {**folders, "absent": tmp_path / "absent"})
+    by_hand = {
+        "paper": "P",
+        "claim": "c",
+        "source": "s",
+        "configs": [],
+        "holds": "not assessed",
+        "verdict": "a figure: no record measures it",
+        "evidence": "e",
+    }
+    results = verdicts(
+        tmp_path, [claim(["one"], BEATS), claim(["absent"], BEATS), by_hand], {**folders, "absent": tmp_path / "absent"}
+    )
 
     assert claims_held(results) == (1, 1)
 
@@ -541,8 +724,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_every_claim_of_the_five_papers_is_computed_or_says_why_not():
-    claims = {paper: load_claims(REPO / "reproductions" / paper / "reference")
-              for paper in ("das", "kim", "li", "sas", "wang")}
+    claims = {
+        paper: load_claims(REPO / "reproductions" / paper / "reference")
+        for paper in ("das", "kim", "li", "sas", "wang")
+    }
     assert sum(map(len, claims.values())) >= 48
     for paper, entries in claims.items():
         for entry in entries:
@@ -570,11 +755,14 @@ def test_li_spectf_committed_records_flag_the_constant_cells_and_the_claim_count
     spectf = replace_configs(highest, ["li_spectf"])
     [result] = evaluate_claims([spectf], {"li_spectf": folder})
 
-    assert [(case.other, case.outcome) for case in result.headline] == [("RE", "against a degenerate model"),
-                                                                         ("OCSVM", "against a degenerate model")]
+    assert [(case.other, case.outcome) for case in result.headline] == [
+        ("RE", "against a degenerate model"),
+        ("OCSVM", "against a degenerate model"),
+    ]
     assert result.holds == "not shown"
 
 
 def replace_configs(entry, configs):
     from dataclasses import replace
+
     return replace(entry, configs=tuple(configs), rule=tuple(replace(c, configs=tuple(configs)) for c in entry.rule))

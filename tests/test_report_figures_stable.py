@@ -23,8 +23,15 @@ HASH_SEEDS = ("1", "2")
 METHODS = ["KPCA RE", "KPCA Mahalanobis", "IForest", "LOF", "kNN", "OCSVM"]
 # Pairs the post-hoc test does not separate: the bars {KPCA RE, KPCA Mahalanobis, IForest}, {KPCA RE, LOF} (two
 # bars from the same method) and {LOF, kNN, OCSVM}.
-NOT_SEPARATED = [("KPCA RE", "KPCA Mahalanobis"), ("KPCA RE", "IForest"), ("KPCA Mahalanobis", "IForest"),
-                 ("KPCA RE", "LOF"), ("LOF", "kNN"), ("LOF", "OCSVM"), ("kNN", "OCSVM")]
+NOT_SEPARATED = [
+    ("KPCA RE", "KPCA Mahalanobis"),
+    ("KPCA RE", "IForest"),
+    ("KPCA Mahalanobis", "IForest"),
+    ("KPCA RE", "LOF"),
+    ("LOF", "kNN"),
+    ("LOF", "OCSVM"),
+    ("kNN", "OCSVM"),
+]
 
 
 def draw_suite_figures(out: Path) -> None:
@@ -37,8 +44,11 @@ def draw_suite_figures(out: Path) -> None:
         p_values.loc[a, b] = p_values.loc[b, a] = 0.5
     styles = plots.method_styles(METHODS)
     suite.cd_diagram(ranks, p_values, styles, cd=1.2, title="t", path=out / "cd.png")
-    scores = pd.DataFrame(np.random.default_rng(0).uniform(0.5, 1.0, (8, len(METHODS))), columns=METHODS,
-                          index=[f"set_{i}" for i in range(8)])
+    scores = pd.DataFrame(
+        np.random.default_rng(0).uniform(0.5, 1.0, (8, len(METHODS))),
+        columns=METHODS,
+        index=[f"set_{i}" for i in range(8)],
+    )
     average = statistics.average_ranks(scores)
     suite.rank_heatmap(scores, average, label="AUROC", title="t", path=out / "rank_heatmap.png")
     suite.box_plot(scores, average, styles, title="t", path=out / "box.png")
@@ -48,8 +58,12 @@ def draw_run_figures(out: Path) -> None:
     """A committed run's figures (F1 box plots, ROC, F1 vs sparsity) rebuilt from a copy of its records."""
     from kpca_bench.report.rebuild import rebuild
 
-    shutil.copytree(ROOT / "results" / "mnist", out, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("*.png", "*.md", "*.csv", "*.html"))
+    shutil.copytree(
+        ROOT / "results" / "mnist",
+        out,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("*.png", "*.md", "*.csv", "*.html"),
+    )
     rebuild(out, ROOT / "configs", reproductions_dir=ROOT / "reproductions")
 
 
@@ -59,13 +73,21 @@ DRAWINGS = {"suite": draw_suite_figures, "run": draw_run_figures}
 def drawn_in_two_processes(tmp_path: Path, drawing: str) -> list[dict[str, bytes]]:
     """The PNGs ``drawing`` writes, by name, from one process per hash seed (run side by side)."""
     outs = [tmp_path / seed for seed in HASH_SEEDS]
-    processes = [subprocess.Popen([sys.executable, __file__, drawing, str(out)], stderr=subprocess.PIPE, text=True,
-                                  env={**os.environ, "PYTHONHASHSEED": seed}) for out, seed in zip(outs, HASH_SEEDS)]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, __file__, drawing, str(out)],
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        for out, seed in zip(outs, HASH_SEEDS)
+    ]
     for process in processes:
         _, stderr = process.communicate(timeout=300)
         assert process.returncode == 0, stderr
-    return [{path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*.png"))}
-            for out in outs]
+    return [
+        {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*.png"))} for out in outs
+    ]
 
 
 def test_a_suites_figures_are_the_same_bytes_in_any_process(tmp_path):

@@ -40,11 +40,16 @@ def test_a_single_run_gets_its_tables_back(tmp_path):
 
 @pytest.mark.slow
 def test_a_suite_prints_its_rank_table(tmp_path):
-    config = {"name": "pair", "protocol": "adbench", "trials": 1,
-              "datasets": [{"name": "file", "options": {"path": str(DATA / "example.npz")}},
-                           {"name": "file", "options": {"path": str(DATA / "example.mat")}}],
-              "methods": [{"name": "knn", "label": "kNN"}, {"name": "pca", "label": "PCA"},
-                          {"name": "lof", "label": "LOF"}]}
+    config = {
+        "name": "pair",
+        "protocol": "adbench",
+        "trials": 1,
+        "datasets": [
+            {"name": "file", "options": {"path": str(DATA / "example.npz")}},
+            {"name": "file", "options": {"path": str(DATA / "example.mat")}},
+        ],
+        "methods": [{"name": "knn", "label": "kNN"}, {"name": "pca", "label": "PCA"}, {"name": "lof", "label": "LOF"}],
+    }
     path = tmp_path / "pair.yaml"
     path.write_text(yaml.safe_dump(config))
     assert invoke("run", path, "--out", tmp_path, "--quiet").exit_code == 0
@@ -68,15 +73,17 @@ def test_a_run_whose_config_file_moved_since_is_tied_to_the_file_where_it_is_now
     moved = tmp_path / "reproductions" / "toy" / "configs" / "quickstart.yaml"
     moved.parent.mkdir(parents=True)
     moved.write_text(text)
-    (moved.parents[1] / "__init__.py").write_text("from kpca_bench.report.reproductions import Reproduction\n"
-                                                  "REPRODUCTION = Reproduction(reference='Toy', citation='A. Toy.')\n")
-    ran = tmp_path / "configs" / "quickstart.yaml"   # where it ran from, gone since
+    (moved.parents[1] / "__init__.py").write_text(
+        "from kpca_bench.report.reproductions import Reproduction\n"
+        "REPRODUCTION = Reproduction(reference='Toy', citation='A. Toy.')\n"
+    )
+    ran = tmp_path / "configs" / "quickstart.yaml"  # where it ran from, gone since
     ran.parent.mkdir()
     ran.write_text(text)
     config = load_config(ran)
     ran.unlink()
     assert where_it_is_now(config, tmp_path / "configs", tmp_path / "reproductions").source == moved.as_posix()
-    moved.write_text(text.replace("seed: 0", "seed: 1"))   # another config of the same name: left as it ran
+    moved.write_text(text.replace("seed: 0", "seed: 1"))  # another config of the same name: left as it ran
     assert "seed: 0" in text
     assert where_it_is_now(config, tmp_path / "configs", tmp_path / "reproductions").source == ran.as_posix()
 
@@ -96,16 +103,27 @@ def test_the_stored_config_reads_numbers_in_exponent_form(tmp_path):
 ROOT = Path(__file__).parents[1]
 
 
-@pytest.mark.parametrize("run", ["quickstart", "sas_ionosphere", "adbench_classical_capped/adbench_wine"],
-                         ids=["generic", "classification", "suite_member"])
+@pytest.mark.parametrize(
+    "run",
+    ["quickstart", "sas_ionosphere", "adbench_classical_capped/adbench_wine"],
+    ids=["generic", "classification", "suite_member"],
+)
 def test_trials_file_writes_from_the_records_what_the_runs_report_writes(run, tmp_path):
     """trials.csv is not committed: trials_file writes it where the claims and analyses read it, as rebuild does."""
     suite = run.split("/")[0] if "/" in run else None
     derived = shutil.ignore_patterns("*.csv", "*.md", "*.png", "*.html")
-    shutil.copytree(ROOT / "results" / (suite or run), tmp_path / (suite or run),  # a suite: this member only
-                    ignore=lambda where, names: [*derived(where, names), *(
-                        name for name in names if suite and Path(where).name == suite and name.startswith("adbench_")
-                        and name != Path(run).name)])
+    shutil.copytree(
+        ROOT / "results" / (suite or run),
+        tmp_path / (suite or run),  # a suite: this member only
+        ignore=lambda where, names: [
+            *derived(where, names),
+            *(
+                name
+                for name in names
+                if suite and Path(where).name == suite and name.startswith("adbench_") and name != Path(run).name
+            ),
+        ],
+    )
     folder = tmp_path / run
     notes = []
     written = trials_file(folder, ROOT / "configs", ROOT / "reproductions", notes.append)

@@ -12,19 +12,19 @@ from kpca_bench.report.reproductions import Reproduction, load_reproduction, loa
 
 REPO = Path(__file__).resolve().parents[1]
 
-TOY = '''
+TOY = """
 from kpca_bench.report.reproductions import Reproduction
 
 from .analysis import analyse
 
 REPRODUCTION = Reproduction(reference="Toy et al.", citation="A. Toy. 2026.", analyses=(analyse,))
-'''
-ANALYSIS = '''
+"""
+ANALYSIS = """
 def analyse(results_root, configs):
     path = results_root / "toy.md"
     path.write_text(" ".join(p.name for p in configs))
     return [path]
-'''
+"""
 
 
 def toy(root: Path, key: str, reference: str = "Toy et al.") -> Path:
@@ -81,13 +81,19 @@ def test_loading_by_path_gives_the_modules_the_tests_import():
 
 
 def test_papers_by_dataset_come_from_the_reproductions_configs(tmp_path):
-    config = ("name: {name}\ndataset: {{name: {dataset}, inliers: [1], outliers: [2], train_inliers: 5, test_inliers: 5, "
-              "test_outliers: 5}}\nmethods: [{{name: kpca}}]\n")
+    config = (
+        "name: {name}\ndataset: {{name: {dataset}, inliers: [1], outliers: [2], train_inliers: 5, test_inliers: 5, "
+        "test_outliers: 5}}\nmethods: [{{name: kpca}}]\n"
+    )
     for key, names in (("toy_a", [("a1", "digits"), ("a2", "yeast")]), ("toy_b", [("b1", "digits")])):
         (folder := toy(tmp_path / "reproductions", key, f"{key} et al.") / "configs").mkdir()
         for name, dataset in names:
             (folder / f"{name}.yaml").write_text(config.format(name=name, dataset=dataset))
-    (tmp_path / "reproductions" / "toy_b" / "configs" / "b2.yaml").write_text(config.format(name="b2", dataset="digits"))
-    assert papers_by_dataset(tmp_path / "reproductions") == {"digits": ["toy_a et al.", "toy_b et al."],
-                                                             "yeast": ["toy_a et al."]}
+    (tmp_path / "reproductions" / "toy_b" / "configs" / "b2.yaml").write_text(
+        config.format(name="b2", dataset="digits")
+    )
+    assert papers_by_dataset(tmp_path / "reproductions") == {
+        "digits": ["toy_a et al.", "toy_b et al."],
+        "yeast": ["toy_a et al."],
+    }
     assert papers_by_dataset(tmp_path / "nowhere") == {}

@@ -16,4 +16,3 @@ def test_auroc_is_the_main_metric_where_it_exists_else_what_the_protocol_reports
 def test_a_run_headline_names_the_three_best_by_mean_auroc_failed_methods_left_out():
     summary = pd.DataFrame({"method": ["a", "b", "c", "d", "e"], "auroc_mean": [0.61, 0.93, None, 0.75, 0.88]})
     assert run_headline(summary) == "highest mean AUROC (an order, not a test): b 0.930, e 0.880, d 0.750"
-

@@ -9,8 +9,10 @@ from scipy import stats
 from kpca_bench.report import statistics
 
 # 4 datasets x 3 methods, no ties: ranks A 1,2,1,1; B 2,1,3,2; C 3,3,2,3.
-TABLE = pd.DataFrame({"A": [0.90, 0.80, 0.70, 0.95], "B": [0.80, 0.85, 0.60, 0.90], "C": [0.70, 0.60, 0.65, 0.50]},
-                     index=["w", "x", "y", "z"])
+TABLE = pd.DataFrame(
+    {"A": [0.90, 0.80, 0.70, 0.95], "B": [0.80, 0.85, 0.60, 0.90], "C": [0.70, 0.60, 0.65, 0.50]},
+    index=["w", "x", "y", "z"],
+)
 
 
 def test_ranks_and_average_ranks():
@@ -33,8 +35,9 @@ def test_means_equal_but_for_their_last_bits_tie_in_ranks_friedman_and_wilcoxon(
     # A and B differ by the last bit on both datasets: no non-zero difference left, p = 1.
     pairs = statistics.wilcoxon_holm(table).set_index(["method_a", "method_b"])
     assert pairs.loc[("A", "B"), "p_value"] == 1.0
-    assert statistics.friedman(table).statistic == pytest.approx(statistics.friedman(
-        table.assign(B=table["A"])).statistic, abs=0)
+    assert statistics.friedman(table).statistic == pytest.approx(
+        statistics.friedman(table.assign(B=table["A"])).statistic, abs=0
+    )
     # A real difference (relative 1e-9) is kept.
     apart = table.assign(B=table["A"] * (1 + 1e-9))
     assert statistics.ranks(apart).iloc[0].tolist() == [1, 2, 4, 3, 5]
@@ -94,16 +97,22 @@ def test_win_tie_loss():
 def _p_values_from_cd(ranks: dict, cd: float) -> pd.DataFrame:
     """A Nemenyi-like significance matrix built by hand: p = 0 where two average ranks differ by more than cd."""
     methods = list(ranks)
-    return pd.DataFrame([[0.0 if abs(ranks[a] - ranks[b]) > cd else 1.0 for b in methods] for a in methods],
-                        index=methods, columns=methods)
+    return pd.DataFrame(
+        [[0.0 if abs(ranks[a] - ranks[b]) > cd else 1.0 for b in methods] for a in methods],
+        index=methods,
+        columns=methods,
+    )
 
 
-@pytest.mark.parametrize(("ranks", "cd", "expected"), [
-    ({"A": 1, "B": 2, "C": 9, "D": 10}, 1.5, [["A", "B"], ["C", "D"]]),  # two groups
-    ({"A": 1, "B": 2, "C": 2.5, "D": 3}, 2.5, [["A", "B", "C", "D"]]),  # every method joined
-    ({"A": 1, "B": 2, "C": 3, "D": 4}, 1.5, [["A", "B"], ["B", "C"], ["C", "D"]]),  # a chain: overlapping groups
-    ({"A": 1, "B": 5, "C": 6, "D": 12}, 1.5, [["A"], ["B", "C"], ["D"]]),  # separated from all: its own group
-])
+@pytest.mark.parametrize(
+    ("ranks", "cd", "expected"),
+    [
+        ({"A": 1, "B": 2, "C": 9, "D": 10}, 1.5, [["A", "B"], ["C", "D"]]),  # two groups
+        ({"A": 1, "B": 2, "C": 2.5, "D": 3}, 2.5, [["A", "B", "C", "D"]]),  # every method joined
+        ({"A": 1, "B": 2, "C": 3, "D": 4}, 1.5, [["A", "B"], ["B", "C"], ["C", "D"]]),  # a chain: overlapping groups
+        ({"A": 1, "B": 5, "C": 6, "D": 12}, 1.5, [["A"], ["B", "C"], ["D"]]),  # separated from all: its own group
+    ],
+)
 def test_groups_are_the_runs_of_methods_the_test_does_not_separate(ranks, cd, expected):
     series = pd.Series(ranks, dtype=float)
     assert statistics.contiguous_groups(_p_values_from_cd(ranks, cd), series) == expected
@@ -118,14 +127,17 @@ def holm_like(ranks: dict, separated: list[tuple[str, str]]) -> pd.DataFrame:
     return matrix
 
 
-@pytest.mark.parametrize(("ranks", "separated", "expected"), [
-    # {A, B, D} is a set of which no two are separated, but C, between B and D, is separated from A.
-    ({"A": 1, "B": 2, "C": 3, "D": 4}, [("A", "C")], [["A", "B"], ["B", "C", "D"]]),
-    # The top method separated from one in the middle only: its run stops before it.
-    ({"A": 5.06, "B": 5.67, "C": 7.5, "D": 7.79, "E": 7.88}, [("A", "D")], [["A", "B", "C"], ["B", "C", "D", "E"]]),
-    # A separated from B alone: A is a group of its own, although the test does not separate A from C or D.
-    ({"A": 1, "B": 2, "C": 3, "D": 4}, [("A", "B")], [["A"], ["B", "C", "D"]]),
-])
+@pytest.mark.parametrize(
+    ("ranks", "separated", "expected"),
+    [
+        # {A, B, D} is a set of which no two are separated, but C, between B and D, is separated from A.
+        ({"A": 1, "B": 2, "C": 3, "D": 4}, [("A", "C")], [["A", "B"], ["B", "C", "D"]]),
+        # The top method separated from one in the middle only: its run stops before it.
+        ({"A": 5.06, "B": 5.67, "C": 7.5, "D": 7.79, "E": 7.88}, [("A", "D")], [["A", "B", "C"], ["B", "C", "D", "E"]]),
+        # A separated from B alone: A is a group of its own, although the test does not separate A from C or D.
+        ({"A": 1, "B": 2, "C": 3, "D": 4}, [("A", "B")], [["A"], ["B", "C", "D"]]),
+    ],
+)
 def test_groups_never_span_a_method_the_test_separates_from_a_member(ranks, separated, expected):
     p_values = holm_like(ranks, separated)
     series = pd.Series(ranks, dtype=float)
@@ -133,7 +145,7 @@ def test_groups_never_span_a_method_the_test_separates_from_a_member(ranks, sepa
     assert groups == expected
     order = list(series.sort_values().index)
     for group in groups:
-        spanned = order[order.index(group[0]):order.index(group[-1]) + 1]
+        spanned = order[order.index(group[0]) : order.index(group[-1]) + 1]
         assert all(p_values.loc[a, b] >= 0.05 for a in spanned for b in spanned)
 
 

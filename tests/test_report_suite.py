@@ -11,31 +11,67 @@ import pandas as pd
 import pytest
 
 from kpca_bench.datasets.locate import searched
-from kpca_bench.report import plots, statistics, suite
+from kpca_bench.report import plots, statistics, suite, suite_verdict
 from kpca_bench.experiment.config_parser import parse_config
 
 
 def suite_config(datasets: list[str], posthoc: str = "nemenyi"):
-    return parse_config({"name": "hand", "datasets": datasets, "protocol": "adbench", "trials": 1,
-                         "statistics": {"posthoc": posthoc},
-                         "methods": [{"name": "kpca", "label": "KPCA RE", "params": {"n_components": 2}},
-                                     {"name": "isolation_forest", "label": "IForest"},
-                                     {"name": "lof", "label": "LOF"}, {"name": "knn", "label": "kNN"}]})
+    return parse_config(
+        {
+            "name": "hand",
+            "datasets": datasets,
+            "protocol": "adbench",
+            "trials": 1,
+            "statistics": {"posthoc": posthoc},
+            "methods": [
+                {"name": "kpca", "label": "KPCA RE", "params": {"n_components": 2}},
+                {"name": "isolation_forest", "label": "IForest"},
+                {"name": "lof", "label": "LOF"},
+                {"name": "knn", "label": "kNN"},
+            ],
+        }
+    )
 
 
 def records_of(auroc: pd.DataFrame) -> dict[str, list[dict]]:
     """One trial per dataset and method with the given AUROC (AUPRC = AUROC / 2)."""
-    return {dataset: [{"method": method, "status": "ok", "auroc": value, "auprc": value / 2, "f1": 0.5}
-                      for method, value in row.items()] for dataset, row in auroc.iterrows()}
+    return {
+        dataset: [
+            {"method": method, "status": "ok", "auroc": value, "auprc": value / 2, "f1": 0.5}
+            for method, value in row.items()
+        ]
+        for dataset, row in auroc.iterrows()
+    }
 
 
 # 12 datasets: KPCA RE first and IForest second on each, LOF and kNN take third and fourth in turn; no two
 # differences of a pair are equal in size (scipy's exact signed-rank test, not its slow permutation test for ties).
 STEP = np.arange(12) * 1e-3
-SEPARATED = pd.DataFrame({"KPCA RE": 0.9 + 3 * STEP, "IForest": 0.8 + np.sqrt(2) * STEP,
-                          "LOF": [0.6, 0.5] * 6 + np.pi * STEP, "kNN": [0.5, 0.6] * 6 + np.e * STEP},
-                         index=[f"adbench_{name}" for name in ("wine", "glass", "wbc", "pima", "yeast", "wdbc", "wpbc",
-                                                               "thyroid", "vertebral", "hepatitis", "fault", "letter")])
+SEPARATED = pd.DataFrame(
+    {
+        "KPCA RE": 0.9 + 3 * STEP,
+        "IForest": 0.8 + np.sqrt(2) * STEP,
+        "LOF": [0.6, 0.5] * 6 + np.pi * STEP,
+        "kNN": [0.5, 0.6] * 6 + np.e * STEP,
+    },
+    index=[
+        f"adbench_{name}"
+        for name in (
+            "wine",
+            "glass",
+            "wbc",
+            "pima",
+            "yeast",
+            "wdbc",
+            "wpbc",
+            "thyroid",
+            "vertebral",
+            "hepatitis",
+            "fault",
+            "letter",
+        )
+    ],
+)
 
 
 def bars_as_groups(bars: list[list[float]], ranks: pd.Series) -> list[set[str]]:
@@ -59,8 +95,14 @@ def test_the_diagram_draws_the_groups_written_beside_it(separated, tmp_path, mon
     config = suite_config(list(SEPARATED.index))
     stats = suite.suite_statistics(config, suite.dataset_table(config, records_of(SEPARATED)))["auroc"]
     monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: None)
-    bars = suite.cd_diagram(stats["ranks"], stats["p_values"], plots.method_styles(list(SEPARATED)), cd=stats["cd"],
-                            title="t", path=tmp_path / "cd.png")
+    bars = suite.cd_diagram(
+        stats["ranks"],
+        stats["p_values"],
+        plots.method_styles(list(SEPARATED)),
+        cd=stats["cd"],
+        title="t",
+        path=tmp_path / "cd.png",
+    )
     assert bars_as_groups(bars, stats["ranks"]) == sorted(groups, key=sorted)
     assert (separated / "rank_heatmap_auroc.png").exists() and (separated / "rank_heatmap_auprc.png").exists()
 
@@ -81,8 +123,10 @@ def test_a_suite_too_small_for_any_significant_pair_says_so(tmp_path):
     text = (tmp_path / "summary.md").read_text()
     # 2 datasets, 6 pairs: 6 x 2 / 2**2 = 3; CD = 2.569 * sqrt(20 / 12) = 3.32 > 3, the largest gap with 4 methods.
     assert "With 2 datasets and 6 pairs, the smallest attainable Holm-adjusted p is 6 x 0.5 = 3 " in text
-    assert "AUROC: Nemenyi critical difference 3.317 ranks (alpha 0.05); the largest possible gap of average ranks " \
-           "with 4 methods is 3: **no pair can be significant at this size** by Nemenyi" in text
+    assert (
+        "AUROC: Nemenyi critical difference 3.317 ranks (alpha 0.05); the largest possible gap of average ranks "
+        "with 4 methods is 3: **no pair can be significant at this size** by Nemenyi" in text
+    )
     assert text.count("no pair can be significant at this size") == 3
     assert "Iman-Davenport F = " in text and "; 4 methods, 2 datasets" in text
 
@@ -92,7 +136,7 @@ def test_a_suite_large_enough_says_nothing_is_out_of_reach(separated):
 
 
 def test_holm_reach_on_7_datasets_and_78_pairs():
-    text = suite.holm_reach(7, 78)
+    text = suite_verdict.holm_reach(7, 78)
     assert "78 x 0.0156 = 1.22" in text and "no pair can be significant at this size" in text
 
 
@@ -102,8 +146,9 @@ def test_ranks_carry_bootstrap_intervals(separated):
     low, high = ranks.loc["LOF", ["rank_auroc_low", "rank_auroc_high"]]
     assert 3 <= low < 3.5 < high <= 4
     assert ranks.loc["LOF", "auroc_mean_low"] < 0.55 < ranks.loc["LOF", "auroc_mean_high"]
-    shown = "1.00 [1.00, 1.00] | {:.3f} [{:.3f}, {:.3f}]".format(*ranks.loc["KPCA RE", ["auroc_mean", "auroc_mean_low",
-                                                                                      "auroc_mean_high"]])
+    shown = "1.00 [1.00, 1.00] | {:.3f} [{:.3f}, {:.3f}]".format(
+        *ranks.loc["KPCA RE", ["auroc_mean", "auroc_mean_low", "auroc_mean_high"]]
+    )
     assert shown.startswith("1.00 [1.00, 1.00] | 0.917 [0.91")
     assert f"| KPCA RE | {shown} |" in (separated / "summary.md").read_text()
     assert shown.replace(" | ", " ") in " ".join(suite.rank_table_text(ranks.reset_index()).split())
@@ -112,12 +157,16 @@ def test_ranks_carry_bootstrap_intervals(separated):
 def test_ranks_1_2_9_10_with_cd_1_5_draw_two_bars(tmp_path, monkeypatch):
     # The case of issue 29: a matrix of ones joined all four; the Nemenyi p-values separate {A, B} from {C, D}.
     ranks = pd.Series({"A": 1.0, "B": 2.0, "C": 9.0, "D": 10.0})
-    p_values = pd.DataFrame([[0.0 if abs(ranks[a] - ranks[b]) > 1.5 else 1.0 for b in ranks.index] for a in ranks.index],
-                            index=ranks.index, columns=ranks.index)
+    p_values = pd.DataFrame(
+        [[0.0 if abs(ranks[a] - ranks[b]) > 1.5 else 1.0 for b in ranks.index] for a in ranks.index],
+        index=ranks.index,
+        columns=ranks.index,
+    )
     drawn = []
     monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
-    bars = suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=1.5, title="t",
-                            path=tmp_path / "cd.png")
+    bars = suite.cd_diagram(
+        ranks, p_values, plots.method_styles(list(ranks.index)), cd=1.5, title="t", path=tmp_path / "cd.png"
+    )
     assert bars == [[1.0, 2.0], [9.0, 10.0]]
     texts = {text.get_text() for text in drawn[0].axes[0].texts}
     assert {"A (1.00)", "B (2.00)", "(9.00) C", "(10.00) D", "CD = 1.50"} <= texts  # two decimals, not "(9)"
@@ -130,22 +179,35 @@ def test_the_rank_heatmap_orders_methods_by_average_rank_and_prints_each_rank(tm
     scores = SEPARATED[["kNN", "LOF", "IForest", "KPCA RE"]]
     suite.rank_heatmap(scores, statistics.average_ranks(scores), label="AUROC", title="t", path=tmp_path / "h.png")
     ax = drawn[0].axes[0]
-    assert [tick.get_text() for tick in ax.get_xticklabels()] == ["KPCA RE (1.00)", "IForest (2.00)", "kNN (3.50)",
-                                                                  "LOF (3.50)"]
+    assert [tick.get_text() for tick in ax.get_xticklabels()] == [
+        "KPCA RE (1.00)",
+        "IForest (2.00)",
+        "kNN (3.50)",
+        "LOF (3.50)",
+    ]
     cells = [text.get_text() for text in ax.texts]
     assert len(cells) == 12 * 4 and cells[:4] == ["1", "2", "4", "3"]  # the first dataset: LOF 3rd, kNN 4th
 
 
-@pytest.mark.parametrize("posthoc, expected", [
-    ("nemenyi", "the Nemenyi critical difference (alpha 0.05) is 1.35 ranks, so 2 of the other 3 methods are "
-                "significantly apart from KPCA RE by the Nemenyi test (alpha 0.05)"),
-    ("wilcoxon_holm", "all 3 other methods are significantly apart from KPCA RE by Wilcoxon's signed-rank "
-                      "test with Holm's correction (alpha 0.05)"),
-])
+@pytest.mark.parametrize(
+    "posthoc, expected",
+    [
+        (
+            "nemenyi",
+            "the Nemenyi critical difference (alpha 0.05) is 1.35 ranks, so 2 of the other 3 methods are "
+            "significantly apart from KPCA RE by the Nemenyi test (alpha 0.05)",
+        ),
+        (
+            "wilcoxon_holm",
+            "all 3 other methods are significantly apart from KPCA RE by Wilcoxon's signed-rank "
+            "test with Holm's correction (alpha 0.05)",
+        ),
+    ],
+)
 def test_the_headline_counts_what_the_configs_posthoc_test_separates(posthoc, expected):
     config = suite_config(list(SEPARATED.index), posthoc=posthoc)
     stats = suite.suite_statistics(config, suite.dataset_table(config, records_of(SEPARATED)))
-    text = suite.headline(config, stats)
+    text = suite_verdict.headline(config, stats)
     assert expected in text
     assert ("Nemenyi" in text) == (posthoc == "nemenyi")
     assert "best" not in text
@@ -154,7 +216,7 @@ def test_the_headline_counts_what_the_configs_posthoc_test_separates(posthoc, ex
 def test_where_the_test_separates_pairs_the_verdict_names_them_first():
     config = suite_config(list(SEPARATED.index), posthoc="wilcoxon_holm")
     stats = suite.suite_statistics(config, suite.dataset_table(config, records_of(SEPARATED)))
-    text = suite.headline(config, stats)
+    text = suite_verdict.headline(config, stats)
     assert text.startswith("AUROC: Wilcoxon-Holm separates 5 of 6 pairs of the 4 methods on 12 datasets (Friedman p = ")
     assert "KPCA RE / IForest (p = " in text
     assert "top mean rank: KPCA RE (1.00), separated from 3 of the other 3 methods." in text
@@ -162,11 +224,19 @@ def test_where_the_test_separates_pairs_the_verdict_names_them_first():
 
 # A held-back-style suite: 7 datasets on which the 4 methods take every place in turn (a Latin square and more),
 # so that Friedman finds nothing and no post-hoc test separates a pair; IForest ranks first by a hair.
-HELD_BACK = pd.DataFrame([[0.80, 0.70, 0.60, 0.50], [0.50, 0.80, 0.70, 0.60], [0.60, 0.50, 0.80, 0.70],
-                          [0.70, 0.60, 0.50, 0.80], [0.81, 0.71, 0.61, 0.51], [0.52, 0.62, 0.82, 0.72],
-                          [0.73, 0.83, 0.53, 0.63]], columns=["KPCA RE", "IForest", "LOF", "kNN"],
-                         index=[f"adbench_{name}" for name in ("wine", "glass", "wbc", "pima", "yeast", "wdbc",
-                                                               "wpbc")])
+HELD_BACK = pd.DataFrame(
+    [
+        [0.80, 0.70, 0.60, 0.50],
+        [0.50, 0.80, 0.70, 0.60],
+        [0.60, 0.50, 0.80, 0.70],
+        [0.70, 0.60, 0.50, 0.80],
+        [0.81, 0.71, 0.61, 0.51],
+        [0.52, 0.62, 0.82, 0.72],
+        [0.73, 0.83, 0.53, 0.63],
+    ],
+    columns=["KPCA RE", "IForest", "LOF", "kNN"],
+    index=[f"adbench_{name}" for name in ("wine", "glass", "wbc", "pima", "yeast", "wdbc", "wpbc")],
+)
 
 
 def first_sentence(text: str) -> str:
@@ -221,8 +291,9 @@ def test_the_floor_of_the_test_joins_the_verdict_when_no_pair_can_be_significant
     config = suite_config(list(HELD_BACK.index), posthoc="wilcoxon_holm")
     stats = suite.suite_statistics(config, suite.dataset_table(config, records_of(HELD_BACK)))
     # 7 datasets, 6 pairs: 6 x 2 / 2**7 = 0.094.
-    assert "and can separate none at this size: its smallest attainable p is 0.0938)" in suite.verdict(
-        stats, "wilcoxon_holm")
+    assert "and can separate none at this size: its smallest attainable p is 0.0938)" in suite_verdict.verdict(
+        stats, "wilcoxon_holm"
+    )
 
 
 def drawn_spans(fig) -> list[tuple[float, float]]:
@@ -232,23 +303,31 @@ def drawn_spans(fig) -> list[tuple[float, float]]:
     return sorted((min(line.get_xdata()), max(line.get_xdata())) for line in lines)
 
 
-@pytest.mark.parametrize(("ranks", "separated", "spans"), [
-    # Holm's not-separated set {A, B, D} would have drawn a bar from 1 to 4 over C, which Holm separates from A.
-    ({"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0}, [("A", "C")], [(1.0, 2.0), (2.0, 4.0)]),
-    # The 36-set suite's AUROC case in small: the top method separated from one in the middle (SKPCA RE, 7.79).
-    ({"L1-KPCA RE": 5.06, "IForest": 5.67, "KPCA MD": 7.61, "SKPCA RE": 7.79, "OCSVM": 7.88, "LOF": 8.69},
-     [("L1-KPCA RE", "SKPCA RE"), ("L1-KPCA RE", "LOF")], [(5.06, 7.61), (5.67, 8.69)]),
-])
-def test_no_drawn_bar_passes_over_a_method_the_test_separates_from_one_under_it(tmp_path, monkeypatch, ranks,
-                                                                                  separated, spans):
+@pytest.mark.parametrize(
+    ("ranks", "separated", "spans"),
+    [
+        # Holm's not-separated set {A, B, D} would have drawn a bar from 1 to 4 over C, which Holm separates from A.
+        ({"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0}, [("A", "C")], [(1.0, 2.0), (2.0, 4.0)]),
+        # The 36-set suite's AUROC case in small: the top method separated from one in the middle (SKPCA RE, 7.79).
+        (
+            {"L1-KPCA RE": 5.06, "IForest": 5.67, "KPCA MD": 7.61, "SKPCA RE": 7.79, "OCSVM": 7.88, "LOF": 8.69},
+            [("L1-KPCA RE", "SKPCA RE"), ("L1-KPCA RE", "LOF")],
+            [(5.06, 7.61), (5.67, 8.69)],
+        ),
+    ],
+)
+def test_no_drawn_bar_passes_over_a_method_the_test_separates_from_one_under_it(
+    tmp_path, monkeypatch, ranks, separated, spans
+):
     ranks = pd.Series(ranks)
     p_values = pd.DataFrame(0.5, index=ranks.index, columns=ranks.index)
     for a, b in separated:
         p_values.loc[a, b] = p_values.loc[b, a] = 0.018
     drawn = []
     monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
-    suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=None, title="t",
-                     path=tmp_path / "cd.png")
+    suite.cd_diagram(
+        ranks, p_values, plots.method_styles(list(ranks.index)), cd=None, title="t", path=tmp_path / "cd.png"
+    )
     assert drawn_spans(drawn[0]) == spans
     for low, high in drawn_spans(drawn[0]):
         under = ranks[(ranks >= low) & (ranks <= high)].index
@@ -266,12 +345,15 @@ def test_every_metrics_post_hoc_p_values_are_written(separated):
 
 @pytest.mark.parametrize("data", [["mine"], ["mine", "theirs"], []], ids=["one", "two", "unset"])
 def test_the_skipped_line_names_no_folder_of_this_machine_and_reads_the_same_with_data_folders_or_none(
-        tmp_path, monkeypatch, data):
+    tmp_path, monkeypatch, data
+):
     monkeypatch.setenv("KPCA_BENCH_DATA", os.pathsep.join(str(tmp_path / name) for name in data))
     monkeypatch.setenv("KPCA_BENCH_CACHE", str(tmp_path / "cache"))
     line = suite.skipped_line([("adbench_x", f"its files are not in {searched('adbench_x')}; fetch it")])
-    assert line == ("Skipped, files not here: adbench_x. For each: its files are not in $KPCA_BENCH_DATA/<name>, "
-                    "the cache (~/.cache/kpca-bench)/<name>; fetch it.")
+    assert line == (
+        "Skipped, files not here: adbench_x. For each: its files are not in $KPCA_BENCH_DATA/<name>, "
+        "the cache (~/.cache/kpca-bench)/<name>; fetch it."
+    )
 
 
 @pytest.mark.slow  # reads the committed 36-set suite's records (about 10 s)
@@ -287,16 +369,20 @@ def test_the_committed_adbench_suite_under_wilcoxon_holm_draws_no_bar_over_a_sep
     directory = root / "results" / "adbench_classical"
     config = config_of_run(directory, root / "configs", print)
     config = replace(config, statistics=replace(config.statistics, posthoc="wilcoxon_holm"))
-    records = {label: stored_records(member, directory / label) for label, member in config.members()
-               if ResultStore(directory / label).exists()}
+    records = {
+        label: stored_records(member, directory / label)
+        for label, member in config.members()
+        if ResultStore(directory / label).exists()
+    }
     stats = suite.suite_statistics(config, suite.dataset_table(config, records))
     drawn = []
     monkeypatch.setattr(plots, "save_figure", lambda fig, path, **_: drawn.append(fig))
-    for metric in suite.METRICS:
+    for metric in suite_verdict.METRICS:
         entry = stats[metric]
         ranks, p_values = entry["ranks"], entry["p_values"]
-        suite.cd_diagram(ranks, p_values, plots.method_styles(list(ranks.index)), cd=None, title="t",
-                         path=tmp_path / "cd.png")
+        suite.cd_diagram(
+            ranks, p_values, plots.method_styles(list(ranks.index)), cd=None, title="t", path=tmp_path / "cd.png"
+        )
         spans = drawn_spans(drawn[-1])
         assert spans
         for low, high in spans:

@@ -3,20 +3,36 @@ iteration limit as not converged (issue 39); F1 beside its cut and why it is low
 
 import pandas as pd
 
-from kpca_bench.report.tables import (degenerate_marks, DEGENERATE_NOTE, f1_cut_lines, F1_CUT_NOTE, figure_marks,
-                                      markdown_row, markdown_table, not_converged_lines, not_converged_marks,
-                                      NOT_CONVERGED_NOTE, summary_frame, summary_markdown, summary_table_markdown,
-                                      trials_used)
+from kpca_bench.report.tables import (
+    degenerate_marks,
+    DEGENERATE_NOTE,
+    f1_cut_lines,
+    F1_CUT_NOTE,
+    figure_marks,
+    markdown_row,
+    markdown_table,
+    not_converged_lines,
+    not_converged_marks,
+    NOT_CONVERGED_NOTE,
+    summary_frame,
+    summary_markdown,
+    summary_table_markdown,
+    trials_used,
+)
 
 EMPTY = "no components: 15 of 15 empty"
 
 
 def hand_trials() -> pd.DataFrame:
     """Two trials of KPCA (sound), Wang-Tanaka (a model without components in both), and a one-trial sweep point."""
-    rows = [{"method": "KPCA", "trial": t, "status": "ok", "auroc": 0.99, "sparsity": 100.0, "degenerate": ""}
-            for t in (0, 1)]
-    rows += [{"method": "Wang-Tanaka", "trial": t, "status": "ok", "auroc": 0.96, "sparsity": 0.0, "degenerate": EMPTY}
-             for t in (0, 1)]
+    rows = [
+        {"method": "KPCA", "trial": t, "status": "ok", "auroc": 0.99, "sparsity": 100.0, "degenerate": ""}
+        for t in (0, 1)
+    ]
+    rows += [
+        {"method": "Wang-Tanaka", "trial": t, "status": "ok", "auroc": 0.96, "sparsity": 0.0, "degenerate": EMPTY}
+        for t in (0, 1)
+    ]
     rows += [{"method": "sweep (lam1=1)", "trial": 0, "status": "ok", "auroc": 0.9, "sparsity": 5.0, "degenerate": ""}]
     return pd.DataFrame(rows)
 
@@ -50,10 +66,21 @@ LIMIT = "stopped at max_iter = 6 (ConvergenceWarning)"
 
 def skpca_trials() -> pd.DataFrame:
     """Three trials of SKPCA, two stopped on max_iter, and two of KPCA (converged, no flag)."""
-    rows = [{"method": "SKPCA RE", "trial": t, "status": "ok", "auroc": 0.8, "degenerate": "",
-             "not_converged": LIMIT if t < 2 else ""} for t in range(3)]
-    rows += [{"method": "KPCA RE", "trial": t, "status": "ok", "auroc": 0.9, "degenerate": "", "not_converged": None}
-             for t in range(2)]
+    rows = [
+        {
+            "method": "SKPCA RE",
+            "trial": t,
+            "status": "ok",
+            "auroc": 0.8,
+            "degenerate": "",
+            "not_converged": LIMIT if t < 2 else "",
+        }
+        for t in range(3)
+    ]
+    rows += [
+        {"method": "KPCA RE", "trial": t, "status": "ok", "auroc": 0.9, "degenerate": "", "not_converged": None}
+        for t in range(2)
+    ]
     rows += [{"method": "KPCA RE", "trial": 2, "status": "failed", "not_converged": LIMIT}]  # a failure counts not
     return pd.DataFrame(rows)
 
@@ -88,12 +115,23 @@ def test_the_verdict_line_counts_a_methods_fits_stopped_on_their_limit_over_its_
     trials = pd.concat([skpca_trials().assign(dataset="a"), skpca_trials().assign(dataset="b")])
     assert not_converged_lines(trials, ["KPCA RE", "SKPCA RE"]) == [
         "SKPCA RE: 4 of 6 fits stopped at max_iter = 6 (not converged: its numbers are not those of the method's "
-        "converged solution)"]
+        "converged solution)"
+    ]
 
 
 def f1_records(method, f1, prior, rule="train_quantile"):
-    return [{"method": method, "status": "ok", "f1": f1, "recall": f1 / 2, "auroc": 0.84, "threshold_rule": rule,
-             "f1_by_rule": {"train_quantile": f1, "test_prior": prior, "test_oracle": prior + 0.1}} for _ in (0, 1)]
+    return [
+        {
+            "method": method,
+            "status": "ok",
+            "f1": f1,
+            "recall": f1 / 2,
+            "auroc": 0.84,
+            "threshold_rule": rule,
+            "f1_by_rule": {"train_quantile": f1, "test_prior": prior, "test_oracle": prior + 0.1},
+        }
+        for _ in (0, 1)
+    ]
 
 
 def test_f1_far_below_its_test_prior_f1_is_explained_by_the_cut_under_the_table():
@@ -102,10 +140,17 @@ def test_f1_far_below_its_test_prior_f1_is_explained_by_the_cut_under_the_table(
     records += [{"method": "KPCA MD", "status": "failed"}]
     assert f1_cut_lines(records, ["KPCA RE", "KPCA MD", "oracle"]) == [
         "KPCA MD: F1 0.031 at the config's cut, 0.450 at the test-prior cut (recall 0.015 at the config's cut; "
-        "AUROC 0.840)"]
+        "AUROC 0.840)"
+    ]
     summary = summary_frame(pd.DataFrame([r for r in records if "f1" in r]), {"KPCA RE": 2, "KPCA MD": 2, "oracle": 2})
-    page = summary_markdown(summary, title="t", facts=[], figures=[], threshold="0.95 quantile of training scores",
-                            f1_notes=f1_cut_lines(records, ["KPCA MD"]))
+    page = summary_markdown(
+        summary,
+        title="t",
+        facts=[],
+        figures=[],
+        threshold="0.95 quantile of training scores",
+        f1_notes=f1_cut_lines(records, ["KPCA MD"]),
+    )
     assert "| method | trials | failed | F1 (cut: 0.95 quantile of training scores) |" in page
     assert F1_CUT_NOTE in page and "- KPCA MD: F1 0.031" in page
     assert F1_CUT_NOTE not in summary_markdown(summary, title="t", facts=[], figures=[])
@@ -113,5 +158,9 @@ def test_f1_far_below_its_test_prior_f1_is_explained_by_the_cut_under_the_table(
 
 def test_one_helper_writes_every_markdown_table():
     assert markdown_table(["method", "AUROC"], [["KPCA", 0.9], ["LOF", "–"]]) == [
-        "| method | AUROC |", "|---|---|", "| KPCA | 0.9 |", "| LOF | – |"]
+        "| method | AUROC |",
+        "|---|---|",
+        "| KPCA | 0.9 |",
+        "| LOF | – |",
+    ]
     assert markdown_row(["a", ""]) == "| a |  |"

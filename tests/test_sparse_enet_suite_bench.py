@@ -23,8 +23,9 @@ def test_a_missing_reference_folder_is_one_error_line(bench, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("data, include", [("empty", []), ("real", ["adbench_wnie"])])
-def test_no_dataset_fitted_is_one_error_line_not_a_clean_comparison(bench, request, monkeypatch, tmp_path, capsys,
-                                                                    data, include):
+def test_no_dataset_fitted_is_one_error_line_not_a_clean_comparison(
+    bench, request, monkeypatch, tmp_path, capsys, data, include
+):
     """An empty KPCA_BENCH_DATA, or a typo in --include, fits nothing: no "differ: none", no division by zero."""
     folder = request.getfixturevalue("real_data_dir") if data == "real" else tmp_path / "empty"
     monkeypatch.setenv("KPCA_BENCH_DATA", str(folder))
@@ -38,7 +39,8 @@ def test_no_dataset_fitted_is_one_error_line_not_a_clean_comparison(bench, reque
 
 @pytest.mark.real_data
 def test_a_saved_fit_is_identical_to_a_refit_and_to_the_peer_and_a_one_ulp_change_is_not(
-        bench, real_data_dir, monkeypatch, tmp_path, capsys):
+    bench, real_data_dir, monkeypatch, tmp_path, capsys
+):
     monkeypatch.setenv("KPCA_BENCH_DATA", str(real_data_dir))
     assert bench.main([*WINE, "--save", str(tmp_path)]) == 0
     saved = bench.Fit.load(tmp_path / "adbench_wine.npz")

@@ -61,7 +61,9 @@ def test_an_entrys_written_fields_are_its_keys_as_plain_data_and_leave_out_what_
 def test_the_run_arguments_are_declared_once_for_kpca_bench_run_and_its_defaults_pass():
     parameters = inspect.signature(run).parameters
     assert set(RUN_ARGUMENTS) <= set(parameters)
-    assert {name: RUN_ARGUMENTS[name](parameters[name].default) for name in RUN_ARGUMENTS} == dict.fromkeys(RUN_ARGUMENTS)
+    assert {name: RUN_ARGUMENTS[name](parameters[name].default) for name in RUN_ARGUMENTS} == dict.fromkeys(
+        RUN_ARGUMENTS
+    )
 
 
 @pytest.mark.parametrize("spell, named", [(as_keyword, "max_memory: "), (as_flag, "--max-memory: ")])

@@ -19,8 +19,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pip(*args, cwd):
-    result = subprocess.run([sys.executable, "-m", "pip", *args, "--no-deps", "--no-index", "--quiet"], cwd=cwd,
-                            capture_output=True, text=True, env={**os.environ, "PIP_NO_INPUT": "1"})
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", *args, "--no-deps", "--no-index", "--quiet"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PIP_NO_INPUT": "1"},
+    )
     assert result.returncode == 0, result.stderr
     return result
 
@@ -33,8 +38,9 @@ def installed(tmp_path_factory):
     source.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "kpca_bench", source / "kpca_bench",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(
+        ROOT / "kpca_bench", source / "kpca_bench", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
+    )
     built = pip("wheel", "--no-build-isolation", "-w", str(tmp / "dist"), str(source), cwd=tmp)
     (wheel,) = (tmp / "dist").glob("kpca_bench-*.whl")
     pip("install", "--target", str(tmp / "site"), str(wheel), cwd=tmp)
@@ -46,23 +52,40 @@ def installed(tmp_path_factory):
 def kpca_bench(installed, *args):
     """``python -m kpca_bench ARGS`` from the installed wheel, in the work folder."""
     env = {**os.environ, "PYTHONPATH": str(installed["site"]), "KPCA_BENCH_DATA": str(installed["work"] / "data")}
-    return subprocess.run([sys.executable, "-m", "kpca_bench", *args], cwd=installed["work"], env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "kpca_bench", *args],
+        cwd=installed["work"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def kpca_bench_code(installed, code):
     """``python -c CODE`` with the installed wheel on the path, in the work folder."""
     env = {**os.environ, "PYTHONPATH": str(installed["site"])}
-    return subprocess.run([sys.executable, "-c", code], cwd=installed["work"], env=env, capture_output=True,
-                          text=True, check=True)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=installed["work"], env=env, capture_output=True, text=True, check=True
+    )
 
 
 def test_the_wheel_ships_the_configs_and_the_examples_data(installed):
     names = set(zipfile.ZipFile(installed["wheel"]).namelist())
-    packaged = {path.relative_to(ROOT).as_posix() for path in (ROOT / "kpca_bench" / "configs").rglob("*")
-                if path.is_file() and "__pycache__" not in path.parts}
-    assert {"kpca_bench/configs/quickstart.yaml", "kpca_bench/configs/adbench_classical.yaml",
-            "kpca_bench/configs/examples/data/example.csv"} <= packaged <= names
+    packaged = {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "kpca_bench" / "configs").rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+    assert (
+        {
+            "kpca_bench/configs/quickstart.yaml",
+            "kpca_bench/configs/adbench_classical.yaml",
+            "kpca_bench/configs/examples/data/example.csv",
+        }
+        <= packaged
+        <= names
+    )
     assert "deprecated" not in installed["build_output"].lower()
 
 

@@ -53,7 +53,7 @@ def usage_line(error) -> str:
 app = typer.Typer(
     cls=OneLineErrors,
     help="Reproduce kernel-PCA outlier-detection benchmarks from YAML configs.\n\n"
-         "Start with: kpca-bench run quickstart",
+    "Start with: kpca-bench run quickstart",
     rich_markup_mode="rich",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -67,12 +67,27 @@ def show_version(value: bool) -> None:
 
 
 @app.callback()
-def main(version: bool = typer.Option(False, "--version", callback=show_version, is_eager=True,
-                                      help="Print the version and exit.")) -> None:
+def main(
+    version: bool = typer.Option(
+        False, "--version", callback=show_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
     """Reproduce kernel-PCA outlier-detection benchmarks from YAML configs."""
 
 
 app.add_typer(datasets.app, name="datasets", help="List, describe, verify and fetch the datasets configs can name.")
-for command in (init.init, run.run, check.bless, check.check, report.report, report.analyse, run.plan,
-                report.compare, report.export, describe.methods, describe.protocols, schema.schema):
+for command in (
+    init.init,
+    run.run,
+    check.bless,
+    check.check,
+    report.report,
+    report.analyse,
+    run.plan,
+    report.compare,
+    report.export,
+    describe.methods,
+    describe.protocols,
+    schema.schema,
+):
     app.command()(command)

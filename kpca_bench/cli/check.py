@@ -6,8 +6,17 @@ from pathlib import Path
 
 import typer
 
-from kpca_bench.cli.options import (DEFAULT_CONFIG_DIR, JOBS, MAX_MEMORY, OFFLINE, OUT, QUIET, SCHEDULER,
-                                    profile_option, worker_count)
+from kpca_bench.cli.options import (
+    DEFAULT_CONFIG_DIR,
+    JOBS,
+    MAX_MEMORY,
+    OFFLINE,
+    OUT,
+    QUIET,
+    SCHEDULER,
+    profile_option,
+    worker_count,
+)
 from kpca_bench.cli.render import fail
 from kpca_bench.cli.run import require_no_failures, run_config
 from kpca_bench.errors import KpcaBenchError
@@ -29,8 +38,16 @@ def bless(
     try:
         n_jobs = worker_count(jobs)
         for path in configs:
-            outcome = run_config(path, profile="quick", out=out, n_jobs=n_jobs, offline=offline, quiet=quiet,
-                                 scheduler=scheduler, max_memory=max_memory).outcome
+            outcome = run_config(
+                path,
+                profile="quick",
+                out=out,
+                n_jobs=n_jobs,
+                offline=offline,
+                quiet=quiet,
+                scheduler=scheduler,
+                max_memory=max_memory,
+            ).outcome
             require_no_failures(outcome)
             from kpca_bench.report.compare import blessed_rows, write_blessed
 
@@ -41,8 +58,10 @@ def bless(
 
 
 def check(
-    configs: list[Path] = typer.Argument(None, help="Configs to check (default: every blessed config, or every "
-                                                    "config with a reference for --profile full)."),
+    configs: list[Path] = typer.Argument(
+        None,
+        help="Configs to check (default: every blessed config, or every config with a reference for --profile full).",
+    ),
     profile: str = profile_option("quick"),
     out: Path = OUT,
     jobs: int = JOBS,
@@ -68,8 +87,16 @@ def check(
         tables = []
         for path in paths:
             root = out if profile == "quick" else scratch_copy(path, out)
-            results = run_config(path, profile=profile, out=root, n_jobs=n_jobs, offline=offline, quiet=quiet,
-                                 scheduler=scheduler, max_memory=max_memory)
+            results = run_config(
+                path,
+                profile=profile,
+                out=root,
+                n_jobs=n_jobs,
+                offline=offline,
+                quiet=quiet,
+                scheduler=scheduler,
+                max_memory=max_memory,
+            )
             require_no_failures(results.outcome)
             tables.append(compare_run(out, path.as_posix(), results.config, results.folder))
     except KpcaBenchError as error:
@@ -115,8 +142,10 @@ def default_check_configs(profile: str, out: Path) -> list[Path]:
     else:
         from kpca_bench.report.reproductions import load_reproductions
 
-        shipped = [*sorted(DEFAULT_CONFIG_DIR.glob("*.yaml")),
-                   *(p for reproduction in load_reproductions().values() for p in reproduction.config_paths())]
+        shipped = [
+            *sorted(DEFAULT_CONFIG_DIR.glob("*.yaml")),
+            *(p for reproduction in load_reproductions().values() for p in reproduction.config_paths()),
+        ]
         paths = [p.as_posix() for p in shipped if load_config(p).reference]
     if not paths:
         raise KpcaBenchError(f"no configs to check at the {profile} profile; name them, or bless some first")

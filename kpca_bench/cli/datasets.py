@@ -31,8 +31,9 @@ def _size(spec) -> str:
 
 @app.command("list")
 def list_datasets(
-    collection: Optional[str] = typer.Option(None, "--collection", help="Only this collection: papers, adbench or "
-                                                                         "user."),
+    collection: Optional[str] = typer.Option(
+        None, "--collection", help="Only this collection: papers, adbench or user."
+    ),
 ) -> None:
     """Every registered dataset: shape, classes, collection, the papers using it (those of the reproductions folder),
     whether its files are here and their size."""
@@ -46,9 +47,19 @@ def list_datasets(
     collections = sorted({spec.collection for spec in DATASETS.values()})
     if collection is not None and collection not in collections:
         fail(DataError(f"--collection: unknown collection {collection!r}; accepted: {', '.join(collections)}"))
-    rows = [(spec.name, "x".join(map(str, spec.shape)) if spec.shape else "?", str(spec.n_classes or "?"),
-             spec.collection, ", ".join(papers.get(spec.name, ())), _location(spec), _size(spec))
-            for spec in DATASETS.values() if collection is None or spec.collection == collection]
+    rows = [
+        (
+            spec.name,
+            "x".join(map(str, spec.shape)) if spec.shape else "?",
+            str(spec.n_classes or "?"),
+            spec.collection,
+            ", ".join(papers.get(spec.name, ())),
+            _location(spec),
+            _size(spec),
+        )
+        for spec in DATASETS.values()
+        if collection is None or spec.collection == collection
+    ]
     print_datasets(rows, max(len(spec.name) for spec in DATASETS.values()))
 
 
@@ -72,16 +83,29 @@ def _show_fields(name: str) -> dict:
     from kpca_bench.datasets.registry import get_spec
 
     spec, description = get_spec(name), describe(name)
-    size = (f"{spec.shape[0]:,} rows x {spec.shape[1]:,} features" if spec.shape else "as the file or OpenML has it")
-    related = [f"{', '.join(n for n in group.datasets if n != spec.name)} ({group.name}): {group.reason} "
-               f"(source: {group.source})"
-               for group in related_groups() if spec.name in group.datasets]
-    return {"name": spec.name, "description": spec.description, "collection": spec.collection,
-            "origin": description.origin, "version": description.version, "source": spec.homepage or spec.source,
-            "size": size + (f", {spec.n_classes} classes" if spec.n_classes else ""), "classes": description.classes,
-            "anomalies": description.anomalies, "inliers": description.inliers, "licence": description.licence,
-            "cite": [f"{key}: {reference}" for key, reference in description.references], "related": related,
-            "here": _here(spec)}
+    size = f"{spec.shape[0]:,} rows x {spec.shape[1]:,} features" if spec.shape else "as the file or OpenML has it"
+    related = [
+        f"{', '.join(n for n in group.datasets if n != spec.name)} ({group.name}): {group.reason} "
+        f"(source: {group.source})"
+        for group in related_groups()
+        if spec.name in group.datasets
+    ]
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "collection": spec.collection,
+        "origin": description.origin,
+        "version": description.version,
+        "source": spec.homepage or spec.source,
+        "size": size + (f", {spec.n_classes} classes" if spec.n_classes else ""),
+        "classes": description.classes,
+        "anomalies": description.anomalies,
+        "inliers": description.inliers,
+        "licence": description.licence,
+        "cite": [f"{key}: {reference}" for key, reference in description.references],
+        "related": related,
+        "here": _here(spec),
+    }
 
 
 def _wrapped(label: str, values, width: int) -> list[str]:
@@ -93,14 +117,22 @@ def _wrapped(label: str, values, width: int) -> list[str]:
     lines = []
     for position, value in enumerate(values):
         first = f"{label:<11} " if position == 0 else indent
-        lines += textwrap.wrap(value, width=width, initial_indent=first, subsequent_indent=indent,
-                               break_long_words=False, break_on_hyphens=False)
+        lines += textwrap.wrap(
+            value,
+            width=width,
+            initial_indent=first,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
     return lines
 
 
 @app.command("show")
-def show(name: str = typer.Argument(..., help="A registered dataset (kpca-bench datasets list)."),
-         as_json: bool = typer.Option(False, "--json", help="The same facts as one JSON object.")) -> None:
+def show(
+    name: str = typer.Argument(..., help="A registered dataset (kpca-bench datasets list)."),
+    as_json: bool = typer.Option(False, "--json", help="The same facts as one JSON object."),
+) -> None:
     """What a dataset is: origin and version, size, classes, what its anomalies and inliers are, licence,
     references to cite, the datasets sharing its source, and whether its files are here."""
     import json
@@ -121,8 +153,9 @@ def show(name: str = typer.Argument(..., help="A registered dataset (kpca-bench 
 
 
 @app.command("verify")
-def verify(names: Optional[List[str]] = typer.Argument(None, help="Datasets to check (default: all with "
-                                                                   "files).")) -> None:
+def verify(
+    names: Optional[List[str]] = typer.Argument(None, help="Datasets to check (default: all with files)."),
+) -> None:
     """Check the checksums of the files present (every listed image for ETH-80).
 
     Exit code 2 if a file is corrupted, or if a dataset named on the command line is missing.
@@ -147,13 +180,18 @@ def _fetch_openml(name: str) -> None:
 
     data_id = name.removeprefix(openml_data.FETCH_PREFIX)
     if not data_id.isdigit():
-        raise DataError(f"{name}: an OpenML dataset is fetched as {openml_data.FETCH_PREFIX}<data id>, e.g. openml:40978")
+        raise DataError(
+            f"{name}: an OpenML dataset is fetched as {openml_data.FETCH_PREFIX}<data id>, e.g. openml:40978"
+        )
     typer.echo(f"{name}: ok ({openml_data.fetch(int(data_id))})")
 
 
 @app.command("fetch")
-def fetch(names: List[str] = typer.Argument(..., help="Datasets to download into the cache; "
-                                                      "openml:<data id> for an OpenML dataset.")) -> None:
+def fetch(
+    names: List[str] = typer.Argument(
+        ..., help="Datasets to download into the cache; openml:<data id> for an OpenML dataset."
+    ),
+) -> None:
     """Download the named datasets' missing files into the per-user cache, verifying their checksums."""
     from kpca_bench.datasets import files, openml_data
     from kpca_bench.datasets.registry import get_spec

@@ -40,8 +40,13 @@ def protocols():
         options = []
         for option in protocol.option_names():
             field = fields[option]
-            default = (field.default if field.default is not dataclasses.MISSING
-                       else field.default_factory() if field.default_factory is not dataclasses.MISSING else "required")
+            default = (
+                field.default
+                if field.default is not dataclasses.MISSING
+                else field.default_factory()
+                if field.default_factory is not dataclasses.MISSING
+                else "required"
+            )
             options.append((option, default, option in protocol.report_only_options))
         described.append((protocol.name, protocol.description, options))
     print_protocols(described)

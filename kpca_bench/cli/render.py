@@ -98,39 +98,62 @@ def print_plan(config: Path, result, n_jobs: int) -> None:
     those stored, and the time left with ``n_jobs`` workers."""
 
     out_console = console()
-    out_console.print(f"{config}: {result.datasets}, protocol {result.protocol}, {result.trials} trials; "
-                      f"results in {result.directory}", highlight=False, markup=False)
+    out_console.print(
+        f"{config}: {result.datasets}, protocol {result.protocol}, {result.trials} trials; "
+        f"results in {result.directory}",
+        highlight=False,
+        markup=False,
+    )
     if result.skipped:
-        out_console.print(f"skipped (files not here, as run skips them): {', '.join(result.skipped)}",
-                          highlight=False, markup=False)
+        out_console.print(
+            f"skipped (files not here, as run skips them): {', '.join(result.skipped)}", highlight=False, markup=False
+        )
     table = new_table("method", "name", "settings", "cells", "stored", "left", "mean cell time (s)")
     for entry in result.entries:
-        table.add_row(entry.label, entry.method, str(entry.settings), f"{entry.cells:,}", f"{entry.stored:,}",
-                      f"{entry.left:,}", "–" if entry.mean_wall_time is None else f"{entry.mean_wall_time:.2f}")
+        table.add_row(
+            entry.label,
+            entry.method,
+            str(entry.settings),
+            f"{entry.cells:,}",
+            f"{entry.stored:,}",
+            f"{entry.left:,}",
+            "–" if entry.mean_wall_time is None else f"{entry.mean_wall_time:.2f}",
+        )
     table.add_row("total", "", "", f"{result.cells:,}", f"{result.stored:,}", f"{result.cells - result.stored:,}", "")
     out_console.print(table)
     seconds = result.seconds_left(n_jobs)
-    left = ("unknown (no stored cell to time)" if seconds is None
-            else f"{seconds / 60:.1f} min with {n_jobs} worker{'s' if n_jobs > 1 else ''} (from stored cell times)")
-    out_console.print(f"{result.cells:,} cells, {result.stored:,} stored; estimated time left: {left}",
-                      highlight=False)
+    left = (
+        "unknown (no stored cell to time)"
+        if seconds is None
+        else f"{seconds / 60:.1f} min with {n_jobs} worker{'s' if n_jobs > 1 else ''} (from stored cell times)"
+    )
+    out_console.print(f"{result.cells:,} cells, {result.stored:,} stored; estimated time left: {left}", highlight=False)
 
 
 def print_run_comparison(run_a: Path, run_b: Path, rows: list[dict], note: str) -> None:
     """Two runs side by side (:func:`kpca_bench.report.compare_runs.compare_runs` rows), then ``note``."""
 
-    table = new_table("method", "metric", f"A ({run_a.name})", f"B ({run_b.name})", "B - A", "paired trials", "p (Wilcoxon)")
+    table = new_table(
+        "method", "metric", f"A ({run_a.name})", f"B ({run_b.name})", "B - A", "paired trials", "p (Wilcoxon)"
+    )
     for row in rows:
-        table.add_row(row["method"], row["metric"], f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}",
-                      f"{row['difference']:+.4f}", str(row["n_paired"]),
-                      "–" if row["p_value"] is None else f"{row['p_value']:.3g}")
+        table.add_row(
+            row["method"],
+            row["metric"],
+            f"{row['mean_a']:.4f}",
+            f"{row['mean_b']:.4f}",
+            f"{row['difference']:+.4f}",
+            str(row["n_paired"]),
+            "–" if row["p_value"] is None else f"{row['p_value']:.3g}",
+        )
     out = console()
     out.print(table)
     out.print(note, highlight=False)
 
 
-def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests: list[dict], verdict: str,
-                           mismatches, standing) -> None:
+def print_suite_comparison(
+    suite_a: Path, suite_b: Path, rows: list[dict], tests: list[dict], verdict: str, mismatches, standing
+) -> None:
     """Two suites paired by dataset: ``verdict`` first (:func:`kpca_bench.report.compare_runs.suite_verdict`),
     then what the suites do not share (a :class:`~kpca_bench.report.compare_runs.Mismatches`), then the
     :func:`~kpca_bench.report.compare_runs.compare_suites` rows and tests, then each method's ``standing``
@@ -141,49 +164,101 @@ def print_suite_comparison(suite_a: Path, suite_b: Path, rows: list[dict], tests
     for lines in mismatch_lines(suite_a, suite_b, mismatches):
         out.print(lines, highlight=False, markup=False)
     if not rows:
-        out.print(f"no method has a finished AUROC on a dataset of both {suite_a} and {suite_b}", highlight=False,
-                  markup=False)
+        out.print(
+            f"no method has a finished AUROC on a dataset of both {suite_a} and {suite_b}",
+            highlight=False,
+            markup=False,
+        )
         return
-    table = new_table("method", "dataset", f"A ({suite_a.name})", f"B ({suite_b.name})", "B - A",
-                      title="mean AUROC per dataset", title_justify="left")
+    table = new_table(
+        "method",
+        "dataset",
+        f"A ({suite_a.name})",
+        f"B ({suite_b.name})",
+        "B - A",
+        title="mean AUROC per dataset",
+        title_justify="left",
+    )
     for row in rows:
-        table.add_row(row["method"], row["dataset"], f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}",
-                      f"{row['difference']:+.4f}")
+        table.add_row(
+            row["method"], row["dataset"], f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}", f"{row['difference']:+.4f}"
+        )
     out.print(table)
-    tests_table = new_table("method", "datasets", "mean B - A", "p (Wilcoxon)", "p (Holm)",
-                            title="per method, over the datasets", title_justify="left")
+    tests_table = new_table(
+        "method",
+        "datasets",
+        "mean B - A",
+        "p (Wilcoxon)",
+        "p (Holm)",
+        title="per method, over the datasets",
+        title_justify="left",
+    )
     for test in tests:
-        tests_table.add_row(test["method"], str(test["n_datasets"]), f"{test['mean_difference']:+.4f}",
-                            *("–" if test[key] is None else f"{test[key]:.3g}" for key in ("p_value", "p_holm")))
+        tests_table.add_row(
+            test["method"],
+            str(test["n_datasets"]),
+            f"{test['mean_difference']:+.4f}",
+            *("–" if test[key] is None else f"{test[key]:.3g}" for key in ("p_value", "p_holm")),
+        )
     out.print(tests_table)
-    out.print("p from a two-sided Wilcoxon signed-rank test of the per-dataset mean AUROCs, paired by dataset; "
-              "p (Holm) corrects it for testing every method (read that one)", highlight=False)
+    out.print(
+        "p from a two-sided Wilcoxon signed-rank test of the per-dataset mean AUROCs, paired by dataset; "
+        "p (Holm) corrects it for testing every method (read that one)",
+        highlight=False,
+    )
     out.print(standing_table(standing))
-    out.print("rank: mean rank among the methods compared, over the datasets where all have AUROC in both suites "
-              "(1 = highest); gap: mean AUROC minus ADBench's published AUROC, over the datasets of each suite's "
-              "adbench_comparison.csv", highlight=False)
+    out.print(
+        "rank: mean rank among the methods compared, over the datasets where all have AUROC in both suites "
+        "(1 = highest); gap: mean AUROC minus ADBench's published AUROC, over the datasets of each suite's "
+        "adbench_comparison.csv",
+        highlight=False,
+    )
 
 
 def standing_table(standing):
     """Each method's mean rank, mean AUROC and ADBench gap in suites A and B (``method_standing``'s frame)."""
     datasets = int(standing["datasets"].iloc[0]) if len(standing) else 0
-    table = new_table("method", "rank A", "rank B", "mean AUROC A", "mean AUROC B", "B - A", "gap A", "gap B",
-                      "gap datasets", title=f"where each method stands, over {datasets} datasets",
-                      title_justify="left")
+    table = new_table(
+        "method",
+        "rank A",
+        "rank B",
+        "mean AUROC A",
+        "mean AUROC B",
+        "B - A",
+        "gap A",
+        "gap B",
+        "gap datasets",
+        title=f"where each method stands, over {datasets} datasets",
+        title_justify="left",
+    )
     shown = lambda value, spec: "–" if value != value else format(value, spec)  # noqa: E731 (NaN: no value)
     for row in standing.itertuples():
-        table.add_row(row.method, shown(row.rank_a, ".2f"), shown(row.rank_b, ".2f"), shown(row.mean_a, ".4f"),
-                      shown(row.mean_b, ".4f"), shown(row.difference, "+.4f"), shown(row.gap_a, "+.4f"),
-                      shown(row.gap_b, "+.4f"), str(int(row.gap_datasets)))
+        table.add_row(
+            row.method,
+            shown(row.rank_a, ".2f"),
+            shown(row.rank_b, ".2f"),
+            shown(row.mean_a, ".4f"),
+            shown(row.mean_b, ".4f"),
+            shown(row.difference, "+.4f"),
+            shown(row.gap_a, "+.4f"),
+            shown(row.gap_b, "+.4f"),
+            str(int(row.gap_datasets)),
+        )
     return table
 
 
 def mismatch_lines(suite_a: Path, suite_b: Path, mismatches) -> list[str]:
     """One line per method of one suite only (not compared) and per label whose parameters differ."""
-    lines = [f"only in {folder} (not compared): {', '.join(methods)}"
-             for folder, methods in ((suite_a, mismatches.only_a), (suite_b, mismatches.only_b)) if methods]
-    lines += [f"{label} has other parameters in the two suites (compared by label all the same): "
-              f"A {' or '.join(a)}; B {' or '.join(b)}" for label, a, b in mismatches.collisions]
+    lines = [
+        f"only in {folder} (not compared): {', '.join(methods)}"
+        for folder, methods in ((suite_a, mismatches.only_a), (suite_b, mismatches.only_b))
+        if methods
+    ]
+    lines += [
+        f"{label} has other parameters in the two suites (compared by label all the same): "
+        f"A {' or '.join(a)}; B {' or '.join(b)}"
+        for label, a, b in mismatches.collisions
+    ]
     return lines
 
 
@@ -196,8 +271,11 @@ def print_methods(specs, defaults: dict[str, dict[str, object]]) -> None:
         shown = ", ".join(f"{name}={value!r}" for name, value in defaults[spec.name].items() if name != "random_state")
         table.add_row(spec.name, spec.summary, spec.reference, shown)
     out.print(table)
-    out.print("details: kpca-bench methods NAME; any detector class: name: \"package.module:Class\"",
-              highlight=False, markup=False)
+    out.print(
+        'details: kpca-bench methods NAME; any detector class: name: "package.module:Class"',
+        highlight=False,
+        markup=False,
+    )
 
 
 def print_method(spec, parameters) -> None:
@@ -226,8 +304,10 @@ def print_protocols(protocols: list[tuple[str, str, list[tuple[str, object, bool
 
     table = new_table("protocol", "a trial", "options (default)")
     for name, description, options in protocols:
-        shown = [f"{option}={short_repr(default)}{' (report only)' if report_only else ''}"
-                 for option, default, report_only in options]
+        shown = [
+            f"{option}={short_repr(default)}{' (report only)' if report_only else ''}"
+            for option, default, report_only in options
+        ]
         table.add_row(name, description, ", ".join(shown) or "none")
     console().print(table)
 

@@ -13,19 +13,28 @@ from kpca_bench.errors import KpcaBenchError
 
 
 def report(
-    results_dir: Path = typer.Argument(None, metavar="[RESULTS_DIR]",
-                                       help="A run's results folder: rebuild its tables and figures from its "
-                                            "records (a suite: also its ranks and tests across datasets)."),
+    results_dir: Path = typer.Argument(
+        None,
+        metavar="[RESULTS_DIR]",
+        help="A run's results folder: rebuild its tables and figures from its "
+        "records (a suite: also its ranks and tests across datasets).",
+    ),
     out: Path = OUT,
     configs: Path = CONFIGS,
     reproductions: Path = REPRODUCTIONS,
-    list_configs: bool = typer.Option(False, "--list-configs",
-                                      help="Only print the paper configs whose data are here, one per line (what "
-                                           "make all-figures runs); skipped ones go to stderr with the reason."),
-    html: bool = typer.Option(False, "--html",
-                              help="Also write the report as one HTML page that opens offline: RESULTS_DIR/"
-                                   "report.html, or OUT/REPORT.html (a results root as RESULTS_DIR: only that, "
-                                   "from its REPORT.md)."),
+    list_configs: bool = typer.Option(
+        False,
+        "--list-configs",
+        help="Only print the paper configs whose data are here, one per line (what "
+        "make all-figures runs); skipped ones go to stderr with the reason.",
+    ),
+    html: bool = typer.Option(
+        False,
+        "--html",
+        help="Also write the report as one HTML page that opens offline: RESULTS_DIR/"
+        "report.html, or OUT/REPORT.html (a results root as RESULTS_DIR: only that, "
+        "from its REPORT.md).",
+    ),
 ):
     """Write OUT/REPORT.md: per paper, its numbers beside ours, the figures, the analyses.
 
@@ -76,8 +85,9 @@ def is_results_root(folder: Path) -> bool:
 
 
 def analyse(
-    papers: list[str] = typer.Argument(None, metavar="[PAPER]...",
-                                       help="Papers to analyse: folder names in the reproductions folder."),
+    papers: list[str] = typer.Argument(
+        None, metavar="[PAPER]...", help="Papers to analyse: folder names in the reproductions folder."
+    ),
     all_papers: bool = typer.Option(False, "--all", help="Every paper."),
     out: Path = OUT,
     reproductions: Path = REPRODUCTIONS,
@@ -93,11 +103,15 @@ def analyse(
         keys = list(found) if all_papers else papers or []
         unknown = [key for key in keys if key not in found]
         if not keys or unknown:
-            raise KpcaBenchError(f"name papers to analyse ({', '.join(found)}) or give --all"
-                                 + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+            raise KpcaBenchError(
+                f"name papers to analyse ({', '.join(found)}) or give --all"
+                + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+            )
         if not out.is_dir():
-            raise KpcaBenchError(f"{out}: no results folder; run the papers' configs first (make all-figures) "
-                                 "or name the folder that holds their runs with --out")
+            raise KpcaBenchError(
+                f"{out}: no results folder; run the papers' configs first (make all-figures) "
+                "or name the folder that holds their runs with --out"
+            )
         for key in keys:
             reproduction = found[key]
             for analysis in reproduction.analyses:
@@ -120,9 +134,13 @@ def print_paper_configs(reproductions_dir: Path) -> None:
 def compare(
     run_a: Path = typer.Argument(..., help="Results folder of the first run (with records.parquet) or suite."),
     run_b: Path = typer.Argument(..., help="Results folder of the second run, or suite."),
-    table: Path = typer.Option(None, "--table", help="Two suites: also write where each method stands (mean rank, "
-                                                     "mean AUROC, ADBench gap in each) to this file, CSV, or "
-                                                     "Markdown if it ends in .md."),
+    table: Path = typer.Option(
+        None,
+        "--table",
+        help="Two suites: also write where each method stands (mean rank, "
+        "mean AUROC, ADBench gap in each) to this file, CSV, or "
+        "Markdown if it ends in .md.",
+    ),
 ):
     """Compare two runs: per method and metric, both means, the difference B - A, and a paired test.
 
@@ -134,15 +152,24 @@ def compare(
     labels whose parameters differ, and where each method stands in each: its mean rank, mean AUROC and
     mean gap to ADBench's published AUROC.
     """
-    from kpca_bench.report.compare_runs import (both_suites, compare_runs, compare_suites, method_standing,
-                                                same_run_note, suite_mismatches, suite_verdict, write_standing)
+    from kpca_bench.report.compare_runs import (
+        both_suites,
+        compare_runs,
+        compare_suites,
+        method_standing,
+        same_run_note,
+        suite_mismatches,
+        suite_verdict,
+        write_standing,
+    )
 
     try:
         if both_suites(run_a, run_b):
             rows, tests = compare_suites(run_a, run_b)
             standing = method_standing(run_a, run_b, rows)
-            print_suite_comparison(run_a, run_b, rows, tests, suite_verdict(tests), suite_mismatches(run_a, run_b),
-                                   standing)
+            print_suite_comparison(
+                run_a, run_b, rows, tests, suite_verdict(tests), suite_mismatches(run_a, run_b), standing
+            )
             if table is not None:
                 typer.echo(f"wrote {write_standing(standing, table, run_a, run_b)}")
             return
@@ -155,13 +182,19 @@ def compare(
 
 
 def export(
-    run_dir: Path = typer.Argument(..., metavar="RUN", help="Results folder of a run (with records.parquet) or of a "
-                                                            "suite (a sub-folder per dataset)."),
+    run_dir: Path = typer.Argument(
+        ...,
+        metavar="RUN",
+        help="Results folder of a run (with records.parquet) or of a suite (a sub-folder per dataset).",
+    ),
     fmt: str = typer.Option("parquet", "--format", "-f", help=f"{' | '.join(EXPORT_FORMATS)}."),
     output: Path = typer.Option(None, "--output", "-o", help="File to write (default RUN/export.FORMAT)."),
-    tables: bool = typer.Option(True, "--tables/--no-tables",
-                                help="A suite: also write its tables across datasets (ranks, tests, per dataset), "
-                                     "each beside the records as OUTPUT-STEM_TABLE.FORMAT."),
+    tables: bool = typer.Option(
+        True,
+        "--tables/--no-tables",
+        help="A suite: also write its tables across datasets (ranks, tests, per dataset), "
+        "each beside the records as OUTPUT-STEM_TABLE.FORMAT.",
+    ),
 ):
     """Write a run's records as one Parquet, JSON or CSV file: one row per cell, every field.
 

@@ -7,8 +7,19 @@ from pathlib import Path
 
 import typer
 
-from kpca_bench.cli.options import (FAIL_FAST, JOBS, MAX_MEMORY, NO_WAIT, OFFLINE, OUT, QUIET, RETRY, SCHEDULER,
-                                    profile_option, worker_count)
+from kpca_bench.cli.options import (
+    FAIL_FAST,
+    JOBS,
+    MAX_MEMORY,
+    NO_WAIT,
+    OFFLINE,
+    OUT,
+    QUIET,
+    RETRY,
+    SCHEDULER,
+    profile_option,
+    worker_count,
+)
 from kpca_bench.cli.render import fail, print_plan, print_run_summary
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.validation import as_flag, check_run_arguments
@@ -24,31 +35,56 @@ def check_before_loading(config: Path, profile: str, **options) -> None:
     read_config(config)
 
 
-def load_with_options(config: Path, profile: str, *, trials: int | None = None, seed: int | None = None,
-                      scheduler: str | None = None, max_memory: float | None = None):
+def load_with_options(
+    config: Path,
+    profile: str,
+    *,
+    trials: int | None = None,
+    seed: int | None = None,
+    scheduler: str | None = None,
+    max_memory: float | None = None,
+):
     """The config at ``config`` (a file, or a packaged config by name) with the options that override it; a bad
     option is named as a flag (``--trials``)."""
     from kpca_bench.experiment.config_parser import load_config
 
-    return load_config(config, profile).with_overrides(trials=trials, seed=seed, scheduler=scheduler,
-                                                       max_memory_mb=max_memory, spell=as_flag)
+    return load_config(config, profile).with_overrides(
+        trials=trials, seed=seed, scheduler=scheduler, max_memory_mb=max_memory, spell=as_flag
+    )
 
 
-def run_config(path: Path, *, profile: str, out: Path, n_jobs: int, offline: bool, quiet: bool, trials=None,
-               seed=None, scheduler=None, max_memory=None, **run_options):
+def run_config(
+    path: Path,
+    *,
+    profile: str,
+    out: Path,
+    n_jobs: int,
+    offline: bool,
+    quiet: bool,
+    trials=None,
+    seed=None,
+    scheduler=None,
+    max_memory=None,
+    **run_options,
+):
     """:func:`kpca_bench.run` of the config at ``path`` with its options (:func:`load_with_options`) and ``n_jobs``
     workers (:func:`worker_count`); Ctrl-C, SIGTERM or SIGHUP say how to resume, in one line."""
     from kpca_bench.api import run as run_experiment
     from kpca_bench.experiment.interrupts import Stopped, stop_signals_interrupt
+
     try:
         with stop_signals_interrupt():
-            loaded = load_with_options(path, profile, trials=trials, seed=seed, scheduler=scheduler,
-                                       max_memory=max_memory)
+            loaded = load_with_options(
+                path, profile, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory
+            )
             return run_experiment(loaded, out=out, jobs=n_jobs, offline=offline, quiet=quiet, **run_options)
     except KeyboardInterrupt as interrupt:
         cause = f"stopped by {interrupt.signal_name}" if isinstance(interrupt, Stopped) else "interrupted"
-        typer.echo(f"{cause}: finished cells are saved under {out} and the tables show what finished; "
-                   "run the same command again to resume", err=True)
+        typer.echo(
+            f"{cause}: finished cells are saved under {out} and the tables show what finished; "
+            "run the same command again to resume",
+            err=True,
+        )
         raise typer.Exit(getattr(interrupt, "exit_code", 130)) from None
 
 
@@ -69,8 +105,9 @@ def require_no_failures(outcome) -> None:
 
 
 def run(
-    config: Path = typer.Argument(..., help="Experiment config (YAML), e.g. configs/quickstart.yaml, "
-                                                    "or a packaged one by name, e.g. quickstart."),
+    config: Path = typer.Argument(
+        ..., help="Experiment config (YAML), e.g. configs/quickstart.yaml, or a packaged one by name, e.g. quickstart."
+    ),
     out: Path = OUT,
     jobs: int = JOBS,
     trials: int = typer.Option(None, "--trials", min=1, help="Override the config's number of random splits."),
@@ -83,13 +120,19 @@ def run(
     retry_failed: bool = RETRY,
     fail_fast: bool = FAIL_FAST,
     no_wait: bool = NO_WAIT,
-    reuse_from: Path = typer.Option(None, "--reuse-from", metavar="RESULTS_DIR",
-                                    help="First copy in the finished records of another run's folder whose cells "
-                                         "this config plans (same data only), e.g. a variant that changes only "
-                                         "the report; only the cells it lacks run."),
-    html: bool = typer.Option(True, "--html/--no-html",
-                              help="Also write the tables and figures as one HTML page that opens offline, "
-                                   "OUT/<name>/report.html."),
+    reuse_from: Path = typer.Option(
+        None,
+        "--reuse-from",
+        metavar="RESULTS_DIR",
+        help="First copy in the finished records of another run's folder whose cells "
+        "this config plans (same data only), e.g. a variant that changes only "
+        "the report; only the cells it lacks run.",
+    ),
+    html: bool = typer.Option(
+        True,
+        "--html/--no-html",
+        help="Also write the tables and figures as one HTML page that opens offline, OUT/<name>/report.html.",
+    ),
 ):
     """Run an experiment: every trial x method x setting, resuming what is already done.
 
@@ -102,10 +145,23 @@ def run(
     start = time.perf_counter()
     try:
         check_before_loading(config, profile, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory)
-        results = run_config(config, profile=profile, out=out, n_jobs=worker_count(jobs), offline=offline,
-                             quiet=quiet, trials=trials, seed=seed, scheduler=scheduler, max_memory=max_memory,
-                             retry_failed=retry_failed, fail_fast=fail_fast, wait=not no_wait, reuse_from=reuse_from,
-                             html=html)
+        results = run_config(
+            config,
+            profile=profile,
+            out=out,
+            n_jobs=worker_count(jobs),
+            offline=offline,
+            quiet=quiet,
+            trials=trials,
+            seed=seed,
+            scheduler=scheduler,
+            max_memory=max_memory,
+            retry_failed=retry_failed,
+            fail_fast=fail_fast,
+            wait=not no_wait,
+            reuse_from=reuse_from,
+            html=html,
+        )
         if not quiet:
             print_run_summary(results, time.perf_counter() - start)
             if html:

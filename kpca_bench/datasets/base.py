@@ -88,6 +88,9 @@ class Dataset:
             X=X,
             y=self.y,
             feature_kinds=(NUMERIC,) * X.shape[1],
-            provenance=Provenance(self.provenance.source, self.provenance.files,
-                                  "; ".join(filter(None, [self.provenance.notes, "one-hot encoded"]))),
+            provenance=Provenance(
+                self.provenance.source,
+                self.provenance.files,
+                "; ".join(filter(None, [self.provenance.notes, "one-hot encoded"])),
+            ),
         )

@@ -68,14 +68,19 @@ def describe(name: str) -> Description:
     spec = get_spec(name)
     entry = entries()[spec.name]
     cited = references()
-    return Description(name=spec.name, **{field: entry[field] for field in FIELDS if field != "cite"},
-                       references=tuple((key, cited[key]) for key in entry["cite"]))
+    return Description(
+        name=spec.name,
+        **{field: entry[field] for field in FIELDS if field != "cite"},
+        references=tuple((key, cited[key]) for key in entry["cite"]),
+    )
 
 
 def related_groups() -> list[RelatedGroup]:
     """The declared groups of datasets that share their source."""
-    return [RelatedGroup(group["name"], tuple(group["datasets"]), group["reason"], group["source"])
-            for group in _document()["related"]]
+    return [
+        RelatedGroup(group["name"], tuple(group["datasets"]), group["reason"], group["source"])
+        for group in _document()["related"]
+    ]
 
 
 def related_present(names) -> list[tuple[RelatedGroup, list[str]]]:

@@ -35,8 +35,10 @@ def missing_message(dataset: str, missing: list[DataFile], homepage: str, *, off
         fix = f"run without --offline to download, or get them from {homepage}"
     else:
         fix = f"get them from {homepage}"
-    return (f"dataset {dataset!r}: missing {names}; searched {folders}; "
-            f"{fix} and put them in one of those folders (or a folder listed in KPCA_BENCH_DATA)")
+    return (
+        f"dataset {dataset!r}: missing {names}; searched {folders}; "
+        f"{fix} and put them in one of those folders (or a folder listed in KPCA_BENCH_DATA)"
+    )
 
 
 def ensure(dataset: str, files: tuple[DataFile, ...], homepage: str, *, offline: bool) -> dict[str, Path]:
@@ -52,8 +54,9 @@ def ensure(dataset: str, files: tuple[DataFile, ...], homepage: str, *, offline:
 
 def checked_records(dataset: str, files: tuple[DataFile, ...], paths: dict[str, Path]) -> tuple[FileRecord, ...]:
     """Verify each file's checksum (raising :class:`DataError` on a mismatch) and record it."""
-    return tuple(FileRecord(str(paths[file.path]), check_file(paths[file.path], file.checksums, dataset))
-                 for file in files)
+    return tuple(
+        FileRecord(str(paths[file.path]), check_file(paths[file.path], file.checksums, dataset)) for file in files
+    )
 
 
 def verify(dataset: str, files: tuple[DataFile, ...]) -> list[FileStatus]:

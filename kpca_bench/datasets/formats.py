@@ -86,8 +86,10 @@ def _read_mat73(path: Path, keys: tuple[str, ...]) -> list[np.ndarray]:
     try:
         import h5py  # optional: only v7.3 files need it
     except ImportError:
-        raise DataError(f"{path}: a MATLAB v7.3 (HDF5) file needs h5py; pip install 'kpca-bench[hdf5]' "
-                        "(or save it with -v7 in MATLAB)") from None
+        raise DataError(
+            f"{path}: a MATLAB v7.3 (HDF5) file needs h5py; pip install 'kpca-bench[hdf5]' "
+            "(or save it with -v7 in MATLAB)"
+        ) from None
     with h5py.File(path, "r") as content:
         arrays = {key: content[key] for key in content if isinstance(content[key], h5py.Dataset)}
         return [array.T for array in _pick(path, arrays, keys)]

@@ -23,8 +23,13 @@ def _positive(dataset: str, **sizes) -> None:
 
 
 def _generated(name: str, X: np.ndarray, y: np.ndarray, recipe: str, random_state) -> Dataset:
-    return Dataset(name=name, X=X, y=y, feature_kinds=(NUMERIC,) * X.shape[1],
-                   provenance=Provenance(source="", notes=f"{recipe}; random_state={random_state}"))
+    return Dataset(
+        name=name,
+        X=X,
+        y=y,
+        feature_kinds=(NUMERIC,) * X.shape[1],
+        provenance=Provenance(source="", notes=f"{recipe}; random_state={random_state}"),
+    )
 
 
 def gaussian_mixture(*, n_per_source: int = 30, sd: float = 0.1, random_state=0) -> Dataset:
@@ -51,8 +56,9 @@ def parabola(*, n_samples: int = 500, noise: float = 0.2, random_state=0) -> Dat
     rng = check_random_state(random_state)
     x = rng.uniform(-1.0, 1.0, size=n_samples)
     X = np.column_stack([x, x**2 + rng.normal(scale=noise, size=n_samples)])
-    return _generated("parabola", X, np.zeros(n_samples, dtype=np.int64),
-                      f"parabola, N={n_samples}, noise sd {noise}", random_state)
+    return _generated(
+        "parabola", X, np.zeros(n_samples, dtype=np.int64), f"parabola, N={n_samples}, noise sd {noise}", random_state
+    )
 
 
 def li_artificial_2d(*, n_samples: int = 150, random_state=0) -> Dataset:
@@ -65,8 +71,13 @@ def li_artificial_2d(*, n_samples: int = 150, random_state=0) -> Dataset:
     rng = check_random_state(random_state)
     X = rng.multivariate_normal([0.5, 0.5], np.diag([1.0, 0.1]), size=n_samples)
     X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
-    return _generated("li_artificial_2d", X, np.zeros(n_samples, dtype=np.int64),
-                      f"Gaussian N={n_samples}, scaled to [0,1]^2", random_state)
+    return _generated(
+        "li_artificial_2d",
+        X,
+        np.zeros(n_samples, dtype=np.int64),
+        f"Gaussian N={n_samples}, scaled to [0,1]^2",
+        random_state,
+    )
 
 
 def half_moons(*, n_samples: int = 200, noise: float = 0.1, random_state=0) -> Dataset:

@@ -21,8 +21,10 @@ ETH80_CROPS = ("none", "close")
 def _idx_pair(files, split: str, dataset: str) -> tuple[np.ndarray, np.ndarray]:
     images, labels = (read_idx(files[name]) for name in IDX_FILES[split])
     if images.shape[0] != labels.shape[0]:
-        raise DataError(f"dataset {dataset!r}: {IDX_FILES[split][0]} has {images.shape[0]} images "
-                        f"but {IDX_FILES[split][1]} has {labels.shape[0]} labels")
+        raise DataError(
+            f"dataset {dataset!r}: {IDX_FILES[split][0]} has {images.shape[0]} images "
+            f"but {IDX_FILES[split][1]} has {labels.shape[0]} labels"
+        )
     return images.reshape(images.shape[0], -1), labels
 
 
@@ -33,8 +35,13 @@ def load_idx_dataset(name: str, files, split: str) -> Dataset:
     pairs = [_idx_pair(files, part, name) for part in chosen]
     X = np.vstack([images for images, _ in pairs]).astype(np.float64)
     y = np.concatenate([labels for _, labels in pairs]).astype(np.int64)
-    return Dataset(name=name, X=X, y=y, feature_kinds=(NUMERIC,) * X.shape[1],
-                   provenance=Provenance(source="", notes=f"split={split} (train rows first)"))
+    return Dataset(
+        name=name,
+        X=X,
+        y=y,
+        feature_kinds=(NUMERIC,) * X.shape[1],
+        provenance=Provenance(source="", notes=f"split={split} (train rows first)"),
+    )
 
 
 def load_mnist(*, files, split: str = "all") -> Dataset:
@@ -55,8 +62,15 @@ def load_fashion_mnist(*, files, split: str = "all") -> Dataset:
     return load_idx_dataset("fashion_mnist", files, split)
 
 
-def load_eth80(*, files, categories=("apple", "tomato"), size: int | None = 32, grayscale: bool = True,
-               crop: str = "none", maps: bool = False) -> Dataset:
+def load_eth80(
+    *,
+    files,
+    categories=("apple", "tomato"),
+    size: int | None = 32,
+    grayscale: bool = True,
+    crop: str = "none",
+    maps: bool = False,
+) -> Dataset:
     """ETH-80 object images (Leibe & Schiele 2003), one row per view, label = category.
 
     Reads ``<category>/<object>/<object>-<view>.png`` next to the ``SHA256SUMS``
@@ -96,24 +110,35 @@ def load_eth80(*, files, categories=("apple", "tomato"), size: int | None = 32, 
         check_choice("eth80", "categories", category, ETH80_CATEGORIES)
     check_choice("eth80", "crop", crop, ETH80_CROPS)
     if maps and crop != "none":
-        raise DataError("dataset 'eth80': options maps: true and crop: close do not combine (maps have no maps "
-                        "to crop by); drop one of them")
+        raise DataError(
+            "dataset 'eth80': options maps: true and crop: close do not combine (maps have no maps "
+            "to crop by); drop one of them"
+        )
     if size is not None and (not isinstance(size, int) or size < 1):
         raise DataError(f"dataset 'eth80': option size={size!r} must be a positive integer or null")
     root = files["SHA256SUMS"].parent
     box = _segmentation_box if crop == "close" else None
     X, y, _ = read_image_folder(root, categories, pattern="*/*.png", size=size, grayscale=grayscale, box=box)
     if maps:
-        X_maps, y_maps, _ = read_image_folder(root, categories, pattern="*/maps/*-map.png", size=size,
-                                              grayscale=grayscale)
+        X_maps, y_maps, _ = read_image_folder(
+            root, categories, pattern="*/maps/*-map.png", size=size, grayscale=grayscale
+        )
         X, y = np.vstack([X, X_maps]), np.concatenate([y, y_maps])
     shape = "stored size" if size is None else f"{size}x{size}"
     cropped = ", cropped close to the segmentation map's box" if crop == "close" else ""
     with_maps = ", segmentation maps read as rows" if maps else ""
-    return Dataset(name="eth80", X=X, y=y, feature_kinds=(NUMERIC,) * X.shape[1],
-                   provenance=Provenance(source="", notes=f"{shape} {'grayscale' if grayscale else 'RGB'}{cropped}"
-                                                        f"{with_maps}, "
-                                                        f"categories {', '.join(categories)}"))
+    return Dataset(
+        name="eth80",
+        X=X,
+        y=y,
+        feature_kinds=(NUMERIC,) * X.shape[1],
+        provenance=Provenance(
+            source="",
+            notes=f"{shape} {'grayscale' if grayscale else 'RGB'}{cropped}"
+            f"{with_maps}, "
+            f"categories {', '.join(categories)}",
+        ),
+    )
 
 
 def _segmentation_box(path):

@@ -17,6 +17,8 @@ CONVENTION = "labels 0 / 1 read as inlier / outlier (1 = outlier, the ODDS and A
 def check_binary(dataset: Dataset) -> None:
     """Raise :class:`DataError`, listing the labels found, unless they are 0 and 1."""
     if not set(dataset.class_names) <= {INLIER, OUTLIER} or len(dataset.class_names) < 2:
-        raise DataError(f"{dataset.name}: dataset.inliers: neither inliers nor outliers are given, so the labels "
-                        f"must be 0 / 1 (1 = outlier), but they are {list(dataset.class_names)}; name the classes "
-                        "with dataset.inliers and dataset.outliers")
+        raise DataError(
+            f"{dataset.name}: dataset.inliers: neither inliers nor outliers are given, so the labels "
+            f"must be 0 / 1 (1 = outlier), but they are {list(dataset.class_names)}; name the classes "
+            "with dataset.inliers and dataset.outliers"
+        )

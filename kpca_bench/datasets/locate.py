@@ -88,8 +88,10 @@ def _open_url(url: str):
 def download(dataset: str, file: DataFile) -> Path:
     """Download ``file`` into the cache, verify it, and return its path."""
     if file.url is None:
-        raise DataError(f"dataset {dataset!r}: {file.path} cannot be downloaded automatically; "
-                        f"put it in one of: {searched(file.folder_of(dataset))}")
+        raise DataError(
+            f"dataset {dataset!r}: {file.path} cannot be downloaded automatically; "
+            f"put it in one of: {searched(file.folder_of(dataset))}"
+        )
     target = cache_dir() / file.folder_of(dataset) / file.path
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
@@ -97,12 +99,16 @@ def download(dataset: str, file: DataFile) -> Path:
         with os.fdopen(handle, "wb") as out:
             digests = _copy_and_hash(file, out)
         if file.checksums and not matches(digests, file.checksums):
-            raise DataError(f"dataset {dataset!r}: the download of {file.path} from {file.url} has sha256 "
-                            f"{digests['sha256']}, expected {' or '.join(file.checksums)}; not stored")
+            raise DataError(
+                f"dataset {dataset!r}: the download of {file.path} from {file.url} has sha256 "
+                f"{digests['sha256']}, expected {' or '.join(file.checksums)}; not stored"
+            )
         os.replace(temporary, target)
     except OSError as err:
-        raise DataError(f"dataset {dataset!r}: could not download {file.url} ({err}); "
-                        f"put {file.path} in one of: {searched(file.folder_of(dataset))}") from err
+        raise DataError(
+            f"dataset {dataset!r}: could not download {file.url} ({err}); "
+            f"put {file.path} in one of: {searched(file.folder_of(dataset))}"
+        ) from err
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)

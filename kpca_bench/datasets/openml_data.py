@@ -60,7 +60,8 @@ def dataset_dir(openml, data_id: int) -> Path:
 def is_cached(openml, data_id: int) -> bool:
     directory = dataset_dir(openml, data_id)
     return (directory / "description.xml").is_file() and (
-        (directory / "dataset.arff").is_file() or (directory / f"dataset_{data_id}.pq").is_file())
+        (directory / "dataset.arff").is_file() or (directory / f"dataset_{data_id}.pq").is_file()
+    )
 
 
 def cached_id(openml, name: str, version: int | None) -> int | None:
@@ -83,11 +84,14 @@ def fetch_command(data_id) -> str:
 def download(openml, data_id) -> None:
     """The network, in one place (tests replace it): openml-python fetches the description and the data."""
     try:
-        openml.datasets.get_dataset(data_id, download_data=True, download_qualities=False,
-                                    download_features_meta_data=False)
+        openml.datasets.get_dataset(
+            data_id, download_data=True, download_qualities=False, download_features_meta_data=False
+        )
     except Exception as err:  # noqa: BLE001 - openml raises server, connection and hash errors of many types
-        raise DataError(f"openml data id {data_id}: could not download it ({type(err).__name__}: {err}); "
-                        f"retry where OpenML is reachable with: {fetch_command(data_id)}") from None
+        raise DataError(
+            f"openml data id {data_id}: could not download it ({type(err).__name__}: {err}); "
+            f"retry where OpenML is reachable with: {fetch_command(data_id)}"
+        ) from None
 
 
 def resolve_id(openml, data_id, name, version, *, offline: bool) -> int:
@@ -101,15 +105,22 @@ def resolve_id(openml, data_id, name, version, *, offline: bool) -> int:
     found = cached_id(openml, name, version)
     if found is not None or offline:
         if found is None:
-            raise DataError(f"openml dataset {name!r} (version {version or 'any'}) is not in the OpenML cache "
-                            f"{openml.config.get_cache_directory()}; fetch it once without --offline")
+            raise DataError(
+                f"openml dataset {name!r} (version {version or 'any'}) is not in the OpenML cache "
+                f"{openml.config.get_cache_directory()}; fetch it once without --offline"
+            )
         return found
     try:
-        return int(openml.datasets.get_dataset(name, version=version, download_data=False,
-                                               download_qualities=False, download_features_meta_data=False).dataset_id)
+        return int(
+            openml.datasets.get_dataset(
+                name, version=version, download_data=False, download_qualities=False, download_features_meta_data=False
+            ).dataset_id
+        )
     except Exception as err:  # noqa: BLE001 - as in download
-        raise DataError(f"dataset openml: dataset.options.name: no OpenML dataset {name!r} version "
-                        f"{version or 'any'} could be found ({type(err).__name__}: {err})") from None
+        raise DataError(
+            f"dataset openml: dataset.options.name: no OpenML dataset {name!r} version "
+            f"{version or 'any'} could be found ({type(err).__name__}: {err})"
+        ) from None
 
 
 def ensure_cached(openml, data_id: int, *, offline: bool) -> None:
@@ -117,8 +128,10 @@ def ensure_cached(openml, data_id: int, *, offline: bool) -> None:
     if is_cached(openml, data_id):
         return
     if offline:
-        raise DataError(f"openml data id {data_id} is not in the OpenML cache {dataset_dir(openml, data_id)}; "
-                        f"fetch it with: {fetch_command(data_id)} (or run without --offline)")
+        raise DataError(
+            f"openml data id {data_id} is not in the OpenML cache {dataset_dir(openml, data_id)}; "
+            f"fetch it with: {fetch_command(data_id)} (or run without --offline)"
+        )
     download(openml, data_id)
 
 
@@ -145,12 +158,20 @@ def read_cached(openml, data_id: int):
     """
     arff_only = not (dataset_dir(openml, data_id) / f"dataset_{data_id}.pq").is_file()
     with environment("OPENML_SKIP_PARQUET", "true" if arff_only else None):
-        return openml.datasets.get_dataset(data_id, download_data=True, download_qualities=False,
-                                           download_features_meta_data=False)
+        return openml.datasets.get_dataset(
+            data_id, download_data=True, download_qualities=False, download_features_meta_data=False
+        )
 
 
-def load_openml(*, data_id: int | None = None, name: str | None = None, version: int | None = None,
-                target: str | None = None, drop_na: bool = False, offline: bool = False) -> Dataset:
+def load_openml(
+    *,
+    data_id: int | None = None,
+    name: str | None = None,
+    version: int | None = None,
+    target: str | None = None,
+    drop_na: bool = False,
+    offline: bool = False,
+) -> Dataset:
     """An OpenML dataset, its label the default target or ``target``; the data file's sha256 in its provenance.
 
     Parameters
@@ -166,8 +187,14 @@ def load_openml(*, data_id: int | None = None, name: str | None = None, version:
         found = read_cached(openml, data_id)
         features, labels, data_file = table_of(found, target)
     where = f"openml data id {data_id}"
-    dataset = table_dataset(features, labels, name=f"{FETCH_PREFIX}{data_id}", where=where, drop_na=drop_na,
-                            source=f"OpenML data id {data_id}: {found.name} version {found.version}")
+    dataset = table_dataset(
+        features,
+        labels,
+        name=f"{FETCH_PREFIX}{data_id}",
+        where=where,
+        drop_na=drop_na,
+        source=f"OpenML data id {data_id}: {found.name} version {found.version}",
+    )
     record = FileRecord(str(data_file), file_digests(data_file)["sha256"])
     return replace(dataset, provenance=replace(dataset.provenance, files=(record,)))
 
@@ -178,8 +205,9 @@ def table_of(found, target: str | None):
     label = target or found.default_target_attribute
     where = f"openml data id {found.dataset_id}"
     if label is None:
-        raise DataError(f"{where}: dataset.options.target: the dataset has no default target; name one of: "
-                        f"{', '.join(columns)}")
+        raise DataError(
+            f"{where}: dataset.options.target: the dataset has no default target; name one of: {', '.join(columns)}"
+        )
     if label not in columns:
         raise DataError(f"{where}: dataset.options.target: no column {label!r}; columns: {', '.join(columns)}")
     data_file = Path(found.parquet_file or found.data_file)

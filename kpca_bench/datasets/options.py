@@ -19,8 +19,11 @@ SUPPLIED = ("files", "offline")
 
 def accepted_options(loader) -> dict[str, object]:
     """The options a loader accepts and their defaults (``inspect.Parameter.empty``: required)."""
-    return {name: parameter.default for name, parameter in inspect.signature(loader).parameters.items()
-            if parameter.kind is parameter.KEYWORD_ONLY and name not in SUPPLIED}
+    return {
+        name: parameter.default
+        for name, parameter in inspect.signature(loader).parameters.items()
+        if parameter.kind is parameter.KEYWORD_ONLY and name not in SUPPLIED
+    }
 
 
 def check_option_names(dataset: str, loader, options: dict) -> None:
@@ -29,8 +32,13 @@ def check_option_names(dataset: str, loader, options: dict) -> None:
     accepted = accepted_options(loader)
     unknown = sorted(set(options) - set(accepted))
     if unknown:
-        listed = ", ".join(name if default is inspect.Parameter.empty else f"{name} (default {default!r})"
-                           for name, default in accepted.items()) or "none"
+        listed = (
+            ", ".join(
+                name if default is inspect.Parameter.empty else f"{name} (default {default!r})"
+                for name, default in accepted.items()
+            )
+            or "none"
+        )
         raise DataError(f"dataset {dataset!r}: unknown option {', '.join(unknown)}; accepted options: {listed}")
     required = [name for name, default in accepted.items() if default is inspect.Parameter.empty]
     missing = [name for name in required if name not in options]

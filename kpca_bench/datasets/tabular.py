@@ -69,8 +69,9 @@ def incomplete_rows(X: np.ndarray, labels: pd.Series) -> np.ndarray:
     return ~np.all(np.isfinite(X), axis=1) | labels.isna().to_numpy()
 
 
-def table_dataset(features: pd.DataFrame, labels: pd.Series, *, name: str, source: str, where: str,
-                  drop_na: bool) -> Dataset:
+def table_dataset(
+    features: pd.DataFrame, labels: pd.Series, *, name: str, source: str, where: str, drop_na: bool
+) -> Dataset:
     """The :class:`Dataset` of a table; ``where`` (the file, or the OpenML id) starts every error message.
 
     Raises :class:`DataError` on an empty table or on incomplete rows unless ``drop_na``.
@@ -86,8 +87,10 @@ def table_dataset(features: pd.DataFrame, labels: pd.Series, *, name: str, sourc
     if bad.any() and not drop_na:
         columns = [str(c) for c, col in zip(features.columns, X.T) if not np.all(np.isfinite(col))]
         label = ["the label"] if labels.isna().any() else []
-        raise DataError(f"{where}: {int(bad.sum())} of {len(bad)} rows have missing (NaN) or infinite values "
-                        f"(in {', '.join(columns + label)}); set dataset.options.drop_na: true to drop them")
+        raise DataError(
+            f"{where}: {int(bad.sum())} of {len(bad)} rows have missing (NaN) or infinite values "
+            f"(in {', '.join(columns + label)}); set dataset.options.drop_na: true to drop them"
+        )
     if bad.any():
         X, labels = X[~bad], labels[~bad]
         notes.append(f"{int(bad.sum())} rows with missing or infinite values dropped (drop_na)")
@@ -96,6 +99,11 @@ def table_dataset(features: pd.DataFrame, labels: pd.Series, *, name: str, sourc
     encoded = [str(c) for c, kind in zip(features.columns, kinds) if kind == CATEGORICAL]
     if encoded:
         notes.append(f"categorical columns as integer codes (use kernel: hamming): {', '.join(encoded)}")
-    return Dataset(name=name, X=X, y=label_array(labels), feature_kinds=kinds,
-                   provenance=Provenance(source=source, notes="; ".join(notes)),
-                   categories=categories if encoded else None)
+    return Dataset(
+        name=name,
+        X=X,
+        y=label_array(labels),
+        feature_kinds=kinds,
+        provenance=Provenance(source=source, notes="; ".join(notes)),
+        categories=categories if encoded else None,
+    )

@@ -27,8 +27,14 @@ MISSING_POLICIES = ("drop", "nan")
 # (integer-coded symbols); the others are continuous.
 AUSTRALIAN_CATEGORICAL = (0, 3, 4, 5, 7, 8, 10, 11)
 
-SYNTHETIC_CONTROL_CLASSES = ("normal", "cyclic", "increasing_trend", "decreasing_trend",
-                             "upward_shift", "downward_shift")
+SYNTHETIC_CONTROL_CLASSES = (
+    "normal",
+    "cyclic",
+    "increasing_trend",
+    "decreasing_trend",
+    "upward_shift",
+    "downward_shift",
+)
 
 
 def labels(fields: np.ndarray) -> np.ndarray:
@@ -39,8 +45,9 @@ def labels(fields: np.ndarray) -> np.ndarray:
         return fields
 
 
-def table_dataset(name: str, features: np.ndarray, y: np.ndarray, path: Path, *,
-                  categorical=(), notes: str = "") -> Dataset:
+def table_dataset(
+    name: str, features: np.ndarray, y: np.ndarray, path: Path, *, categorical=(), notes: str = ""
+) -> Dataset:
     """A dataset from string fields; columns listed in ``categorical`` keep their categories."""
     categorical = set(categorical)
     X = np.empty(features.shape, dtype=np.float64)
@@ -53,7 +60,9 @@ def table_dataset(name: str, features: np.ndarray, y: np.ndarray, path: Path, *,
         for j, names in zip(cat_columns, cats):
             categories[j] = names
     return Dataset(
-        name=name, X=X, y=labels(y),
+        name=name,
+        X=X,
+        y=labels(y),
         feature_kinds=tuple(CATEGORICAL if j in categorical else NUMERIC for j in range(X.shape[1])),
         provenance=Provenance(source="", notes=notes),
         categories=tuple(categories) if categorical else None,
@@ -65,8 +74,10 @@ def read_complete(files, name: str, dataset: str, *, header_lines: int = 0) -> t
     path = files[name]
     rows = read_delimited(path, header_lines=header_lines)
     if (rows == MISSING).any():
-        raise DataError(f"dataset {dataset!r}: {path} has '?' (missing) values, which the registered copy "
-                        f"has not; check the file against `kpca-bench datasets verify {dataset}`")
+        raise DataError(
+            f"dataset {dataset!r}: {path} has '?' (missing) values, which the registered copy "
+            f"has not; check the file against `kpca-bench datasets verify {dataset}`"
+        )
     return rows, path
 
 
@@ -96,8 +107,9 @@ def load_australian(*, files, categorical: bool = False) -> Dataset:
     missing values (UCI replaced them before distribution).
     """
     rows, path = read_complete(files, "australian.dat", "australian")
-    return table_dataset("australian", rows[:, :14], rows[:, 14], path,
-                         categorical=AUSTRALIAN_CATEGORICAL if categorical else ())
+    return table_dataset(
+        "australian", rows[:, :14], rows[:, 14], path, categorical=AUSTRALIAN_CATEGORICAL if categorical else ()
+    )
 
 
 def load_breast_cancer_wisconsin(*, files, missing: str = "drop", noise: float = 0.0, noise_seed: int = 0) -> Dataset:
@@ -124,9 +136,14 @@ def load_breast_cancer_wisconsin(*, files, missing: str = "drop", noise: float =
         raise DataError(f"dataset 'breast_cancer_wisconsin': option noise must be >= 0, got {noise!r}")
     X = dataset.X
     jitter = np.random.default_rng(noise_seed).uniform(-noise, noise, X.shape) * np.nanstd(X, axis=0, ddof=1)
-    return replace(dataset, X=X + jitter,
-                   provenance=replace(dataset.provenance, notes=f"{note}; uniform noise of +-{noise:g} "
-                                                                f"feature standard deviations (seed {noise_seed})"))
+    return replace(
+        dataset,
+        X=X + jitter,
+        provenance=replace(
+            dataset.provenance,
+            notes=f"{note}; uniform noise of +-{noise:g} feature standard deviations (seed {noise_seed})",
+        ),
+    )
 
 
 CLIMATE_COLUMNS = ("parameters", "all")

@@ -43,8 +43,17 @@ from kpca_bench.datasets.formats import NPY_MAGIC, MissingKeys, read_mat, read_n
 from kpca_bench.datasets.tabular import table_dataset
 from kpca_bench.errors import DataError
 
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "txt", ".parquet": "parquet", ".pq": "parquet", ".arff": "arff",
-           ".npz": "npz", ".npy": "npy", ".mat": "mat"}
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".txt": "txt",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".arff": "arff",
+    ".npz": "npz",
+    ".npy": "npy",
+    ".mat": "mat",
+}
 _SEPARATORS = {"csv": ",", "tsv": "\t", "txt": r"\s+"}
 TABLES = ("csv", "tsv", "txt", "parquet", "arff")
 # Tables whose columns carry no declared type: one text value makes a column of numbers text.
@@ -58,11 +67,15 @@ def file_format(path: Path, format: str | None) -> str:
     accepted = sorted(set(FORMATS.values()))
     if format is not None:
         if format not in accepted:
-            raise DataError(f"{path}: dataset.options.format: unknown format {format!r}; accepted: {', '.join(accepted)}")
+            raise DataError(
+                f"{path}: dataset.options.format: unknown format {format!r}; accepted: {', '.join(accepted)}"
+            )
         return format
     if path.suffix.lower() not in FORMATS:
-        raise DataError(f"{path}: dataset.options.format: unknown extension {path.suffix or '(none)'!r}; name the "
-                        f"format with format: (one of {', '.join(accepted)})")
+        raise DataError(
+            f"{path}: dataset.options.format: unknown extension {path.suffix or '(none)'!r}; name the "
+            f"format with format: (one of {', '.join(accepted)})"
+        )
     return FORMATS[path.suffix.lower()]
 
 
@@ -76,18 +89,22 @@ def read_table(path: Path, fmt: str, *, na_values, sep: str | None) -> pd.DataFr
         header = _header(path, sep or _SEPARATORS[fmt])
         _check_unique_columns(path, header)
         if len(header) == 1:
-            raise DataError(f"{path}: dataset.options.sep: the header {header[0]!r} is one column when split at "
-                            f"{sep or _SEPARATORS[fmt]!r}; give the file's separator with sep: (features and a "
-                            "label are two columns at least)")
+            raise DataError(
+                f"{path}: dataset.options.sep: the header {header[0]!r} is one column when split at "
+                f"{sep or _SEPARATORS[fmt]!r}; give the file's separator with sep: (features and a "
+                "label are two columns at least)"
+            )
         return pd.read_csv(path, sep=sep or _SEPARATORS[fmt], na_values=na_values, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
     except DataError:
         raise
     except Exception as err:  # noqa: BLE001 - pandas and its engines raise many types on a malformed file
-        raise DataError(f"{path}: dataset.options.format: not a readable {fmt} file "
-                        f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}); save it as "
-                        f"{fmt}, or name its format in dataset.options.format") from None
+        raise DataError(
+            f"{path}: dataset.options.format: not a readable {fmt} file "
+            f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}); save it as "
+            f"{fmt}, or name its format in dataset.options.format"
+        ) from None
 
 
 def _header(path: Path, sep: str) -> list:
@@ -107,8 +124,10 @@ def _check_unique_columns(path: Path, names: list) -> None:
     # An empty name (NaN as pandas reads it) is no name: pandas calls each "Unnamed: i", so two are no repeat.
     repeated = sorted(str(name) for name, count in Counter(names).items() if count > 1 and name == name and name != "")
     if repeated:
-        raise DataError(f"{path}: dataset.options.path: column names {', '.join(map(repr, repeated))} are given "
-                        "more than once; rename them so that each column has its own name")
+        raise DataError(
+            f"{path}: dataset.options.path: column names {', '.join(map(repr, repeated))} are given "
+            "more than once; rename them so that each column has its own name"
+        )
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -125,8 +144,9 @@ def _read_arff(path: Path) -> pd.DataFrame:
     try:
         data, _ = arff.loadarff(path)
     except StopIteration:  # scipy's reader ran out of lines before @data
-        raise DataError(f"{path}: dataset.options.format: not an ARFF file: no @relation, @attribute and @data "
-                        "header lines") from None
+        raise DataError(
+            f"{path}: dataset.options.format: not an ARFF file: no @relation, @attribute and @data header lines"
+        ) from None
     frame = pd.DataFrame(data)
     # scipy gives nominal values as bytes, and "?" (missing) as b"?".
     for name in frame.columns:
@@ -139,8 +159,7 @@ def split_label(frame: pd.DataFrame, path: Path, *, label, drop) -> tuple[pd.Dat
     """Features and the label column; the label defaults to the last column, ``drop`` columns are left out."""
     columns = list(frame.columns)
     if not columns:
-        raise DataError(f"{path}: dataset.options.path: the file is empty; give a file with a header row and "
-                        "data rows")
+        raise DataError(f"{path}: dataset.options.path: the file is empty; give a file with a header row and data rows")
     listed = ", ".join(map(str, columns))
     if label is None:
         label = columns[-1]
@@ -173,8 +192,10 @@ def coded_columns(features: pd.DataFrame, path: Path, fmt: str, categorical) -> 
         raise DataError(f"{path}: dataset.options.categorical: must be a list of columns, got {categorical!r}")
     unknown = [column for column in categorical if column not in features.columns]
     if unknown:
-        raise DataError(f"{path}: dataset.options.categorical: no feature column {', '.join(map(repr, unknown))}; "
-                        f"feature columns: {', '.join(map(str, features.columns))}")
+        raise DataError(
+            f"{path}: dataset.options.categorical: no feature column {', '.join(map(repr, unknown))}; "
+            f"feature columns: {', '.join(map(str, features.columns))}"
+        )
     if fmt in TEXT_TABLES:
         # Only a column of text (object or string) can mix numbers and text: a wide table of numbers costs nothing.
         texts = features.columns[[not is_numeric_dtype(kind) for kind in features.dtypes]]
@@ -182,9 +203,11 @@ def coded_columns(features: pd.DataFrame, path: Path, fmt: str, categorical) -> 
             found = mixed_column(features[name])
             if found is not None:
                 row, value = found
-                raise DataError(f"{path}: column {name!r} holds numbers but data row {row + 1} has {value!r}; "
-                                f"correct it, mark it missing (dataset.options.na_values: [{value!r}]) or code "
-                                f"the column as categories (dataset.options.categorical: [{name!r}])")
+                raise DataError(
+                    f"{path}: column {name!r} holds numbers but data row {row + 1} has {value!r}; "
+                    f"correct it, mark it missing (dataset.options.na_values: [{value!r}]) or code "
+                    f"the column as categories (dataset.options.categorical: [{name!r}])"
+                )
     return features.astype({name: "category" for name in categorical}) if categorical else features
 
 
@@ -200,8 +223,10 @@ def read_arrays(path: Path, fmt: str, *, X: str, y: str) -> tuple[np.ndarray, np
     except MissingKeys as err:
         key = "X" if X in err.missing else "y"
         what = "array" if fmt == "npz" else "variable"
-        raise DataError(f"{path}: dataset.options.{key}: no {what} {(X if key == 'X' else y)!r} in the file; "
-                        f"it has: {', '.join(err.present) or 'none'}") from None
+        raise DataError(
+            f"{path}: dataset.options.{key}: no {what} {(X if key == 'X' else y)!r} in the file; "
+            f"it has: {', '.join(err.present) or 'none'}"
+        ) from None
     return features, labels, [path]
 
 
@@ -220,8 +245,10 @@ def array_frame(features: np.ndarray, labels: np.ndarray, path: Path, *, drop) -
     labels = np.asarray(labels).ravel()
     features = np.asarray(features)
     if features.ndim != 2 or features.shape[0] != labels.shape[0]:
-        raise DataError(f"{path}: dataset.options.X: features of shape {features.shape} do not match "
-                        f"{labels.shape[0]} labels; expected (rows, columns) with one label per row")
+        raise DataError(
+            f"{path}: dataset.options.X: features of shape {features.shape} do not match "
+            f"{labels.shape[0]} labels; expected (rows, columns) with one label per row"
+        )
     bad = [c for c in drop if not isinstance(c, int) or not 0 <= c < features.shape[1]]
     if bad:
         raise DataError(f"{path}: dataset.options.drop: {bad} are not column indices 0..{features.shape[1] - 1}")
@@ -229,8 +256,19 @@ def array_frame(features: np.ndarray, labels: np.ndarray, path: Path, *, drop) -
     return frame, pd.Series(labels)
 
 
-def load_file(*, path, format: str | None = None, label=None, drop=(), na_values=None, sep: str | None = None,
-              X: str = "X", y: str = "y", drop_na: bool = False, categorical=()) -> Dataset:
+def load_file(
+    *,
+    path,
+    format: str | None = None,
+    label=None,
+    drop=(),
+    na_values=None,
+    sep: str | None = None,
+    X: str = "X",
+    y: str = "y",
+    drop_na: bool = False,
+    categorical=(),
+) -> Dataset:
     """A dataset from the user's file ``path`` (already resolved against the config's folder).
 
     Parameters
@@ -248,20 +286,24 @@ def load_file(*, path, format: str | None = None, label=None, drop=(), na_values
     """
     path = Path(path)
     if not path.is_file():
-        raise DataError(f"{path}: dataset.options.path: no such file (a relative path is read from the "
-                        "config file's folder); fix the path")
+        raise DataError(
+            f"{path}: dataset.options.path: no such file (a relative path is read from the "
+            "config file's folder); fix the path"
+        )
     fmt = file_format(path, format)
     with said_if_slow(f"reading {path} ({path.stat().st_size / 2**20:.0f} MiB as {fmt}) ..."):
         if fmt in TABLES:
-            features, labels = split_label(read_table(path, fmt, na_values=na_values, sep=sep), path,
-                                           label=label, drop=list(drop))
+            features, labels = split_label(
+                read_table(path, fmt, na_values=na_values, sep=sep), path, label=label, drop=list(drop)
+            )
             read = [path]
         else:
             arrays_X, arrays_y, read = read_arrays(path, fmt, X=X, y=y)
             features, labels = array_frame(arrays_X, arrays_y, path, drop=list(drop))
         features = coded_columns(features, path, fmt, categorical)
-        dataset = table_dataset(features, labels, name=str(path), source=f"{path.name}, read as {fmt}",
-                                where=str(path), drop_na=drop_na)
+        dataset = table_dataset(
+            features, labels, name=str(path), source=f"{path.name}, read as {fmt}", where=str(path), drop_na=drop_na
+        )
         records = tuple(FileRecord(str(file), file_digests(file)["sha256"]) for file in read)
     return replace(dataset, provenance=replace(dataset.provenance, files=records))
 

@@ -30,17 +30,32 @@ def build_method(entry: MethodConfig, setting: dict, random_state: int, fit_shar
     """The method a protocol evaluates: the entry's estimator built for one setting, with its label and score
     (and the fit it shares with its fit group, if any)."""
     spec = entry.spec()
-    return Method(label=entry.label, name=entry.name, subspace=spec.subspace, score=entry.score,
-                  estimator=spec.build(setting, random_state=random_state), fit_share=fit_share)
+    return Method(
+        label=entry.label,
+        name=entry.name,
+        subspace=spec.subspace,
+        score=entry.score,
+        estimator=spec.build(setting, random_state=random_state),
+        fit_share=fit_share,
+    )
 
 
 def cell_fields(cell: Cell, config: Config) -> dict:
     """The fields of a cell's record that name it: what ran, on which trial, with which seeds."""
     entry = config.methods[cell.method_index]
-    return {"key": cell.key, "experiment": config.name, "trial": cell.trial, "split_seed": cell.split_seed,
-            "method": entry.setting_label(cell.setting), "method_name": entry.name, "entry": entry.label,
-            "params": as_stored(cell.setting), "score": entry.score, "random_state": cell.random_state,
-            **entry.spec().provenance()}
+    return {
+        "key": cell.key,
+        "experiment": config.name,
+        "trial": cell.trial,
+        "split_seed": cell.split_seed,
+        "method": entry.setting_label(cell.setting),
+        "method_name": entry.name,
+        "entry": entry.label,
+        "params": as_stored(cell.setting),
+        "score": entry.score,
+        "random_state": cell.random_state,
+        **entry.spec().provenance(),
+    }
 
 
 def as_stored(value):
@@ -80,8 +95,13 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1, fit_share
     entry = config.methods[cell.method_index]
     start = time.perf_counter()
     budget = {} if config.execution.max_memory_mb is None else {"working_memory": config.execution.max_memory_mb}
-    with threadpool_limits(limits=blas_threads), sklearn.config_context(**budget), peak_memory() as peak, \
-            on_execution_device(config.execution), warnings.catch_warnings(record=True) as caught:
+    with (
+        threadpool_limits(limits=blas_threads),
+        sklearn.config_context(**budget),
+        peak_memory() as peak,
+        on_execution_device(config.execution),
+        warnings.catch_warnings(record=True) as caught,
+    ):
         # Every warning of the cell is counted in its record rather than printed among the progress lines
         # (kpca_bench.experiment.runner.warning_summary reports them once, at the end of the run).
         warnings.simplefilter("always")
@@ -94,9 +114,15 @@ def run_cell(cell: Cell, config: Config, split, blas_threads: int = 1, fit_share
         except Exception as error:  # noqa: BLE001 - any failure of a cell is recorded, as benchopt's FailedRun
             result = failed_record(cell.key, error)
     wall_time = time.perf_counter() - start  # before cell_fields, whose provenance look-ups are not the cell's work
-    return {**cell_fields(cell, config), "wall_time": wall_time, "max_memory_mb": max_memory_mb,
-            "peak_memory_mb": peak.mib, **device, **warning_fields(caught),
-            **flag_iteration_limit(flag_overflow(result, split, caught), caught)}
+    return {
+        **cell_fields(cell, config),
+        "wall_time": wall_time,
+        "max_memory_mb": max_memory_mb,
+        "peak_memory_mb": peak.mib,
+        **device,
+        **warning_fields(caught),
+        **flag_iteration_limit(flag_overflow(result, split, caught), caught),
+    }
 
 
 def flag_iteration_limit(result: dict, caught: list) -> dict:
@@ -112,16 +138,24 @@ def flag_overflow(result: dict, split, caught: list) -> dict:
     """``result`` with any overflow added to its ``degenerate`` flag: in the split's features, or numpy's
     RuntimeWarning of one during the cell (the one sign common to every detector's computation)."""
     overflow = input_overflow(split) or next(
-        (" ".join(str(w.message).split()) for w in caught
-         if issubclass(w.category, RuntimeWarning) and str(w.message).startswith("overflow")), None)
+        (
+            " ".join(str(w.message).split())
+            for w in caught
+            if issubclass(w.category, RuntimeWarning) and str(w.message).startswith("overflow")
+        ),
+        None,
+    )
     return with_flags(result, {"degenerate": overflow} if overflow else {})
 
 
 def input_overflow(split) -> str | None:
     """Why squared distances between the rows of the split's features (``X_train``, ``X_test``) can overflow
     float64, or None: a feature as large as sqrt(max / (4 n_features)) makes them (LOF's, KPCA's) infinite."""
-    arrays = [X for X in (getattr(split, "X_train", None), getattr(split, "X_test", None))
-              if isinstance(X, np.ndarray) and X.ndim == 2 and X.size and np.issubdtype(X.dtype, np.floating)]
+    arrays = [
+        X
+        for X in (getattr(split, "X_train", None), getattr(split, "X_test", None))
+        if isinstance(X, np.ndarray) and X.ndim == 2 and X.size and np.issubdtype(X.dtype, np.floating)
+    ]
     if not arrays:
         return None
     largest = max(max(float(np.max(X)), -float(np.min(X))) for X in arrays)  # no copy of X as np.abs makes

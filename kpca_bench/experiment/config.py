@@ -26,8 +26,9 @@ CONFIG_HASH_SCHEMA = 2
 class OutputConfig:
     """``output:``: which figures the report draws per dataset."""
 
-    figures: tuple[str, ...] = declared(("box", "roc", "sparsity"), choices=("box", "roc", "sparsity"),
-                                        doc="the figures drawn per dataset")
+    figures: tuple[str, ...] = declared(
+        ("box", "roc", "sparsity"), choices=("box", "roc", "sparsity"), doc="the figures drawn per dataset"
+    )
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,11 @@ class StatisticsConfig:
     ``nemenyi`` (Demšar 2006) or ``wilcoxon_holm`` (Benavoli et al. 2016). It changes no number of a
     cell, so it is not part of the config hash."""
 
-    posthoc: str = declared("nemenyi", choices=("nemenyi", "wilcoxon_holm"),
-                            doc="the post-hoc test whose groups the critical-difference diagram draws")
+    posthoc: str = declared(
+        "nemenyi",
+        choices=("nemenyi", "wilcoxon_holm"),
+        doc="the post-hoc test whose groups the critical-difference diagram draws",
+    )
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,9 @@ class ExecutionConfig:
     backend: str = declared("local", choices=("local", "dask"), doc="where cells run: worker processes here, or Dask")
     address: str | None = declared(None, doc="the Dask scheduler, tcp://HOST:PORT, or 'local' for a LocalCluster")
     max_memory_mb: float | None = declared(None, doc="each cell's working-memory budget in MiB")
-    device: str | None = declared(None, doc="where exact and Nystrom kernel PCA compute: cuda (a GPU), cuda:N (the "
-                                            "GPU numbered N) or cpu")
+    device: str | None = declared(
+        None, doc="where exact and Nystrom kernel PCA compute: cuda (a GPU), cuda:N (the GPU numbered N) or cpu"
+    )
 
     def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
         """A copy with a scheduler address and / or a memory budget applied (checked by
@@ -115,8 +120,9 @@ class Config:
     description: str = declared("", doc="what the experiment is for, in a sentence")
     dataset: DatasetConfig | None = declared(doc="the one dataset (or several: datasets or suite)")
     datasets: tuple[DatasetConfig, ...] = declared((), doc="several datasets, each a name or a dataset entry")
-    suite: SuiteConfig | None = declared(None, doc="every dataset of a collection (its other keys: dataset keys "
-                                                   "shared by all)")
+    suite: SuiteConfig | None = declared(
+        None, doc="every dataset of a collection (its other keys: dataset keys shared by all)"
+    )
     protocol: str = declared("novelty", doc="a protocol name, or a mapping of its name and options")
     methods: tuple[MethodConfig, ...] = declared(doc="the methods, each run on every trial")
     threshold: ThresholdConfig = declared(default_factory=ThresholdConfig, doc="how F1's cut is chosen")
@@ -154,18 +160,28 @@ class Config:
             members.append((label, replace(self, dataset=dataset, datasets=(), suite=None)))
         return members
 
-    def with_overrides(self, *, trials: int | None = None, seed: int | None = None, scheduler: str | None = None,
-                       max_memory_mb: float | None = None, spell: Callable[[str], str] = as_keyword) -> "Config":
+    def with_overrides(
+        self,
+        *,
+        trials: int | None = None,
+        seed: int | None = None,
+        scheduler: str | None = None,
+        max_memory_mb: float | None = None,
+        spell: Callable[[str], str] = as_keyword,
+    ) -> "Config":
         """A copy with overrides of the caller's (``kpca_bench.run``'s arguments, the command line's options)
         applied; :class:`ConfigError` names a bad one as the caller wrote it (``spell``: ``as_keyword`` or
         ``as_flag`` of :mod:`kpca_bench.validation`)."""
-        check_run_arguments({"trials": trials, "seed": seed, "scheduler": scheduler, "max_memory": max_memory_mb},
-                            spell)
+        check_run_arguments(
+            {"trials": trials, "seed": seed, "scheduler": scheduler, "max_memory": max_memory_mb}, spell
+        )
         changes = {"execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)}
         if trials is not None:
             if trials > 1 and any(d.draw == "file_order" for d in (self.dataset, *self.datasets) if d is not None):
-                raise ConfigError(f"{spell('trials')} {trials}: dataset.draw: file_order takes the same rows in every "
-                                  f"trial; leave {spell('trials')} out")
+                raise ConfigError(
+                    f"{spell('trials')} {trials}: dataset.draw: file_order takes the same rows in every "
+                    f"trial; leave {spell('trials')} out"
+                )
             changes["trials"] = trials
         if seed is not None:
             changes["seed"] = seed
@@ -175,9 +191,15 @@ class Config:
         """What determines the numbers of a run (not its size, its figures or where it runs), as plain data: the
         entries as the config writes them (:func:`~kpca_bench.validation.written_fields`) and
         :data:`CONFIG_HASH_SCHEMA`."""
-        data = {"schema": CONFIG_HASH_SCHEMA, "name": self.name, "protocol": self.protocol,
-                "protocol_options": plain(self.protocol_options), "threshold": written_fields(self.threshold),
-                "seed": self.seed, "methods": [written_fields(method) for method in self.methods]}
+        data = {
+            "schema": CONFIG_HASH_SCHEMA,
+            "name": self.name,
+            "protocol": self.protocol,
+            "protocol_options": plain(self.protocol_options),
+            "threshold": written_fields(self.threshold),
+            "seed": self.seed,
+            "methods": [written_fields(method) for method in self.methods],
+        }
         if self.is_suite:
             data["datasets"] = [written_fields(d) for d in self.datasets]
             data["suite"] = written_fields(self.suite) if self.suite else None
@@ -207,5 +229,3 @@ def member_label(dataset: DatasetConfig) -> str:
     if dataset.name == "openml":
         return f"openml_{dataset.options.get('data_id', dataset.options.get('name', ''))}"
     return dataset.name
-
-

@@ -24,8 +24,10 @@ def config_text(path: Path) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file; name a file, or a packaged config by name (quickstart, "
-                          "examples/csv, ...; kpca-bench init DIR copies them into DIR)") from None
+        raise ConfigError(
+            f"{path}: no such config file; name a file, or a packaged config by name (quickstart, "
+            "examples/csv, ...; kpca-bench init DIR copies them into DIR)"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config ({exc.strerror}); name a readable YAML file") from None
     try:
@@ -33,8 +35,10 @@ def config_text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         utf16 = " (it looks like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
-        raise ConfigError(f"{path}: not UTF-8 text{utf16}: byte 0x{data[exc.start]:02x} on line {line} cannot be "
-                          "decoded; save the file as UTF-8") from None
+        raise ConfigError(
+            f"{path}: not UTF-8 text{utf16}: byte 0x{data[exc.start]:02x} on line {line} cannot be "
+            "decoded; save the file as UTF-8"
+        ) from None
 
 
 def parse_yaml(text: str, path: Path):

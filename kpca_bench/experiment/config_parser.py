@@ -37,8 +37,15 @@ from kpca_bench.validation import (
     profile_problem,
     required_keys,
 )
-from kpca_bench.experiment.config import (RUNNER_PARAMS, Config, ExecutionConfig, OutputConfig, ReferenceConfig,
-    StatisticsConfig, SuiteConfig)
+from kpca_bench.experiment.config import (
+    RUNNER_PARAMS,
+    Config,
+    ExecutionConfig,
+    OutputConfig,
+    ReferenceConfig,
+    StatisticsConfig,
+    SuiteConfig,
+)
 
 
 def _labels(value, key: str, problems: Problems) -> tuple:
@@ -79,8 +86,12 @@ def default_classes(raw: dict, required: tuple[str, ...]) -> bool:
     """Whether the 0 / 1 convention stands in for inliers and outliers: the protocol needs them, the
     config names neither, and the dataset declares that convention."""
     spec = DATASETS.get(raw.get("name"))
-    return (spec is not None and spec.binary_labels and not any(key in raw for key in CLASS_KEYS)
-            and all(key in required for key in CLASS_KEYS))
+    return (
+        spec is not None
+        and spec.binary_labels
+        and not any(key in raw for key in CLASS_KEYS)
+        and all(key in required for key in CLASS_KEYS)
+    )
 
 
 def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str = "dataset") -> DatasetConfig | None:
@@ -91,8 +102,10 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
     name = raw.get("name")
     if name is not None and name not in DATASETS:
         # The cause first, and alone: which other keys are needed depends on the dataset.
-        where.add("name", f"unknown dataset {name!r}{did_you_mean(name, DATASETS)}; "
-                          "run 'kpca-bench datasets list' to see them")
+        where.add(
+            "name",
+            f"unknown dataset {name!r}{did_you_mean(name, DATASETS)}; run 'kpca-bench datasets list' to see them",
+        )
         check_keys(raw, DATASET_KEYS, (), where)
         return None
     defaulted = default_classes(raw, required)
@@ -105,18 +118,24 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
     if defaulted:
         inliers, outliers = (INLIER,), (OUTLIER,)
     if set(inliers) & set(outliers):
-        where.add("outliers", f"classes {sorted(set(inliers) & set(outliers))} are also inliers; name each class "
-                              "on one side only")
-    sizes = {key: integer(raw[key], key, where, minimum=declaration(DatasetConfig, key)["minimum"])
-             for key in SIZE_KEYS if key in raw}
+        where.add(
+            "outliers",
+            f"classes {sorted(set(inliers) & set(outliers))} are also inliers; name each class on one side only",
+        )
+    sizes = {
+        key: integer(raw[key], key, where, minimum=declaration(DatasetConfig, key)["minimum"])
+        for key in SIZE_KEYS
+        if key in raw
+    }
     chosen = {key: raw.get(key, default) for key, default in CHOICE_KEYS.items()}
     for key, value in chosen.items():
         if value not in (accepted := declaration(DatasetConfig, key)["choices"]):
             where.add(key, f"unknown {key} {value!r}; accepted: {', '.join(accepted)}")
     if None in sizes.values() or any(key not in raw for key in required) or not isinstance(name, str):
         return None
-    return DatasetConfig(name=name, inliers=inliers, outliers=outliers, options=options, default_classes=defaulted,
-                         **chosen, **sizes)
+    return DatasetConfig(
+        name=name, inliers=inliers, outliers=outliers, options=options, default_classes=defaulted, **chosen, **sizes
+    )
 
 
 SUITE_KEYS = accepted_keys(SuiteConfig)
@@ -145,8 +164,11 @@ def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[s
         for item in value:
             if item not in names and item not in short:
                 listed_well = False
-                where.add(key, f"{item!r} is not in collection {collection}{did_you_mean(item, names)}; "
-                               f"'kpca-bench datasets list --collection {collection}' lists them")
+                where.add(
+                    key,
+                    f"{item!r} is not in collection {collection}{did_you_mean(item, names)}; "
+                    f"'kpca-bench datasets list --collection {collection}' lists them",
+                )
         lists[key] = tuple(short.get(item, item) for item in value)
     if lists["include"] and lists["exclude"]:
         where.add("exclude", "give include or exclude, not both")
@@ -156,8 +178,9 @@ def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[s
     return SuiteConfig(collection=collection, **lists), chosen
 
 
-def _parse_datasets(raw: dict, required: tuple[str, ...], problems: Problems
-                    ) -> tuple[tuple[DatasetConfig, ...], SuiteConfig | None]:
+def _parse_datasets(
+    raw: dict, required: tuple[str, ...], problems: Problems
+) -> tuple[tuple[DatasetConfig, ...], SuiteConfig | None]:
     """A ``datasets:`` list (entries as ``dataset:``) and / or a ``suite:`` (its other keys apply to
     each of its datasets, e.g. ``scaling``, ``max_rows``, the novelty sizes)."""
     entries = []
@@ -176,12 +199,16 @@ def _parse_datasets(raw: dict, required: tuple[str, ...], problems: Problems
         if suite_raw is not None:
             where = problems.under("suite")
             shared = {k: v for k, v in suite_raw.items() if k not in SUITE_KEYS}
-            check_keys(suite_raw, (*SUITE_KEYS, *(k for k in DATASET_KEYS if k != "name")), required_keys(SuiteConfig),
-                       where)
+            check_keys(
+                suite_raw, (*SUITE_KEYS, *(k for k in DATASET_KEYS if k != "name")), required_keys(SuiteConfig), where
+            )
             suite, names = _suite_names(suite_raw, where)
             named = {entry.name for entry in entries if entry is not None}
-            entries += [_parse_dataset({"name": name, **shared}, required, problems, "suite")
-                        for name in names if name not in named]
+            entries += [
+                _parse_dataset({"name": name, **shared}, required, problems, "suite")
+                for name in names
+                if name not in named
+            ]
     return tuple(entries), suite
 
 
@@ -191,8 +218,10 @@ def _check_setting(spec, setting: dict, train_rows: int | None, where: Problems)
         where.add(key, message)
     k = setting.get("n_components")
     if isinstance(k, Integral) and train_rows is not None and k > train_rows - 1:
-        where.add("n_components", f"{k} components need more than the {train_rows} training samples; "
-                                  f"use at most {train_rows - 1}")
+        where.add(
+            "n_components",
+            f"{k} components need more than the {train_rows} training samples; use at most {train_rows - 1}",
+        )
 
 
 def import_folders(source: str) -> tuple[str, ...]:
@@ -201,8 +230,9 @@ def import_folders(source: str) -> tuple[str, ...]:
     return () if not source or source.startswith("<") else (str(Path(source).parent.resolve()),)
 
 
-def _parse_method(raw, index: int, train_rows: int | None, problems: Problems,
-                  folders: tuple[str, ...] = ()) -> MethodConfig | None:
+def _parse_method(
+    raw, index: int, train_rows: int | None, problems: Problems, folders: tuple[str, ...] = ()
+) -> MethodConfig | None:
     path = f"methods[{index}]"
     raw = mapping(raw, path, problems)
     if raw is None:
@@ -221,8 +251,11 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems,
     else:
         spec = METHODS.get(name)
         if spec is None:
-            where.add("name", f"unknown method {name!r}{did_you_mean(name, METHODS)}; accepted: {', '.join(METHODS)}, "
-                              "or a detector class as 'package.module:Class'")
+            where.add(
+                "name",
+                f"unknown method {name!r}{did_you_mean(name, METHODS)}; accepted: {', '.join(METHODS)}, "
+                "or a detector class as 'package.module:Class'",
+            )
             return None
         if higher_is is not None:
             where.add("higher_is", f"only for a class named by import path; {name} is registered with its sign")
@@ -233,15 +266,18 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems,
     accepted = [p for p in spec.param_names() if p not in RUNNER_PARAMS]
     for key in [*params, *grid]:
         if key not in accepted:
-            where.add(f"params.{key}", f"{name} has no parameter {key!r}{did_you_mean(key, accepted)}; "
-                                       f"accepted: {', '.join(accepted)}")
+            where.add(
+                f"params.{key}",
+                f"{name} has no parameter {key!r}{did_you_mean(key, accepted)}; accepted: {', '.join(accepted)}",
+            )
     grid = {key: expand_range(values, f"grid.{key}", where) for key, values in grid.items()}
     for key, values in grid.items():
         if isinstance(values, dict) and set(values) == set(RANGE_KEYS):  # a range expand_range refused, reported
             return None
         if not isinstance(values, list) or not values:
-            where.add(f"grid.{key}", f"must be a non-empty list of values or a range {{start, stop, step}}, "
-                                     f"got {values!r}")
+            where.add(
+                f"grid.{key}", f"must be a non-empty list of values or a range {{start, stop, step}}, got {values!r}"
+            )
             return None
     score = raw.get("score")
     if score is not None and (not spec.subspace or score not in OUTLIER_SCORES):
@@ -249,10 +285,16 @@ def _parse_method(raw, index: int, train_rows: int | None, problems: Problems,
         where.add("score", f"unknown score {score!r} for {name}; accepted: {accepted_scores}")
     trials = integer(raw["trials"], "trials", where, 1) if "trials" in raw else None
     default_label = spec.estimator.__name__ if spec.class_path else name
-    method = MethodConfig(name=name, label=str(raw.get("label", default_label)), params=params, grid=grid,
-                          score=score if spec.subspace else None, trials=trials,
-                          higher_is=higher_is if spec.class_path else None,
-                          import_folders=folders if spec.class_path else ())
+    method = MethodConfig(
+        name=name,
+        label=str(raw.get("label", default_label)),
+        params=params,
+        grid=grid,
+        score=score if spec.subspace else None,
+        trials=trials,
+        higher_is=higher_is if spec.class_path else None,
+        import_folders=folders if spec.class_path else (),
+    )
     if not any(key not in accepted for key in [*params, *grid]):
         for setting in method.settings():
             _check_setting(spec, setting, train_rows, where.under("params"))
@@ -266,14 +308,18 @@ def _parse_protocol(raw, problems: Problems) -> tuple[str, dict]:
         options = {k: expand_range(v, f"protocol.{k}", problems) for k, v in raw.items() if k != "name"}
         raw = raw.get("name")
     if not isinstance(raw, str) or raw not in PROTOCOLS:
-        problems.add("protocol", f"unknown protocol {raw!r}{did_you_mean(raw, PROTOCOLS)}; "
-                                 f"accepted: {', '.join(PROTOCOLS)}")
+        problems.add(
+            "protocol", f"unknown protocol {raw!r}{did_you_mean(raw, PROTOCOLS)}; accepted: {', '.join(PROTOCOLS)}"
+        )
         return "novelty", {}
     accepted = PROTOCOLS[raw].option_names()
     for key in options:
         if key not in accepted:
-            problems.add(f"protocol.{key}", f"protocol {raw} has no option {key!r}{did_you_mean(key, accepted)}; "
-                                            f"accepted: {', '.join(accepted) or 'none'}")
+            problems.add(
+                f"protocol.{key}",
+                f"protocol {raw} has no option {key!r}{did_you_mean(key, accepted)}; "
+                f"accepted: {', '.join(accepted) or 'none'}",
+            )
     return raw, options
 
 
@@ -290,13 +336,18 @@ def _parse_threshold(raw, problems: Problems) -> ThresholdConfig:
     elif value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
         where.add("value", f"must be a number, got {value!r}")
     if rule not in THRESHOLD_RULES:
-        where.add("rule", f"unknown rule {rule!r}{did_you_mean(rule, THRESHOLD_RULES)}; "
-                          f"accepted: {', '.join(THRESHOLD_RULES)}")
+        where.add(
+            "rule",
+            f"unknown rule {rule!r}{did_you_mean(rule, THRESHOLD_RULES)}; accepted: {', '.join(THRESHOLD_RULES)}",
+        )
     quantile = raw.get("quantile", 0.95)
     if isinstance(quantile, bool) or not isinstance(quantile, Real) or not 0 < quantile < 1:
         where.add("quantile", f"must be a number strictly between 0 and 1, got {quantile!r}")
-    return ThresholdConfig(rule=rule, quantile=float(quantile) if isinstance(quantile, Real) else 0.95,
-                           value=float(value) if isinstance(value, Real) and not isinstance(value, bool) else None)
+    return ThresholdConfig(
+        rule=rule,
+        quantile=float(quantile) if isinstance(quantile, Real) else 0.95,
+        value=float(value) if isinstance(value, Real) and not isinstance(value, bool) else None,
+    )
 
 
 def _parse_output(raw, problems: Problems) -> OutputConfig:
@@ -320,8 +371,10 @@ def _parse_statistics(raw, several: bool, problems: Problems) -> StatisticsConfi
     check_keys(raw, accepted_keys(StatisticsConfig), (), problems.under("statistics"))
     posthoc = raw.get("posthoc", "nemenyi")
     if posthoc not in POSTHOCS:
-        problems.add("statistics.posthoc", f"unknown post-hoc test {posthoc!r}{did_you_mean(posthoc, POSTHOCS)}; "
-                                           f"accepted: {', '.join(POSTHOCS)}")
+        problems.add(
+            "statistics.posthoc",
+            f"unknown post-hoc test {posthoc!r}{did_you_mean(posthoc, POSTHOCS)}; accepted: {', '.join(POSTHOCS)}",
+        )
         return StatisticsConfig()
     return StatisticsConfig(posthoc=posthoc)
 
@@ -333,8 +386,10 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
     check_keys(raw, accepted_keys(ExecutionConfig), (), problems.under("execution"))
     backend = raw.get("backend", "local")
     if backend not in BACKENDS:
-        problems.add("execution.backend", f"unknown backend {backend!r}{did_you_mean(backend, BACKENDS)}; "
-                                        f"accepted: {', '.join(BACKENDS)}")
+        problems.add(
+            "execution.backend",
+            f"unknown backend {backend!r}{did_you_mean(backend, BACKENDS)}; accepted: {', '.join(BACKENDS)}",
+        )
     address = raw.get("address")
     if address is not None and backend != "dask":
         problems.add("execution.address", "a scheduler address needs backend: dask")
@@ -348,11 +403,17 @@ def _parse_execution(raw, problems: Problems) -> ExecutionConfig:
         address = "local"
     device = raw.get("device")
     if device is not None and not _is_device(device):
-        problems.add("execution.device", f"unknown device {device!r}{did_you_mean(str(device), DEVICES)}; "
-                                         f"accepted: {DEVICE_STRINGS}")
+        problems.add(
+            "execution.device",
+            f"unknown device {device!r}{did_you_mean(str(device), DEVICES)}; accepted: {DEVICE_STRINGS}",
+        )
         device = None
-    return ExecutionConfig(backend=backend, address=address,
-                           max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None, device=device)
+    return ExecutionConfig(
+        backend=backend,
+        address=address,
+        max_memory_mb=float(max_memory_mb) if max_memory_mb is not None else None,
+        device=device,
+    )
 
 
 def _is_device(device) -> bool:
@@ -383,10 +444,11 @@ def _merge_methods(methods: list, overrides: dict, problems: Problems) -> list:
     labels = _method_labels(methods)
     for label in overrides:
         if label not in labels:
-            problems.add(f"methods.{label}", f"no method has this label{did_you_mean(label, labels)}; "
-                                             f"labels: {', '.join(map(str, labels))}")
-    return [_merge(m, overrides[label], "", problems) if label in overrides else m
-            for m, label in zip(methods, labels)]
+            problems.add(
+                f"methods.{label}",
+                f"no method has this label{did_you_mean(label, labels)}; labels: {', '.join(map(str, labels))}",
+            )
+    return [_merge(m, overrides[label], "", problems) if label in overrides else m for m, label in zip(methods, labels)]
 
 
 def _method_labels(methods) -> list:
@@ -401,7 +463,9 @@ def _declared_profiles(raw: dict, problems: Problems) -> dict:
     profiles = mapping(raw.get("profiles"), "profiles", problems) or {}
     for name in profiles:
         if name not in PROFILES or name == "full":
-            problems.add(f"profiles.{name}", f"unknown profile; accepted: {', '.join(p for p in PROFILES if p != 'full')}")
+            problems.add(
+                f"profiles.{name}", f"unknown profile; accepted: {', '.join(p for p in PROFILES if p != 'full')}"
+            )
     return profiles
 
 
@@ -461,14 +525,22 @@ def _parse_reference(raw, problems: Problems) -> ReferenceConfig | None:
         return None
     if not check_keys(raw, accepted_keys(ReferenceConfig), required_keys(ReferenceConfig), problems.under("reference")):
         return None
-    return ReferenceConfig(paper=str(raw["paper"]), dataset=str(raw["dataset"]), stand_in=str(raw.get("stand_in", "")),
-                           variant_of=str(raw.get("variant_of", "")), variant=str(raw.get("variant", "")))
+    return ReferenceConfig(
+        paper=str(raw["paper"]),
+        dataset=str(raw["dataset"]),
+        stand_in=str(raw.get("stand_in", "")),
+        variant_of=str(raw.get("variant_of", "")),
+        variant=str(raw.get("variant", "")),
+    )
 
 
 def _raise_if_any(problems: Problems, source: str) -> None:
     if problems.items:
-        raise ConfigError("\n".join(f"{source}: {key}: {message}" if key else f"{source}: {message}"
-                                     for key, message in problems.items))
+        raise ConfigError(
+            "\n".join(
+                f"{source}: {key}: {message}" if key else f"{source}: {message}" for key, message in problems.items
+            )
+        )
 
 
 def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config:
@@ -491,8 +563,11 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
         if name in PROFILES and name != "full":
             configs[name] = _check_profile(raw, name, profiles, problems, source)
     if profile not in configs:
-        problems.add("profiles", f"no {profile!r} profile; add profiles: {{{profile}: {{trials: 2, ...}}}} "
-                                 "with the overrides that make it small")
+        problems.add(
+            "profiles",
+            f"no {profile!r} profile; add profiles: {{{profile}: {{trials: 2, ...}}}} "
+            "with the overrides that make it small",
+        )
     _raise_if_any(problems, source)
     return configs[profile]
 
@@ -500,15 +575,17 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
 def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> Config:
     """The config of ``raw`` (a profile already applied); its problems go to ``problems``."""
     several = "datasets" in raw or "suite" in raw
-    check_keys(raw, TOP_LEVEL, tuple(key for key in required_keys(Config) if not (several and key == "dataset")),
-               problems)
+    check_keys(
+        raw, TOP_LEVEL, tuple(key for key in required_keys(Config) if not (several and key == "dataset")), problems
+    )
     if several and "dataset" in raw:
         problems.add("dataset", "give dataset (one) or datasets / suite (several), not both")
     name = raw.get("name")
     if name is not None and (not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum()):
         quote = "; YAML reads it as a number, so quote it" if isinstance(name, (int, float)) else ""
-        problems.add("name", f"must be a word of letters, digits, '-' and '_' (it names the results folder), "
-                             f"got {name!r}{quote}")
+        problems.add(
+            "name", f"must be a word of letters, digits, '-' and '_' (it names the results folder), got {name!r}{quote}"
+        )
     protocol_name, protocol_options = _parse_protocol(raw.get("protocol", "novelty"), problems)
     protocol = PROTOCOLS[protocol_name]
     threshold = _parse_threshold(raw.get("threshold"), problems)
@@ -537,10 +614,26 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
     reference = _parse_reference(raw.get("reference"), problems)
     execution = _parse_execution(raw.get("execution"), problems)
     statistics = _parse_statistics(raw.get("statistics"), several, problems)
-    return Config(name=name, description=str(description), dataset=dataset, protocol=protocol_name,
-                  protocol_options=protocol_options, options=options, methods=tuple(methods), threshold=threshold,
-                  trials=trials, seed=seed, output=output, reference=reference, execution=execution,
-                  profile=profile, source=source, datasets=tuple(datasets), suite=suite, statistics=statistics)
+    return Config(
+        name=name,
+        description=str(description),
+        dataset=dataset,
+        protocol=protocol_name,
+        protocol_options=protocol_options,
+        options=options,
+        methods=tuple(methods),
+        threshold=threshold,
+        trials=trials,
+        seed=seed,
+        output=output,
+        reference=reference,
+        execution=execution,
+        profile=profile,
+        source=source,
+        datasets=tuple(datasets),
+        suite=suite,
+        statistics=statistics,
+    )
 
 
 def _declared_integer(raw: dict, key: str, problems: Problems) -> int | None:
@@ -557,7 +650,9 @@ def _check_draw(datasets: list[DatasetConfig], protocol, trials, problems: Probl
         return
     if not protocol.reads_draw:
         for draw in sorted(draws):
-            problems.add("dataset.draw", f"{draw} is read by the novelty protocols only, not {protocol.name}; remove it")
+            problems.add(
+                "dataset.draw", f"{draw} is read by the novelty protocols only, not {protocol.name}; remove it"
+            )
     elif "file_order" in draws and isinstance(trials, int) and trials > 1:
         problems.add("trials", "dataset.draw: file_order takes the same rows in every trial; set trials: 1")
 

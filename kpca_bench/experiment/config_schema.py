@@ -15,8 +15,15 @@ from pathlib import Path
 
 from kpca_bench.datasets import DATASETS
 from kpca_bench.errors import StorageError
-from kpca_bench.experiment.config import (RUNNER_PARAMS, Config, ExecutionConfig, OutputConfig, ReferenceConfig,
-                                          StatisticsConfig, SuiteConfig)
+from kpca_bench.experiment.config import (
+    RUNNER_PARAMS,
+    Config,
+    ExecutionConfig,
+    OutputConfig,
+    ReferenceConfig,
+    StatisticsConfig,
+    SuiteConfig,
+)
 from kpca_bench.experiment.config_parser import TOP_LEVEL
 from kpca_bench.methods.registry import METHODS
 from kpca_bench.protocols import PROTOCOLS
@@ -25,13 +32,20 @@ from kpca_bench.validation import PROFILES, RANGE_KEYS, accepted_keys, required_
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # The JSON type of each scalar annotation a config field or protocol option carries.
-JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "dict": "object",
-              "None": "null"}
-RANGE = {"type": "object", "properties": {key: {"type": "number"} for key in RANGE_KEYS},
-         "required": list(RANGE_KEYS), "additionalProperties": False,
-         "description": "the values start, start + step, ..., stop"}
-LABELS = {"anyOf": [{"type": ["string", "integer"]},
-                    {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1}]}
+JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "dict": "object", "None": "null"}
+RANGE = {
+    "type": "object",
+    "properties": {key: {"type": "number"} for key in RANGE_KEYS},
+    "required": list(RANGE_KEYS),
+    "additionalProperties": False,
+    "description": "the values start, start + step, ..., stop",
+}
+LABELS = {
+    "anyOf": [
+        {"type": ["string", "integer"]},
+        {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1},
+    ]
+}
 IMPORT_PATH = r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$"
 
 
@@ -71,14 +85,20 @@ def entry_schema(cls, **overrides: dict) -> dict:
     """A config entry of dataclass ``cls``: its accepted keys only, each as declared or as overridden."""
     declared = {f.name: f for f in fields(cls)}
     properties = {key: overrides.get(key, field_schema(declared[key])) for key in accepted_keys(cls)}
-    return {"type": "object", "properties": properties, "required": list(required_keys(cls)),
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(required_keys(cls)),
+        "additionalProperties": False,
+    }
 
 
 def dataset_schema() -> dict:
     """A ``dataset:`` entry; which class and size keys a protocol needs is checked at load."""
-    name = {"enum": list(DATASETS), "description": "a registered dataset ('kpca-bench datasets list'), 'file' or "
-                                                   "'openml'"}
+    name = {
+        "enum": list(DATASETS),
+        "description": "a registered dataset ('kpca-bench datasets list'), 'file' or 'openml'",
+    }
     return entry_schema(DatasetConfig, name=name, inliers=LABELS, outliers=LABELS)
 
 
@@ -100,26 +120,43 @@ def option_schema(declared: Field) -> dict:
 def protocol_schema() -> dict:
     """``protocol: NAME`` or ``protocol: {name: NAME, <option>: value}`` with that protocol's options."""
     names = list(PROTOCOLS)
-    by_name = [{"if": {"properties": {"name": {"const": name}}},
-                "then": {"properties": {"name": {}, **{f.name: option_schema(f) for f in fields(protocol.options)
-                                                     if f.name in protocol.option_names()}},
-                         "additionalProperties": False}}
-               for name, protocol in PROTOCOLS.items()]
+    by_name = [
+        {
+            "if": {"properties": {"name": {"const": name}}},
+            "then": {
+                "properties": {
+                    "name": {},
+                    **{f.name: option_schema(f) for f in fields(protocol.options) if f.name in protocol.option_names()},
+                },
+                "additionalProperties": False,
+            },
+        }
+        for name, protocol in PROTOCOLS.items()
+    ]
     mapping = {"type": "object", "properties": {"name": {"enum": names}}, "required": ["name"], "allOf": by_name}
-    return {"anyOf": [{"enum": names}, mapping], "description": "a protocol ('kpca-bench protocols'), or a mapping "
-                                                                "of its name and options"}
+    return {
+        "anyOf": [{"enum": names}, mapping],
+        "description": "a protocol ('kpca-bench protocols'), or a mapping of its name and options",
+    }
 
 
 def method_schema() -> dict:
     """A ``methods`` entry; a registered method's ``params`` and ``grid`` take that method's parameters."""
     values = {"anyOf": [{"type": "array", "minItems": 1}, RANGE]}
-    schema = entry_schema(MethodConfig, name={"anyOf": [{"enum": list(METHODS)}, {"type": "string",
-                                                                                   "pattern": IMPORT_PATH}]},
-                          grid={"type": "object", "additionalProperties": values,
-                                "description": "parameter values to sweep: a list or {start, stop, step}"})
+    schema = entry_schema(
+        MethodConfig,
+        name={"anyOf": [{"enum": list(METHODS)}, {"type": "string", "pattern": IMPORT_PATH}]},
+        grid={
+            "type": "object",
+            "additionalProperties": values,
+            "description": "parameter values to sweep: a list or {start, stop, step}",
+        },
+    )
     schema["allOf"] = [
-        {"if": {"properties": {"name": {"const": name}}},
-         "then": {"properties": {part: {"propertyNames": {"enum": parameters}} for part in ("params", "grid")}}}
+        {
+            "if": {"properties": {"name": {"const": name}}},
+            "then": {"properties": {part: {"propertyNames": {"enum": parameters}} for part in ("params", "grid")}},
+        }
         for name, spec in METHODS.items()
         if (parameters := [p for p in spec.param_names() if p not in RUNNER_PARAMS])
     ]
@@ -129,8 +166,12 @@ def method_schema() -> dict:
 def profiles_schema() -> dict:
     """``profiles:``: each profile other than full overrides top-level keys (``methods`` keyed by label)."""
     overrides = {"type": "object", "propertyNames": {"enum": [key for key in TOP_LEVEL if key != "profiles"]}}
-    return {"type": "object", "properties": {name: overrides for name in PROFILES if name != "full"},
-            "additionalProperties": False, "description": "smaller runs of the same experiment (--profile)"}
+    return {
+        "type": "object",
+        "properties": {name: overrides for name in PROFILES if name != "full"},
+        "additionalProperties": False,
+        "description": "smaller runs of the same experiment (--profile)",
+    }
 
 
 def config_schema() -> dict:

@@ -26,8 +26,19 @@ from kpca_bench.experiment.progress import print_notice
 from kpca_bench.experiment.store import read_state, write_atomic
 
 ENVIRONMENT_FILE = "environment.json"
-PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "threadpoolctl", "matplotlib", "pyod", "dask",
-            "distributed", "pyarrow")
+PACKAGES = (
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "pandas",
+    "joblib",
+    "threadpoolctl",
+    "matplotlib",
+    "pyod",
+    "dask",
+    "distributed",
+    "pyarrow",
+)
 
 
 def cpu_model() -> str:
@@ -45,8 +56,10 @@ def blas_libraries() -> list[dict]:
     """threadpoolctl's view of the BLAS / OpenMP libraries loaded: vendor, version, threads."""
     from threadpoolctl import threadpool_info
 
-    return [{key: info.get(key) for key in ("user_api", "internal_api", "version", "num_threads", "architecture")}
-            for info in threadpool_info()]
+    return [
+        {key: info.get(key) for key in ("user_api", "internal_api", "version", "num_threads", "architecture")}
+        for info in threadpool_info()
+    ]
 
 
 def git_commit(package_dir: Path | None = None) -> str | None:
@@ -55,10 +68,16 @@ def git_commit(package_dir: Path | None = None) -> str | None:
     if not (folder / ".git").exists():
         return None
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True,
-                                timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=folder,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return commit + ("+dirty" if dirty else "")
@@ -81,12 +100,18 @@ def environment(gpu_used: bool = False) -> dict:
     gpu = gpu_environment(gpu_used)
     return {
         "kpca_bench": {"version": kpca_bench.__version__, "git_commit": git_commit()},
-        "python": {"version": platform.python_version(), "implementation": platform.python_implementation(),
-                   "executable": sys.executable},
+        "python": {
+            "version": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "executable": sys.executable,
+        },
         "platform": platform.platform(),
         "host": platform.node(),
-        "cpu": {"model": cpu_model(), "count": os.cpu_count(),
-                "available": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()},
+        "cpu": {
+            "model": cpu_model(),
+            "count": os.cpu_count(),
+            "available": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        },
         "blas": blas_libraries(),
         "packages": installed_versions(),
         **({"gpu": gpu} if gpu is not None else {}),

@@ -82,13 +82,14 @@ def bounded_workers(jobs: int, execution: ExecutionConfig, notify: Callable[[str
     cores = usable_cores()
     if jobs < 0:
         if cores + 1 + jobs < 1:
-            raise ConfigError(f"jobs={jobs}: means all CPU cores but {-jobs - 1}, and this machine has {cores}, so no "
-                              f"worker is left; give -1 to -{cores} or a number of workers (1, 2, ...)")
+            raise ConfigError(
+                f"jobs={jobs}: means all CPU cores but {-jobs - 1}, and this machine has {cores}, so no "
+                f"worker is left; give -1 to -{cores} or a number of workers (1, 2, ...)"
+            )
         return cores + 1 + jobs
     if jobs <= cores or (execution.backend == "dask" and execution.address != "local"):
         return jobs
-    notify(f"note: jobs={jobs} asks for more workers than this machine's {cores} usable CPU cores; "
-           f"starting {cores}")
+    notify(f"note: jobs={jobs} asks for more workers than this machine's {cores} usable CPU cores; starting {cores}")
     return cores
 
 
@@ -108,14 +109,16 @@ class LocalBackend:
         """The records of each of ``tasks`` (tuples of cells of one trial), in the order the tasks finish;
         ``split_of(seed)`` is a trial's data."""
         blas_threads = blas_threads_per_worker(self.jobs)
-        calls = (delayed(run_task)(task, split=split_of(task[0].split_seed), blas_threads=blas_threads)
-                 for task in tasks)
+        calls = (
+            delayed(run_task)(task, split=split_of(task[0].split_seed), blas_threads=blas_threads) for task in tasks
+        )
         with warnings.catch_warnings():
             # A stopped run (Ctrl-C, SIGTERM, --fail-fast) cancels the cells in flight on purpose; joblib's
             # warning about it would only break the one line that says how to resume.
             warnings.filterwarnings("ignore", message=".*tasks which were still being processed", category=UserWarning)
-            yield from Parallel(n_jobs=self.jobs, return_as="generator_unordered", initializer=exit_with_parent,
-                                initargs=(os.getpid(),))(calls)
+            yield from Parallel(
+                n_jobs=self.jobs, return_as="generator_unordered", initializer=exit_with_parent, initargs=(os.getpid(),)
+            )(calls)
 
 
 class DaskBackend:
@@ -165,9 +168,15 @@ class DaskBackend:
         try:
             return future.result()
         except self.distributed.KilledWorker as error:
-            return [failed_record(cell.key, error, cause="the Dask workers running it died, e.g. killed for using "
-                                                         "too much memory (see the workers' logs): ")
-                    for cell in task]
+            return [
+                failed_record(
+                    cell.key,
+                    error,
+                    cause="the Dask workers running it died, e.g. killed for using "
+                    "too much memory (see the workers' logs): ",
+                )
+                for cell in task
+            ]
 
     def _window(self) -> int:
         """Tasks to keep in flight, from the worker threads connected now (workers may join later)."""
@@ -235,8 +244,9 @@ def import_distributed():
 
 
 @contextmanager
-def open_backend(execution: ExecutionConfig, jobs: int, worker_log: Path | None = None
-                 ) -> Iterator[LocalBackend | DaskBackend]:
+def open_backend(
+    execution: ExecutionConfig, jobs: int, worker_log: Path | None = None
+) -> Iterator[LocalBackend | DaskBackend]:
     """The backend the execution config asks for, connected (and its cluster shut down on exit).
 
     A LocalCluster's worker processes write their output to ``worker_log`` (default: discarded).
@@ -260,20 +270,31 @@ def dask_client(distributed, address: str, jobs: int, worker_log: Path | None = 
     if address == "local":
         with quiet_on_interrupt(), output_of_children_to(worker_log):
             # Any free port for the scheduler's HTTP server, which it starts even without a dashboard.
-            cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                               host="127.0.0.1", dashboard_address=":0",
-                                               preload=["kpca_bench.experiment.dask_worker"])
+            cluster = distributed.LocalCluster(
+                n_workers=jobs,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=":0",
+                preload=["kpca_bench.experiment.dask_worker"],
+            )
         # Twice: the client's start-up is interruptible too, and the inner one silences before the client closes.
-        with cluster, quiet_on_interrupt(), distributed.Client(cluster, set_as_default=False) as client, \
-                quiet_on_interrupt():
+        with (
+            cluster,
+            quiet_on_interrupt(),
+            distributed.Client(cluster, set_as_default=False) as client,
+            quiet_on_interrupt(),
+        ):
             yield client
         return
     try:
-        client = distributed.Client(resolved_address(distributed, address), timeout=CONNECT_TIMEOUT_S,
-                                    set_as_default=False)
+        client = distributed.Client(
+            resolved_address(distributed, address), timeout=CONNECT_TIMEOUT_S, set_as_default=False
+        )
     except OSError:
-        raise KpcaBenchError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s; "
-                             f"{FIX_ADDRESS}") from None
+        raise KpcaBenchError(
+            f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s; {FIX_ADDRESS}"
+        ) from None
     with client, quiet_on_interrupt():
         yield client
 

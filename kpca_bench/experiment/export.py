@@ -24,8 +24,10 @@ def run_records(directory) -> list[dict]:
     directory = Path(directory)
     store = ResultStore(directory)
     if not store.exists():
-        raise KpcaBenchError(f"{directory}: no {TABLE_FILE} here; name a run's results folder, e.g. "
-                             "results/quickstart, or a suite's, e.g. results/adbench_classical")
+        raise KpcaBenchError(
+            f"{directory}: no {TABLE_FILE} here; name a run's results folder, e.g. "
+            "results/quickstart, or a suite's, e.g. results/adbench_classical"
+        )
     return list(store.load().values())
 
 
@@ -46,9 +48,11 @@ def suite_records(directory) -> list[dict]:
     members = suite_members(directory)
     if not members:
         run_records(directory)  # raises the one-line error naming what is missing
-    return [{"dataset": name, **{("dataset_source" if key == "dataset" else key): value
-                                 for key, value in record.items()}}
-            for name, member in members.items() for record in run_records(member)]
+    return [
+        {"dataset": name, **{("dataset_source" if key == "dataset" else key): value for key, value in record.items()}}
+        for name, member in members.items()
+        for record in run_records(member)
+    ]
 
 
 def export_run(directory, fmt: str, output: Path | None = None, tables: bool = True) -> list[Path]:
@@ -77,22 +81,38 @@ def export_run(directory, fmt: str, output: Path | None = None, tables: bool = T
 
 def suite_tables(directory: Path, exported: str) -> list[Path]:
     """The CSV tables of a suite's folder, but for those an export named ``exported`` wrote there before."""
-    return [table for table in sorted(directory.glob("*.csv"))
-            if table.stem != exported and not table.stem.startswith(f"{exported}_")]
+    return [
+        table
+        for table in sorted(directory.glob("*.csv"))
+        if table.stem != exported and not table.stem.startswith(f"{exported}_")
+    ]
 
 
 def write_records(records: list[dict], fmt: str, output: Path) -> Path:
     """Write ``records`` (one mapping per row) to ``output`` as ``fmt`` and return its path."""
     if fmt == "json":
         # A missing number (NaN in a table) is null, as JSON has no NaN.
-        write_atomic(output, json.dumps([{k: None if isinstance(v, float) and math.isnan(v) else v
-                                          for k, v in record.items()} for record in records],
-                                        indent=1, sort_keys=True) + "\n")
+        write_atomic(
+            output,
+            json.dumps(
+                [
+                    {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in record.items()}
+                    for record in records
+                ],
+                indent=1,
+                sort_keys=True,
+            )
+            + "\n",
+        )
         return output
     import pandas as pd
 
-    frame = pd.DataFrame([{k: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
-                           for k, v in record.items()} for record in records])
+    frame = pd.DataFrame(
+        [
+            {k: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v for k, v in record.items()}
+            for record in records
+        ]
+    )
     if fmt == "csv":
         write_atomic(output, frame.to_csv(index=False))
         return output

@@ -22,6 +22,7 @@ class Stopped(KeyboardInterrupt):
 @contextmanager
 def stop_signals_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM and SIGHUP raise :class:`Stopped` in the main thread, as SIGINT raises KeyboardInterrupt."""
+
     def stop(signum, frame):
         raise Stopped(signum)
 

@@ -76,8 +76,10 @@ def folder_lock(directory: Path, *, wait: bool = True, notify: Callable[[str], N
     if not _acquired(lock, path, timeout=0):
         holder = holder_description(holder_path)
         if not wait:
-            raise FolderInUse(f"{directory} is in use by another run ({holder}); wait for it to finish, "
-                              "run without --no-wait to wait, or choose another --out")
+            raise FolderInUse(
+                f"{directory} is in use by another run ({holder}); wait for it to finish, "
+                "run without --no-wait to wait, or choose another --out"
+            )
         notify(f"waiting for {directory}: another run is writing it ({holder})")
         _acquired(lock, path, poll_interval=POLL_INTERVAL_S)
     try:
@@ -101,7 +103,10 @@ def _acquired(lock, path: Path, **acquire) -> bool:
 
 
 def _write_holder(path: Path) -> None:
-    holder = {"pid": os.getpid(), "host": socket.gethostname(),
-              "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    holder = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
     with writing(path):
         path.write_text(json.dumps(holder))

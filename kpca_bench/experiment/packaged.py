@@ -18,8 +18,9 @@ PACKAGED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 def packaged_names() -> list[str]:
     """The names :func:`find_config` accepts for the packaged configs, e.g. ``quickstart``, ``examples/csv``."""
-    return sorted(path.relative_to(PACKAGED_CONFIGS).with_suffix("").as_posix()
-                  for path in PACKAGED_CONFIGS.rglob("*.yaml"))
+    return sorted(
+        path.relative_to(PACKAGED_CONFIGS).with_suffix("").as_posix() for path in PACKAGED_CONFIGS.rglob("*.yaml")
+    )
 
 
 def find_config(config: Path) -> Path:
@@ -48,8 +49,9 @@ def copy_packaged_configs(directory: Path, *, force: bool = False) -> list[Path]
     existing = [target for target in targets if target.exists()]
     if existing and not force:
         more = f" and {len(existing) - 1} more of the example files" if len(existing) > 1 else ""
-        raise KpcaBenchError(f"{existing[0]} already exists{more}; add --force to overwrite them, "
-                             "or choose an empty folder")
+        raise KpcaBenchError(
+            f"{existing[0]} already exists{more}; add --force to overwrite them, or choose an empty folder"
+        )
     for source, target in zip(sources, targets):
         with writing(target):
             target.parent.mkdir(parents=True, exist_ok=True)

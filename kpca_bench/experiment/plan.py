@@ -74,12 +74,32 @@ def plan_run(config: Config, out_root) -> Plan:
     entries = []
     for index, method in enumerate(config.methods):
         mine = [(folder, cell) for folder, cells in planned for cell in cells if cell.method_index == index]
-        done = [stored[folder][c.key] for folder, c in mine
-                if c.key in stored[folder] and is_finished(stored[folder][c.key])]
+        done = [
+            stored[folder][c.key]
+            for folder, c in mine
+            if c.key in stored[folder] and is_finished(stored[folder][c.key])
+        ]
         times = [r["wall_time"] for r in done if isinstance(r.get("wall_time"), (int, float))]
-        entries.append(EntryPlan(label=method.label, method=method.name, settings=len(method.settings()),
-                                 cells=len(mine), stored=len(done), mean_wall_time=mean(times) if times else None))
-    datasets = (f"dataset {config.dataset.name}" if not config.is_suite
-                else f"{len(planned)} of {len(planned) + len(skipped)} datasets with files here")
-    return Plan(directory=directory, datasets=datasets, protocol=config.protocol, trials=config.trials,
-                entries=entries, skipped=tuple(skipped))
+        entries.append(
+            EntryPlan(
+                label=method.label,
+                method=method.name,
+                settings=len(method.settings()),
+                cells=len(mine),
+                stored=len(done),
+                mean_wall_time=mean(times) if times else None,
+            )
+        )
+    datasets = (
+        f"dataset {config.dataset.name}"
+        if not config.is_suite
+        else f"{len(planned)} of {len(planned) + len(skipped)} datasets with files here"
+    )
+    return Plan(
+        directory=directory,
+        datasets=datasets,
+        protocol=config.protocol,
+        trials=config.trials,
+        entries=entries,
+        skipped=tuple(skipped),
+    )

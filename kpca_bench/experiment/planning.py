@@ -55,20 +55,44 @@ def derive_seed(*parts) -> int:
 KEY_SCHEMA = 2
 
 
-def cell_key(*, dataset: DatasetConfig, protocol: str, protocol_options: dict, threshold: ThresholdConfig,
-             seed: int, method: str, setting: dict, score: str | None, higher_is: str | None, trial: int,
-             split_seed: int, random_state: int) -> str:
+def cell_key(
+    *,
+    dataset: DatasetConfig,
+    protocol: str,
+    protocol_options: dict,
+    threshold: ThresholdConfig,
+    seed: int,
+    method: str,
+    setting: dict,
+    score: str | None,
+    higher_is: str | None,
+    trial: int,
+    split_seed: int,
+    random_state: int,
+) -> str:
     """The key of a cell: a hash of the plain values that determine its numbers, and :data:`KEY_SCHEMA`.
 
     The dataset and threshold entries count by every field a config writes
     (:func:`~kpca_bench.validation.written_fields`); the seeds are those the cell runs with, so a cell that
     takes its fit group's seed is not the cell that takes its own.
     """
-    return stable_hash({"schema": KEY_SCHEMA, "dataset": written_fields(dataset), "protocol": protocol,
-                        "protocol_options": plain(protocol_options), "threshold": written_fields(threshold),
-                        "seed": seed, "method": method, "setting": plain(setting), "score": score,
-                        "higher_is": higher_is, "trial": trial, "split_seed": split_seed,
-                        "random_state": random_state})
+    return stable_hash(
+        {
+            "schema": KEY_SCHEMA,
+            "dataset": written_fields(dataset),
+            "protocol": protocol,
+            "protocol_options": plain(protocol_options),
+            "threshold": written_fields(threshold),
+            "seed": seed,
+            "method": method,
+            "setting": plain(setting),
+            "score": score,
+            "higher_is": higher_is,
+            "trial": trial,
+            "split_seed": split_seed,
+            "random_state": random_state,
+        }
+    )
 
 
 def method_seed(config: Config, method: MethodConfig, setting: dict, trial: int, score: str | None) -> int:
@@ -92,8 +116,14 @@ def plan_cells(config: Config) -> list[Cell]:
             if method.trials is not None and trial >= method.trials:
                 continue
             for setting in method.settings():
-                cell = Cell(key="", trial=trial, method_index=index, setting=setting, split_seed=split_seed,
-                            random_state=method_seed(config, method, setting, trial, method.score))
+                cell = Cell(
+                    key="",
+                    trial=trial,
+                    method_index=index,
+                    setting=setting,
+                    split_seed=split_seed,
+                    random_state=method_seed(config, method, setting, trial, method.score),
+                )
                 planned.append((cell, fit_identity(method, setting) if shares_fits else None))
         cells += with_fit_groups(planned, config, trial)
     return [replace(cell, key=key_of(cell, config)) for cell in cells]
@@ -102,10 +132,20 @@ def plan_cells(config: Config) -> list[Cell]:
 def key_of(cell: Cell, config: Config) -> str:
     """:func:`cell_key` of a planned cell of ``config``."""
     method = config.methods[cell.method_index]
-    return cell_key(dataset=config.dataset, protocol=config.protocol, protocol_options=cell_key_options(config),
-                    threshold=config.threshold, seed=config.seed, method=method.name, setting=cell.setting,
-                    score=method.score, higher_is=method.higher_is, trial=cell.trial, split_seed=cell.split_seed,
-                    random_state=cell.random_state)
+    return cell_key(
+        dataset=config.dataset,
+        protocol=config.protocol,
+        protocol_options=cell_key_options(config),
+        threshold=config.threshold,
+        seed=config.seed,
+        method=method.name,
+        setting=cell.setting,
+        score=method.score,
+        higher_is=method.higher_is,
+        trial=cell.trial,
+        split_seed=cell.split_seed,
+        random_state=cell.random_state,
+    )
 
 
 def with_fit_groups(planned: list[tuple[Cell, str | None]], config: Config, trial: int) -> list[Cell]:
@@ -121,8 +161,10 @@ def with_fit_groups(planned: list[tuple[Cell, str | None]], config: Config, tria
     for cell, group in planned:
         members = groups.get(group, [])
         if len(members) > 1:
-            score = min((config.methods[member.method_index].score for member in members),
-                        key=lambda name: (list(OUTLIER_SCORES).index(name or DEFAULT_SCORE), name is None))
+            score = min(
+                (config.methods[member.method_index].score for member in members),
+                key=lambda name: (list(OUTLIER_SCORES).index(name or DEFAULT_SCORE), name is None),
+            )
             group_seed = method_seed(config, config.methods[cell.method_index], cell.setting, trial, score)
             cell = replace(cell, random_state=group_seed, fit_group=f"{group}/{trial}")
         cells.append(cell)
@@ -158,8 +200,11 @@ def subsample_seed(config: Config) -> int:
 
 def planned_trials(config: Config) -> dict[str, int]:
     """Trials planned per method setting label, in config order."""
-    return {method.setting_label(setting): config.trials if method.trials is None else min(method.trials, config.trials)
-            for method in config.methods for setting in method.settings()}
+    return {
+        method.setting_label(setting): config.trials if method.trials is None else min(method.trials, config.trials)
+        for method in config.methods
+        for setting in method.settings()
+    }
 
 
 def is_finished(record: dict) -> bool:
@@ -169,6 +214,7 @@ def is_finished(record: dict) -> bool:
 
 def cells_to_run(cells: list[Cell], stored: dict[str, dict], retry_failed: bool) -> list[Cell]:
     """The cells without a reusable record, each key once (entries that differ only in label share cells)."""
+
     def wanted(cell: Cell) -> bool:
         record = stored.get(cell.key)
         return record is None or (retry_failed and not is_finished(record))

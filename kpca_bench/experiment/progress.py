@@ -30,8 +30,15 @@ class BarProgress(PlainProgress):
     """A rich progress bar with cells done / total and the time remaining."""
 
     def start(self, total: int, already_done: int) -> None:
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), transient=False)
+        self._bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            transient=False,
+        )
         self._bar.start()
         self._task = self._bar.add_task("cells", total=total, completed=already_done)
 

@@ -71,11 +71,16 @@ def records_table(records: list[dict]) -> pa.Table:
             kind, present_as = pa.string(), as_json
         else:
             present_as = None
-        columns[name] = pa.array([None if v is _MISSING else present_as(v) if present_as else v for v in values],
-                                 type=kind)
-    return pa.table(columns).replace_schema_metadata({SCHEMA_KEY: str(SCHEMA_VERSION).encode(),
-                                                      CONSTANTS_KEY: as_json(constants).encode(),
-                                                      JSON_COLUMNS_KEY: as_json(json_columns).encode()})
+        columns[name] = pa.array(
+            [None if v is _MISSING else present_as(v) if present_as else v for v in values], type=kind
+        )
+    return pa.table(columns).replace_schema_metadata(
+        {
+            SCHEMA_KEY: str(SCHEMA_VERSION).encode(),
+            CONSTANTS_KEY: as_json(constants).encode(),
+            JSON_COLUMNS_KEY: as_json(json_columns).encode(),
+        }
+    )
 
 
 def table_records(table: pa.Table, version: int = SCHEMA_VERSION) -> list[dict]:
@@ -86,8 +91,9 @@ def table_records(table: pa.Table, version: int = SCHEMA_VERSION) -> list[dict]:
         raise RecordTableError("it is not a kpca-bench records table (no schema version in its metadata)")
     found = metadata.get(SCHEMA_KEY)
     if found != str(version).encode():
-        raise RecordTableError(f"its records schema is version {found.decode()}, this kpca-bench reads "
-                               f"version {version}")
+        raise RecordTableError(
+            f"its records schema is version {found.decode()}, this kpca-bench reads version {version}"
+        )
     constants = json.loads(metadata[CONSTANTS_KEY])
     json_columns = set(json.loads(metadata[JSON_COLUMNS_KEY]))
     columns = {name: (table.column(name).to_pylist(), name in json_columns) for name in table.column_names}

@@ -33,8 +33,15 @@ from kpca_bench.experiment.config import Config, ExecutionConfig, stable_hash
 from kpca_bench.experiment.environment import write_environment
 from kpca_bench.experiment.execution import bounded_workers, check_execution_device, open_backend, uses_cuda
 from kpca_bench.experiment.lock import folder_lock, prepare_folder
-from kpca_bench.experiment.planning import (Cell, cells_to_run, experiment_directory, is_finished, plan_cells,
-                                            subsample_seed, tasks_of)
+from kpca_bench.experiment.planning import (
+    Cell,
+    cells_to_run,
+    experiment_directory,
+    is_finished,
+    plan_cells,
+    subsample_seed,
+    tasks_of,
+)
 from kpca_bench.experiment.progress import NoProgress, PlainProgress, print_notice
 from kpca_bench.experiment.store import RECORDS_FILE, TABLE_FILE, ResultStore, read_state, write_atomic
 
@@ -75,8 +82,11 @@ class CellsFailed(KpcaBenchError):
         kinds: dict[str, list[dict]] = {}
         for record in outcome.failures:
             kinds.setdefault(failure_kind(record), []).append(record)
-        lines = [f"{len(records)} cells failed, e.g. {records[0]['method']} trial {records[0]['trial']}: "
-                 f"{failure_reason(records[0])}" for records in kinds.values()]
+        lines = [
+            f"{len(records)} cells failed, e.g. {records[0]['method']} trial {records[0]['trial']}: "
+            f"{failure_reason(records[0])}"
+            for records in kinds.values()
+        ]
         trials = outcome.directory / "trials.csv"
         # A suite's trials.csv files are in its datasets' folders.
         where = trials if trials.exists() else f"the trials.csv of each dataset's folder in {outcome.directory}"
@@ -104,8 +114,13 @@ def package_versions() -> dict:
 
     import kpca_bench
 
-    return {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
-            "scikit-learn": sklearn.__version__, "kpca-bench": kpca_bench.__version__}
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "kpca-bench": kpca_bench.__version__,
+    }
 
 
 def load_checked_dataset(config: Config, offline: bool) -> Dataset:
@@ -117,8 +132,10 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
         check_binary(dataset)
     if not np.all(np.isfinite(dataset.X)):
         bad_rows = int(np.sum(~np.all(np.isfinite(dataset.X), axis=1)))
-        raise DataError(f"dataset {dataset.name} has {bad_rows} rows with NaN or infinite values; "
-                        "drop or impute them in its loader (see the loader's missing-value option)")
+        raise DataError(
+            f"dataset {dataset.name} has {bad_rows} rows with NaN or infinite values; "
+            "drop or impute them in its loader (see the loader's missing-value option)"
+        )
     PROTOCOLS[config.protocol].check_data(dataset, config.dataset, config.options)
     return dataset
 
@@ -142,9 +159,12 @@ def degenerate_summary(records: list[dict]) -> list[str]:
     for record in records:
         if record.get("degenerate") and is_finished(record):
             kinds.setdefault(record["degenerate"], []).append(record)
-    return [f"warning: {len(flagged)} of {len(records)} cells finished flagged ({reason}), e.g. "
-            f"{flagged[0]['method']} trial {flagged[0]['trial']}: their numbers may mean nothing; see degenerate "
-            "in trials.csv and the marks in summary.md" for reason, flagged in kinds.items()]
+    return [
+        f"warning: {len(flagged)} of {len(records)} cells finished flagged ({reason}), e.g. "
+        f"{flagged[0]['method']} trial {flagged[0]['trial']}: their numbers may mean nothing; see degenerate "
+        "in trials.csv and the marks in summary.md"
+        for reason, flagged in kinds.items()
+    ]
 
 
 def not_converged_summary(records: list[dict]) -> list[str]:
@@ -155,9 +175,11 @@ def not_converged_summary(records: list[dict]) -> list[str]:
     for record in records:
         if record.get("not_converged") and is_finished(record):
             flagged.setdefault(record["method"], []).append(record)
-    return [f"warning: {method}: {len(mine)} of {finished[method]} fits stopped on their iteration limit "
-            f"({mine[0]['not_converged']}): not the method's converged model; see not_converged in trials.csv"
-            for method, mine in flagged.items()]
+    return [
+        f"warning: {method}: {len(mine)} of {finished[method]} fits stopped on their iteration limit "
+        f"({mine[0]['not_converged']}): not the method's converged model; see not_converged in trials.csv"
+        for method, mine in flagged.items()
+    ]
 
 
 def warning_summary(records: list[dict]) -> list[str]:
@@ -168,8 +190,11 @@ def warning_summary(records: list[dict]) -> list[str]:
             counts[category] += count
             cells[category] += 1
             example.setdefault(category, ((record.get("warning_messages") or {}).get(category, ""), record["method"]))
-    return [f"warning: {category} x {counts[category]} in {cells[category]} of {len(records)} cells, "
-            f"e.g. {example[category][1]}: {example[category][0]}" for category in sorted(counts)]
+    return [
+        f"warning: {category} x {counts[category]} in {cells[category]} of {len(records)} cells, "
+        f"e.g. {example[category][1]}: {example[category][0]}"
+        for category in sorted(counts)
+    ]
 
 
 def labelled(record: dict, cell: Cell, config: Config) -> dict:
@@ -188,15 +213,22 @@ def reuse_records(store: ResultStore, source: Path, cells: list[Cell], fingerpri
     """
     found = {key: r for key, r in ResultStore(source).load().items() if is_finished(r)}
     if not found:
-        raise ConfigError(f"--reuse-from {source}: no finished records there (no {TABLE_FILE} or {RECORDS_FILE}, "
-                          "or none with status ok); give the results folder of a finished run, e.g. results/<name>")
+        raise ConfigError(
+            f"--reuse-from {source}: no finished records there (no {TABLE_FILE} or {RECORDS_FILE}, "
+            "or none with status ok); give the results folder of a finished run, e.g. results/<name>"
+        )
     other = sorted({str(r.get("data_fingerprint")) for r in found.values()} - {fingerprint})
     if other:
-        raise DataError(f"--reuse-from {source}: its records were computed on other data (data fingerprint "
-                        f"{other[0]}, this run's {fingerprint}); run without --reuse-from")
+        raise DataError(
+            f"--reuse-from {source}: its records were computed on other data (data fingerprint "
+            f"{other[0]}, this run's {fingerprint}); run without --reuse-from"
+        )
     stored = store.load()
-    copies = [{**found[key], "reused_from": str(source)} for key in dict.fromkeys(c.key for c in cells)
-              if key in found and not (key in stored and is_finished(stored[key]))]
+    copies = [
+        {**found[key], "reused_from": str(source)}
+        for key in dict.fromkeys(c.key for c in cells)
+        if key in found and not (key in stored and is_finished(stored[key]))
+    ]
     store.extend(copies)
     return len(copies)
 
@@ -231,8 +263,10 @@ def missing_files(config: Config) -> str | None:
     """Why the config's dataset cannot load from the files here (they are not there), or None if they are."""
     spec = DATASETS[config.dataset.name]
     if spec.files and not present(spec.name, spec.files):
-        return (f"its files are not in {searched(spec.files[0].folder_of(spec.name))}; "
-                f"'kpca-bench datasets fetch {spec.name}' downloads them")
+        return (
+            f"its files are not in {searched(spec.files[0].folder_of(spec.name))}; "
+            f"'kpca-bench datasets fetch {spec.name}' downloads them"
+        )
     path = config.dataset.options.get("path") if config.dataset.name == "file" else None
     if path is not None:
         resolved = Path(path) if Path(path).is_absolute() or config.folder is None else config.folder / path
@@ -250,10 +284,19 @@ def no_dataset_here(config: Config) -> str | None:
     return None
 
 
-def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = False,
-                   progress: PlainProgress | None = None, retry_failed: bool = True, fail_fast: bool = False,
-                   wait: bool = True, notify: Callable[[str], None] = print_notice,
-                   reuse_from: Path | None = None) -> RunOutcome:
+def run_experiment(
+    config: Config,
+    out_dir,
+    *,
+    jobs: int = 1,
+    offline: bool = False,
+    progress: PlainProgress | None = None,
+    retry_failed: bool = True,
+    fail_fast: bool = False,
+    wait: bool = True,
+    notify: Callable[[str], None] = print_notice,
+    reuse_from: Path | None = None,
+) -> RunOutcome:
     """Run every unfinished cell of ``config`` and return what the run did, with each dataset's records.
 
     One dataset is a suite of one: results go to :func:`experiment_directory`, and a suite's
@@ -276,8 +319,9 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     ``stopped_by``, beside what finished, so that the caller writes the tables and then raises it.
     """
     if reuse_from is not None and config.is_suite:
-        raise ConfigError(f"--reuse-from: {config.name} is a suite of datasets; reuse works for a "
-                          "single-dataset config")
+        raise ConfigError(
+            f"--reuse-from: {config.name} is a suite of datasets; reuse works for a single-dataset config"
+        )
     check_execution_device(config.execution, config.methods)
     jobs = bounded_workers(jobs, config.execution, notify)
     if config.is_suite and (first := no_dataset_here(config)) is not None:
@@ -286,10 +330,19 @@ def run_experiment(config: Config, out_dir, *, jobs: int = 1, offline: bool = Fa
     prepare_folder(directory)
     with folder_lock(directory, wait=wait, notify=notify):
         write_run_file(config, directory)
-        members = _plan_members(config, directory, offline=offline, retry_failed=retry_failed, notify=notify,
-                                reuse_from=reuse_from)
-        outcome = _run_members(config, directory, members, jobs=jobs, offline=offline,
-                               progress=progress or NoProgress(), fail_fast=fail_fast, notify=notify)
+        members = _plan_members(
+            config, directory, offline=offline, retry_failed=retry_failed, notify=notify, reuse_from=reuse_from
+        )
+        outcome = _run_members(
+            config,
+            directory,
+            members,
+            jobs=jobs,
+            offline=offline,
+            progress=progress or NoProgress(),
+            fail_fast=fail_fast,
+            notify=notify,
+        )
         return _compacted(members, outcome, notify)
 
 
@@ -307,8 +360,15 @@ def _compacted(members: list[_Member], outcome: RunOutcome, notify: Callable[[st
     return outcome
 
 
-def _plan_members(config: Config, directory: Path, *, offline: bool, retry_failed: bool,
-                  notify: Callable[[str], None], reuse_from: Path | None) -> list[_Member]:
+def _plan_members(
+    config: Config,
+    directory: Path,
+    *,
+    offline: bool,
+    retry_failed: bool,
+    notify: Callable[[str], None],
+    reuse_from: Path | None,
+) -> list[_Member]:
     """Each dataset's store, cells and cells to run; a single dataset is loaded (and ``reuse_from`` copied) here,
     before any worker starts, so that its data's problems are said first."""
     if not config.is_suite:
@@ -328,13 +388,30 @@ def _plan_members(config: Config, directory: Path, *, offline: bool, retry_faile
         for message in store.compact():
             notify(message)
         cells = plan_cells(member_config)
-        members.append(_Member(label, member_config, store, cells, cells_to_run(cells, store.load(), retry_failed),
-                               missing=missing_files(member_config)))
+        members.append(
+            _Member(
+                label,
+                member_config,
+                store,
+                cells,
+                cells_to_run(cells, store.load(), retry_failed),
+                missing=missing_files(member_config),
+            )
+        )
     return members
 
 
-def _run_members(config: Config, directory: Path, members: list[_Member], *, jobs: int, offline: bool,
-                 progress: PlainProgress, fail_fast: bool, notify: Callable[[str], None]) -> RunOutcome:
+def _run_members(
+    config: Config,
+    directory: Path,
+    members: list[_Member],
+    *,
+    jobs: int,
+    offline: bool,
+    progress: PlainProgress,
+    fail_fast: bool,
+    notify: Callable[[str], None],
+) -> RunOutcome:
     present_members = [m for m in members if m.missing is None]
     n_cells = sum(len(m.cells) for m in present_members)
     # With nothing to run, no cluster to start or reach.
@@ -350,8 +427,10 @@ def _run_members(config: Config, directory: Path, members: list[_Member], *, job
                 for member in members:
                     if member.missing is not None:
                         if os.environ.get(REQUIRE_DATA) == "1":
-                            raise DataError(f"dataset {member.label} of suite {config.name}: {member.missing} "
-                                            f"({REQUIRE_DATA}=1 makes a missing dataset an error)")
+                            raise DataError(
+                                f"dataset {member.label} of suite {config.name}: {member.missing} "
+                                f"({REQUIRE_DATA}=1 makes a missing dataset an error)"
+                            )
                         notify(f"skipped dataset {member.label}: {member.missing}")
                         skipped.append((member.label, member.missing))
                         continue
@@ -360,8 +439,17 @@ def _run_members(config: Config, directory: Path, members: list[_Member], *, job
                         member.dataset = load_checked_dataset(member.config, offline)
                     ran_members.append(member)
                     write_provenance(member.dataset, member.store.directory)
-                    if _execute(member.config, member.dataset, member.store, backend, member.todo, progress, ran,
-                                fail_fast=fail_fast, jobs=jobs):
+                    if _execute(
+                        member.config,
+                        member.dataset,
+                        member.store,
+                        backend,
+                        member.todo,
+                        progress,
+                        ran,
+                        fail_fast=fail_fast,
+                        jobs=jobs,
+                    ):
                         break
             finally:
                 progress.close()
@@ -372,18 +460,39 @@ def _run_members(config: Config, directory: Path, members: list[_Member], *, job
     return _outcome(config, directory, members, ran_members, skipped, stopped_by)
 
 
-def _outcome(config: Config, directory: Path, members: list[_Member], ran_members: list[_Member],
-             skipped: list[tuple[str, str]], stopped_by: BaseException | None) -> RunOutcome:
+def _outcome(
+    config: Config,
+    directory: Path,
+    members: list[_Member],
+    ran_members: list[_Member],
+    skipped: list[tuple[str, str]],
+    stopped_by: BaseException | None,
+) -> RunOutcome:
     """What the run did; the datasets not reached still give their stored records (a suite's tables use them)."""
     ran_labels = {m.label for m in ran_members}
-    runs = [MemberRun(m.label, m.config, m.store.directory, planned_records(m.config, m.store.load(), m.cells),
-                      m.dataset.provenance if m.label in ran_labels else None)
-            for m in members if m.label in ran_labels or (m.label not in dict(skipped) and m.store.exists())]
+    runs = [
+        MemberRun(
+            m.label,
+            m.config,
+            m.store.directory,
+            planned_records(m.config, m.store.load(), m.cells),
+            m.dataset.provenance if m.label in ran_labels else None,
+        )
+        for m in members
+        if m.label in ran_labels or (m.label not in dict(skipped) and m.store.exists())
+    ]
     failures = [record for run in runs if run.label in ran_labels for record in run.records if not is_finished(record)]
-    return RunOutcome(directory=directory, n_cells=sum(len(m.cells) for m in members if m.missing is None),
-                      n_reused=sum(len(m.cells) - len(m.todo) for m in ran_members),
-                      n_run=sum(len(m.todo) for m in ran_members), failures=failures, skipped=skipped,
-                      members=runs, is_suite=config.is_suite, stopped_by=stopped_by)
+    return RunOutcome(
+        directory=directory,
+        n_cells=sum(len(m.cells) for m in members if m.missing is None),
+        n_reused=sum(len(m.cells) - len(m.todo) for m in ran_members),
+        n_run=sum(len(m.todo) for m in ran_members),
+        failures=failures,
+        skipped=skipped,
+        members=runs,
+        is_suite=config.is_suite,
+        stopped_by=stopped_by,
+    )
 
 
 def first_error_kept(stopped: bool):
@@ -392,14 +501,31 @@ def first_error_kept(stopped: bool):
     return suppress(KpcaBenchError) if stopped else nullcontext()
 
 
-def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo: list[Cell],
-             progress: PlainProgress, ran: list[dict], *, fail_fast: bool, jobs: int) -> bool:
+def _execute(
+    config: Config,
+    dataset: Dataset,
+    store: ResultStore,
+    backend,
+    todo: list[Cell],
+    progress: PlainProgress,
+    ran: list[dict],
+    *,
+    fail_fast: bool,
+    jobs: int,
+) -> bool:
     """Run ``todo`` on ``backend``, storing each record as it arrives and adding it to ``ran``;
     True if ``fail_fast`` stopped it at a cell that did not finish."""
     by_key = {cell.key: cell for cell in todo}
-    common = {"config_hash": config.config_hash(), "profile": config.profile, "dataset": dataset.name,
-              "data_fingerprint": data_fingerprint(dataset), "data_files": data_files(dataset),
-              "n_rows": int(dataset.X.shape[0]), "n_features": int(dataset.X.shape[1]), "versions": package_versions()}
+    common = {
+        "config_hash": config.config_hash(),
+        "profile": config.profile,
+        "dataset": dataset.name,
+        "data_fingerprint": data_fingerprint(dataset),
+        "data_files": data_files(dataset),
+        "n_rows": int(dataset.X.shape[0]),
+        "n_features": int(dataset.X.shape[1]),
+        "versions": package_versions(),
+    }
 
     @lru_cache(maxsize=2 * max(jobs, 1) + 1)
     def split_of(seed: int):
@@ -410,8 +536,9 @@ def _execute(config: Config, dataset: Dataset, store: ResultStore, backend, todo
             record = {**cell_fields(by_key[record["key"]], config), **record, **common}
             store.append(record)
             ran.append(record)
-            progress.advance(f"{record['method']} trial {record['trial']}"
-                             + ("" if is_finished(record) else f" {record['status']}"))
+            progress.advance(
+                f"{record['method']} trial {record['trial']}" + ("" if is_finished(record) else f" {record['status']}")
+            )
         if fail_fast and not all(is_finished(record) for record in records):
             return True
     return False
@@ -428,12 +555,15 @@ PROVENANCE_FILE = "provenance.json"
 
 def write_provenance(dataset: Dataset, directory: Path) -> None:
     """``provenance.json``: where the run's data came from (source, notes), for rebuilding its tables later."""
-    write_atomic(Path(directory) / PROVENANCE_FILE, json.dumps({"source": dataset.provenance.source,
-                                                               "notes": dataset.provenance.notes}) + "\n")
+    write_atomic(
+        Path(directory) / PROVENANCE_FILE,
+        json.dumps({"source": dataset.provenance.source, "notes": dataset.provenance.notes}) + "\n",
+    )
 
 
-def read_provenance(config: Config, directory: Path, offline: bool = True,
-                    notify: Callable[[str], None] = print_notice) -> Provenance:
+def read_provenance(
+    config: Config, directory: Path, offline: bool = True, notify: Callable[[str], None] = print_notice
+) -> Provenance:
     """The provenance a run wrote, or that of its dataset loaded again (runs from before provenance.json,
     or whose provenance.json is damaged: it is moved aside and ``notify`` says so)."""
     data, damage = read_state(Path(directory) / PROVENANCE_FILE, lambda data: isinstance(data.get("source"), str))
@@ -460,6 +590,12 @@ def write_run_file(config: Config, directory: Path) -> None:
             text = Path(config.source).read_text()
         except OSError:
             return
-    run = {"source": config.source, "profile": config.profile, "trials": config.trials, "seed": config.seed,
-           "config": text, "objects": [m.label for m in config.methods if m.estimator_class is not None]}
+    run = {
+        "source": config.source,
+        "profile": config.profile,
+        "trials": config.trials,
+        "seed": config.seed,
+        "config": text,
+        "objects": [m.label for m in config.methods if m.estimator_class is not None],
+    }
     write_atomic(directory / RUN_FILE, json.dumps(run, indent=1) + "\n")

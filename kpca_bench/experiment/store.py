@@ -109,8 +109,10 @@ class ResultStore:
             side.flush()
             os.fsync(side.fileno())
         write_atomic(self.path, "".join(whole))
-        return [f"{self.path}: line {line.number} is {line.problem}; moved it to {self.damaged_path}, "
-                "its cell runs again" for line in damaged]
+        return [
+            f"{self.path}: line {line.number} is {line.problem}; moved it to {self.damaged_path}, its cell runs again"
+            for line in damaged
+        ]
 
     def append(self, record: dict) -> None:
         self.extend([record])
@@ -145,12 +147,16 @@ class ResultStore:
         try:
             return {record["key"]: record for record in read_records(self.table_path)}
         except RecordTableError as error:
-            raise StorageError(f"{self.table_path}: {error}; migrate an older one with the repository's "
-                               f"migrations/cell_keys.py {self.table_path.parent}, or read it with the kpca-bench "
-                               "that wrote it") from None
+            raise StorageError(
+                f"{self.table_path}: {error}; migrate an older one with the repository's "
+                f"migrations/cell_keys.py {self.table_path.parent}, or read it with the kpca-bench "
+                "that wrote it"
+            ) from None
         except (OSError, ValueError, ArrowException) as error:
-            raise StorageError(f"{self.table_path} cannot be read ({' '.join(str(error).split())}); restore it "
-                               "(e.g. git checkout), or move it away to run its cells again") from None
+            raise StorageError(
+                f"{self.table_path} cannot be read ({' '.join(str(error).split())}); restore it "
+                "(e.g. git checkout), or move it away to run its cells again"
+            ) from None
 
     def _read(self) -> tuple[dict[str, dict], list[DamagedLine], list[str]]:
         """The journal's records by key, its damaged lines, and its whole lines as text."""
@@ -170,8 +176,7 @@ class ResultStore:
 
 def failed_record(key: str, error: BaseException, cause: str = "") -> dict:
     """The record of a cell that raised ``error``: status ``failed``, the exception's type and message."""
-    return {"key": key, "status": "failed", "error_type": type(error).__name__,
-            "error": cause + str(error).strip()}
+    return {"key": key, "status": "failed", "error_type": type(error).__name__, "error": cause + str(error).strip()}
 
 
 def parse_record(raw: bytes) -> dict | None:
@@ -200,8 +205,10 @@ def read_state(path: Path, valid: Callable[[dict], bool] = lambda data: True) ->
     except ValueError:  # UnicodeDecodeError and JSONDecodeError both are
         data = None
     except OSError as error:
-        raise StorageError(f"cannot read {path}: {os.strerror(error.errno) if error.errno else error}; "
-                           "make it a readable file or remove it") from None
+        raise StorageError(
+            f"cannot read {path}: {os.strerror(error.errno) if error.errno else error}; "
+            "make it a readable file or remove it"
+        ) from None
     if isinstance(data, dict) and valid(data):
         return data, None
     return None, f"{path} is damaged; moved it to {set_aside(path)}"

@@ -36,8 +36,12 @@ class ConfigLoader(yaml.SafeLoader):
             except TypeError:  # an unhashable key: the safe loader's own message names it
                 continue
             if first is not key_node.start_mark:
-                raise DuplicateKey(None, None, f"duplicate key {key!r} (first given on line {first.line + 1}); "
-                                   "keep one", key_node.start_mark)
+                raise DuplicateKey(
+                    None,
+                    None,
+                    f"duplicate key {key!r} (first given on line {first.line + 1}); keep one",
+                    key_node.start_mark,
+                )
         return super().construct_mapping(node, deep=deep)
 
 

@@ -2,10 +2,10 @@
 
 from kpca_bench.methods.detector import KernelSubspaceDetector
 from kpca_bench.methods.interop import (
-                                        PyODAdapter,
-                                        adbench_model,
-                                        outlier_average_precision_scorer,
-                                        outlier_roc_auc_scorer,
+    PyODAdapter,
+    adbench_model,
+    outlier_average_precision_scorer,
+    outlier_roc_auc_scorer,
 )
 from kpca_bench.methods.kpca import BaseKernelPCA, KernelPCA, Projection
 from kpca_bench.methods.scores import OUTLIER_SCORES, mahalanobis_distance, reconstruction_error

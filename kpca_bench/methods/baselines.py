@@ -93,8 +93,9 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
         X = validated_input(self, X, self.kernel, reset=True)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: the one-class SVM needs at least 2 training samples")
-        self.kernel_ = make_kernel(X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree,
-                                   coef0=self.coef0)
+        self.kernel_ = make_kernel(
+            X, self.kernel, gamma=self.gamma, sigma=self.sigma, degree=self.degree, coef0=self.coef0
+        )
         self.gamma_ = self.kernel_.gamma
         self.X_fit_ = X
         self.svm_ = OneClassSVM(kernel="precomputed", nu=self.nu, tol=self.tol).fit(self.kernel_(X))
@@ -159,8 +160,10 @@ class KernelOneClassSVM(OutlierMixin, BaseEstimator):
 def finite(scores: np.ndarray, X: np.ndarray) -> np.ndarray:
     """``scores``, or a clear error when squared distances of the features overflow to inf / NaN."""
     if not np.all(np.isfinite(scores)):
-        raise ValueError(f"distances between features as large as {np.max(np.abs(X)):.3g} overflow; "
-                         "scale the features (dataset.scaling: standard or minmax)")
+        raise ValueError(
+            f"distances between features as large as {np.max(np.abs(X)):.3g} overflow; "
+            "scale the features (dataset.scaling: standard or minmax)"
+        )
     return scores
 
 
@@ -222,9 +225,11 @@ class KNNDetector(OutlierMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] <= self.n_neighbors:
-            raise ValueError(f"n_neighbors={self.n_neighbors} needs more training samples than neighbours (each "
-                             f"training point's leave-one-out score takes {self.n_neighbors} others), "
-                             f"got n_samples={X.shape[0]}")
+            raise ValueError(
+                f"n_neighbors={self.n_neighbors} needs more training samples than neighbours (each "
+                f"training point's leave-one-out score takes {self.n_neighbors} others), "
+                f"got n_samples={X.shape[0]}"
+            )
         self.neighbors_ = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric).fit(X)
         # The training points' own scores leave each point out of its neighbours (as PyOD does).
         distances, _ = NearestNeighbors(n_neighbors=self.n_neighbors + 1, metric=self.metric).fit(X).kneighbors(X)
@@ -309,8 +314,10 @@ class PCADetector(OutlierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [NumberInterval(Integral, 1, None, closed="left"),
-                         NumberInterval(RealNotInt, 0, 1, closed="neither")],
+        "n_components": [
+            NumberInterval(Integral, 1, None, closed="left"),
+            NumberInterval(RealNotInt, 0, 1, closed="neither"),
+        ],
         "whiten": ["boolean"],
     }
 

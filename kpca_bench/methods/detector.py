@@ -169,4 +169,3 @@ def around_subspace(detector: KernelSubspaceDetector, fitted_estimator, X) -> Ke
         raise ValueError(f"outlier_score must be one of {', '.join(OUTLIER_SCORES)}, got {detector.outlier_score!r}")
     scored = clone(detector)
     return scored._scoring(fitted_estimator, scored._validated(X, reset=True))
-

@@ -42,6 +42,7 @@ HIGHER_IS = ("normal", "outlier")
 # ---------------------------------------------------------------------------------------------------------------
 # One named place for the sign of a detector's scores.
 
+
 def is_pyod_detector(estimator) -> bool:
     """Whether ``estimator`` follows PyOD's sign: an instance of a class from the ``pyod`` package, or our adapter."""
     return isinstance(estimator, PyODAdapter) or is_pyod_detector_class(type(estimator))
@@ -67,6 +68,7 @@ def outlier_scores(estimator, X) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------------------------
 # PyOD
+
 
 class PyODAdapter(BaseEstimator):
     """Any kpca-bench (or scikit-learn-style) outlier detector as a PyOD detector.
@@ -289,6 +291,7 @@ class PyODAdapter(BaseEstimator):
 # ---------------------------------------------------------------------------------------------------------------
 # ADBench
 
+
 def adbench_model(detector=None, *, contamination: float = 0.1):
     """A class for ADBench's customised-model hook: ``RunPipeline(...).run(clf=adbench_model(...))``.
 
@@ -319,6 +322,7 @@ def adbench_model(detector=None, *, contamination: float = 0.1):
 
 # ---------------------------------------------------------------------------------------------------------------
 # scikit-learn scorers for outlier labels
+
 
 @dataclass(frozen=True)
 class OutlierScorer:
@@ -362,6 +366,7 @@ def outlier_average_precision_scorer(outlier_label=1) -> OutlierScorer:
 
 # ---------------------------------------------------------------------------------------------------------------
 # Any detector by import path
+
 
 class SignedDetector(BaseEstimator):
     """A detector of another package seen with scikit-learn's sign (``score_samples`` higher = more normal).
@@ -461,8 +466,9 @@ def known_sign(klass) -> str | None:
     """``normal`` for scikit-learn's detectors, ``outlier`` for PyOD's, each also for a class derived from one
     (the nearest such class in the method resolution order decides; scikit-learn's ``BaseEstimator`` and mixins
     do not), None when no base is from either package."""
-    packages = (base.__module__.split(".")[0] for base in klass.__mro__
-                if not base.__module__.startswith(GENERIC_BASES))
+    packages = (
+        base.__module__.split(".")[0] for base in klass.__mro__ if not base.__module__.startswith(GENERIC_BASES)
+    )
     return next((PACKAGE_SIGNS[package] for package in packages if package in PACKAGE_SIGNS), None)
 
 

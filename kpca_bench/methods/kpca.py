@@ -25,12 +25,30 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_is_fitted
 
-from kpca_bench.devices import (DEVICE_FORMS, DeviceError, check_fits, compute_target, device_name, device_of,
-                                is_device_array, is_numpy, like_input, namespace, solver_plan, to_target)
+from kpca_bench.devices import (
+    DEVICE_FORMS,
+    DeviceError,
+    check_fits,
+    compute_target,
+    device_name,
+    device_of,
+    is_device_array,
+    is_numpy,
+    like_input,
+    namespace,
+    solver_plan,
+    to_target,
+)
 from kpca_bench.devices import block_rows as device_block_rows
 from kpca_bench.eigensolvers import DEFAULT_TOL, EIGEN_SOLVERS, block_sizes, choose_solver, top_eigenpairs
-from kpca_bench.kernels import (BLOCK_BYTES, KERNEL_PARAMETER_CONSTRAINTS, KernelCentering, make_kernel,
-                                map_row_blocks, validated_input)
+from kpca_bench.kernels import (
+    BLOCK_BYTES,
+    KERNEL_PARAMETER_CONSTRAINTS,
+    KernelCentering,
+    make_kernel,
+    map_row_blocks,
+    validated_input,
+)
 from kpca_bench.param_validation import fit_context, NumberInterval, Options, StrOptions
 
 # Components kept when n_components is None (fewer when the training samples allow fewer).
@@ -115,8 +133,9 @@ def dual_coefficients(eigenvalues: np.ndarray, eigenvectors: np.ndarray, rank_cu
             stacklevel=3,
         )
     # 1 stands in for the null eigenvalues under the root, so that no 1/0 is ever computed (or warned of).
-    scale = xp.where(null, xp.zeros_like(eigenvalues), 1.0 / xp.sqrt(xp.where(null, xp.ones_like(eigenvalues),
-                                                                              eigenvalues)))
+    scale = xp.where(
+        null, xp.zeros_like(eigenvalues), 1.0 / xp.sqrt(xp.where(null, xp.ones_like(eigenvalues), eigenvalues))
+    )
     return eigenvectors * scale
 
 
@@ -220,8 +239,11 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         self.gamma_ = self.kernel_.gamma
         self._fit_dtype = fit_dtype(getattr(self, "dtype", "float64"), X)
         target = self._compute_target(X)
-        return checked if target is None else to_target(X if is_device_array(X) else checked, target,
-                                                        dtype=getattr(target[0], self._dtype()))
+        return (
+            checked
+            if target is None
+            else to_target(X if is_device_array(X) else checked, target, dtype=getattr(target[0], self._dtype()))
+        )
 
     def _checked(self, X, *, reset: bool) -> np.ndarray:
         """X as float64 NumPy, as category codes for a Hamming kernel (:func:`kpca_bench.kernels.validated_input`)."""
@@ -237,8 +259,10 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
             return None
         target = compute_target(X, getattr(self, "device", None))
         if target is None and self._dtype() != "float64":
-            raise ValueError(f"dtype={self._dtype()!r} computes through the array API: give device='cuda' or "
-                             "arrays of an array-API library; NumPy arrays on the CPU compute in float64")
+            raise ValueError(
+                f"dtype={self._dtype()!r} computes through the array API: give device='cuda' or "
+                "arrays of an array-API library; NumPy arrays on the CPU compute in float64"
+            )
         return target
 
     def _fitted_target(self):
@@ -249,8 +273,11 @@ class BaseKernelPCA(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         checked = self._checked(X, reset=False)
         target = self._fitted_target()
-        return checked if target is None else to_target(X if is_device_array(X) else checked, target,
-                                                        dtype=self.dual_coef_.dtype)
+        return (
+            checked
+            if target is None
+            else to_target(X if is_device_array(X) else checked, target, dtype=self.dual_coef_.dtype)
+        )
 
     def _check_n_components(self, n_samples: int) -> None:
         """Set ``n_components_``: ``n_components``, or for None :data:`DEFAULT_COMPONENTS` or fewer on few samples."""
@@ -431,8 +458,21 @@ class KernelPCA(BaseKernelPCA):
         **DEVICE_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 eigen_solver="auto", random_state=None, rank_cutoff="numerical", device=None, dtype=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        sigma=None,
+        degree=3,
+        coef0=1.0,
+        eigen_solver="auto",
+        random_state=None,
+        rank_cutoff="numerical",
+        device=None,
+        dtype=None,
+    ):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.eigen_solver = eigen_solver
         self.random_state = random_state
@@ -445,8 +485,14 @@ class KernelPCA(BaseKernelPCA):
         # K_centered is this fit's own temporary: letting eigh overwrite it keeps
         # one n x n matrix in memory instead of two (the SAS paper's n = 16,000).
         float32 = self._dtype() == "float32"
-        eig = top_eigenpairs(K_centered, self.n_components_, self.eigen_solver, self.random_state, overwrite=True,
-                             tol=FLOAT32_TOL if float32 else DEFAULT_TOL)
+        eig = top_eigenpairs(
+            K_centered,
+            self.n_components_,
+            self.eigen_solver,
+            self.random_state,
+            overwrite=True,
+            tol=FLOAT32_TOL if float32 else DEFAULT_TOL,
+        )
         self.eigenvalues_, self.eigen_solver_, self.eigen_residuals_ = eig.values, eig.solver, eig.residuals
         if float32:
             warn_float32_accuracy(K_centered, eig)
@@ -472,9 +518,16 @@ def warn_float32_accuracy(K, eig) -> None:
     (the array-API path never overwrites K).
     """
     xp = namespace(K)
-    residuals = eig.residuals if eig.residuals is not None else \
-        xp.linalg.vector_norm(K @ eig.vectors - eig.vectors * eig.values, axis=0)
+    residuals = (
+        eig.residuals
+        if eig.residuals is not None
+        else xp.linalg.vector_norm(K @ eig.vectors - eig.vectors * eig.values, axis=0)
+    )
     worst = float(xp.max(residuals)) / float(eig.values[0])
-    warnings.warn(f"dtype='float32': the eigenpairs' residuals reach {worst:.1e} * lambda_1 (float64 reaches "
-                  f"{DEFAULT_TOL:g}); reconstruction errors and Mahalanobis distances are no more accurate than "
-                  "that; use dtype='float64' for certified numbers", UserWarning, stacklevel=4)
+    warnings.warn(
+        f"dtype='float32': the eigenpairs' residuals reach {worst:.1e} * lambda_1 (float64 reaches "
+        f"{DEFAULT_TOL:g}); reconstruction errors and Mahalanobis distances are no more accurate than "
+        "that; use dtype='float64' for certified numbers",
+        UserWarning,
+        stacklevel=4,
+    )

@@ -189,8 +189,19 @@ class L1KernelPCA(BaseKernelPCA):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 n_restarts=5, max_iter=100, random_state=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        sigma=None,
+        degree=3,
+        coef0=1.0,
+        n_restarts=5,
+        max_iter=100,
+        random_state=None,
+    ):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_restarts = n_restarts
         self.max_iter = max_iter
@@ -211,8 +222,7 @@ class L1KernelPCA(BaseKernelPCA):
         self.objective_history_, n_iters = [], []
         for j in range(k):
             if np.trace(K) <= n * zero_tol:
-                warnings.warn(f"the centered kernel has rank {j}, so components {j + 1} to {k} are zero",
-                              stacklevel=4)
+                warnings.warn(f"the centered kernel has rank {j}, so components {j + 1} to {k} are zero", stacklevel=4)
                 self.objective_history_ += [np.zeros(1)] * (k - j)
                 break
             kpca_start = self._kpca_start(values, U, projections[:, :j], zero_tol)

@@ -178,9 +178,22 @@ class NystromKernelPCA(BaseKernelPCA):
     }
     _array_api_support = True
 
-    def __init__(self, n_components=None, *, n_landmarks=200, landmarks="kmeans", kernel="rbf", gamma=None,
-                 sigma=None, degree=3, coef0=1.0, random_state=None, projection="landmarks", device=None,
-                 dtype=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        n_landmarks=200,
+        landmarks="kmeans",
+        kernel="rbf",
+        gamma=None,
+        sigma=None,
+        degree=3,
+        coef0=1.0,
+        random_state=None,
+        projection="landmarks",
+        device=None,
+        dtype=None,
+    ):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_landmarks = n_landmarks
         self.landmarks = landmarks
@@ -259,8 +272,9 @@ class NystromKernelPCA(BaseKernelPCA):
             column_means[rows] = xp.mean(self.kernel_(X[rows, :], X), axis=1)  # K is symmetric
         self.centering_ = KernelCentering(column_means=column_means, grand_mean=float(xp.mean(column_means)))
         positive = values > 0
-        self.training_coef_ = xp.where(positive, train_scores / xp.where(positive, values, xp.ones_like(values)),
-                                       xp.zeros_like(train_scores))
+        self.training_coef_ = xp.where(
+            positive, train_scores / xp.where(positive, values, xp.ones_like(values)), xp.zeros_like(train_scores)
+        )
 
     def _select_landmarks(self, X: np.ndarray) -> np.ndarray:
         if not isinstance(self.landmarks, str):

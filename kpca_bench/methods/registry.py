@@ -28,8 +28,7 @@ from sklearn.svm import OneClassSVM
 from kpca_bench.param_validation import InvalidParameterError, validate_parameter_constraints
 from kpca_bench.errors import ConfigError
 from kpca_bench.methods.baselines import KernelOneClassSVM, KNNDetector, PCADetector
-from kpca_bench.methods.interop import (HIGHER_IS, SignedDetector, import_class, known_sign,
-                                        package_version)
+from kpca_bench.methods.interop import HIGHER_IS, SignedDetector, import_class, known_sign, package_version
 from kpca_bench.methods.kpca import KernelPCA
 from kpca_bench.methods.l1_kpca import L1KernelPCA
 from kpca_bench.methods.nystrom import NystromKernelPCA
@@ -80,8 +79,11 @@ class MethodSpec:
         if self.class_path is None:
             return sorted(self.estimator._get_param_names())
         # Any class: its constructor's named arguments (PyOD's _get_param_names is not a classmethod).
-        return sorted(name for name, p in inspect.signature(self.estimator).parameters.items()
-                      if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+        return sorted(
+            name
+            for name, p in inspect.signature(self.estimator).parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        )
 
     def build(self, params: dict, *, random_state: int | None = None):
         """The unfitted estimator of one parameter setting (``random_state`` where it takes one).
@@ -128,8 +130,9 @@ class MethodSpec:
             if name not in constraints:
                 continue
             try:
-                validate_parameter_constraints({name: constraints[name]}, {name: value},
-                                               caller_name=self.estimator.__name__)
+                validate_parameter_constraints(
+                    {name: constraints[name]}, {name: value}, caller_name=self.estimator.__name__
+                )
             except InvalidParameterError as error:
                 problems.append((name, _requirement(str(error))))
         return problems
@@ -155,55 +158,108 @@ EXACT_SOLVERS = ("eigh", "arpack")
 METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in [
-        MethodSpec("kpca", KernelPCA, True,
-                   "Exact kernel PCA (top eigenpairs of the centered kernel)",
-                   "Hoffmann 2007; Schölkopf, Smola & Müller 1998",
-                   # dtype None computes NumPy data, all a run gives, in float64.
-                   seed_only_starts_solver_when={"eigen_solver": EXACT_SOLVERS, "dtype": ("float64", None)}),
-        MethodSpec("skpca_enet", SparseKernelPCA, True,
-                   "Sparse kernel PCA by elastic net (alternating LARS-EN / generalized Procrustes)",
-                   "Das, Golatkar & Awate 2018, sec. III.A eqs. 10-12, Corollary 1",
-                   sparsity_param="l1_ratio", seed_only_starts_solver_when={"eigen_solver": EXACT_SOLVERS}),
-        MethodSpec("naive_threshold", NaiveThresholdKPCA, True,
-                   "Exact KPCA keeping the n_nonzero largest-magnitude dual coefficients per component",
-                   "Das, Golatkar & Awate 2018, sec. V (after Zou, Hastie & Tibshirani 2006)",
-                   sparsity_param="n_nonzero", seed_only_starts_solver_when={"eigen_solver": EXACT_SOLVERS}),
-        MethodSpec("skpca_l1", L1SparseKernelPCA, True,
-                   "Sparse kernel PCA with an l1 penalty by ADMM, one component at a time",
-                   "Wang & Tanaka 2019, section 3.1, eqs. 12-15, Algorithm 1",
-                   sparsity_param="lam1"),
-        MethodSpec("skpca_l21", L21SparseKernelPCA, True,
-                   "Sample-selecting sparse kernel PCA with an l2,1 penalty by ADMM",
-                   "Wang & Tanaka 2019, section 3.2, eqs. 16-19, Algorithm 2",
-                   sparsity_param="mu21"),
-        MethodSpec("nystrom_kpca", NystromKernelPCA, True,
-                   "Low-rank kernel PCA by the Nystrom method with k-means++ landmarks",
-                   "Shen & Asgharzadeh (SAS), seven computation steps; Zhang, Tsang & Kwok 2008"),
-        MethodSpec("l1_kpca", L1KernelPCA, True,
-                   "L1-norm kernel PCA (sign fixed-point iteration, deflation, restarts)",
-                   "Kim & Klabjan 2020; Kwak 2008"),
-        MethodSpec("ocsvm", OneClassSVM, False,
-                   "One-class SVM (scikit-learn); with an RBF kernel equivalent to SVDD",
-                   "Schölkopf et al. 2001; Tax & Duin 2004", kernel_method=True),
-        MethodSpec("ocsvm_kernel", KernelOneClassSVM, False,
-                   "One-class SVM (scikit-learn, precomputed) with any kpca-bench kernel: sigma widths, hamming",
-                   "Schölkopf et al. 2001; Li et al., section IV.B", kernel_method=True),
-        MethodSpec("isolation_forest", IsolationForest, False,
-                   "Isolation forest (scikit-learn)", "Liu, Ting & Zhou 2008"),
-        MethodSpec("lof", LocalOutlierFactor, False,
-                   "Local outlier factor (scikit-learn), novelty mode", "Breunig et al. 2000",
-                   defaults={"novelty": True}),
-        MethodSpec("knn", KNNDetector, False,
-                   "Distance to the k-th nearest training point (scikit-learn NearestNeighbors)",
-                   "Ramaswamy, Rastogi & Shim 2000"),
-        MethodSpec("pca", PCADetector, False,
-                   "Linear PCA reconstruction error (scikit-learn PCA)", "Shyu et al. 2003; Hoffmann 2007"),
+        MethodSpec(
+            "kpca",
+            KernelPCA,
+            True,
+            "Exact kernel PCA (top eigenpairs of the centered kernel)",
+            "Hoffmann 2007; Schölkopf, Smola & Müller 1998",
+            # dtype None computes NumPy data, all a run gives, in float64.
+            seed_only_starts_solver_when={"eigen_solver": EXACT_SOLVERS, "dtype": ("float64", None)},
+        ),
+        MethodSpec(
+            "skpca_enet",
+            SparseKernelPCA,
+            True,
+            "Sparse kernel PCA by elastic net (alternating LARS-EN / generalized Procrustes)",
+            "Das, Golatkar & Awate 2018, sec. III.A eqs. 10-12, Corollary 1",
+            sparsity_param="l1_ratio",
+            seed_only_starts_solver_when={"eigen_solver": EXACT_SOLVERS},
+        ),
+        MethodSpec(
+            "naive_threshold",
+            NaiveThresholdKPCA,
+            True,
+            "Exact KPCA keeping the n_nonzero largest-magnitude dual coefficients per component",
+            "Das, Golatkar & Awate 2018, sec. V (after Zou, Hastie & Tibshirani 2006)",
+            sparsity_param="n_nonzero",
+            seed_only_starts_solver_when={"eigen_solver": EXACT_SOLVERS},
+        ),
+        MethodSpec(
+            "skpca_l1",
+            L1SparseKernelPCA,
+            True,
+            "Sparse kernel PCA with an l1 penalty by ADMM, one component at a time",
+            "Wang & Tanaka 2019, section 3.1, eqs. 12-15, Algorithm 1",
+            sparsity_param="lam1",
+        ),
+        MethodSpec(
+            "skpca_l21",
+            L21SparseKernelPCA,
+            True,
+            "Sample-selecting sparse kernel PCA with an l2,1 penalty by ADMM",
+            "Wang & Tanaka 2019, section 3.2, eqs. 16-19, Algorithm 2",
+            sparsity_param="mu21",
+        ),
+        MethodSpec(
+            "nystrom_kpca",
+            NystromKernelPCA,
+            True,
+            "Low-rank kernel PCA by the Nystrom method with k-means++ landmarks",
+            "Shen & Asgharzadeh (SAS), seven computation steps; Zhang, Tsang & Kwok 2008",
+        ),
+        MethodSpec(
+            "l1_kpca",
+            L1KernelPCA,
+            True,
+            "L1-norm kernel PCA (sign fixed-point iteration, deflation, restarts)",
+            "Kim & Klabjan 2020; Kwak 2008",
+        ),
+        MethodSpec(
+            "ocsvm",
+            OneClassSVM,
+            False,
+            "One-class SVM (scikit-learn); with an RBF kernel equivalent to SVDD",
+            "Schölkopf et al. 2001; Tax & Duin 2004",
+            kernel_method=True,
+        ),
+        MethodSpec(
+            "ocsvm_kernel",
+            KernelOneClassSVM,
+            False,
+            "One-class SVM (scikit-learn, precomputed) with any kpca-bench kernel: sigma widths, hamming",
+            "Schölkopf et al. 2001; Li et al., section IV.B",
+            kernel_method=True,
+        ),
+        MethodSpec(
+            "isolation_forest", IsolationForest, False, "Isolation forest (scikit-learn)", "Liu, Ting & Zhou 2008"
+        ),
+        MethodSpec(
+            "lof",
+            LocalOutlierFactor,
+            False,
+            "Local outlier factor (scikit-learn), novelty mode",
+            "Breunig et al. 2000",
+            defaults={"novelty": True},
+        ),
+        MethodSpec(
+            "knn",
+            KNNDetector,
+            False,
+            "Distance to the k-th nearest training point (scikit-learn NearestNeighbors)",
+            "Ramaswamy, Rastogi & Shim 2000",
+        ),
+        MethodSpec(
+            "pca",
+            PCADetector,
+            False,
+            "Linear PCA reconstruction error (scikit-learn PCA)",
+            "Shyu et al. 2003; Hoffmann 2007",
+        ),
     ]
 }
 # Every kernel-PCA variant builds a kernel over its training rows.
 METHODS = {name: spec if not spec.subspace else replace(spec, kernel_method=True) for name, spec in METHODS.items()}
-
-
 
 
 IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
@@ -232,8 +288,9 @@ def _import_path_spec(path: str, higher_is: str | None, folders: tuple[str, ...]
     try:
         klass = import_class(path, folders)
     except (ImportError, AttributeError) as error:
-        raise ConfigError(f"cannot import {path} ({type(error).__name__}: {error}){not_found_fix(path, error, folders)}"
-                          ) from None
+        raise ConfigError(
+            f"cannot import {path} ({type(error).__name__}: {error}){not_found_fix(path, error, folders)}"
+        ) from None
     if not inspect.isclass(klass):
         raise ConfigError(f"{path} is not a class")
     return _class_spec(path, klass, higher_is or known_sign(klass))
@@ -252,8 +309,10 @@ def not_found_fix(path: str, error: Exception, folders: tuple[str, ...]) -> str:
     top = module.split(".")[0]
     if not folders:
         return f"; searched the Python path (sys.path): install {top}, or add the folder of {top}.py to PYTHONPATH"
-    return (f"; searched the config's folder {', '.join(folders)} and the Python path (sys.path): put {top}.py "
-            f"(or the package {top}/) beside the config, or install it")
+    return (
+        f"; searched the config's folder {', '.join(folders)} and the Python path (sys.path): put {top}.py "
+        f"(or the package {top}/) beside the config, or install it"
+    )
 
 
 def class_path(klass: type) -> str:
@@ -272,9 +331,11 @@ def estimator_spec(klass: type, higher_is: str | None = None) -> MethodSpec:
     if sign is None and hasattr(klass, "score_samples"):
         sign = "normal"
     if sign is None and hasattr(klass, "fit") and hasattr(klass, "decision_function"):
-        raise ConfigError(f"the sign of {class_path(klass)}'s decision_function is not known: wrap the detector in "
-                          "kpca_bench.methods.interop.SignedDetector(detector, higher_is='outlier') (higher = more "
-                          "anomalous, as PyOD) or higher_is='normal'")
+        raise ConfigError(
+            f"the sign of {class_path(klass)}'s decision_function is not known: wrap the detector in "
+            "kpca_bench.methods.interop.SignedDetector(detector, higher_is='outlier') (higher = more "
+            "anomalous, as PyOD) or higher_is='normal'"
+        )
     return _class_spec(class_path(klass), klass, sign)
 
 
@@ -285,12 +346,16 @@ def _class_spec(path: str, klass: type, sign: str | None) -> MethodSpec:
     if not (hasattr(klass, "score_samples") or hasattr(klass, "decision_function")):
         missing.append("score_samples or decision_function")
     if missing:
-        raise ConfigError(f"{path} is not an outlier detector: it has no {' and no '.join(missing)}; name a "
-                          "detector class (scikit-learn's or PyOD's outlier detectors, or your own with fit)")
+        raise ConfigError(
+            f"{path} is not an outlier detector: it has no {' and no '.join(missing)}; name a "
+            "detector class (scikit-learn's or PyOD's outlier detectors, or your own with fit)"
+        )
     if sign not in (*HIGHER_IS, None):
         raise ConfigError(f"higher_is must be one of {', '.join(HIGHER_IS)}, got {sign!r}")
     if sign is None:
-        raise ConfigError(f"the sign of {path}'s scores is not known: add higher_is: outlier (higher = more "
-                          "anomalous, as PyOD) or higher_is: normal (as scikit-learn's score_samples)")
+        raise ConfigError(
+            f"the sign of {path}'s scores is not known: add higher_is: outlier (higher = more "
+            "anomalous, as PyOD) or higher_is: normal (as scikit-learn's score_samples)"
+        )
     summary = (inspect.getdoc(klass) or klass.__name__).splitlines()[0]
     return MethodSpec(path, klass, False, summary, path, class_path=path, higher_is=sign)

@@ -76,9 +76,12 @@ LEADING_SPECTRUM_MIN_SAMPLES = 1000
 def warn_if_stopped_short(n_stopped: int, n_components: int, max_outer_iter: int) -> None:
     """A ``ConvergenceWarning`` when outer iterations ended at ``max_outer_iter`` before ``eps_outer`` was met."""
     if n_stopped:
-        warnings.warn(f"{n_stopped} of {n_components} sparse components stopped at max_outer_iter={max_outer_iter} "
-                      "before the outer loop converged (eps_outer); raise max_outer_iter", ConvergenceWarning,
-                      stacklevel=4)
+        warnings.warn(
+            f"{n_stopped} of {n_components} sparse components stopped at max_outer_iter={max_outer_iter} "
+            "before the outer loop converged (eps_outer); raise max_outer_iter",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
 
 
 def soft_threshold(alpha: np.ndarray, tau: float) -> np.ndarray:
@@ -181,7 +184,7 @@ class Spectrum:
 
     @classmethod
     def _descending(cls, s: np.ndarray, U: np.ndarray, n: int, complete: bool) -> "Spectrum":
-        order = np.argsort(s, kind="stable")[::-1]   # LAPACK and ARPACK: ascending
+        order = np.argsort(s, kind="stable")[::-1]  # LAPACK and ARPACK: ascending
         s, U = s[order], np.ascontiguousarray(U[:, order])
         in_range = s > s.max(initial=0.0) * n * np.finfo(float).eps
         s = np.where(in_range, s, 0.0)
@@ -295,8 +298,9 @@ class SparseADMMBase(BaseKernelPCA):
         self._solve(Spectrum.of(K_centered), K_centered)
 
     def _finish(self, A: np.ndarray, K: np.ndarray) -> None:
-        self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_, self.empty_components_ = \
+        self.dual_coef_, self.raw_coef_, self.eigenvalues_, self.components_gram_, self.empty_components_ = (
             _unit_components(A, K, unit=self.projection == "unit")
+        )
         self.selected_samples_ = np.flatnonzero(self.dual_coef_.any(axis=1))
 
 
@@ -440,10 +444,28 @@ class L1SparseKernelPCA(SparseADMMBase):
         "threshold": [StrOptions(set(L1_THRESHOLDS))],
     }
 
-    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 lam=0.1, lam1=0.01, rho=0.01, eps_abs=1e-4, eps_rel=1e-4, eps_outer=1e-2,
-                 max_iter=300, max_outer_iter=300, admm_init="warm", threshold="lam1", projection="unit",
-                 outer_stop="converged"):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        sigma=None,
+        degree=3,
+        coef0=1.0,
+        lam=0.1,
+        lam1=0.01,
+        rho=0.01,
+        eps_abs=1e-4,
+        eps_rel=1e-4,
+        eps_outer=1e-2,
+        max_iter=300,
+        max_outer_iter=300,
+        admm_init="warm",
+        threshold="lam1",
+        projection="unit",
+        outer_stop="converged",
+    ):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.lam = lam
         self.lam1 = lam1
@@ -463,8 +485,9 @@ class L1SparseKernelPCA(SparseADMMBase):
         if lam1.ndim == 0:
             lam1 = np.full(self.n_components_, float(lam1))
         if lam1.shape != (self.n_components_,):
-            raise ValueError(f"lam1 must be one number or one per component ({self.n_components_}), "
-                             f"got {len(lam1)} values")
+            raise ValueError(
+                f"lam1 must be one number or one per component ({self.n_components_}), got {len(lam1)} values"
+            )
         if not np.all(np.isfinite(lam1)) or np.any(lam1 < 0):
             raise ValueError(f"every lam1 must be a number >= 0, got {self.lam1!r}")
         return lam1
@@ -491,10 +514,10 @@ class L1SparseKernelPCA(SparseADMMBase):
                 b_hat, state, trace = self._admm(spec, p_hat, self.lam1_[k], state)
                 inner.append(len(trace.primal))
                 q_hat = spec.sqrt * b_hat
-                q_hat /= np.linalg.norm(q_hat)                         # step 10
-                p_hat = spec.s * q_hat                                 # step 11, in eigen-coordinates
+                q_hat /= np.linalg.norm(q_hat)  # step 10
+                p_hat = spec.s * q_hat  # step 11, in eigen-coordinates
                 p_hat -= P_hat[:, :k] @ (P_hat[:, :k].T @ p_hat)
-                p_hat /= np.linalg.norm(p_hat)                         # step 12
+                p_hat /= np.linalg.norm(p_hat)  # step 12
                 done = np.sum((q_hat - q_old) ** 2) < self.eps_outer
                 q_old = q_hat
                 if done:
@@ -517,10 +540,10 @@ class L1SparseKernelPCA(SparseADMMBase):
         sqrt_n = np.sqrt(len(a))
         rows, converged = [], False
         for _ in range(self.max_iter):
-            b_hat = spec.q_step(p_hat, a_hat - t_hat / rho, self.lam, rho)   # step 6
+            b_hat = spec.q_step(p_hat, a_hat - t_hat / rho, self.lam, rho)  # step 6
             b = spec.U @ b_hat
-            a_new = soft_threshold(b + t / rho, tau)                        # step 7
-            t = t + rho * (b - a_new)                                       # step 8
+            a_new = soft_threshold(b + t / rho, tau)  # step 7
+            t = t + rho * (b - a_new)  # step 8
             a_hat_new = spec.to_eigen(a_new)
             t_hat = t_hat + rho * (b_hat - a_hat_new)
             primal = np.linalg.norm(b - a_new)

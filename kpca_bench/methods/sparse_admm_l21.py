@@ -12,8 +12,16 @@ from numbers import Real
 import numpy as np
 from scipy import linalg
 
-from kpca_bench.methods.sparse_admm import (NON_NEGATIVE, POSITIVE, RHO_INITS, ADMMTrace, SparseADMMBase, Spectrum,
-                                            row_soft_threshold, warn_if_stopped_short)
+from kpca_bench.methods.sparse_admm import (
+    NON_NEGATIVE,
+    POSITIVE,
+    RHO_INITS,
+    ADMMTrace,
+    SparseADMMBase,
+    Spectrum,
+    row_soft_threshold,
+    warn_if_stopped_short,
+)
 from kpca_bench.param_validation import NumberInterval, StrOptions
 
 
@@ -143,10 +151,30 @@ class L21SparseKernelPCA(SparseADMMBase):
         "rho_init": [StrOptions(set(RHO_INITS))],
     }
 
-    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 lam=0.01, mu21=0.01, rho21=0.01, delta=None, eps_outer=1e-2, max_iter=300,
-                 max_outer_iter=10, eta=10.0, tau_incr=2.0, tau_decr=2.0, admm_init="warm", projection="unit",
-                 rho_init="initial", outer_stop="converged"):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        sigma=None,
+        degree=3,
+        coef0=1.0,
+        lam=0.01,
+        mu21=0.01,
+        rho21=0.01,
+        delta=None,
+        eps_outer=1e-2,
+        max_iter=300,
+        max_outer_iter=10,
+        eta=10.0,
+        tau_incr=2.0,
+        tau_decr=2.0,
+        admm_init="warm",
+        projection="unit",
+        rho_init="initial",
+        outer_stop="converged",
+    ):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.lam = lam
         self.mu21 = mu21
@@ -180,8 +208,8 @@ class L21SparseKernelPCA(SparseADMMBase):
             B_hat, state, trace = self._admm(spec, P_hat, state)
             self.residuals_.append(trace)
             Q_hat = spec.sqrt[:, np.newaxis] * B_hat
-            E, _, Ft = linalg.svd(spec.s[:, np.newaxis] * Q_hat, full_matrices=False)   # step 9
-            P_hat = E @ Ft                                                              # step 10
+            E, _, Ft = linalg.svd(spec.s[:, np.newaxis] * Q_hat, full_matrices=False)  # step 9
+            P_hat = E @ Ft  # step 10
             done = np.sum((Q_hat - Q_old) ** 2) < self.eps_outer
             Q_old = Q_hat
             if done:
@@ -199,11 +227,11 @@ class L21SparseKernelPCA(SparseADMMBase):
         A, W, A_hat, W_hat, rho = state
         rows, converged = [], False
         for _ in range(self.max_iter):
-            B_hat = spec.q_step(P_hat, A_hat + W_hat, self.lam, rho)      # step 5
+            B_hat = spec.q_step(P_hat, A_hat + W_hat, self.lam, rho)  # step 5
             B = spec.U @ B_hat
-            A_new = row_soft_threshold(B - W, self.mu21 / rho)           # step 6, eq. 19
+            A_new = row_soft_threshold(B - W, self.mu21 / rho)  # step 6, eq. 19
             A_hat_new = spec.to_eigen(A_new)
-            W = W - B + A_new                                            # step 7
+            W = W - B + A_new  # step 7
             W_hat = W_hat - B_hat + A_hat_new
             primal = np.linalg.norm(B - A_new)
             dual = rho * np.linalg.norm(spec.inv_sqrt[:, np.newaxis] * (A_hat_new - A_hat))

@@ -58,8 +58,13 @@ def enet_penalties(alpha: float, l1_ratio: float) -> tuple[float, float]:
     return alpha * (1.0 - l1_ratio) / 2.0, alpha * l1_ratio
 
 
-def elastic_net_columns(ridge_gram: np.ndarray, Xy: np.ndarray, l1_penalty: float,
-                        beta_prev: np.ndarray | None = None, working_set: int = 64) -> np.ndarray:
+def elastic_net_columns(
+    ridge_gram: np.ndarray,
+    Xy: np.ndarray,
+    l1_penalty: float,
+    beta_prev: np.ndarray | None = None,
+    working_set: int = 64,
+) -> np.ndarray:
     """Solve eq. (11) for every column: ``argmin_b b^T G b - 2 Xy_j^T b + l1_penalty |b|_1``.
 
     ``ridge_gram`` is ``K^2 + lam I`` and ``Xy`` is ``K^2 alpha`` (one column per
@@ -93,8 +98,15 @@ def elastic_net_columns(ridge_gram: np.ndarray, Xy: np.ndarray, l1_penalty: floa
         while True:
             subset = np.flatnonzero(candidates)
             alphas, _, coef, _ = lars_path_gram(
-                xy[subset], ridge_gram[np.ix_(subset, subset)], n_samples=1, alpha_min=alpha_min,
-                method="lasso", max_iter=10 * n, copy_Gram=False, return_path=False, return_n_iter=True,
+                xy[subset],
+                ridge_gram[np.ix_(subset, subset)],
+                n_samples=1,
+                alpha_min=alpha_min,
+                method="lasso",
+                max_iter=10 * n,
+                copy_Gram=False,
+                return_path=False,
+                return_n_iter=True,
             )
             alpha_end = float(alphas[-1])  # without the path, LARS returns its last penalty as a 1-element array
             # G is symmetric: G[:, S] @ b = b @ G[S], and rows are contiguous to gather.
@@ -106,7 +118,8 @@ def elastic_net_columns(ridge_gram: np.ndarray, Xy: np.ndarray, l1_penalty: floa
             warnings.warn(
                 f"LARS stopped at penalty {2 * alpha_end:.3g} before reaching {l1_penalty:.3g} for "
                 f"component {j}; its coefficients are less sparse than the elastic net solution",
-                ConvergenceWarning, stacklevel=3,
+                ConvergenceWarning,
+                stacklevel=3,
             )
         beta[subset, j] = coef
     return beta
@@ -120,8 +133,7 @@ def _inverse_sqrt_psd(G: np.ndarray, rtol: float):
     return values, vectors, keep
 
 
-def corollary1_update(K: np.ndarray, K_beta: np.ndarray, K2_beta: np.ndarray,
-                      alpha_prev: np.ndarray) -> np.ndarray:
+def corollary1_update(K: np.ndarray, K_beta: np.ndarray, K2_beta: np.ndarray, alpha_prev: np.ndarray) -> np.ndarray:
     """``argmax_a tr(a^T K^2 beta)`` subject to ``a^T K a = I`` (eq. 12, Corollary 1 with Q = K).
 
     Corollary 1 writes the solution as ``U S^-1/2 U* V*^T`` with ``K = U S U^T``
@@ -159,19 +171,21 @@ def corollary1_update(K: np.ndarray, K_beta: np.ndarray, K2_beta: np.ndarray,
     n = K.shape[0]
     values, V, keep = _inverse_sqrt_psd(K_beta.T @ K2_beta, n * _EPS)
     scale = 1.0 / np.sqrt(values[keep])
-    A_r = K_beta @ (V[:, keep] * scale)        # K-orthonormal, r columns
+    A_r = K_beta @ (V[:, keep] * scale)  # K-orthonormal, r columns
     alpha = A_r @ V[:, keep].T
     if keep.all():
         return alpha
     V_c = V[:, ~keep]
     C = alpha_prev @ V_c
-    C -= A_r @ ((K2_beta @ (V[:, keep] * scale)).T @ C)     # K A_r = K^2 beta V_r S_r^-1/2
+    C -= A_r @ ((K2_beta @ (V[:, keep] * scale)).T @ C)  # K A_r = K^2 beta V_r S_r^-1/2
     KC = K @ C
     values_c, W, keep_c = _inverse_sqrt_psd(C.T @ KC, n * _EPS)
     if not keep_c.all():
         warnings.warn(
             "the previous components could not complete the degenerate Procrustes solution; "
-            f"{int((~keep_c).sum())} component(s) are left at zero", RuntimeWarning, stacklevel=3,
+            f"{int((~keep_c).sum())} component(s) are left at zero",
+            RuntimeWarning,
+            stacklevel=3,
         )
     A_c = C @ (W[:, keep_c] / np.sqrt(values_c[keep_c])) @ W[:, keep_c].T
     return alpha + A_c @ V_c.T
@@ -233,8 +247,13 @@ def alternations(K: np.ndarray, alpha: np.ndarray, lam: float, lam_j: float):
         K_beta = K @ beta
         K2_beta = K @ K_beta
         alpha = corollary1_update(K, K_beta, K2_beta, alpha)
-        objective = (trace_K - 2.0 * np.sum(alpha * K2_beta) + np.sum(beta * K2_beta)
-                     + lam * np.sum(beta**2) + lam_j * np.abs(beta).sum())
+        objective = (
+            trace_K
+            - 2.0 * np.sum(alpha * K2_beta)
+            + np.sum(beta * K2_beta)
+            + lam * np.sum(beta**2)
+            + lam_j * np.abs(beta).sum()
+        )
         yield beta, alpha, float(objective)
 
 
@@ -351,9 +370,22 @@ class SparseKernelPCA(BaseKernelPCA):
         "tol": [NumberInterval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, n_components=None, *, l1_ratio=0.5, alpha=1.0, max_iter=6, tol=1e-3,
-                 kernel="rbf", gamma=None, sigma=None, degree=3, coef0=1.0,
-                 eigen_solver="auto", random_state=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        l1_ratio=0.5,
+        alpha=1.0,
+        max_iter=6,
+        tol=1e-3,
+        kernel="rbf",
+        gamma=None,
+        sigma=None,
+        degree=3,
+        coef0=1.0,
+        eigen_solver="auto",
+        random_state=None,
+    ):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.l1_ratio = l1_ratio
         self.alpha = alpha
@@ -397,12 +429,14 @@ class SparseKernelPCA(BaseKernelPCA):
             warnings.warn(
                 f"SKPCA stopped after max_iter={self.max_iter} alternations before the relative change "
                 f"of beta fell below tol={self.tol}; raise max_iter for a converged solution",
-                ConvergenceWarning, stacklevel=4,  # the caller of SparseKernelPCA.fit
+                ConvergenceWarning,
+                stacklevel=4,  # the caller of SparseKernelPCA.fit
             )
         self.dual_coef_ = normalize_in_feature_space(K, beta)
         self.n_nonzero_ = np.count_nonzero(self.dual_coef_, axis=0)
-        _warn_zero_components(self.n_nonzero_, "the elastic net penalty removed them; lower alpha or l1_ratio",
-                              stacklevel=5)
+        _warn_zero_components(
+            self.n_nonzero_, "the elastic net penalty removed them; lower alpha or l1_ratio", stacklevel=5
+        )
 
 
 class NaiveThresholdKPCA(BaseKernelPCA):
@@ -467,15 +501,29 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         **{k: v for k, v in KernelPCA._parameter_constraints.items() if k not in ("rank_cutoff", "device", "dtype")},
         "n_nonzero": [NumberInterval(Integral, 1, None, closed="left"), None],
         # The match_* parameters are those of the SparseKernelPCA fit; None turns matching off.
-        **{f"match_{name}": SparseKernelPCA._parameter_constraints[name]
-           for name in ("alpha", "max_iter", "tol")},
+        **{f"match_{name}": SparseKernelPCA._parameter_constraints[name] for name in ("alpha", "max_iter", "tol")},
         "match_l1_ratio": [*SparseKernelPCA._parameter_constraints["l1_ratio"], None],
         "projection": [StrOptions(set(PROJECTIONS))],
     }
 
-    def __init__(self, n_components=None, *, n_nonzero=None, match_l1_ratio=None, match_alpha=1.0,
-                 match_max_iter=6, match_tol=1e-3, projection="unit", kernel="rbf", gamma=None, sigma=None,
-                 degree=3, coef0=1.0, eigen_solver="auto", random_state=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        n_nonzero=None,
+        match_l1_ratio=None,
+        match_alpha=1.0,
+        match_max_iter=6,
+        match_tol=1e-3,
+        projection="unit",
+        kernel="rbf",
+        gamma=None,
+        sigma=None,
+        degree=3,
+        coef0=1.0,
+        eigen_solver="auto",
+        random_state=None,
+    ):
         super().__init__(n_components, kernel=kernel, gamma=gamma, sigma=sigma, degree=degree, coef0=coef0)
         self.n_nonzero = n_nonzero
         self.match_l1_ratio = match_l1_ratio
@@ -490,9 +538,15 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         """SKPCA's average non-zeros per component on the same centered kernel (Das et al., section V)."""
         if self.n_nonzero is not None:
             raise ValueError("give n_nonzero or match_l1_ratio, not both")
-        skpca = SparseKernelPCA(self.n_components_, l1_ratio=self.match_l1_ratio, alpha=self.match_alpha,
-                                max_iter=self.match_max_iter, tol=self.match_tol,
-                                eigen_solver=self.eigen_solver, random_state=self.random_state)
+        skpca = SparseKernelPCA(
+            self.n_components_,
+            l1_ratio=self.match_l1_ratio,
+            alpha=self.match_alpha,
+            max_iter=self.match_max_iter,
+            tol=self.match_tol,
+            eigen_solver=self.eigen_solver,
+            random_state=self.random_state,
+        )
         skpca._fit_components(K_centered)
         return average_nonzero(skpca.dual_coef_)
 
@@ -517,14 +571,16 @@ class NaiveThresholdKPCA(BaseKernelPCA):
         kept = np.where(mask, coef, 0.0)
         self.dual_coef_ = normalize_in_feature_space(K_centered, kept) if self.projection == "unit" else kept
         self.n_nonzero_ = np.count_nonzero(self.dual_coef_, axis=0)
-        _warn_zero_components(self.n_nonzero_, "their kept coefficients span a null direction of the kernel",
-                              stacklevel=5)
+        _warn_zero_components(
+            self.n_nonzero_, "their kept coefficients span a null direction of the kernel", stacklevel=5
+        )
 
 
 def _warn_zero_components(n_nonzero: np.ndarray, reason: str, stacklevel: int) -> None:
     zero = np.flatnonzero(n_nonzero == 0)
     if zero.size:
         warnings.warn(
-            f"{zero.size} of {n_nonzero.size} components are all zero ({reason}); they add nothing "
-            "to the projection", UserWarning, stacklevel=stacklevel,
+            f"{zero.size} of {n_nonzero.size} components are all zero ({reason}); they add nothing to the projection",
+            UserWarning,
+            stacklevel=stacklevel,
         )

@@ -39,8 +39,19 @@ from kpca_bench.validation import Problems, declared, is_integer
 
 DATASET_KEYS = ("inliers", "outliers")
 TRAIN_ON = ("all", "inliers")
-RECORDS = ("f1", "precision", "recall", "auroc", "auprc", "threshold", "f1_by_rule", "roc_tpr", "n_train",
-           "n_train_rows", "train_capped")
+RECORDS = (
+    "f1",
+    "precision",
+    "recall",
+    "auroc",
+    "auprc",
+    "threshold",
+    "f1_by_rule",
+    "roc_tpr",
+    "n_train",
+    "n_train_rows",
+    "train_capped",
+)
 
 
 @dataclass(frozen=True)
@@ -50,8 +61,11 @@ class Options:
     test_size: float = 0.3
     subsample: int | None = 10_000
     max_train: int | None = None
-    train_on: str = declared("all", choices=TRAIN_ON, doc="the training rows a detector is fitted on: all of them "
-                                                          "(unsupervised) or their inliers only")
+    train_on: str = declared(
+        "all",
+        choices=TRAIN_ON,
+        doc="the training rows a detector is fitted on: all of them (unsupervised) or their inliers only",
+    )
     threshold: ThresholdConfig = ThresholdConfig()
 
 
@@ -77,10 +91,16 @@ def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> 
 def describe(data: DatasetConfig, options: Options) -> str:
     share = round(100 * options.test_size)
     rows = f"at most {options.subsample:,} rows drawn at random, then " if options.subsample else ""
-    fitted = ("fit on the training part without labels (its anomalies included)" if options.train_on == "all"
-              else "fit on the training part's inliers only (clean variant)")
-    cap = (f"; every detector is fitted on the same stratified sample of at most {options.max_train:,} training rows"
-           if options.max_train else "; every detector is fitted on all the training rows")
+    fitted = (
+        "fit on the training part without labels (its anomalies included)"
+        if options.train_on == "all"
+        else "fit on the training part's inliers only (clean variant)"
+    )
+    cap = (
+        f"; every detector is fitted on the same stratified sample of at most {options.max_train:,} training rows"
+        if options.max_train
+        else "; every detector is fitted on all the training rows"
+    )
     return f"ADBench's protocol: {rows}a stratified {100 - share} / {share} split, {fitted}, score the test part{cap}"
 
 
@@ -89,8 +109,10 @@ def check_adbench(dataset: Dataset, data: DatasetConfig, options: Options) -> No
     n_in = len(class_indices(dataset, data.inliers, "inliers"))
     n_out = len(class_indices(dataset, data.outliers, "outliers"))
     if n_out < 2 or n_in < 2:
-        raise DataError(f"dataset {dataset.name} has {n_in} inliers and {n_out} outliers; a stratified split "
-                        "needs at least 2 of each")
+        raise DataError(
+            f"dataset {dataset.name} has {n_in} inliers and {n_out} outliers; a stratified split "
+            "needs at least 2 of each"
+        )
 
 
 @dataclass(frozen=True)
@@ -113,8 +135,12 @@ def adbench_split(dataset: Dataset, data: DatasetConfig, options: Options, seed:
     if options.subsample is not None and len(rows) > options.subsample:
         rows = np.sort(rng.choice(rows, options.subsample, replace=False))
     is_outlier = np.isin(rows, outliers)
-    train, test = train_test_split(np.arange(len(rows)), test_size=options.test_size, stratify=is_outlier,
-                                   random_state=int(rng.integers(2**31 - 1)))
+    train, test = train_test_split(
+        np.arange(len(rows)),
+        test_size=options.test_size,
+        stratify=is_outlier,
+        random_state=int(rng.integers(2**31 - 1)),
+    )
     if options.train_on == "inliers":
         train = train[~is_outlier[train]]
     X_train, X_test = scale_split(data, dataset.X[rows[train]], dataset.X[rows[test]])
@@ -122,11 +148,16 @@ def adbench_split(dataset: Dataset, data: DatasetConfig, options: Options, seed:
     if options.max_train is not None and len(train) > options.max_train:
         labels = is_outlier[train]
         stratify = labels if 2 <= labels.sum() <= len(labels) - 2 else None
-        capped, _ = train_test_split(np.arange(len(train)), train_size=options.max_train, stratify=stratify,
-                                     random_state=int(rng.integers(2**31 - 1)))
+        capped, _ = train_test_split(
+            np.arange(len(train)),
+            train_size=options.max_train,
+            stratify=stratify,
+            random_state=int(rng.integers(2**31 - 1)),
+        )
         capped = np.sort(capped)
-    return Split(X_train=X_train, X_test=X_test, is_outlier=is_outlier[test], train_is_outlier=is_outlier[train],
-                 capped=capped)
+    return Split(
+        X_train=X_train, X_test=X_test, is_outlier=is_outlier[test], train_is_outlier=is_outlier[train], capped=capped
+    )
 
 
 def evaluate_adbench(method: Method, split: Split, options: Options) -> dict:
@@ -143,13 +174,21 @@ def evaluate_adbench(method: Method, split: Split, options: Options) -> dict:
     train_scores = -detector.score_samples(X_fit)
     test_scores = -detector.score_samples(split.X_test)
     scored = time.perf_counter()
-    return with_flags({"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector),
-            "n_train": int(X_fit.shape[0]), "n_train_rows": int(split.X_train.shape[0]),
+    return with_flags(
+        {
+            "fit_time": fitted - start,
+            "score_time": scored - fitted,
+            **fitted_attributes(detector),
+            "n_train": int(X_fit.shape[0]),
+            "n_train_rows": int(split.X_train.shape[0]),
             "train_capped": bool(X_fit.shape[0] < split.X_train.shape[0]),
             "n_train_outliers": int(np.sum(split.train_is_outlier[rows])),
-            "n_test_inliers": int(np.sum(~split.is_outlier)), "n_test_outliers": int(np.sum(split.is_outlier)),
-            **detection_record(options.threshold, train_scores, test_scores, split.is_outlier)},
-                      empty_model(detector))
+            "n_test_inliers": int(np.sum(~split.is_outlier)),
+            "n_test_outliers": int(np.sum(split.is_outlier)),
+            **detection_record(options.threshold, train_scores, test_scores, split.is_outlier),
+        },
+        empty_model(detector),
+    )
 
 
 class Adbench(Protocol):

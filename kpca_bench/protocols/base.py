@@ -23,6 +23,7 @@ from kpca_bench.methods.detector import KernelSubspaceDetector, around_subspace,
 from kpca_bench.methods.registry import estimator_spec, method_spec
 from kpca_bench.validation import Problems, declared
 
+
 @dataclass(frozen=True)
 class DatasetConfig:
     """Which data, which classes are inliers / outliers, and how many of each per trial.
@@ -57,28 +58,37 @@ class DatasetConfig:
 
     name: str = declared(doc="a registered dataset ('kpca-bench datasets list'), 'file' or 'openml'")
     options: dict = declared(default_factory=dict, doc="the dataset's loader options (a file's path, an OpenML id)")
-    scaling: str = declared("none", choices=("none", "standard", "minmax"),
-                            doc="feature scaling, fitted on the rows scaling_rows names")
+    scaling: str = declared(
+        "none", choices=("none", "standard", "minmax"), doc="feature scaling, fitted on the rows scaling_rows names"
+    )
     inliers: tuple = declared((), doc="the class label(s) of the inliers")
     outliers: tuple = declared((), doc="the class label(s) of the outliers")
     train_inliers: int | None = declared(None, minimum=2, doc="inliers a method is trained on, per trial")
     test_inliers: int | None = declared(None, minimum=1, doc="inliers in the test set, per trial")
     test_outliers: int | None = declared(None, minimum=1, doc="outliers in the test set, per trial")
-    max_rows: int | None = declared(None, minimum=2,
-                                    doc="a stratified, seeded subsample of the rows first (none: all)")
-    default_classes: bool = declared(False, key=False,
-                                     doc="the config named neither inliers nor outliers: they are 0 and 1")
-    scaling_rows: str = declared("training", choices=("training", "all", "each"),
-                                 doc="the rows scaling is fitted on: the training rows, all rows of the trial, "
-                                     "or the training and test rows each on themselves")
-    draw: str = declared("random", choices=("random", "file_order", "first_outliers"),
-                         doc="how the novelty protocols pick a trial's rows: at random, in file order, or the "
-                             "outliers in file order")
+    max_rows: int | None = declared(None, minimum=2, doc="a stratified, seeded subsample of the rows first (none: all)")
+    default_classes: bool = declared(
+        False, key=False, doc="the config named neither inliers nor outliers: they are 0 and 1"
+    )
+    scaling_rows: str = declared(
+        "training",
+        choices=("training", "all", "each"),
+        doc="the rows scaling is fitted on: the training rows, all rows of the trial, "
+        "or the training and test rows each on themselves",
+    )
+    draw: str = declared(
+        "random",
+        choices=("random", "file_order", "first_outliers"),
+        doc="how the novelty protocols pick a trial's rows: at random, in file order, or the outliers in file order",
+    )
 
 
 # How a config's trials relate to its rows, by ``draw`` (only the novelty protocols read it; elsewhere it is random).
-TRIALS_DRAWN = {"random": "drawn anew in each of {trials} trials", "file_order": "{trials} trial",
-                "first_outliers": "the inliers drawn anew in each of {trials} trials"}
+TRIALS_DRAWN = {
+    "random": "drawn anew in each of {trials} trials",
+    "file_order": "{trials} trial",
+    "first_outliers": "the inliers drawn anew in each of {trials} trials",
+}
 
 
 @dataclass(frozen=True)
@@ -94,8 +104,11 @@ class ThresholdConfig:
     outlier score (a paper's published cut).
     """
 
-    rule: str = declared("train_quantile", choices=("train_quantile", "fixed", "test_prior", "test_oracle"),
-                         doc="how the outlier-score cut for F1 is chosen")
+    rule: str = declared(
+        "train_quantile",
+        choices=("train_quantile", "fixed", "test_prior", "test_oracle"),
+        doc="how the outlier-score cut for F1 is chosen",
+    )
     quantile: float = declared(0.95, doc="the quantile of the training scores (rule train_quantile)")
     value: float | None = declared(None, doc="the outlier-score cut (rule fixed)")
 
@@ -125,21 +138,27 @@ class MethodConfig:
     named by import path is looked for before ``sys.path`` (the config's folder), in every process that builds it.
     """
 
-    name: str = declared(doc="a registered method ('kpca-bench methods') or a detector class as "
-                             "'package.module:Class'")
+    name: str = declared(doc="a registered method ('kpca-bench methods') or a detector class as 'package.module:Class'")
     label: str = declared(required=False, doc="the name in tables and figures (default: the method's name)")
     params: dict = declared(default_factory=dict, doc="fixed parameter values")
-    grid: dict = declared(default_factory=dict,
-                          doc="parameter values to sweep (a list or {start, stop, step}); each combination is a "
-                              "setting")
+    grid: dict = declared(
+        default_factory=dict,
+        doc="parameter values to sweep (a list or {start, stop, step}); each combination is a setting",
+    )
     score: str | None = declared(None, doc="the outlier score of a kernel-PCA variant")
     trials: int | None = declared(None, minimum=1, doc="run this entry on the first trials only")
-    higher_is: str | None = declared(None, choices=("normal", "outlier"),
-                                     doc="what higher scores of a class named by import path mean")
-    estimator_class: type | None = declared(None, key=False, doc="the class of an estimator given as an object "
-                                            "(kpca_bench.run(methods=...)), carried to the workers by pickling")
-    import_folders: tuple[str, ...] = declared((), key=False, doc="the folders a class named by import path is "
-                                               "looked for in first (the config's folder)")
+    higher_is: str | None = declared(
+        None, choices=("normal", "outlier"), doc="what higher scores of a class named by import path mean"
+    )
+    estimator_class: type | None = declared(
+        None,
+        key=False,
+        doc="the class of an estimator given as an object "
+        "(kpca_bench.run(methods=...)), carried to the workers by pickling",
+    )
+    import_folders: tuple[str, ...] = declared(
+        (), key=False, doc="the folders a class named by import path is looked for in first (the config's folder)"
+    )
 
     def spec(self):
         """The method's :class:`~kpca_bench.methods.registry.MethodSpec` (built from the import path for a class)."""
@@ -150,8 +169,9 @@ class MethodConfig:
     def settings(self) -> list[dict]:
         """Every parameter setting of this entry: ``params`` updated by one grid point."""
         keys = list(self.grid)
-        return [{**self.params, **dict(zip(keys, values))}
-                for values in itertools.product(*(self.grid[k] for k in keys))]
+        return [
+            {**self.params, **dict(zip(keys, values))} for values in itertools.product(*(self.grid[k] for k in keys))
+        ]
 
     def setting_label(self, setting: dict) -> str:
         """The label plus the swept values, e.g. ``SKPCA (l1_ratio=0.7)``."""
@@ -315,9 +335,12 @@ class Protocol:
         return tuple(name for name in self.options.__dataclass_fields__ if name != "threshold")
 
 
-NON_FINITE_SCORES = {"status": "failed", "error_type": "NonFiniteScores",
-                     "error": "the method produced NaN or infinite scores; scale the features "
-                              "(dataset.scaling: standard or minmax) or change the method's parameters"}
+NON_FINITE_SCORES = {
+    "status": "failed",
+    "error_type": "NonFiniteScores",
+    "error": "the method produced NaN or infinite scores; scale the features "
+    "(dataset.scaling: standard or minmax) or change the method's parameters",
+}
 """The record of a cell whose scores are not all finite: a failed cell, since no metric can be computed."""
 
 

@@ -60,8 +60,16 @@ from sklearn.svm import SVC
 
 from kpca_bench.datasets import Dataset
 from kpca_bench.errors import DataError
-from kpca_bench.protocols.base import (DatasetConfig, Method, MethodConfig, Protocol, ThresholdConfig, empty_model,
-                                      kernel_pca_only, with_flags)
+from kpca_bench.protocols.base import (
+    DatasetConfig,
+    Method,
+    MethodConfig,
+    Protocol,
+    ThresholdConfig,
+    empty_model,
+    kernel_pca_only,
+    with_flags,
+)
 from kpca_bench.protocols.novelty import scale_split
 from kpca_bench.validation import Problems, integer
 
@@ -134,8 +142,10 @@ def parse_classifier(raw, problems: Problems) -> Classifier:
     else:
         name, params = raw, {}
     if name not in CLASSIFIERS:
-        problems.add("classifier", f"unknown classifier {name!r}; accepted: {', '.join(CLASSIFIERS)} "
-                                   "(or {name: ..., params: {...}})")
+        problems.add(
+            "classifier",
+            f"unknown classifier {name!r}; accepted: {', '.join(CLASSIFIERS)} (or {{name: ..., params: {{...}}}})",
+        )
         return Classifier()
     unknown = sorted(set(params) - set(CLASSIFIERS[name]._get_param_names()))
     if unknown:
@@ -147,10 +157,16 @@ def parse_classifier(raw, problems: Problems) -> Classifier:
 def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
     parsed = parse_split_options(raw, problems)
     search = raw.get("search", {})
-    if not isinstance(search, dict) or any(not isinstance(v, list) or not v for v in search.values()) \
-            or any(str(key).split("__")[0] not in STEPS for key in search):
-        problems.add("search", "must map pipeline parameters (features__<param> or classifier__<param>) to "
-                               f"non-empty lists of candidates, got {search!r}")
+    if (
+        not isinstance(search, dict)
+        or any(not isinstance(v, list) or not v for v in search.values())
+        or any(str(key).split("__")[0] not in STEPS for key in search)
+    ):
+        problems.add(
+            "search",
+            "must map pipeline parameters (features__<param> or classifier__<param>) to "
+            f"non-empty lists of candidates, got {search!r}",
+        )
         search = {}
     if "scores" in raw and (scores := integer(raw["scores"], "scores", problems, 0)) is not None:
         parsed["scores"] = scores
@@ -158,8 +174,12 @@ def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> 
 
 
 def check_methods(options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
-    kernel_pca_only(methods, problems, "its component scores are the classifier's features; use kpca (kernel: "
-                                       "linear for plain PCA), nystrom_kpca, ...")
+    kernel_pca_only(
+        methods,
+        problems,
+        "its component scores are the classifier's features; use kpca (kernel: "
+        "linear for plain PCA), nystrom_kpca, ...",
+    )
 
 
 def train_rows(data: DatasetConfig, options) -> int | None:
@@ -189,8 +209,10 @@ def _row_indices(dataset: Dataset, classes) -> np.ndarray:
         return np.arange(len(dataset.y))
     missing = [c for c in classes if c not in dataset.class_names]
     if missing:
-        raise DataError(f"dataset {dataset.name} has no class {missing[0]!r} (protocol.classes); "
-                        f"its classes are {list(dataset.class_names)}")
+        raise DataError(
+            f"dataset {dataset.name} has no class {missing[0]!r} (protocol.classes); "
+            f"its classes are {list(dataset.class_names)}"
+        )
     return np.flatnonzero(np.isin(dataset.y, classes))
 
 
@@ -203,8 +225,10 @@ def check_classification(dataset: Dataset, data: DatasetConfig, options) -> None
     rows = _row_indices(dataset, options.classes)
     train, test = _sizes(options, len(rows))
     if train + max(test, 1) > len(rows):
-        raise DataError(f"protocol: train_size {train} + test_size {test} is more than the {len(rows)} rows of "
-                        f"dataset {dataset.name}; lower protocol.train_size or protocol.test_size")
+        raise DataError(
+            f"protocol: train_size {train} + test_size {test} is more than the {len(rows)} rows of "
+            f"dataset {dataset.name}; lower protocol.train_size or protocol.test_size"
+        )
 
 
 def describe_split(options) -> str:
@@ -216,8 +240,10 @@ def describe_split(options) -> str:
 
 def describe(data: DatasetConfig, options: Options) -> str:
     tuning = f", tuned by {options.cv}-fold CV over {options.search}" if options.search else ""
-    return (f"{describe_split(options)}; each method's component scores are the features of "
-            f"{options.classifier.describe()}{tuning}")
+    return (
+        f"{describe_split(options)}; each method's component scores are the features of "
+        f"{options.classifier.describe()}{tuning}"
+    )
 
 
 def classification_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> Split:
@@ -225,8 +251,13 @@ def classification_split(dataset: Dataset, data: DatasetConfig, options, seed: i
     :func:`~kpca_bench.protocols.novelty.scale_split`."""
     rows = _row_indices(dataset, options.classes)
     train_size, test_size = _sizes(options, len(rows))
-    train, test = train_test_split(rows, train_size=train_size, test_size=test_size,
-                                   stratify=dataset.y[rows] if options.stratify else None, random_state=seed)
+    train, test = train_test_split(
+        rows,
+        train_size=train_size,
+        test_size=test_size,
+        stratify=dataset.y[rows] if options.stratify else None,
+        random_state=seed,
+    )
     X_train, X_test = scale_split(data, dataset.X[train], dataset.X[test])
     return Split(X_train=X_train, y_train=dataset.y[train], X_test=X_test, y_test=dataset.y[test])
 
@@ -264,10 +295,20 @@ def evaluate_classification(method: Method, split: Split, options: Options) -> d
     score_time = time.perf_counter() - scored
     gamma = getattr(fitted["features"], "gamma_", None)
     scores = component_scores(fitted["features"], split, options.scores) if options.scores else {}
-    record = {"accuracy": accuracy, "error": 1.0 - accuracy, "fit_time": feature_fit,
-              "classifier_fit_time": classifier_fit, "score_time": score_time,
-              "n_classes": int(len(np.unique(split.y_train))), **({"gamma": float(gamma)} if gamma else {}),
-              "n_train": len(split.y_train), "n_test": len(split.y_test), **extra, **scores, "status": "ok"}
+    record = {
+        "accuracy": accuracy,
+        "error": 1.0 - accuracy,
+        "fit_time": feature_fit,
+        "classifier_fit_time": classifier_fit,
+        "score_time": score_time,
+        "n_classes": int(len(np.unique(split.y_train))),
+        **({"gamma": float(gamma)} if gamma else {}),
+        "n_train": len(split.y_train),
+        "n_test": len(split.y_test),
+        **extra,
+        **scores,
+        "status": "ok",
+    }
     return with_flags(record, empty_model(fitted["features"]))
 
 

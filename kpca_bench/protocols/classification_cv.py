@@ -75,8 +75,19 @@ from kpca_bench.protocols.classification import Split, describe_split, parse_cla
 from kpca_bench.validation import Problems, declared
 
 TIES = ("first", "last")
-RECORDS = ("accuracy", "precision", "recall", "f1", "sample_sparsity", "coef_sparsity", "sv_sparsity",
-           "n_components", "cv_accuracy", "n_candidates", "n_test_positive")
+RECORDS = (
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "sample_sparsity",
+    "coef_sparsity",
+    "sv_sparsity",
+    "n_components",
+    "cv_accuracy",
+    "n_candidates",
+    "n_test_positive",
+)
 
 
 @dataclass(frozen=True)
@@ -99,15 +110,21 @@ def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> 
         for key, values in (search or {}).items():
             known = key == "n_components" or str(key).split("__")[0] in ("features", "classifier")
             if not known or not isinstance(values, list) or not values:
-                problems.add(f"search.{label}.{key}", "give n_components, features__<p> or classifier__<p> with a "
-                                                      "non-empty list of candidates")
+                problems.add(
+                    f"search.{label}.{key}",
+                    "give n_components, features__<p> or classifier__<p> with a non-empty list of candidates",
+                )
     ties = raw.get("ties", TIES[0])
     if ties not in TIES:
         problems.add("ties", f"must be one of {', '.join(TIES)}, got {ties!r}")
         ties = TIES[0]
-    return Options(**parsed, classifier=parse_classifier(raw.get("classifier", "lda"), problems),
-                   search={label: dict(search or {}) for label, search in searches.items()},
-                   pos_label=raw.get("pos_label"), ties=ties)
+    return Options(
+        **parsed,
+        classifier=parse_classifier(raw.get("classifier", "lda"), problems),
+        search={label: dict(search or {}) for label, search in searches.items()},
+        pos_label=raw.get("pos_label"),
+        ties=ties,
+    )
 
 
 def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems: Problems) -> None:
@@ -118,10 +135,15 @@ def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems:
         if label not in labels:
             problems.add(f"protocol.search.{label}", f"no method has this label; labels: {', '.join(labels)}")
         counts = search.get("n_components", [])
-        if counts and options.train_size is not None \
-                and max(counts) > options.train_size * (options.cv - 1) // options.cv - 1:
-            problems.add(f"protocol.search.{label}.n_components", f"{max(counts)} PCs need more rows than a CV "
-                                                                     f"training fold of {options.train_size} rows has")
+        if (
+            counts
+            and options.train_size is not None
+            and max(counts) > options.train_size * (options.cv - 1) // options.cv - 1
+        ):
+            problems.add(
+                f"protocol.search.{label}.n_components",
+                f"{max(counts)} PCs need more rows than a CV training fold of {options.train_size} rows has",
+            )
 
 
 class LeadingComponents(TransformerMixin, BaseEstimator):
@@ -138,7 +160,7 @@ class LeadingComponents(TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         check_is_fitted(self, "n_features_in_")
-        return X[:, :self.n_components]
+        return X[:, : self.n_components]
 
 
 def sparsity_shares(dual_coef: np.ndarray) -> dict:
@@ -166,17 +188,21 @@ def make_search(features, search: dict, options: Options, memory) -> GridSearchC
         grid["leading__n_components"] = list(counts)
     elif counts is not None:
         grid["features__n_components"] = list(counts)
-    pipeline = Pipeline([("features", features), ("leading", LeadingComponents()),
-                         ("classifier", options.classifier.build())], memory=memory)
+    pipeline = Pipeline(
+        [("features", features), ("leading", LeadingComponents()), ("classifier", options.classifier.build())],
+        memory=memory,
+    )
     refit = last_best_index if options.ties == "last" else True
     return GridSearchCV(pipeline, grid, cv=StratifiedKFold(n_splits=options.cv), refit=refit)
 
 
 def describe(data: DatasetConfig, options: Options) -> str:
     ties = ", ties to the last candidate in grid order" if options.ties == "last" else ""
-    return (f"{describe_split(options)}; {options.classifier.describe()} on each method's leading components, "
-            f"every hyper-parameter chosen by {options.cv}-fold CV accuracy on the training rows (grids in the "
-            f"config{ties})")
+    return (
+        f"{describe_split(options)}; {options.classifier.describe()} on each method's leading components, "
+        f"every hyper-parameter chosen by {options.cv}-fold CV accuracy on the training rows (grids in the "
+        f"config{ties})"
+    )
 
 
 def evaluate_classification_cv(method: Method, split: Split, options: Options) -> dict:
@@ -193,22 +219,34 @@ def evaluate_classification_cv(method: Method, split: Split, options: Options) -
     best = model.best_estimator_
     classes = np.unique(split.y_train)
     pos_label = options.pos_label if options.pos_label is not None else classes[0].item()
-    precision, recall, f1, _ = precision_recall_fscore_support(split.y_test, predicted, pos_label=pos_label,
-                                                               average="binary", zero_division=0)
+    precision, recall, f1, _ = precision_recall_fscore_support(
+        split.y_test, predicted, pos_label=pos_label, average="binary", zero_division=0
+    )
     # A model fitted on a device keeps its arrays there: its coefficients are read on the host.
     dual_coef = to_numpy(best["features"].dual_coef_)
     k = best["leading"].n_components or dual_coef.shape[1]
     classifier = best["classifier"]
     sv = 1.0 - len(classifier.support_) / len(split.y_train) if hasattr(classifier, "support_") else float("nan")
     gamma = best["features"].gamma_
-    return {"accuracy": float(accuracy_score(split.y_test, predicted)), "precision": float(precision),
-            "recall": float(recall), "f1": float(f1), **sparsity_shares(dual_coef[:, :k]),
-            "sv_sparsity": float(sv), "n_components": int(k),
-            "cv_accuracy": float(model.cv_results_["mean_test_score"][model.best_index_]),
-            "n_candidates": len(model.cv_results_["params"]), "fit_time": fit_time, "score_time": score_time,
-            **({"gamma": float(gamma)} if gamma is not None else {}), "n_train": len(split.y_train),
-            "n_test": len(split.y_test), "n_test_positive": int(np.sum(split.y_test == pos_label)),
-            **{f"best__{key}": value for key, value in model.best_params_.items()}, "status": "ok"}
+    return {
+        "accuracy": float(accuracy_score(split.y_test, predicted)),
+        "precision": float(precision),
+        "recall": float(recall),
+        "f1": float(f1),
+        **sparsity_shares(dual_coef[:, :k]),
+        "sv_sparsity": float(sv),
+        "n_components": int(k),
+        "cv_accuracy": float(model.cv_results_["mean_test_score"][model.best_index_]),
+        "n_candidates": len(model.cv_results_["params"]),
+        "fit_time": fit_time,
+        "score_time": score_time,
+        **({"gamma": float(gamma)} if gamma is not None else {}),
+        "n_train": len(split.y_train),
+        "n_test": len(split.y_test),
+        "n_test_positive": int(np.sum(split.y_test == pos_label)),
+        **{f"best__{key}": value for key, value in model.best_params_.items()},
+        "status": "ok",
+    }
 
 
 class ClassificationCV(classification.Classification):

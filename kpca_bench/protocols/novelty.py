@@ -18,8 +18,16 @@ from kpca_bench.datasets import Dataset
 from kpca_bench.devices import to_numpy
 from kpca_bench.errors import DataError
 from kpca_bench.metrics import choose_threshold, detection_metrics, roc_on_grid, sparsity_percent
-from kpca_bench.protocols.base import (NON_FINITE_SCORES, DatasetConfig, Method, Protocol, ThresholdConfig,
-                                      constant_scores, empty_model, with_flags)
+from kpca_bench.protocols.base import (
+    NON_FINITE_SCORES,
+    DatasetConfig,
+    Method,
+    Protocol,
+    ThresholdConfig,
+    constant_scores,
+    empty_model,
+    with_flags,
+)
 from kpca_bench.validation import Problems
 
 DATASET_KEYS = ("inliers", "outliers", "train_inliers", "test_inliers", "test_outliers")
@@ -51,8 +59,10 @@ def class_indices(dataset: Dataset, labels: tuple, role: str) -> np.ndarray:
     """Row indices of the given classes; a missing class is a :class:`DataError`."""
     missing = [label for label in labels if label not in dataset.class_names]
     if missing:
-        raise DataError(f"dataset {dataset.name} has no class {missing[0]!r} (dataset.{role}); "
-                        f"its classes are {list(dataset.class_names)}")
+        raise DataError(
+            f"dataset {dataset.name} has no class {missing[0]!r} (dataset.{role}); "
+            f"its classes are {list(dataset.class_names)}"
+        )
     return np.flatnonzero(np.isin(dataset.y, labels))
 
 
@@ -75,14 +85,18 @@ def scale_split(data: DatasetConfig, X_train: np.ndarray, X_test: np.ndarray) ->
 
 
 # What a draw other than random fixes, appended to the split's description.
-DRAW_NOTES = {"random": "", "file_order": "; the first rows of each class in file order, the same in every trial",
-              "first_outliers": "; the test outliers the first rows of their classes in file order, the same in every "
-                                "trial"}
+DRAW_NOTES = {
+    "random": "",
+    "file_order": "; the first rows of each class in file order, the same in every trial",
+    "first_outliers": "; the test outliers the first rows of their classes in file order, the same in every trial",
+}
 
 
 def describe(data: DatasetConfig, options: Options) -> str:
-    return (f"train on {data.train_inliers} inliers, test on {data.test_inliers} inliers + {data.test_outliers} outliers"
-            + DRAW_NOTES[data.draw])
+    return (
+        f"train on {data.train_inliers} inliers, test on {data.test_inliers} inliers + {data.test_outliers} outliers"
+        + DRAW_NOTES[data.draw]
+    )
 
 
 def check_novelty_sizes(dataset: Dataset, data: DatasetConfig, options=None) -> None:
@@ -90,12 +104,16 @@ def check_novelty_sizes(dataset: Dataset, data: DatasetConfig, options=None) -> 
     n_in = len(class_indices(dataset, data.inliers, "inliers"))
     n_out = len(class_indices(dataset, data.outliers, "outliers"))
     if data.train_inliers + data.test_inliers > n_in:
-        raise DataError(f"dataset {dataset.name} has {n_in} inliers (classes {list(data.inliers)}) but the config asks "
-                        f"for {data.train_inliers} train + {data.test_inliers} test inliers; lower "
-                        "dataset.train_inliers or dataset.test_inliers")
+        raise DataError(
+            f"dataset {dataset.name} has {n_in} inliers (classes {list(data.inliers)}) but the config asks "
+            f"for {data.train_inliers} train + {data.test_inliers} test inliers; lower "
+            "dataset.train_inliers or dataset.test_inliers"
+        )
     if data.test_outliers > n_out:
-        raise DataError(f"dataset {dataset.name} has {n_out} outliers (classes {list(data.outliers)}) but the config "
-                        f"asks for {data.test_outliers}; lower dataset.test_outliers")
+        raise DataError(
+            f"dataset {dataset.name} has {n_out} outliers (classes {list(data.outliers)}) but the config "
+            f"asks for {data.test_outliers}; lower dataset.test_outliers"
+        )
 
 
 def novelty_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> Split:
@@ -113,8 +131,9 @@ def novelty_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> 
         if data.draw == "random":
             outliers = rng.permutation(outliers)
     train = inliers[: data.train_inliers]
-    test = np.concatenate([inliers[data.train_inliers: data.train_inliers + data.test_inliers],
-                           outliers[: data.test_outliers]])
+    test = np.concatenate(
+        [inliers[data.train_inliers : data.train_inliers + data.test_inliers], outliers[: data.test_outliers]]
+    )
     X_train, X_test = scale_split(data, dataset.X[train], dataset.X[test])
     is_outlier = np.r_[np.zeros(data.test_inliers, bool), np.ones(data.test_outliers, bool)]
     return Split(X_train=X_train, X_test=X_test, is_outlier=is_outlier)
@@ -146,14 +165,26 @@ def detection_record(threshold: ThresholdConfig, train_scores, test_scores, is_o
     """
     if not (np.all(np.isfinite(train_scores)) and np.all(np.isfinite(test_scores))):
         return NON_FINITE_SCORES
-    cut = choose_threshold(threshold.rule, train_scores, test_scores, is_outlier, quantile=threshold.quantile,
-                           value=threshold.value)
-    by_rule = {rule: detection_metrics(is_outlier, test_scores, choose_threshold(
-        rule, train_scores, test_scores, is_outlier, quantile=threshold.quantile))["f1"]
-        for rule in ("train_quantile", "test_prior", "test_oracle")}
-    return {**detection_metrics(is_outlier, test_scores, cut), "threshold_rule": threshold.rule, "threshold": cut,
-            "f1_by_rule": by_rule, "roc_tpr": roc_on_grid(is_outlier, test_scores).tolist(), "status": "ok",
-            **constant_scores(test_scores)}
+    cut = choose_threshold(
+        threshold.rule, train_scores, test_scores, is_outlier, quantile=threshold.quantile, value=threshold.value
+    )
+    by_rule = {
+        rule: detection_metrics(
+            is_outlier,
+            test_scores,
+            choose_threshold(rule, train_scores, test_scores, is_outlier, quantile=threshold.quantile),
+        )["f1"]
+        for rule in ("train_quantile", "test_prior", "test_oracle")
+    }
+    return {
+        **detection_metrics(is_outlier, test_scores, cut),
+        "threshold_rule": threshold.rule,
+        "threshold": cut,
+        "f1_by_rule": by_rule,
+        "roc_tpr": roc_on_grid(is_outlier, test_scores).tolist(),
+        "status": "ok",
+        **constant_scores(test_scores),
+    }
 
 
 def evaluate_novelty(method: Method, split: Split, options: Options) -> dict:
@@ -168,15 +199,23 @@ def evaluate_novelty(method: Method, split: Split, options: Options) -> dict:
     train_scores = -detector.score_samples(split.X_train)
     test_scores = -detector.score_samples(split.X_test)
     scored = time.perf_counter()
-    record = {"fit_time": fitted - start, "score_time": scored - fitted, **fitted_attributes(detector),
-              **split_sizes(split), **detection_record(options.threshold, train_scores, test_scores, split.is_outlier)}
+    record = {
+        "fit_time": fitted - start,
+        "score_time": scored - fitted,
+        **fitted_attributes(detector),
+        **split_sizes(split),
+        **detection_record(options.threshold, train_scores, test_scores, split.is_outlier),
+    }
     return with_flags(record, empty_model(detector))
 
 
 def split_sizes(split) -> dict:
     """Training rows, and test inliers / outliers, of a split with ``is_outlier``."""
-    return {"n_train": int(split.X_train.shape[0]), "n_test_inliers": int(np.sum(~split.is_outlier)),
-            "n_test_outliers": int(np.sum(split.is_outlier))}
+    return {
+        "n_train": int(split.X_train.shape[0]),
+        "n_test_inliers": int(np.sum(~split.is_outlier)),
+        "n_test_outliers": int(np.sum(split.is_outlier)),
+    }
 
 
 class Novelty(Protocol):

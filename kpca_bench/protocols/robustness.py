@@ -114,21 +114,27 @@ def _ambient_dim(options: Options, dataset_dim: int) -> int:
 
 def describe(data: DatasetConfig, options: Options) -> str:
     ambient = options.ambient_dim if options.ambient_dim is not None else "d"
-    return (f"{data.train_inliers} clean points per trial, embedded in R^{ambient}; fractions "
-            f"{', '.join(f'{r:g}' for r in options.corruption)} of them corrupted by noise of "
-            f"{options.noise_scale:g} x their RMS radius")
+    return (
+        f"{data.train_inliers} clean points per trial, embedded in R^{ambient}; fractions "
+        f"{', '.join(f'{r:g}' for r in options.corruption)} of them corrupted by noise of "
+        f"{options.noise_scale:g} x their RMS radius"
+    )
 
 
 def check_robustness(dataset: Dataset, data: DatasetConfig, options: Options) -> None:
     """Fail before any work on an embedding below the data's dimension or a sample larger than the data."""
     problems = []
     if options.ambient_dim is not None and options.ambient_dim < dataset.X.shape[1]:
-        problems.append(f"protocol.ambient_dim: must be an integer >= the dataset's {dataset.X.shape[1]} "
-                        f"columns, got {options.ambient_dim!r}")
+        problems.append(
+            f"protocol.ambient_dim: must be an integer >= the dataset's {dataset.X.shape[1]} "
+            f"columns, got {options.ambient_dim!r}"
+        )
     available = len(_clean_rows(dataset, data))
     if data.train_inliers > available:
-        problems.append(f"dataset.train_inliers: dataset {dataset.name} has {available} rows to draw from, "
-                        f"fewer than {data.train_inliers}")
+        problems.append(
+            f"dataset.train_inliers: dataset {dataset.name} has {available} rows to draw from, "
+            f"fewer than {data.train_inliers}"
+        )
     if problems:
         raise ConfigError("\n".join(problems))
 
@@ -189,8 +195,14 @@ def evaluate_robustness(method: Method, split: CorruptionSplit, options: Options
         model = clone(method.estimator).fit(split.corrupted(fraction))
         fit_time += time.perf_counter() - start
         explained.append(explained_variation(model, split.X_train))
-    return {"fit_time": fit_time, "corruption": list(options.corruption), "explained_variation": explained,
-            **fitted_attributes(model), "n_train": int(split.X_train.shape[0]), "status": "ok"}
+    return {
+        "fit_time": fit_time,
+        "corruption": list(options.corruption),
+        "explained_variation": explained,
+        **fitted_attributes(model),
+        "n_train": int(split.X_train.shape[0]),
+        "status": "ok",
+    }
 
 
 class Robustness(Protocol):

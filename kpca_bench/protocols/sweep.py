@@ -54,8 +54,14 @@ from sklearn.metrics import average_precision_score
 from kpca_bench.devices import to_numpy
 from kpca_bench.methods.baselines import KernelOneClassSVM
 from kpca_bench.methods.kpca import KernelPCA
-from kpca_bench.protocols.base import (DEFAULT_SCORE, NON_FINITE_SCORES, Method, MethodConfig, ThresholdConfig,
-                                      constant_scores)
+from kpca_bench.protocols.base import (
+    DEFAULT_SCORE,
+    NON_FINITE_SCORES,
+    Method,
+    MethodConfig,
+    ThresholdConfig,
+    constant_scores,
+)
 from kpca_bench.protocols.novelty import Novelty, Split, fitted_attributes, split_sizes
 from kpca_bench.validation import Problems, declared, is_number
 
@@ -79,14 +85,20 @@ class Options:
     """``nu``: the one-class SVM's values swept inside a cell; the readings of the module docstring."""
 
     nu: tuple[float, ...] = declared(DEFAULT_NU, doc="the one-class SVM's nu values swept inside a cell")
-    p_range: str = declared("rank", choices=P_RANGES, doc="the subspace dimensions p: up to the kernel's numerical "
-                                                          "rank, or every positive eigenvalue")
+    p_range: str = declared(
+        "rank",
+        choices=P_RANGES,
+        doc="the subspace dimensions p: up to the kernel's numerical rank, or every positive eigenvalue",
+    )
     re_norm: str = declared("centred", choices=RE_NORMS, doc="the norm in the reconstruction error (eq. 10)")
-    ocsvm_auroc: str = declared("scores", choices=OCSVM_AUROCS,
-                                doc="rank test points by the one-class SVM's decision values or predictions")
-    statistics: str = declared("settings", choices=STATISTICS_OVER,
-                               doc="the AUROCs the tables summarise: of every setting, or each kernel "
-                                   "parameter's best (report only)")
+    ocsvm_auroc: str = declared(
+        "scores", choices=OCSVM_AUROCS, doc="rank test points by the one-class SVM's decision values or predictions"
+    )
+    statistics: str = declared(
+        "settings",
+        choices=STATISTICS_OVER,
+        doc="the AUROCs the tables summarise: of every setting, or each kernel parameter's best (report only)",
+    )
 
 
 def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> Options:
@@ -135,16 +147,25 @@ def check_methods(options: Options, methods: tuple[MethodConfig, ...], problems:
         spec = method.spec()
         swept = "n_components" if spec.subspace else "nu"
         if spec.subspace and not issubclass(spec.estimator, KernelPCA):
-            problems.add(f"methods[{index}].name", f"{method.name} has no nested components; the sweep over p needs "
-                                            "exact kernel PCA (kpca)")
+            problems.add(
+                f"methods[{index}].name",
+                f"{method.name} has no nested components; the sweep over p needs exact kernel PCA (kpca)",
+            )
         elif spec.subspace and method.score not in (None, *SCORES_BY_P):
-            problems.add(f"methods[{index}].score", f"{method.score!r} cannot be swept over p; accepted: "
-                                             f"{', '.join(SCORES_BY_P)}")
+            problems.add(
+                f"methods[{index}].score",
+                f"{method.score!r} cannot be swept over p; accepted: {', '.join(SCORES_BY_P)}",
+            )
         elif not spec.subspace and not issubclass(spec.estimator, KernelOneClassSVM):
-            problems.add(f"methods[{index}].name", f"the sweep knows the model parameter of kpca (n_components) and of "
-                                            f"ocsvm_kernel (nu), not of {method.name}")
+            problems.add(
+                f"methods[{index}].name",
+                f"the sweep knows the model parameter of kpca (n_components) and of "
+                f"ocsvm_kernel (nu), not of {method.name}",
+            )
         if swept in method.params or swept in method.grid:
-            problems.add(f"methods[{index}]", f"{swept} is swept by the protocol novelty_sweep; remove it from params/grid")
+            problems.add(
+                f"methods[{index}]", f"{swept} is swept by the protocol novelty_sweep; remove it from params/grid"
+            )
 
 
 def _component_sweep(method: Method, split: Split, options: Options) -> tuple[dict, np.ndarray]:
@@ -164,14 +185,21 @@ def _component_sweep(method: Method, split: Split, options: Options) -> tuple[di
     rank = int(np.count_nonzero(variances > 0))
     projection = model.project(split.X_test)
     sq_norms = model.kernel_.diag(split.X_test) if options.re_norm == "uncentred" else projection.sq_norms
-    by_p = SCORES_BY_P[method.score or DEFAULT_SCORE](to_numpy(projection.scores)[:, :rank],
-                                                               to_numpy(sq_norms), variances[:rank])
-    info = {"fit_time": fitted - start, "score_time": time.perf_counter() - fitted, "model_param": "n_components",
-            **fitted_attributes(model)}
+    by_p = SCORES_BY_P[method.score or DEFAULT_SCORE](
+        to_numpy(projection.scores)[:, :rank], to_numpy(sq_norms), variances[:rank]
+    )
+    info = {
+        "fit_time": fitted - start,
+        "score_time": time.perf_counter() - fitted,
+        "model_param": "n_components",
+        **fitted_attributes(model),
+    }
     return info, by_p
 
 
-def _nu_sweep(method: Method, split: Split, nus: tuple[float, ...], auroc_from: str = "scores") -> tuple[dict, np.ndarray]:
+def _nu_sweep(
+    method: Method, split: Split, nus: tuple[float, ...], auroc_from: str = "scores"
+) -> tuple[dict, np.ndarray]:
     """One fit per ``nu`` on kernels built once; outlier scores, one column per ``nu``.
 
     ``auroc_from="scores"``: minus ``score_samples``; ``"predictions"``: 1 where the
@@ -194,8 +222,9 @@ def _nu_sweep(method: Method, split: Split, nus: tuple[float, ...], auroc_from: 
             # score_samples = sum_i dual_coef_i k(x, sv_i); computed from the public fitted attributes
             # because the estimator's own method re-validates K_test on each of the ~100 calls.
             similarity = K_test[:, svm.support_] @ svm.dual_coef_[0]
-            columns.append((similarity + svm.intercept_[0] <= 0).astype(float) if auroc_from == "predictions"
-                           else -similarity)
+            columns.append(
+                (similarity + svm.intercept_[0] <= 0).astype(float) if auroc_from == "predictions" else -similarity
+            )
             fit_time += fitted - start
             score_time += time.perf_counter() - fitted
     info = {"fit_time": fit_time, "score_time": score_time, "model_param": "nu", **fitted_attributes(model)}
@@ -219,10 +248,16 @@ def evaluate_sweep(method: Method, split: Split, options: Options) -> dict:
         return {**info, **NON_FINITE_SCORES}
     auroc = auroc_columns(split.is_outlier, scores)
     best = int(np.argmax(auroc))
-    return {**info, "auroc": float(auroc[best]),
-            "auprc": float(average_precision_score(split.is_outlier, scores[:, best])), "best_model_param": best + 1 if info["model_param"] == "n_components"
-            else options.nu[best], "n_model_params": len(auroc),
-            "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(), "status": "ok", **constant_scores(scores)}
+    return {
+        **info,
+        "auroc": float(auroc[best]),
+        "auprc": float(average_precision_score(split.is_outlier, scores[:, best])),
+        "best_model_param": best + 1 if info["model_param"] == "n_components" else options.nu[best],
+        "n_model_params": len(auroc),
+        "auroc_by_model_param": np.round(auroc, AUROC_DECIMALS).tolist(),
+        "status": "ok",
+        **constant_scores(scores),
+    }
 
 
 class NoveltySweep(Novelty):

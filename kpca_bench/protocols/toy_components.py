@@ -75,8 +75,7 @@ class Split:
 def check_toy(dataset: Dataset, data: DatasetConfig, options: Options) -> None:
     """The sample is 2-D."""
     if dataset.X.shape[1] != 2:
-        raise ConfigError(f"dataset.name: {dataset.name} has {dataset.X.shape[1]} features; the contour figure "
-                          "needs 2")
+        raise ConfigError(f"dataset.name: {dataset.name} has {dataset.X.shape[1]} features; the contour figure needs 2")
 
 
 def describe(data: DatasetConfig, options: Options) -> str:
@@ -98,9 +97,17 @@ def evaluate_toy(method: Method, split: Split, options: Options) -> dict:
     A = to_numpy(model.dual_coef_)
     K = to_numpy(model.centering_.center_train(model.kernel_(model.X_fit_)))
     variance = np.einsum("ij,ij->j", K @ A, K @ A) / np.trace(K)
-    return {"fit_time": fit_time, "gamma": float(model.gamma_), "sparsity": sparsity_percent(A),
-            "sample_sparsity": float(np.mean(~A.any(axis=1))), "nonzero": np.count_nonzero(A, axis=0).tolist(),
-            "variance_share": variance.tolist(), "dual_coef": A.tolist(), "n_train": int(A.shape[0]), "status": "ok"}
+    return {
+        "fit_time": fit_time,
+        "gamma": float(model.gamma_),
+        "sparsity": sparsity_percent(A),
+        "sample_sparsity": float(np.mean(~A.any(axis=1))),
+        "nonzero": np.count_nonzero(A, axis=0).tolist(),
+        "variance_share": variance.tolist(),
+        "dual_coef": A.tolist(),
+        "n_train": int(A.shape[0]),
+        "status": "ok",
+    }
 
 
 class ToyComponents(Protocol):

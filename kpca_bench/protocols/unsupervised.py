@@ -65,8 +65,9 @@ def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> 
             size = ALL
         sizes[key] = size
     columns = raw.get("features")
-    if columns is not None and (not isinstance(columns, list) or not columns
-                                or not all(is_integer(c) and c >= 0 for c in columns)):
+    if columns is not None and (
+        not isinstance(columns, list) or not columns or not all(is_integer(c) and c >= 0 for c in columns)
+    ):
         problems.add("features", f"must be a non-empty list of column indices (0, 1, ...), got {columns!r}")
         columns = None
     return Options(**sizes, features=tuple(columns) if columns is not None else None, threshold=threshold)
@@ -80,24 +81,32 @@ def train_rows(data: DatasetConfig, options: Options) -> int | None:
 
 
 def describe(data: DatasetConfig, options: Options) -> str:
-    return (f"fit and score one contaminated sample, no labels used in fitting: {options.n_inliers} inliers "
-            f"{list(data.inliers)} + {options.n_outliers} outliers {list(data.outliers)}"
-            + (f"; features {list(options.features)}" if options.features is not None else ""))
+    return (
+        f"fit and score one contaminated sample, no labels used in fitting: {options.n_inliers} inliers "
+        f"{list(data.inliers)} + {options.n_outliers} outliers {list(data.outliers)}"
+        + (f"; features {list(options.features)}" if options.features is not None else "")
+    )
 
 
 def check_unsupervised(dataset: Dataset, data: DatasetConfig, options: Options) -> None:
     """Fail before any work if the classes cannot supply the sample or a feature column does not exist."""
     problems = []
-    available = {"n_inliers": len(class_indices(dataset, data.inliers, "inliers")),
-                 "n_outliers": len(class_indices(dataset, data.outliers, "outliers"))}
+    available = {
+        "n_inliers": len(class_indices(dataset, data.inliers, "inliers")),
+        "n_outliers": len(class_indices(dataset, data.outliers, "outliers")),
+    }
     for key, size in (("n_inliers", options.n_inliers), ("n_outliers", options.n_outliers)):
         if size != ALL and size > available[key]:
-            problems.append(f"protocol.{key}: dataset {dataset.name} has {available[key]} "
-                            f"{key.removeprefix('n_')}, fewer than {size}; lower it or use {ALL!r}")
+            problems.append(
+                f"protocol.{key}: dataset {dataset.name} has {available[key]} "
+                f"{key.removeprefix('n_')}, fewer than {size}; lower it or use {ALL!r}"
+            )
     n_features = dataset.X.shape[1]
     if options.features is not None and max(options.features) >= n_features:
-        problems.append(f"protocol.features: column {max(options.features)} does not exist; dataset {dataset.name} "
-                        f"has columns 0 .. {n_features - 1}")
+        problems.append(
+            f"protocol.features: column {max(options.features)} does not exist; dataset {dataset.name} "
+            f"has columns 0 .. {n_features - 1}"
+        )
     if problems:
         raise ConfigError("\n".join(problems))
 
@@ -141,10 +150,17 @@ def evaluate_unsupervised(method: Method, split: Split, options: Options) -> dic
     detector = method.fitted_detector(split.X_train)
     fitted = time.perf_counter()
     scores = fitted_sample_scores(detector, split.X_train)
-    return with_flags({"fit_time": fitted - start, "score_time": time.perf_counter() - fitted,
-                       "n_features": int(split.X_train.shape[1]), **fitted_attributes(detector), **split_sizes(split),
-                       **detection_record(options.threshold, scores, scores, split.is_outlier)},
-                      empty_model(detector))
+    return with_flags(
+        {
+            "fit_time": fitted - start,
+            "score_time": time.perf_counter() - fitted,
+            "n_features": int(split.X_train.shape[1]),
+            **fitted_attributes(detector),
+            **split_sizes(split),
+            **detection_record(options.threshold, scores, scores, split.is_outlier),
+        },
+        empty_model(detector),
+    )
 
 
 class Unsupervised(Protocol):

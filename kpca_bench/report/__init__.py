@@ -11,8 +11,18 @@ import pandas as pd
 from kpca_bench.datasets import Provenance
 from kpca_bench.report import classification, components, robustness, sweep
 from kpca_bench.report.plots import f1_box_plot, roc_plot, run_title, sparsity_plot
-from kpca_bench.report.tables import (csv_text, f1_cut_lines, failure_lines, figure_marks, incomplete_note, run_facts,
-                                     TRIAL_COLUMNS, summary_frame, summary_markdown, trials_frame)
+from kpca_bench.report.tables import (
+    csv_text,
+    f1_cut_lines,
+    failure_lines,
+    figure_marks,
+    incomplete_note,
+    run_facts,
+    TRIAL_COLUMNS,
+    summary_frame,
+    summary_markdown,
+    trials_frame,
+)
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.runner import RunOutcome, first_error_kept
 from kpca_bench.experiment.planning import planned_trials
@@ -99,8 +109,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     ok = [r for r in records if r["status"] == "ok"]
     single = [label for label in _single_setting_labels(config) if any(r["method"] == label for r in ok)]
     if "box" in config.output.figures and single:
-        f1_box_plot(trials, single, title=figure_title, threshold=threshold, path=directory / "f1_box.png",
-                    marks=marks)
+        f1_box_plot(trials, single, title=figure_title, threshold=threshold, path=directory / "f1_box.png", marks=marks)
         figures.append("f1_box.png")
     if "roc" in config.output.figures and single:
         roc = {m: np.array([r["roc_tpr"] for r in ok if r["method"] == m]) for m in single}
@@ -111,19 +120,41 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     sweeps = _sparsity_sweeps(config)
     if "sparsity" in config.output.figures and sweeps:
         stats = summary.set_index("method")
-        curves = {entry: stats.loc[[s for s in labels if s in stats.index], ["sparsity_mean", "f1_mean"]]
-                  .rename(columns={"sparsity_mean": "sparsity", "f1_mean": "f1"}) for entry, labels in sweeps.items()}
-        references = {m: stats.loc[m, "f1_mean"] for m in single
-                      if m in stats.index and stats.loc[m].get("sparsity_mean") == 100.0}
-        sparsity_plot(curves, references, title=figure_title, threshold=threshold,
-                      path=directory / "f1_vs_sparsity.png", trials=trials, marks=marks)
+        curves = {
+            entry: stats.loc[[s for s in labels if s in stats.index], ["sparsity_mean", "f1_mean"]].rename(
+                columns={"sparsity_mean": "sparsity", "f1_mean": "f1"}
+            )
+            for entry, labels in sweeps.items()
+        }
+        references = {
+            m: stats.loc[m, "f1_mean"]
+            for m in single
+            if m in stats.index and stats.loc[m].get("sparsity_mean") == 100.0
+        }
+        sparsity_plot(
+            curves,
+            references,
+            title=figure_title,
+            threshold=threshold,
+            path=directory / "f1_vs_sparsity.png",
+            trials=trials,
+            marks=marks,
+        )
         figures.append("f1_vs_sparsity.png")
     write_atomic(directory / "trials.csv", csv_text(trials))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
-    write_atomic(directory / "summary.md", summary_markdown(summary, title=title,
-                                                            facts=_facts(config, provenance, trials), figures=figures,
-                                                            failures=failure_lines(trials), threshold=threshold,
-                                                            f1_notes=f1_cut_lines(records, order)))
+    write_atomic(
+        directory / "summary.md",
+        summary_markdown(
+            summary,
+            title=title,
+            facts=_facts(config, provenance, trials),
+            figures=figures,
+            failures=failure_lines(trials),
+            threshold=threshold,
+            f1_notes=f1_cut_lines(records, order),
+        ),
+    )
     return Tables(trials, summary)
 
 
@@ -163,18 +194,29 @@ def write_outcome_report(config: Config, outcome: RunOutcome, html: bool = True)
     with first_error_kept(outcome.stopped_by is not None):
         for member in outcome.members:
             if member.provenance is not None:
-                per_member[member.label] = write_tables(member.config, member.records, member.directory,
-                                                        member.provenance)
+                per_member[member.label] = write_tables(
+                    member.config, member.records, member.directory, member.provenance
+                )
         if outcome.is_suite and outcome.members:
-            suite = write_suite_report(config, {m.label: m.records for m in outcome.members}, outcome.skipped,
-                                       outcome.directory)
+            suite = write_suite_report(
+                config, {m.label: m.records for m in outcome.members}, outcome.skipped, outcome.directory
+            )
         if html and (outcome.directory / SUMMARY_FILE).is_file():
             write_run_html(outcome.directory, config)
     if not outcome.is_suite:
         return per_member.get(config.name, Tables(pd.DataFrame(), pd.DataFrame()))
-    trials = pd.concat([tables.trials.assign(dataset=label) for label, tables in per_member.items()],
-                       ignore_index=True) if per_member else pd.DataFrame()
+    trials = (
+        pd.concat([tables.trials.assign(dataset=label) for label, tables in per_member.items()], ignore_index=True)
+        if per_member
+        else pd.DataFrame()
+    )
     if suite is None:
         return Tables(trials, pd.DataFrame())
-    return Tables(trials, suite.summary, datasets=suite.datasets, ranks=suite.ranks, statistics=suite.statistics,
-                  verdict=suite.verdict)
+    return Tables(
+        trials,
+        suite.summary,
+        datasets=suite.datasets,
+        ranks=suite.ranks,
+        statistics=suite.statistics,
+        verdict=suite.verdict,
+    )

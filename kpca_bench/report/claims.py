@@ -8,15 +8,15 @@ as ``auroc_q25``), never by running a cell. A case's outcome is one of :data:`OU
 
 * ``beats``: the two methods' values are paired by trial (the same split) and compared with the two-sided
   Wilcoxon signed-rank test (:func:`scipy.stats.wilcoxon`), the test Demšar (2006, JMLR 7) recommends for
-  two methods; p < :data:`ALPHA` with the method ahead on the mean paired difference: ``holds``, with the method
+  two methods; p < :data:`~kpca_bench.report.claim_outcomes.ALPHA` with the method ahead on the mean paired difference: ``holds``, with the method
   behind: ``fails``; otherwise ``tie`` (the tie rule: the trials do not separate them); ``not testable`` with
-  fewer than six pairs (no p can reach :data:`ALPHA`), ``not run`` with none. Where the two sides come from
+  fewer than six pairs (no p can reach :data:`~kpca_bench.report.claim_outcomes.ALPHA`), ``not run`` with none. Where the two sides come from
   different runs (whose trial numbers are not the same splits) they are compared unpaired instead, with the
   two-sided Mann-Whitney U test (:func:`scipy.stats.mannwhitneyu`), ``not testable`` where the two samples are
-  too small for any p to reach :data:`ALPHA`;
+  too small for any p to reach :data:`~kpca_bench.report.claim_outcomes.ALPHA`;
 * ``steadier``: the method's values vary less over the trials than the other's: the Brown-Forsythe test of equal
   spread (:func:`scipy.stats.levene`, deviations from the median; Brown & Forsythe 1974, JASA 69) with
-  p < :data:`ALPHA` and the method's standard deviation the smaller: ``holds``, the larger: ``fails``; otherwise
+  p < :data:`~kpca_bench.report.claim_outcomes.ALPHA` and the method's standard deviation the smaller: ``holds``, the larger: ``fails``; otherwise
   ``tie`` (``not testable`` with fewer than two trials on a side or no p);
 * ``close``: the means over the trials differ by at most the comparison's ``margin``: ``holds``, else ``fails``;
 * ``faster``: the other method's mean time is at least ``factor`` times the method's: ``holds``, else ``fails``.
@@ -38,42 +38,40 @@ the case names both runs). A claim without a rule keeps its verdict by hand and 
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from scipy.stats import levene, mannwhitneyu, wilcoxon
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import write_atomic
+from kpca_bench.report.claim_outcomes import NOT_TESTABLE, number_text, case_outcome, most_outcome, side
 from kpca_bench.report.rebuild import trials_file
 from kpca_bench.report.findings import CLAIMS_FILE, VERDICTS, Claim, Comparison, load_claims
 from kpca_bench.report.reference import reference_folder
 from kpca_bench.report.reproductions import Analysis, Reproduction, load_reproduction
-from kpca_bench.report.statistics import smallest_wilcoxon_p
 from kpca_bench.report.sweep import METRICS as SWEEP_METRICS
 from kpca_bench.report.tables import degenerate_reasons, markdown_table
 
-ALPHA = 0.05
-NOT_TESTABLE = "not testable"
 DEGENERATE = "against a degenerate model"
 OUTCOMES = ("holds", "tie", NOT_TESTABLE, DEGENERATE, "fails", "not run")
-TIE_RULE = ("A claim's verdict is computed from the runs' stored trials: *A beats B* holds where the two-sided "
-            "Wilcoxon signed-rank test over the trials, paired by split, gives p < 0.05 with A ahead (Demšar 2006, "
-            "JMLR 7; sides from different runs unpaired, with the Mann-Whitney U test), and is a **tie** where it "
-            "does not separate them, **not testable** where too few trials allow no p < 0.05 (fewer than six "
-            "pairs; a single split); *A is steadier than B* likewise with the Brown-Forsythe test of equal spread "
-            "over the trials; *close* holds where the means differ by at most the claim's margin, *faster* where "
-            "the time ratio reaches the claim's factor (each with its basis). A case against a model its run flags "
-            "degenerate is no win. A claim's cases are combined per dataset (it holds if all its cases hold), then: "
-            "*holds* on every dataset; *partly*: on some; *fails*: on none, and contradicted on some; "
-            "**not shown**: on none, and contradicted on none (the records do not separate the methods). "
-            "*not run*: the records are missing.")
+TIE_RULE = (
+    "A claim's verdict is computed from the runs' stored trials: *A beats B* holds where the two-sided "
+    "Wilcoxon signed-rank test over the trials, paired by split, gives p < 0.05 with A ahead (Demšar 2006, "
+    "JMLR 7; sides from different runs unpaired, with the Mann-Whitney U test), and is a **tie** where it "
+    "does not separate them, **not testable** where too few trials allow no p < 0.05 (fewer than six "
+    "pairs; a single split); *A is steadier than B* likewise with the Brown-Forsythe test of equal spread "
+    "over the trials; *close* holds where the means differ by at most the claim's margin, *faster* where "
+    "the time ratio reaches the claim's factor (each with its basis). A case against a model its run flags "
+    "degenerate is no win. A claim's cases are combined per dataset (it holds if all its cases hold), then: "
+    "*holds* on every dataset; *partly*: on some; *fails*: on none, and contradicted on some; "
+    "**not shown**: on none, and contradicted on none (the records do not separate the methods). "
+    "*not run*: the records are missing."
+)
 START, END = "<!-- claims:generated:start -->", "<!-- claims:generated:end -->"
 
 
@@ -166,14 +164,7 @@ class Case:
         return f"{self.config} ({self.setting})" if self.setting else self.config
 
 
-def side(label: str, config: str) -> tuple[str, str]:
-    """The method label and config stem ``label`` names in a case on ``config`` (``label@config`` names another)."""
-    name, at, other = label.rpartition("@")
-    return (name, other) if at else (label, config)
-
-
-def _values(folders: Mapping[str, Path], stem: str, label: str, metric: str,
-            setting: Mapping = {}) -> pd.Series | str:
+def _values(folders: Mapping[str, Path], stem: str, label: str, metric: str, setting: Mapping = {}) -> pd.Series | str:
     """The ``metric`` values of method ``label`` in the run of ``stem`` (at ``setting``), by trial; or why there
     are none."""
     folder = folders.get(stem)
@@ -204,120 +195,14 @@ def constant_reason(folder: Path, entry: str, statistic: str) -> str:
         return ""
     rows = sweep[(sweep["entry"] == entry) & (sweep["statistic"] == statistic)]
     flagged = int(rows["constant_only"].astype(str).eq("True").sum())
-    return (f"constant scores: its {statistic} comes from cells whose every model parameter gave constant scores "
-            f"alone in {flagged} of {len(rows)} trials") if flagged else ""
-
-
-def _number(value: float) -> str:
-    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
-
-
-def _smallest_p_unpaired(n: int, m: int) -> float:
-    """The smallest two-sided p the exact Mann-Whitney U test can give over samples of ``n`` and ``m``: no overlap."""
-    return 2 / math.comb(n + m, n)
-
-
-def paired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str, str]:
-    """``beats``: the outcome of the paired Wilcoxon signed-rank test over the trials both have, and its detail:
-    ``not run`` where they have no trial in common, ``not testable`` where there are too few pairs for any p to
-    reach :data:`ALPHA` (fewer than six)."""
-    paired = pd.concat([ours, theirs], axis=1, join="inner").dropna()
-    if paired.empty:
-        return "not run", "no trial in common"
-    if smallest_wilcoxon_p(len(paired)) >= ALPHA:
-        return NOT_TESTABLE, f"{len(paired)} paired trials: too few for the Wilcoxon test to reach p < {ALPHA:g}"
-    ahead = (paired.iloc[:, 0] - paired.iloc[:, 1]) * (1 if better == "higher" else -1)
-    if not (ahead != 0).any():
-        return "tie", f"{len(paired)} paired trials, all equal"
-    p = float(wilcoxon(ahead).pvalue)
-    detail = f"{len(paired)} paired trials, Wilcoxon p = {p:.3g}"
-    if p >= ALPHA:
-        return "tie", detail
-    return ("holds" if ahead.mean() > 0 else "fails"), detail
-
-
-def unpaired_outcome(ours: pd.Series, theirs: pd.Series, better: str) -> tuple[str, str]:
-    """``beats`` where the two sides come from different runs (whose trials are not the same splits): the
-    two-sided Mann-Whitney U test of the two samples, unpaired; ``not testable`` where the samples are too small
-    for any p to reach :data:`ALPHA`."""
-    n, m = len(ours), len(theirs)
-    if _smallest_p_unpaired(n, m) >= ALPHA:
-        return NOT_TESTABLE, f"{n} and {m} trials from different runs, unpaired: too few for the Mann-Whitney U " \
-                             f"test to reach p < {ALPHA:g}"
-    test = mannwhitneyu(ours, theirs, alternative="two-sided")
-    p = float(test.pvalue)
-    detail = f"{n} and {m} trials from different runs, unpaired, Mann-Whitney U p = {p:.3g}"
-    # U counts the pairs (one value of each side) where ours is the larger: above n m / 2, ours tends higher
-    ahead = (float(test.statistic) - n * m / 2) * (1 if better == "higher" else -1)
-    if p != p or p >= ALPHA or ahead == 0:
-        return "tie", detail
-    return ("holds" if ahead > 0 else "fails"), detail
-
-
-def _constant(values: pd.Series) -> bool:
-    """Whether ``values`` do not vary beyond rounding."""
-    return bool(values.std() <= 1e-12 * max(1.0, float(values.abs().max())))
-
-
-def spread_outcome(ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
-    """``steadier``: the outcome of the Brown-Forsythe test of equal spread over the trials, and its detail;
-    ``not testable`` with fewer than two trials on a side or no p."""
-    if min(len(ours), len(theirs)) < 2:
-        return NOT_TESTABLE, f"{len(ours)} and {len(theirs)} trials: a spread needs two on each side"
-    if _constant(ours) and _constant(theirs):
-        return "tie", "no spread in either"
-    p = float(levene(ours, theirs, center="median").pvalue)
-    detail = f"std {ours.std():.3f} vs {theirs.std():.3f} over {len(ours)} and {len(theirs)} trials, " \
-             f"Brown-Forsythe p = {p:.3g}"
-    if p != p:
-        return NOT_TESTABLE, detail
-    if p >= ALPHA:
-        return "tie", detail
-    return ("holds" if ours.std() < theirs.std() else "fails"), detail
-
-
-def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) -> tuple[str, str]:
-    """``close`` / ``faster``: the outcome of the means' difference or ratio against the comparison's bound."""
-    trials = f"{len(ours)} and {len(theirs)} trials"
-    if comparison.kind == "close":
-        gap = abs(ours.mean() - theirs.mean())
-        return ("holds" if gap <= comparison.margin else "fails"), f"{trials}, |difference| {gap:.3f}, margin " \
-                                                                  f"{comparison.margin:g}"
-    ratio = theirs.mean() / ours.mean()
-    return ("holds" if ratio >= comparison.factor else "fails"), f"{trials}, time ratio {ratio:.2f}, needs " \
-                                                                 f"{comparison.factor:g}"
-
-
-def not_worse_outcome(ours: pd.Series, theirs: pd.Series, better: str, paired: bool = True) -> tuple[str, str]:
-    """``not_worse`` (a paper's "competitive"): ``beats``'s test the other way round: ``fails`` where the other is
-    ahead with p < :data:`ALPHA`, ``holds`` where it is not (the method ahead, or the trials do not separate them)."""
-    outcome, detail = (paired_outcome if paired else unpaired_outcome)(ours, theirs, better)
-    return ("holds" if outcome == "tie" else outcome), detail
-
-
-def bound_value_outcome(comparison: Comparison, ours: pd.Series) -> tuple[str, str]:
-    """``bound``: ``holds`` where every trial's value is beyond the comparison's ``bound`` (below it for
-    ``better: lower``, above it for ``higher``), else ``fails``, with the trials beyond it counted."""
-    beyond = ours < comparison.bound if comparison.better == "lower" else ours > comparison.bound
-    sign, extreme = ("<", ours.max()) if comparison.better == "lower" else (">", ours.min())
-    detail = (f"{int(beyond.sum())} of {len(ours)} trials {sign} {comparison.bound:g} "
-              f"({'largest' if sign == '<' else 'smallest'} {_number(float(extreme))})")
-    return ("holds" if beyond.all() else "fails"), detail
-
-
-def case_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series,
-                 paired: bool = True) -> tuple[str, str]:
-    """The outcome of ``comparison`` on the two methods' values by trial, and the test or bound behind it;
-    ``paired``: whether both sides come from the same run (their trials the same splits)."""
-    if comparison.kind == "beats":
-        return (paired_outcome if paired else unpaired_outcome)(ours, theirs, comparison.better)
-    if comparison.kind == "not_worse":
-        return not_worse_outcome(ours, theirs, comparison.better, paired)
-    if comparison.kind == "steadier":
-        return spread_outcome(ours, theirs)
-    if comparison.kind == "bound":
-        return bound_value_outcome(comparison, ours)
-    return bound_outcome(comparison, ours, theirs)
+    return (
+        (
+            f"constant scores: its {statistic} comes from cells whose every model parameter gave constant scores "
+            f"alone in {flagged} of {len(rows)} trials"
+        )
+        if flagged
+        else ""
+    )
 
 
 def kernel_table(folder: Path | None, label: str, metric: str) -> tuple[pd.DataFrame, pd.DataFrame] | str:
@@ -337,43 +222,35 @@ def kernel_table(folder: Path | None, label: str, metric: str) -> tuple[pd.DataF
     return values, rows.pivot_table(index="trial", columns=swept[0], values="constant", aggfunc="max").astype(bool)
 
 
-def most_outcome(ours: pd.DataFrame, theirs: pd.DataFrame, constant: pd.DataFrame, better: str) -> tuple[str, str]:
-    """``most``: per trial, the share of kernel parameter values at which the method is ahead of the other, leaving
-    out the values where the other's cell has constant scores (no win over a model that ranks nothing):
-    ``holds`` where it is ahead at more than half of them in every trial, ``fails`` where at no more than half in
-    every trial, else ``tie`` (the trials disagree)."""
-    ahead = (ours - theirs) * (1 if better == "higher" else -1) > 0
-    compared = ours.notna() & theirs.notna() & ~constant.reindex_like(theirs).fillna(False).astype(bool)
-    shares = (ahead & compared).sum(axis=1) / compared.sum(axis=1)
-    shares = shares[compared.sum(axis=1) > 0]
-    if shares.empty:
-        return "not run", "no kernel parameter value with both sides"
-    left_out = int((ours.notna() & theirs.notna()).sum(axis=1).max() - compared.sum(axis=1).min())
-    detail = (f"ahead at {shares.min():.0%}-{shares.max():.0%} of {int(compared.sum(axis=1).max())} kernel parameter "
-              f"values in {len(shares)} trials" + (f" (up to {left_out} beside a constant-score cell left out)"
-                                                    if left_out else ""))
-    if (shares > 0.5).all():
-        return "holds", detail
-    return ("fails" if (shares <= 0.5).all() else "tie"), detail
-
-
 def evaluate_most(comparison: Comparison, config: str, other: str, folders: Mapping[str, Path]) -> Case:
     """One ``most`` case: the method against ``other`` at each kernel parameter value of ``config``'s sweep."""
     (label, ours_config), (other_label, theirs_config) = side(comparison.method, config), side(other, config)
     ours = kernel_table(folders.get(ours_config), label, comparison.metric)
     theirs = kernel_table(folders.get(theirs_config), other_label, comparison.metric)
-    case = dict(config=config, method=label, other=other_label, metric=comparison.metric,
-                runs=(ours_config, theirs_config))
+    case = dict(
+        config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_config, theirs_config)
+    )
     missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
     outcome, detail = most_outcome(ours[0], theirs[0], theirs[1], comparison.better)
-    return Case(**case, outcome=outcome, detail=detail, ours=float(ours[0].stack().mean()),
-                theirs=float(theirs[0].stack().mean()))
+    return Case(
+        **case,
+        outcome=outcome,
+        detail=detail,
+        ours=float(ours[0].stack().mean()),
+        theirs=float(theirs[0].stack().mean()),
+    )
 
 
-def read_side(folders: Mapping[str, Path], config: str, label: str, metric: str,
-              readings: Mapping[str, str | None], setting: Mapping = {}) -> tuple[pd.Series | str, str]:
+def read_side(
+    folders: Mapping[str, Path],
+    config: str,
+    label: str,
+    metric: str,
+    readings: Mapping[str, str | None],
+    setting: Mapping = {},
+) -> tuple[pd.Series | str, str]:
     """The ``metric`` values of ``label`` on ``config`` (at ``setting``) under ``readings``, and the run they come
     from: the reading's variant run, or the headline's where the variant has no such method (a variant re-runs only
     the methods its reading concerns)."""
@@ -388,8 +265,14 @@ def read_side(folders: Mapping[str, Path], config: str, label: str, metric: str,
 BOUND = "bound"
 
 
-def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapping[str, Path],
-                  readings: Mapping[str, str | None], setting: Mapping = {}) -> Case:
+def evaluate_case(
+    comparison: Comparison,
+    config: str,
+    other: str,
+    folders: Mapping[str, Path],
+    readings: Mapping[str, str | None],
+    setting: Mapping = {},
+) -> Case:
     """One case of ``comparison``: its method against ``other`` on ``config`` (at ``setting``, for a metric stored
     per setting), each side read from the run of its config's reading (``readings``; the headline where it names
     none, :func:`read_side`); against the comparison's bound where ``other`` is :data:`BOUND`."""
@@ -398,35 +281,58 @@ def evaluate_case(comparison: Comparison, config: str, other: str, folders: Mapp
     (label, ours_config), (other_label, theirs_config) = side(comparison.method, config), side(other, config)
     ours, ours_run = read_side(folders, ours_config, label, comparison.metric, readings, setting)
     if other == BOUND:
-        theirs, theirs_run, other_label = (pd.Series([comparison.bound], dtype=float), ours_run,
-                                           f"bound {comparison.bound:g}")
+        theirs, theirs_run, other_label = (
+            pd.Series([comparison.bound], dtype=float),
+            ours_run,
+            f"bound {comparison.bound:g}",
+        )
     else:
-        theirs, theirs_run = read_side(folders, theirs_config, other_label, comparison.than_metric or comparison.metric,
-                                       readings, setting)
+        theirs, theirs_run = read_side(
+            folders, theirs_config, other_label, comparison.than_metric or comparison.metric, readings, setting
+        )
     missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
-    case = dict(config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_run, theirs_run),
-                setting=setting_text(setting))
+    case = dict(
+        config=config,
+        method=label,
+        other=other_label,
+        metric=comparison.metric,
+        runs=(ours_run, theirs_run),
+        setting=setting_text(setting),
+    )
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
     outcome, detail = case_outcome(comparison, ours, theirs, paired=ours_run == theirs_run)
-    flags = {name: degenerate_reason(folders, run, name, comparison.metric)
-             for name, run in ((label, ours_run), (other_label, theirs_run)) if other != BOUND or name == label}
+    flags = {
+        name: degenerate_reason(folders, run, name, comparison.metric)
+        for name, run in ((label, ours_run), (other_label, theirs_run))
+        if other != BOUND or name == label
+    }
     if flags.get(other_label) and outcome != "not run":
         # a win over a model that measures nothing of its method (no components, constant scores, ...) is no win
         outcome, detail = DEGENERATE, f"{detail}; {outcome} before the flag"
     degenerate = "; ".join(f"{name}: {reason}" for name, reason in flags.items() if reason)
-    return Case(**case, outcome=outcome, detail=detail, ours=float(ours.mean()), theirs=float(theirs.mean()),
-                degenerate=degenerate)
+    return Case(
+        **case,
+        outcome=outcome,
+        detail=detail,
+        ours=float(ours.mean()),
+        theirs=float(theirs.mean()),
+        degenerate=degenerate,
+    )
 
 
-def evaluate_rule(claim: Claim, folders: Mapping[str, Path],
-                  readings: Mapping[str, str | None] = {}) -> tuple[Case, ...]:
+def evaluate_rule(
+    claim: Claim, folders: Mapping[str, Path], readings: Mapping[str, str | None] = {}
+) -> tuple[Case, ...]:
     """Every case of ``claim``'s rule: per comparison, per config it names (per setting, for a metric stored per
     setting), per method it compares with (the bound, for ``bound``)."""
-    return tuple(evaluate_case(comparison, config, other, folders, readings, setting)
-                 for comparison in claim.rule for config in comparison.configs
-                 for setting in settings_of(folders.get(config), comparison.metric, comparison.settings)
-                 for other in (comparison.than or (BOUND,)))
+    return tuple(
+        evaluate_case(comparison, config, other, folders, readings, setting)
+        for comparison in claim.rule
+        for config in comparison.configs
+        for setting in settings_of(folders.get(config), comparison.metric, comparison.settings)
+        for other in (comparison.than or (BOUND,))
+    )
 
 
 NOT_SHOWN = "not shown"
@@ -467,11 +373,14 @@ def claim_verdict(cases: Sequence[Case]) -> str:
 def _tally(cases: Sequence[Case]) -> str:
     """``1 of 2 datasets hold; cases: 3 of 4 hold (1 tie)`` (``settings`` where the cases are per setting)."""
     datasets = list(dataset_outcomes(cases).values())
-    others = ", ".join(f"{sum(c.outcome == o for c in cases)} {o}" for o in OUTCOMES[1:]
-                       if any(c.outcome == o for c in cases))
+    others = ", ".join(
+        f"{sum(c.outcome == o for c in cases)} {o}" for o in OUTCOMES[1:] if any(c.outcome == o for c in cases)
+    )
     unit = "settings" if cases and all(case.setting for case in cases) else "datasets"
-    return (f"{datasets.count('holds')} of {len(datasets)} {unit} hold; cases: "
-            f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} hold" + (f" ({others})" if others else ""))
+    return (
+        f"{datasets.count('holds')} of {len(datasets)} {unit} hold; cases: "
+        f"{sum(c.outcome == 'holds' for c in cases)} of {len(cases)} hold" + (f" ({others})" if others else "")
+    )
 
 
 @dataclass(frozen=True)
@@ -523,8 +432,9 @@ class ClaimResult:
         return _tally(self.headline) if self.computed else f"by hand: {self.entry.verdict}"
 
 
-def evaluate_claims(claims: Sequence[Claim], folders: Mapping[str, Path],
-                    readings: Mapping[str, str | None] = {}) -> list[ClaimResult]:
+def evaluate_claims(
+    claims: Sequence[Claim], folders: Mapping[str, Path], readings: Mapping[str, str | None] = {}
+) -> list[ClaimResult]:
     """Each claim with its cases under the headline and, where ``readings`` names a variant for one of its
     configs, under that reading (the rules: the module docstring)."""
     results = []
@@ -533,8 +443,9 @@ def evaluate_claims(claims: Sequence[Claim], folders: Mapping[str, Path],
             results.append(ClaimResult(claim))
             continue
         read = any(readings.get(stem) for stem in claim.configs)
-        results.append(ClaimResult(claim, evaluate_rule(claim, folders),
-                                   evaluate_rule(claim, folders, readings) if read else ()))
+        results.append(
+            ClaimResult(claim, evaluate_rule(claim, folders), evaluate_rule(claim, folders, readings) if read else ())
+        )
     return results
 
 
@@ -552,13 +463,42 @@ def claims_frame(claims: Sequence[ClaimResult]) -> pd.DataFrame:
             rows.append({**base, "reading": "by hand", "verdict": result.holds, "detail": result.entry.verdict})
         for reading, cases in (("headline", result.headline), ("chosen", result.reading)):
             verdict = claim_verdict(cases)
-            rows += [{**base, "reading": reading, "verdict": verdict, "config": case.config, "method": case.method,
-                      "other": case.other, "metric": case.metric, "ours": case.ours, "theirs": case.theirs,
-                      "outcome": case.outcome, "detail": case.detail, "runs": " / ".join(case.runs),
-                      "degenerate": case.degenerate, "setting": case.setting}
-                     for case in cases]
-    columns = ["paper", "claim", "reading", "verdict", "config", "method", "other", "metric", "ours", "theirs",
-               "outcome", "detail", "runs", "degenerate", "setting"]
+            rows += [
+                {
+                    **base,
+                    "reading": reading,
+                    "verdict": verdict,
+                    "config": case.config,
+                    "method": case.method,
+                    "other": case.other,
+                    "metric": case.metric,
+                    "ours": case.ours,
+                    "theirs": case.theirs,
+                    "outcome": case.outcome,
+                    "detail": case.detail,
+                    "runs": " / ".join(case.runs),
+                    "degenerate": case.degenerate,
+                    "setting": case.setting,
+                }
+                for case in cases
+            ]
+    columns = [
+        "paper",
+        "claim",
+        "reading",
+        "verdict",
+        "config",
+        "method",
+        "other",
+        "metric",
+        "ours",
+        "theirs",
+        "outcome",
+        "detail",
+        "runs",
+        "degenerate",
+        "setting",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -595,9 +535,11 @@ def case_text(case: Case) -> str:
     if case.outcome == "not run":
         return f"`{case.config}`{runs}: {case.method} vs {case.other}: not run ({case.detail})"
     flagged = f"; degenerate model: {case.degenerate}" if case.degenerate else ""
-    theirs = "" if case.other.startswith(f"{BOUND} ") else f" {_number(case.theirs)}"
-    return (f"`{case.config}`{runs}: {case.method} {_number(case.ours)} vs {case.other}{theirs} "
-            f"({case.metric}; {case.detail}{flagged}): {case.outcome}")
+    theirs = "" if case.other.startswith(f"{BOUND} ") else f" {number_text(case.theirs)}"
+    return (
+        f"`{case.config}`{runs}: {case.method} {number_text(case.ours)} vs {case.other}{theirs} "
+        f"({case.metric}; {case.detail}{flagged}): {case.outcome}"
+    )
 
 
 def _verdict_cell(result: ClaimResult) -> str:
@@ -613,8 +555,11 @@ def _numbers_cell(result: ClaimResult) -> str:
         return result.entry.evidence
     cases = "; ".join(map(case_text, result.headline))
     changed = [case_text(case) for case, head in zip(result.reading, result.headline) if case.runs != head.runs]
-    return (cases + (f". Under the chosen readings: {'; '.join(changed)}" if changed else "")
-            + (f". {result.entry.evidence}" if result.entry.evidence else ""))
+    return (
+        cases
+        + (f". Under the chosen readings: {'; '.join(changed)}" if changed else "")
+        + (f". {result.entry.evidence}" if result.entry.evidence else "")
+    )
 
 
 def _link(analysis: str) -> str:
@@ -631,17 +576,38 @@ def claims_table(claims: Sequence[ClaimResult], link_prefix: str = "") -> str:
     ``link_prefix`` is prepended to the analyses' links (relative to the results root), for a table written
     into a file below it.
     """
-    rows = [map(_cell, (result.claim, result.entry.source, _verdict_cell(result), _numbers_cell(result),
-                        _link(link_prefix + result.analysis if result.analysis else ""))) for result in claims]
-    return "\n".join(markdown_table(["claim", "where the paper says it", "verdict", "the numbers behind it",
-                                      "analysis"], rows))
+    rows = [
+        map(
+            _cell,
+            (
+                result.claim,
+                result.entry.source,
+                _verdict_cell(result),
+                _numbers_cell(result),
+                _link(link_prefix + result.analysis if result.analysis else ""),
+            ),
+        )
+        for result in claims
+    ]
+    return "\n".join(
+        markdown_table(["claim", "where the paper says it", "verdict", "the numbers behind it", "analysis"], rows)
+    )
 
 
 def claims_block(claims: Sequence[ClaimResult], link_prefix: str = "") -> str:
     """The claims section written into a paper's own report: the rule, then its claims table."""
-    return "\n".join([START, "## Claims: computed verdicts", "",
-                      "Generated by `kpca-bench analyse` from the stored runs and the paper's "
-                      f"`reference/{CLAIMS_FILE}`. {TIE_RULE}", "", claims_table(claims, link_prefix), END])
+    return "\n".join(
+        [
+            START,
+            "## Claims: computed verdicts",
+            "",
+            "Generated by `kpca-bench analyse` from the stored runs and the paper's "
+            f"`reference/{CLAIMS_FILE}`. {TIE_RULE}",
+            "",
+            claims_table(claims, link_prefix),
+            END,
+        ]
+    )
 
 
 def write_claims_block(path, claims: Sequence[ClaimResult], link_prefix: str = "") -> Path:
@@ -657,8 +623,9 @@ def write_claims_block(path, claims: Sequence[ClaimResult], link_prefix: str = "
     return path
 
 
-def paper_claims(config_paths: Sequence[Path], results_root,
-                 readings: Mapping[str, str | None] = {}) -> list[ClaimResult]:
+def paper_claims(
+    config_paths: Sequence[Path], results_root, readings: Mapping[str, str | None] = {}
+) -> list[ClaimResult]:
     """The evaluated claims of the reproduction the configs ``config_paths`` belong to."""
     if not config_paths:
         raise KpcaBenchError("no config given: a paper's claims are found through its reproduction's configs")

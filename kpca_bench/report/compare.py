@@ -43,8 +43,11 @@ def summary_metrics(directory: Path) -> pd.DataFrame:
     if not path.exists():
         raise KpcaBenchError(f"{path} does not exist; run the config first (kpca-bench run)")
     summary = pd.read_csv(path)
-    metrics = [c for c in summary.select_dtypes("number").columns
-               if c not in ("trials", "planned", "failed") and not c.endswith("_std") and "time" not in c]
+    metrics = [
+        c
+        for c in summary.select_dtypes("number").columns
+        if c not in ("trials", "planned", "failed") and not c.endswith("_std") and "time" not in c
+    ]
     return summary.melt(id_vars="method", value_vars=metrics, var_name="metric").dropna(subset=["value"])
 
 
@@ -82,8 +85,10 @@ def compare_with_blessed(results_root, config_path: str, directory: Path) -> pd.
     blessed = load_blessed(results_root)
     blessed = blessed[blessed["config"] == config_path]
     if blessed.empty:
-        raise KpcaBenchError(f"{config_path} has no blessed numbers in {Path(results_root) / BLESSED_FILE}; "
-                             f"run 'kpca-bench bless {config_path}' and review the diff")
+        raise KpcaBenchError(
+            f"{config_path} has no blessed numbers in {Path(results_root) / BLESSED_FILE}; "
+            f"run 'kpca-bench bless {config_path}' and review the diff"
+        )
     return _compare(blessed.rename(columns={"value": "reference"}), summary_metrics(directory))
 
 
@@ -92,19 +97,30 @@ def compare_with_papers(config_path: str, config: Config, directory: Path) -> pd
         raise KpcaBenchError(f"{config_path} names no paper numbers; add reference: {{paper: ..., dataset: ...}}")
     folder = reference_folder(config_path)
     if folder is None:
-        raise KpcaBenchError(f"{config_path} is in no reproduction, so it has no paper numbers; a paper's config "
-                             "belongs in reproductions/<paper>/configs/, beside its reference/numbers.yaml")
-    entries = [e for e in load_references(folder)
-               if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset]
+        raise KpcaBenchError(
+            f"{config_path} is in no reproduction, so it has no paper numbers; a paper's config "
+            "belongs in reproductions/<paper>/configs/, beside its reference/numbers.yaml"
+        )
+    entries = [
+        e
+        for e in load_references(folder)
+        if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset
+    ]
     if not entries:
-        raise KpcaBenchError(f"{folder / NUMBERS_FILE} has no entries for paper "
-                             f"{config.reference.paper!r}, dataset {config.reference.dataset!r} ({config_path})")
+        raise KpcaBenchError(
+            f"{folder / NUMBERS_FILE} has no entries for paper "
+            f"{config.reference.paper!r}, dataset {config.reference.dataset!r} ({config_path})"
+        )
     reference = pd.DataFrame(entries).rename(columns={"value": "reference"}).assign(config=config_path)
     table = _compare(reference[["config", "method", "metric", "reference", "tolerance"]], summary_metrics(directory))
     reasons = degenerate_reasons(pd.read_csv(Path(directory) / "summary.csv"))
     constant = constant_statistics(directory)
-    return table.assign(degenerate=[reasons.get(method, "") or constant.get((method, metric), "")
-                                    for method, metric in zip(table["method"], table["metric"])])
+    return table.assign(
+        degenerate=[
+            reasons.get(method, "") or constant.get((method, metric), "")
+            for method, metric in zip(table["method"], table["metric"])
+        ]
+    )
 
 
 def constant_statistics(directory: Path) -> dict[tuple[str, str], str]:
@@ -118,10 +134,12 @@ def constant_statistics(directory: Path) -> dict[tuple[str, str], str]:
     if "constant_only" not in stats:
         return {}
     flagged = stats.assign(alone=stats["constant_only"].astype(str) == "True").groupby(["entry", "statistic"])["alone"]
-    return {(entry, METRICS[statistic]): f"constant scores: its {statistic} comes from constant-score cells alone in "
-                                         f"{int(count)} of {int(total)} trials"
-            for (entry, statistic), count, total in zip(flagged.sum().index, flagged.sum(), flagged.size())
-            if count > total / 2}
+    return {
+        (entry, METRICS[statistic]): f"constant scores: its {statistic} comes from constant-score cells alone in "
+        f"{int(count)} of {int(total)} trials"
+        for (entry, statistic), count, total in zip(flagged.sum().index, flagged.sum(), flagged.size())
+        if count > total / 2
+    }
 
 
 def degenerate_line(comparison: pd.DataFrame) -> str | None:
@@ -131,10 +149,13 @@ def degenerate_line(comparison: pd.DataFrame) -> str | None:
     rows = comparison[comparison["degenerate"].fillna("").astype(bool) & comparison["ours"].notna()]
     if rows.empty:
         return None
-    numbers = [f"`{Path(row.config).stem}` {row.method} {row.metric} {row.ours:.3f} ({row.degenerate})"
-               for row in rows.itertuples()]
-    return ("Numbers that rest on a degenerate model (not the method's, whatever their delta): " + "; ".join(numbers)
-            + ".")
+    numbers = [
+        f"`{Path(row.config).stem}` {row.method} {row.metric} {row.ours:.3f} ({row.degenerate})"
+        for row in rows.itertuples()
+    ]
+    return (
+        "Numbers that rest on a degenerate model (not the method's, whatever their delta): " + "; ".join(numbers) + "."
+    )
 
 
 def compare_run(results_root, config_path: str, config: Config, directory: Path) -> pd.DataFrame:

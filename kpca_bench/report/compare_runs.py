@@ -54,13 +54,22 @@ def compare_runs(run_a, run_b) -> list[dict]:
             values_b = [r[metric] for r in b[method].values() if _number(r.get(metric))]
             if not values_a or not values_b:
                 continue
-            row = {"method": method, "metric": metric, "mean_a": float(np.mean(values_a)),
-                   "mean_b": float(np.mean(values_b)), "n_a": len(values_a), "n_b": len(values_b)}
+            row = {
+                "method": method,
+                "metric": metric,
+                "mean_a": float(np.mean(values_a)),
+                "mean_b": float(np.mean(values_b)),
+                "n_a": len(values_a),
+                "n_b": len(values_b),
+            }
             row["difference"] = row["mean_b"] - row["mean_a"]
             row["n_paired"], row["p_value"] = 0, None
             if paired:
-                pairs = [(a[method][t][metric], b[method][t][metric]) for t in common
-                         if _number(a[method][t].get(metric)) and _number(b[method][t].get(metric))]
+                pairs = [
+                    (a[method][t][metric], b[method][t][metric])
+                    for t in common
+                    if _number(a[method][t].get(metric)) and _number(b[method][t].get(metric))
+                ]
                 row["n_paired"] = len(pairs)
                 row["p_value"] = paired_p_value(pairs)
             rows.append(row)
@@ -97,8 +106,10 @@ def both_suites(folder_a, folder_b) -> bool:
     suites = [bool(suite_members(folder)) for folder in (folder_a, folder_b)]
     if suites[0] != suites[1]:
         suite, run = (folder_a, folder_b) if suites[0] else (folder_b, folder_a)
-        raise KpcaBenchError(f"{suite} is a suite's results folder and {run} a single run's; compare two runs, "
-                             f"or two suites (a run of a suite's dataset is its folder, e.g. {suite}/<dataset>)")
+        raise KpcaBenchError(
+            f"{suite} is a suite's results folder and {run} a single run's; compare two runs, "
+            f"or two suites (a run of a suite's dataset is its folder, e.g. {suite}/<dataset>)"
+        )
     return suites[0]
 
 
@@ -125,14 +136,29 @@ def compare_suites(suite_a, suite_b, metric: str = "auroc") -> tuple[list[dict],
     """
     a, b = suite_means(suite_a, metric), suite_means(suite_b, metric)
     methods, datasets = dict.fromkeys(method for method, _ in a), sorted({dataset for _, dataset in a})
-    rows = [{"method": method, "dataset": dataset, "mean_a": a[(method, dataset)], "mean_b": b[(method, dataset)],
-             "difference": b[(method, dataset)] - a[(method, dataset)]}
-            for method in methods for dataset in datasets if (method, dataset) in a and (method, dataset) in b]
+    rows = [
+        {
+            "method": method,
+            "dataset": dataset,
+            "mean_a": a[(method, dataset)],
+            "mean_b": b[(method, dataset)],
+            "difference": b[(method, dataset)] - a[(method, dataset)],
+        }
+        for method in methods
+        for dataset in datasets
+        if (method, dataset) in a and (method, dataset) in b
+    ]
     tests = []
     for method in dict.fromkeys(row["method"] for row in rows):
         pairs = [(row["mean_a"], row["mean_b"]) for row in rows if row["method"] == method]
-        tests.append({"method": method, "n_datasets": len(pairs),
-                      "mean_difference": float(np.mean([b - a for a, b in pairs])), "p_value": paired_p_value(pairs)})
+        tests.append(
+            {
+                "method": method,
+                "n_datasets": len(pairs),
+                "mean_difference": float(np.mean([b - a for a, b in pairs])),
+                "p_value": paired_p_value(pairs),
+            }
+        )
     return rows, with_holm(tests)
 
 
@@ -153,8 +179,10 @@ def method_standing(suite_a, suite_b, rows: list[dict], metric: str = "auroc") -
     if frame.empty:
         return pd.DataFrame()
     methods = list(dict.fromkeys(frame["method"]))
-    wide = {side: frame.pivot(index="dataset", columns="method", values=f"mean_{side}")[methods].dropna()
-            for side in ("a", "b")}
+    wide = {
+        side: frame.pivot(index="dataset", columns="method", values=f"mean_{side}")[methods].dropna()
+        for side in ("a", "b")
+    }
     shared = wide["a"].index.intersection(wide["b"].index)
     standing = pd.DataFrame({"method": methods, "datasets": len(shared)})
     for side, folder in (("a", suite_a), ("b", suite_b)):
@@ -176,12 +204,26 @@ def write_standing(standing: pd.DataFrame, path: Path, suite_a, suite_b) -> Path
         standing.to_csv(path, index=False, float_format="%.6g")
         return path
     names = {"a": Path(suite_a).name, "b": Path(suite_b).name}
-    header = ["method", f"rank ({names['a']})", f"rank ({names['b']})", f"mean AUROC ({names['a']})",
-              f"mean AUROC ({names['b']})", "B - A", f"ADBench gap ({names['a']})", f"ADBench gap ({names['b']})"]
+    header = [
+        "method",
+        f"rank ({names['a']})",
+        f"rank ({names['b']})",
+        f"mean AUROC ({names['a']})",
+        f"mean AUROC ({names['b']})",
+        "B - A",
+        f"ADBench gap ({names['a']})",
+        f"ADBench gap ({names['b']})",
+    ]
     lines = [*markdown_table(header)]
     for row in standing.itertuples():
-        cells = [f"{row.rank_a:.2f}", f"{row.rank_b:.2f}", f"{row.mean_a:.3f}", f"{row.mean_b:.3f}",
-                 f"{row.difference:+.3f}", *("–" if gap != gap else f"{gap:+.3f}" for gap in (row.gap_a, row.gap_b))]
+        cells = [
+            f"{row.rank_a:.2f}",
+            f"{row.rank_b:.2f}",
+            f"{row.mean_a:.3f}",
+            f"{row.mean_b:.3f}",
+            f"{row.difference:+.3f}",
+            *("–" if gap != gap else f"{gap:+.3f}" for gap in (row.gap_a, row.gap_b)),
+        ]
         lines.append(markdown_row([row.method, *cells]))
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -195,8 +237,10 @@ def adbench_gaps(folder, metric: str) -> dict[str, tuple[float, int]]:
         return {}
     table = pd.read_csv(path)
     table = table[(table["metric"] == metric) & table["difference"].notna()]
-    return {method: (float(group["difference"].mean()), int(group["dataset"].nunique()))
-            for method, group in table.groupby("method", sort=False)}
+    return {
+        method: (float(group["difference"].mean()), int(group["dataset"].nunique()))
+        for method, group in table.groupby("method", sort=False)
+    }
 
 
 def with_holm(tests: list[dict]) -> list[dict]:
@@ -230,8 +274,11 @@ def suite_parameters(folder) -> dict[str, set[str]]:
 def suite_mismatches(suite_a, suite_b) -> Mismatches:
     """The methods of one suite only, and the shared labels whose parameters differ (:class:`Mismatches`)."""
     a, b = suite_parameters(suite_a), suite_parameters(suite_b)
-    return Mismatches([m for m in a if m not in b], [m for m in b if m not in a],
-                      [(m, sorted(a[m]), sorted(b[m])) for m in a if m in b and a[m] != b[m]])
+    return Mismatches(
+        [m for m in a if m not in b],
+        [m for m in b if m not in a],
+        [(m, sorted(a[m]), sorted(b[m])) for m in a if m in b and a[m] != b[m]],
+    )
 
 
 def holm_floor(tests: list[dict]) -> float | None:
@@ -248,15 +295,23 @@ def suite_verdict(tests: list[dict], metric: str = "AUROC") -> str:
     if not tested:
         return f"{metric}, B against A: no method has two datasets in both suites, so no test is made."
     floor, most = holm_floor(tests), max(test["n_datasets"] for test in tested)
-    floor_text = (f"the smallest attainable at this size is {len(tested)} x {smallest_wilcoxon_p(most):.3g} = "
-                  f"{floor:.3g} ({len(tested)} methods tested, at most {most} datasets)")
+    floor_text = (
+        f"the smallest attainable at this size is {len(tested)} x {smallest_wilcoxon_p(most):.3g} = "
+        f"{floor:.3g} ({len(tested)} methods tested, at most {most} datasets)"
+    )
     differ = [test for test in tested if test["p_holm"] < ALPHA]
     if not differ:
         smallest = min(test["p_holm"] for test in tested)
         reach = "; no method can differ at this size" if floor >= ALPHA else ""
-        return (f"{metric}, B against A: no detectable difference for any of the {len(tested)} methods at this size "
-                f"(smallest Holm p = {smallest:.3g}; {floor_text}{reach}).")
-    shown = ", ".join(f"{test['method']} (mean B - A {test['mean_difference']:+.4f}, Holm p = {test['p_holm']:.3g})"
-                      for test in sorted(differ, key=lambda test: test["p_holm"]))
-    return (f"{metric}, B against A: {len(differ)} of {len(tested)} methods differ at alpha {ALPHA} after Holm's "
-            f"correction: {shown} ({floor_text}).")
+        return (
+            f"{metric}, B against A: no detectable difference for any of the {len(tested)} methods at this size "
+            f"(smallest Holm p = {smallest:.3g}; {floor_text}{reach})."
+        )
+    shown = ", ".join(
+        f"{test['method']} (mean B - A {test['mean_difference']:+.4f}, Holm p = {test['p_holm']:.3g})"
+        for test in sorted(differ, key=lambda test: test["p_holm"])
+    )
+    return (
+        f"{metric}, B against A: {len(differ)} of {len(tested)} methods differ at alpha {ALPHA} after Holm's "
+        f"correction: {shown} ({floor_text})."
+    )

@@ -18,8 +18,9 @@ from kpca_bench.experiment.config import Config
 FIGURE = "components.png"
 
 
-def projection_grid(X: np.ndarray, dual_coef: np.ndarray, gamma: float, *, grid_points: int = 150,
-                    margin: float = 0.25):
+def projection_grid(
+    X: np.ndarray, dual_coef: np.ndarray, gamma: float, *, grid_points: int = 150, margin: float = 0.25
+):
     """``(xx, yy, values)``: each component's projection (eq. 5, centered kernel) on a grid over the sample.
 
     ``values`` has shape (n_components, grid_points, grid_points); the RBF
@@ -34,8 +35,9 @@ def projection_grid(X: np.ndarray, dual_coef: np.ndarray, gamma: float, *, grid_
     return xx, yy, values
 
 
-def draw_components(X: np.ndarray, rows: list[tuple[str, dict]], path, *, title: str, grid_points: int = 150,
-                    margin: float = 0.25) -> Path:
+def draw_components(
+    X: np.ndarray, rows: list[tuple[str, dict]], path, *, title: str, grid_points: int = 150, margin: float = 0.25
+) -> Path:
     """One row per ``(label, record)``, one column per component: contours, non-zero samples in black.
 
     The samples with a zero coefficient in that component are drawn as small
@@ -56,8 +58,9 @@ def draw_components(X: np.ndarray, rows: list[tuple[str, dict]], path, *, title:
             used = A[:, k] != 0
             ax.plot(X[~used, 0], X[~used, 1], ".", ms=1.5, color="0.7")
             ax.plot(X[used, 0], X[used, 1], "o", ms=2.2, color="black")
-            ax.set_title(f"PC{k + 1}: {int(used.sum())} samples, var {100 * record['variance_share'][k]:.1f}%",
-                         fontsize=7)
+            ax.set_title(
+                f"PC{k + 1}: {int(used.sum())} samples, var {100 * record['variance_share'][k]:.1f}%", fontsize=7
+            )
         ax_row[0].set_ylabel(label, fontsize=8)
     fig.suptitle(title, fontsize=9)
     path = Path(path)
@@ -71,5 +74,11 @@ def write_components_report(config: Config, records: list[dict], directory) -> N
     by_label = {r["method"]: r for r in records if r["trial"] == 0 and r["status"] == "ok"}
     labels = [m.setting_label(s) for m in config.methods for s in m.settings()]
     rows = [(label, by_label[label]) for label in labels if label in by_label]
-    draw_components(X, rows, Path(directory) / FIGURE, title=config.description or config.name,
-                    grid_points=config.options.grid_points, margin=config.options.margin)
+    draw_components(
+        X,
+        rows,
+        Path(directory) / FIGURE,
+        title=config.description or config.name,
+        grid_points=config.options.grid_points,
+        margin=config.options.margin,
+    )

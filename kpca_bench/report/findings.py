@@ -64,16 +64,30 @@ class Deviation:
 
     def explains(self, config: str, method: str, metric: str) -> bool:
         """Whether this entry names the number ``metric`` of ``method`` in the run of config stem ``config``."""
-        return any(config in selector["configs"]
-                   and method in selector.get("methods", [method])
-                   and metric in selector.get("metrics", [metric])
-                   for selector in self.selectors)
+        return any(
+            config in selector["configs"]
+            and method in selector.get("methods", [method])
+            and metric in selector.get("metrics", [metric])
+            for selector in self.selectors
+        )
 
 
 RULE_KINDS = ("beats", "not_worse", "steadier", "close", "faster", "bound", "most")
 DIRECTIONS = ("higher", "lower")
-RULE_KEYS = ("kind", "method", "than", "metric", "better", "configs", "margin", "factor", "bound", "settings",
-             "than_metric", "basis")
+RULE_KEYS = (
+    "kind",
+    "method",
+    "than",
+    "metric",
+    "better",
+    "configs",
+    "margin",
+    "factor",
+    "bound",
+    "settings",
+    "than_metric",
+    "basis",
+)
 # The number each kind is held to (with its basis); ``bound`` compares with that number rather than with a method.
 BOUNDS = {"close": "margin", "faster": "factor", "bound": "bound"}
 
@@ -145,10 +159,12 @@ def _entries(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -
     allowed = set(required) | set(optional)
     if not isinstance(entries, list):
         raise ConfigError(f"{path}: must be a list of entries with the keys {', '.join(required)}")
-    problems = [f"{path}: entry {i}: must be a mapping with the keys {', '.join(required)} "
-                f"(optional: {', '.join(optional) or 'none'})"
-                for i, e in enumerate(entries)
-                if not isinstance(e, dict) or not set(required) <= set(e) or not set(e) <= allowed]
+    problems = [
+        f"{path}: entry {i}: must be a mapping with the keys {', '.join(required)} "
+        f"(optional: {', '.join(optional) or 'none'})"
+        for i, e in enumerate(entries)
+        if not isinstance(e, dict) or not set(required) <= set(e) or not set(e) <= allowed
+    ]
     if problems:
         raise ConfigError("\n".join(problems))
     return entries
@@ -158,10 +174,16 @@ def _selectors(match, where: str) -> tuple[dict, ...]:
     """``match`` as a tuple of selectors, each with a list of ``configs`` and optional lists of methods / metrics."""
     selectors = match if isinstance(match, list) else [match]
     for selector in selectors:
-        if (not isinstance(selector, dict) or "configs" not in selector or not set(selector) <= set(SELECTOR_KEYS)
-                or not all(isinstance(v, list) for v in selector.values())):
-            raise ConfigError(f"{where}: match must be {{configs: [...], methods: [...], metrics: [...]}} "
-                              f"(methods and metrics optional) or a list of those, got {selector!r}")
+        if (
+            not isinstance(selector, dict)
+            or "configs" not in selector
+            or not set(selector) <= set(SELECTOR_KEYS)
+            or not all(isinstance(v, list) for v in selector.values())
+        ):
+            raise ConfigError(
+                f"{where}: match must be {{configs: [...], methods: [...], metrics: [...]}} "
+                f"(methods and metrics optional) or a list of those, got {selector!r}"
+            )
     return tuple(selectors)
 
 
@@ -175,17 +197,31 @@ def _verdict(value):
 def load_deviations(folder) -> list[Deviation]:
     """Every entry of ``<folder>/deviations.yaml`` (``folder`` a reproduction's reference files), in file order."""
     path = Path(folder) / DEVIATIONS_FILE
-    entries = _entries(path, ("paper", "match", "numbers", "cause", "analysis"),
-                       ("evidence", "variants", "checks", "tried"))
-    bad = [f"{path}: entry {i}: {key} must be a list" for i, e in enumerate(entries)
-           for key in ("variants", "checks", "tried") if not isinstance(e.get(key, []), list)]
+    entries = _entries(
+        path, ("paper", "match", "numbers", "cause", "analysis"), ("evidence", "variants", "checks", "tried")
+    )
+    bad = [
+        f"{path}: entry {i}: {key} must be a list"
+        for i, e in enumerate(entries)
+        for key in ("variants", "checks", "tried")
+        if not isinstance(e.get(key, []), list)
+    ]
     if bad:
         raise ConfigError("\n".join(bad))
-    return [Deviation(paper=e["paper"], selectors=_selectors(e["match"], f"{path}: entry {i}"),
-                      numbers=str(e["numbers"]), cause=str(e["cause"]), analysis=str(e["analysis"]),
-                      evidence=str(e.get("evidence", "")), variants=tuple(map(str, e.get("variants", []))),
-                      checks=tuple(map(str, e.get("checks", []))), tried=tuple(map(str, e.get("tried", []))))
-            for i, e in enumerate(entries)]
+    return [
+        Deviation(
+            paper=e["paper"],
+            selectors=_selectors(e["match"], f"{path}: entry {i}"),
+            numbers=str(e["numbers"]),
+            cause=str(e["cause"]),
+            analysis=str(e["analysis"]),
+            evidence=str(e.get("evidence", "")),
+            variants=tuple(map(str, e.get("variants", []))),
+            checks=tuple(map(str, e.get("checks", []))),
+            tried=tuple(map(str, e.get("tried", []))),
+        )
+        for i, e in enumerate(entries)
+    ]
 
 
 def _comparison_problems(rule: dict, configs: list) -> list[str]:
@@ -215,13 +251,23 @@ def _comparison_problems(rule: dict, configs: list) -> list[str]:
 def _rule(entry: dict) -> tuple[Comparison, ...]:
     """A claim entry's ``rule`` (one comparison or a list) as comparisons; () if it has none."""
     rules = entry.get("rule") or []
-    return tuple(Comparison(kind=r["kind"], method=str(r["method"]), than=tuple(map(str, r.get("than") or [])),
-                            metric=str(r["metric"]), configs=tuple(r.get("configs") or entry["configs"]),
-                            better=r.get("better", "higher"), margin=r.get("margin"), factor=r.get("factor"),
-                            bound=r.get("bound"), settings=dict(r.get("settings") or {}),
-                            than_metric=str(r.get("than_metric", "")),
-                            basis=str(r.get("basis", "")))
-                 for r in (rules if isinstance(rules, list) else [rules]))
+    return tuple(
+        Comparison(
+            kind=r["kind"],
+            method=str(r["method"]),
+            than=tuple(map(str, r.get("than") or [])),
+            metric=str(r["metric"]),
+            configs=tuple(r.get("configs") or entry["configs"]),
+            better=r.get("better", "higher"),
+            margin=r.get("margin"),
+            factor=r.get("factor"),
+            bound=r.get("bound"),
+            settings=dict(r.get("settings") or {}),
+            than_metric=str(r.get("than_metric", "")),
+            basis=str(r.get("basis", "")),
+        )
+        for r in (rules if isinstance(rules, list) else [rules])
+    )
 
 
 def _claim_problems(entry: dict) -> list[str]:
@@ -243,12 +289,23 @@ def _claim_problems(entry: dict) -> list[str]:
 def load_claims(folder) -> list[Claim]:
     """Every entry of ``<folder>/claims.yaml`` (``folder`` a reproduction's reference files), in file order."""
     path = Path(folder) / CLAIMS_FILE
-    entries = _entries(path, ("paper", "claim", "source", "configs"),
-                       ("rule", "holds", "verdict", "evidence", "analysis"))
+    entries = _entries(
+        path, ("paper", "claim", "source", "configs"), ("rule", "holds", "verdict", "evidence", "analysis")
+    )
     bad = [f"{path}: entry {i}: {problem}" for i, e in enumerate(entries) for problem in _claim_problems(e)]
     if bad:
         raise ConfigError("\n".join(bad))
-    return [Claim(paper=e["paper"], claim=str(e["claim"]), source=str(e["source"]), configs=tuple(e["configs"] or ()),
-                  rule=_rule(e), holds=e.get("holds", ""), verdict=str(e.get("verdict", "")),
-                  evidence=str(e.get("evidence", "")), analysis=str(e.get("analysis", "")))
-            for e in entries]
+    return [
+        Claim(
+            paper=e["paper"],
+            claim=str(e["claim"]),
+            source=str(e["source"]),
+            configs=tuple(e["configs"] or ()),
+            rule=_rule(e),
+            holds=e.get("holds", ""),
+            verdict=str(e.get("verdict", "")),
+            evidence=str(e.get("evidence", "")),
+            analysis=str(e.get("analysis", "")),
+        )
+        for e in entries
+    ]

@@ -26,8 +26,9 @@ from kpca_bench.report.rebuild import config_of_run
 from kpca_bench.report.suite import suite_tables
 
 
-def read_run(directory, notify: Callable[[str], None] = print_notice,
-             given: Config | None = None) -> tuple[Config, RunOutcome, Tables]:
+def read_run(
+    directory, notify: Callable[[str], None] = print_notice, given: Config | None = None
+) -> tuple[Config, RunOutcome, Tables]:
     """The config, the outcome and the tables of the run whose results folder is ``directory``, under the config
     its ``run.json`` holds or ``given`` (:func:`~kpca_bench.report.rebuild.config_of_run`).
 
@@ -71,13 +72,20 @@ def stored_provenance(directory: Path) -> Provenance | None:
     return None if data is None else Provenance(source=data["source"], notes=data.get("notes", ""))
 
 
-def outcome_of(config: Config, directory: Path, members: list[MemberRun], n_cells: int,
-               skipped: list[tuple[str, str]]) -> RunOutcome:
+def outcome_of(
+    config: Config, directory: Path, members: list[MemberRun], n_cells: int, skipped: list[tuple[str, str]]
+) -> RunOutcome:
     """The outcome of a run of ``n_cells`` planned cells that reused every stored cell of ``members`` and ran none."""
-    return RunOutcome(directory=directory, n_cells=n_cells, n_reused=sum(len(member.records) for member in members),
-                      n_run=0,
-                      failures=[r for member in members for r in member.records if not is_finished(r)],
-                      skipped=skipped, members=members, is_suite=config.is_suite)
+    return RunOutcome(
+        directory=directory,
+        n_cells=n_cells,
+        n_reused=sum(len(member.records) for member in members),
+        n_run=0,
+        failures=[r for member in members for r in member.records if not is_finished(r)],
+        skipped=skipped,
+        members=members,
+        is_suite=config.is_suite,
+    )
 
 
 def single_tables(config: Config, member: MemberRun) -> Tables:
@@ -91,10 +99,17 @@ def single_tables(config: Config, member: MemberRun) -> Tables:
 
 def suite_of(config: Config, members: list[MemberRun]) -> Tables:
     """A suite's tables: every dataset's trials (with a ``dataset`` column) and its tables across datasets."""
-    trials = pd.concat([run_tables(m.config, m.records).trials.assign(dataset=m.label) for m in members],
-                       ignore_index=True)
+    trials = pd.concat(
+        [run_tables(m.config, m.records).trials.assign(dataset=m.label) for m in members], ignore_index=True
+    )
     suite = suite_tables(config, {member.label: member.records for member in members})
     if suite is None:
         return Tables(trials, pd.DataFrame())
-    return Tables(trials, suite.summary, datasets=suite.datasets, ranks=suite.ranks, statistics=suite.statistics,
-                  verdict=suite.verdict)
+    return Tables(
+        trials,
+        suite.summary,
+        datasets=suite.datasets,
+        ranks=suite.ranks,
+        statistics=suite.statistics,
+        verdict=suite.verdict,
+    )

@@ -42,24 +42,68 @@ import pandas as pd
 from kpca_bench.report.tables import markdown_table
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import degenerate_line
-from kpca_bench.report.claims import (CLAIMS_CSV, READINGS_CSV, TIE_RULE, claims_table, claims_tally, evaluate_claims,
-                                     run_folders, write_claims_csv)
+from kpca_bench.report.claims import (
+    CLAIMS_CSV,
+    READINGS_CSV,
+    TIE_RULE,
+    claims_table,
+    claims_tally,
+    evaluate_claims,
+    run_folders,
+    write_claims_csv,
+)
 from kpca_bench.report import readings
-from kpca_bench.report.readings import (BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, DEGENERATE, FLOOR_ONLY, HEADLINE,
-                                        NOT_RUN, WITHIN)
+from kpca_bench.report.readings import (
+    BY_CHECK,
+    BY_CONSTRUCTION,
+    BY_VARIANT,
+    DEGENERATE,
+    FLOOR_ONLY,
+    HEADLINE,
+    NOT_RUN,
+    WITHIN,
+)
 from kpca_bench.report.reference import diagnostic_variants
-from kpca_bench.report.paper_findings import (all_claims, all_deviations, analysis_files, check_results,
-                                              COUNTING_RULE_DOC, deviation_lines, Evidence, figure_lines,
-                                              heading_anchor, main_deviation, numbers_phrase, numbers_table,
-                                              paper_configs, paper_findings, PaperFindings, stand_in_lines, stand_ins,
-                                              variant_comparisons)
+from kpca_bench.report.paper_findings import (
+    all_claims,
+    all_deviations,
+    analysis_files,
+    check_results,
+    COUNTING_RULE_DOC,
+    deviation_lines,
+    Evidence,
+    figure_lines,
+    heading_anchor,
+    main_deviation,
+    numbers_phrase,
+    numbers_table,
+    paper_configs,
+    paper_findings,
+    PaperFindings,
+    stand_in_lines,
+    stand_ins,
+    variant_comparisons,
+)
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, load_reproductions
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.store import write_atomic
 
 
-COUNTS = ("counted", "within", "floor only", "low", "high", "mean", BY_VARIANT, BY_CHECK, "not explained",
-          BY_CONSTRUCTION, DEGENERATE, NOT_RUN, "stand-in")
+COUNTS = (
+    "counted",
+    "within",
+    "floor only",
+    "low",
+    "high",
+    "mean",
+    BY_VARIANT,
+    BY_CHECK,
+    "not explained",
+    BY_CONSTRUCTION,
+    DEGENERATE,
+    NOT_RUN,
+    "stand-in",
+)
 
 
 def glance_counts(found: PaperFindings) -> dict[str, float]:
@@ -68,12 +112,19 @@ def glance_counts(found: PaperFindings) -> dict[str, float]:
     reading per table, chosen after the runs) and mean count over the readings tried, summed over its tables; the
     numbers not counted (equal by construction, on a degenerate model), not run, and on stand-in data."""
     outcome, spread = found.outcome, found.sensitivity
-    return {"counted": int(readings.counted(found.comparison).sum()),
-            "within": int((outcome == WITHIN).sum()), "floor only": int((outcome == FLOOR_ONLY).sum()),
-            "low": int(spread["low"].sum()), "high": int(spread["high"].sum()), "mean": float(spread["mean"].sum()),
-            **{key: int((outcome == key).sum())
-               for key in (BY_VARIANT, BY_CHECK, "not explained", BY_CONSTRUCTION, DEGENERATE, NOT_RUN)},
-            "stand-in": len(found.stand_in_comparison.dropna(subset=["ours"]))}
+    return {
+        "counted": int(readings.counted(found.comparison).sum()),
+        "within": int((outcome == WITHIN).sum()),
+        "floor only": int((outcome == FLOOR_ONLY).sum()),
+        "low": int(spread["low"].sum()),
+        "high": int(spread["high"].sum()),
+        "mean": float(spread["mean"].sum()),
+        **{
+            key: int((outcome == key).sum())
+            for key in (BY_VARIANT, BY_CHECK, "not explained", BY_CONSTRUCTION, DEGENERATE, NOT_RUN)
+        },
+        "stand-in": len(found.stand_in_comparison.dropna(subset=["ours"])),
+    }
 
 
 def total_counts(findings: Sequence[PaperFindings]) -> dict[str, float]:
@@ -96,53 +147,102 @@ def headline_sentence(findings: Sequence[PaperFindings]) -> str:
     counts = total_counts(findings)
     claims = [claim for found in findings for claim in found.claims]
     excluded = counts[BY_CONSTRUCTION] + counts[DEGENERATE]
-    return (f"Under the headline configs, fixed before any result, **{counts['within']} of {counts['counted']} counted "
-            f"numbers** of the papers reproduce within their statistical tolerance ({counts['floor only']} more within "
-            f"the floor only; {excluded} not counted: {counts[BY_CONSTRUCTION]} {BY_CONSTRUCTION}, "
-            f"{counts[DEGENERATE]} {DEGENERATE}); over the readings tried per table the count ranges from "
-            f"{counts['low']} to {counts['high']} (mean over readings {counts['mean']:.1f}; the best reading per "
-            f"table, chosen after the runs, gives {counts['high']}); {counts['not explained']} numbers are not "
-            f"explained; {sum(claim.holds == 'holds' for claim in claims)} of {len(claims)} claims hold.")
+    return (
+        f"Under the headline configs, fixed before any result, **{counts['within']} of {counts['counted']} counted "
+        f"numbers** of the papers reproduce within their statistical tolerance ({counts['floor only']} more within "
+        f"the floor only; {excluded} not counted: {counts[BY_CONSTRUCTION]} {BY_CONSTRUCTION}, "
+        f"{counts[DEGENERATE]} {DEGENERATE}); over the readings tried per table the count ranges from "
+        f"{counts['low']} to {counts['high']} (mean over readings {counts['mean']:.1f}; the best reading per "
+        f"table, chosen after the runs, gives {counts['high']}); {counts['not explained']} numbers are not "
+        f"explained; {sum(claim.holds == 'holds' for claim in claims)} of {len(claims)} claims hold."
+    )
 
 
-FIRST_TABLE = ["paper", "counted", "within (headline)", "within the floor only", "range over readings",
-               "mean over readings", "not explained", "claims that hold"]
+FIRST_TABLE = [
+    "paper",
+    "counted",
+    "within (headline)",
+    "within the floor only",
+    "range over readings",
+    "mean over readings",
+    "not explained",
+    "claims that hold",
+]
 
 
 def first_table(findings: Sequence[PaperFindings]) -> str:
     """The compact opening table: per paper and in all, the headline count and what the sentence says."""
+
     def cells(counts: Mapping[str, float] | None, claims: str) -> list[str]:
         if counts is None:
             return ["–"] * (len(FIRST_TABLE) - 2) + [claims]
-        return [str(counts["counted"]), str(counts["within"]), str(counts["floor only"]), _range(counts),
-                f"{counts['mean']:.1f}", str(counts["not explained"]), claims]
+        return [
+            str(counts["counted"]),
+            str(counts["within"]),
+            str(counts["floor only"]),
+            _range(counts),
+            f"{counts['mean']:.1f}",
+            str(counts["not explained"]),
+            claims,
+        ]
 
-    rows = [[f"[{found.paper}](#{heading_anchor(found.paper)})",
-             *cells(glance_counts(found) if _has_numbers(found) else None, claims_tally(found.claims))]
-            for found in findings]
+    rows = [
+        [
+            f"[{found.paper}](#{heading_anchor(found.paper)})",
+            *cells(glance_counts(found) if _has_numbers(found) else None, claims_tally(found.claims)),
+        ]
+        for found in findings
+    ]
     claims = [claim for found in findings for claim in found.claims]
     total = cells(total_counts(findings), f"{sum(claim.holds == 'holds' for claim in claims)} of {len(claims)}")
     return "\n".join(markdown_table(FIRST_TABLE, [*rows, ["**all papers**", *total]]))
 
 
-DETAIL_TABLE = ["paper", "counted", "within (headline)", "within the floor only", BY_VARIANT, BY_CHECK,
-                "not explained", "equal by construction (not counted)", "on a degenerate model (not counted)",
-                NOT_RUN, "on stand-in data (not counted)", "main deviation"]
+DETAIL_TABLE = [
+    "paper",
+    "counted",
+    "within (headline)",
+    "within the floor only",
+    BY_VARIANT,
+    BY_CHECK,
+    "not explained",
+    "equal by construction (not counted)",
+    "on a degenerate model (not counted)",
+    NOT_RUN,
+    "on stand-in data (not counted)",
+    "main deviation",
+]
 
 
 def detail_table(findings: Sequence[PaperFindings]) -> str:
     """Per paper every count under the headline, the numbers not counted and the main deviation."""
-    keys = ["counted", "within", "floor only", BY_VARIANT, BY_CHECK, "not explained", BY_CONSTRUCTION, DEGENERATE,
-            NOT_RUN, "stand-in"]
+    keys = [
+        "counted",
+        "within",
+        "floor only",
+        BY_VARIANT,
+        BY_CHECK,
+        "not explained",
+        BY_CONSTRUCTION,
+        DEGENERATE,
+        NOT_RUN,
+        "stand-in",
+    ]
     rows = []
     for found in findings:
         counts = glance_counts(found) if _has_numbers(found) else None
         numbers = [str(counts[key]) for key in keys] if counts else ["–"] * len(keys)
-        rows.append([f"[{found.paper}](#{heading_anchor(found.paper)})", *numbers,
-                     main_deviation(found.comparison, found.deviations, found.claims)])
+        rows.append(
+            [
+                f"[{found.paper}](#{heading_anchor(found.paper)})",
+                *numbers,
+                main_deviation(found.comparison, found.deviations, found.claims),
+            ]
+        )
     totals = total_counts(findings)
-    return "\n".join([*markdown_table(DETAIL_TABLE, rows),
-                      "| all papers | " + " | ".join(str(totals[key]) for key in keys) + " | |"])
+    return "\n".join(
+        [*markdown_table(DETAIL_TABLE, rows), "| all papers | " + " | ".join(str(totals[key]) for key in keys) + " | |"]
+    )
 
 
 COUNTS_CSV, ONE_DIRECTION_CSV = "counts.csv", "one_direction.csv"
@@ -151,13 +251,22 @@ COUNTS_CSV, ONE_DIRECTION_CSV = "counts.csv", "one_direction.csv"
 def counts_frame(findings: Sequence[PaperFindings]) -> pd.DataFrame:
     """The counts the first sentence and tables show, as data: one row per paper with numbers and one for all papers
     (:data:`COUNTS`, and the claims that hold of the claims)."""
+
     def claims_of(claims) -> dict:
         return {"claims_hold": sum(claim.holds == "holds" for claim in claims), "claims": len(claims)}
 
-    rows = [{"paper": found.paper, **glance_counts(found), **claims_of(found.claims)}
-            for found in findings if _has_numbers(found)]
-    rows.append({"paper": "all papers", **total_counts(findings),
-                 **claims_of([claim for found in findings for claim in found.claims])})
+    rows = [
+        {"paper": found.paper, **glance_counts(found), **claims_of(found.claims)}
+        for found in findings
+        if _has_numbers(found)
+    ]
+    rows.append(
+        {
+            "paper": "all papers",
+            **total_counts(findings),
+            **claims_of([claim for found in findings for claim in found.claims]),
+        }
+    )
     return pd.DataFrame(rows, columns=["paper", *COUNTS, "claims_hold", "claims"])
 
 
@@ -169,9 +278,12 @@ def one_direction_frame(findings: Sequence[PaperFindings]) -> pd.DataFrame:
 
 def not_counted_lines(findings: Sequence[PaperFindings]) -> list[str]:
     """The numbers left out of the denominator, each named with why."""
-    named = [f"`{Path(row.config).stem}` {row.method} {row.metric} ({verdict})"
-             for found in findings for row, verdict in zip(found.comparison.itertuples(), found.outcome)
-             if verdict in (BY_CONSTRUCTION, DEGENERATE)]
+    named = [
+        f"`{Path(row.config).stem}` {row.method} {row.metric} ({verdict})"
+        for found in findings
+        for row, verdict in zip(found.comparison.itertuples(), found.outcome)
+        if verdict in (BY_CONSTRUCTION, DEGENERATE)
+    ]
     return [f"Not counted ({len(named)}): " + "; ".join(named) + "."] if named else []
 
 
@@ -179,28 +291,38 @@ def sensitivity_table(findings: Sequence[PaperFindings]) -> str:
     """Per table, the headline count beside its count under every reading tried: how many readings, the lowest, the
     highest (the best reading, chosen after the runs) and the mean; then the totals."""
     frame = pd.concat([found.sensitivity for found in findings]) if findings else pd.DataFrame()
-    lines = ["| table | counted | headline | readings tried | lowest | best reading (chosen after the runs) | "
-             "mean over readings |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| `{row.table}` | {row.numbers} | {row.headline} | {row.readings} | {row.low} | {row.high} | "
-              f"{row.mean:.1f} |" for row in frame.itertuples()]
+    lines = [
+        "| table | counted | headline | readings tried | lowest | best reading (chosen after the runs) | "
+        "mean over readings |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{row.table}` | {row.numbers} | {row.headline} | {row.readings} | {row.low} | {row.high} | {row.mean:.1f} |"
+        for row in frame.itertuples()
+    ]
     if len(frame):
-        lines.append(f"| all tables | {frame['numbers'].sum()} | {frame['headline'].sum()} | {frame['readings'].sum()} "
-                     f"| {frame['low'].sum()} | {frame['high'].sum()} | {frame['mean'].sum():.1f} |")
+        lines.append(
+            f"| all tables | {frame['numbers'].sum()} | {frame['headline'].sum()} | {frame['readings'].sum()} "
+            f"| {frame['low'].sum()} | {frame['high'].sum()} | {frame['mean'].sum():.1f} |"
+        )
     return "\n".join(lines)
 
 
 def numbers_summary(counts: Mapping[str, float], on_stand_in: int = 0) -> str:
     """The paper's counts (:func:`glance_counts`) in a sentence."""
     by_construction = counts[BY_CONSTRUCTION]
-    return (f"{counts['counted']} counted numbers: {counts['within']} within under the headline, "
-            f"{counts['floor only']} within the floor only; over the readings tried {_range(counts)} (mean "
-            f"{counts['mean']:.1f}; the best reading per table, chosen after the runs: {counts['high']}); of the "
-            f"others under the headline {counts[BY_VARIANT]} {BY_VARIANT}, {counts[BY_CHECK]} {BY_CHECK}, "
-            f"{counts['not explained']} not explained"
-            + (f"; {numbers_phrase(by_construction)} {BY_CONSTRUCTION}, not counted" if by_construction else "")
-            + (f"; {numbers_phrase(counts[DEGENERATE])} {DEGENERATE}, not counted" if counts[DEGENERATE] else "")
-            + (f"; {counts[NOT_RUN]} not run here" if counts[NOT_RUN] else "")
-            + (f"; {numbers_phrase(on_stand_in)} of runs on stand-in data shown, not counted" if on_stand_in else "") + ".")
+    return (
+        f"{counts['counted']} counted numbers: {counts['within']} within under the headline, "
+        f"{counts['floor only']} within the floor only; over the readings tried {_range(counts)} (mean "
+        f"{counts['mean']:.1f}; the best reading per table, chosen after the runs: {counts['high']}); of the "
+        f"others under the headline {counts[BY_VARIANT]} {BY_VARIANT}, {counts[BY_CHECK]} {BY_CHECK}, "
+        f"{counts['not explained']} not explained"
+        + (f"; {numbers_phrase(by_construction)} {BY_CONSTRUCTION}, not counted" if by_construction else "")
+        + (f"; {numbers_phrase(counts[DEGENERATE])} {DEGENERATE}, not counted" if counts[DEGENERATE] else "")
+        + (f"; {counts[NOT_RUN]} not run here" if counts[NOT_RUN] else "")
+        + (f"; {numbers_phrase(on_stand_in)} of runs on stand-in data shown, not counted" if on_stand_in else "")
+        + "."
+    )
 
 
 def paper_section(results_root: Path, found: PaperFindings) -> str:
@@ -209,8 +331,12 @@ def paper_section(results_root: Path, found: PaperFindings) -> str:
     if len(found.comparison) or len(found.stand_in_comparison):
         stand_in = stand_ins(found.runs)
         shown = pd.concat([found.comparison, found.stand_in_comparison]).sort_index()
-        lines += [numbers_summary(glance_counts(found), len(found.stand_in_comparison.dropna(subset=["ours"]))), "",
-                  numbers_table(shown, stand_in, found.verdicts), ""]
+        lines += [
+            numbers_summary(glance_counts(found), len(found.stand_in_comparison.dropna(subset=["ours"]))),
+            "",
+            numbers_table(shown, stand_in, found.verdicts),
+            "",
+        ]
         lines += [line, ""] if (line := degenerate_line(shown)) else []
         if stand_in:
             lines += [*stand_in_lines(stand_in), ""]
@@ -248,8 +374,10 @@ def suite_sections(results_root: Path, config_dir="configs") -> list[Section]:
         try:
             config = load_config(path)
         except KpcaBenchError as error:
-            missing = (f"{path} cannot be loaded ({error}); install what it imports (PyOD's detectors: "
-                       'pip install "kpca-bench[pyod]") and run kpca-bench report again')
+            missing = (
+                f"{path} cannot be loaded ({error}); install what it imports (PyOD's detectors: "
+                'pip install "kpca-bench[pyod]") and run kpca-bench report again'
+            )
             sections.append(Section(f"## {path.stem}: not built\n\n{missing}.\n", missing))
             continue
         folder = results_root / config.name
@@ -259,13 +387,30 @@ def suite_sections(results_root: Path, config_dir="configs") -> list[Section]:
             missing = f"{folder / 'headline.md'} is missing: the suite has not been run; kpca-bench run {path}"
             sections.append(Section(f"## Benchmark suite: {config.name}: not built\n\n{missing}.\n", missing))
             continue
-        figures = [f"![{name}]({config.name}/{name})" for name in ("cd_auroc.png", "rank_heatmap_auroc.png",
-                                                                    "auroc_box.png") if (folder / name).exists()]
+        figures = [
+            f"![{name}]({config.name}/{name})"
+            for name in ("cd_auroc.png", "rank_heatmap_auroc.png", "auroc_box.png")
+            if (folder / name).exists()
+        ]
         headline = (folder / "headline.md").read_text().strip()
-        sections.append(Section("\n".join([
-            f"## Benchmark suite: {config.name}", "", config.description, "", *([headline, ""] if headline else []),
-            f"Per-dataset tables and the statistics across datasets: "
-            f"[{config.name}/summary.md]({config.name}/summary.md).", "", *figures, ""])))
+        sections.append(
+            Section(
+                "\n".join(
+                    [
+                        f"## Benchmark suite: {config.name}",
+                        "",
+                        config.description,
+                        "",
+                        *([headline, ""] if headline else []),
+                        f"Per-dataset tables and the statistics across datasets: "
+                        f"[{config.name}/summary.md]({config.name}/summary.md).",
+                        "",
+                        *figures,
+                        "",
+                    ]
+                )
+            )
+        )
     return sections
 
 
@@ -282,15 +427,24 @@ def readings_tried_lines(found: PaperFindings) -> list[str]:
     frame = found.tried
     if frame.empty or (frame["reading"] == HEADLINE).all():
         return []
-    lines = ["### Readings tried", "", "Each table's readings and how many of its counted numbers each holds within "
-             "its statistical tolerance: a sensitivity analysis beside the headline, which counts the headline "
-             "alone. The best reading is marked: it is chosen after the runs and decides no count called a "
-             "headline; a diagnostic reading is shown, never counted.", "",
-             "| table | reading | within | best (chosen after the runs) |", "|---|---|---|---|"]
+    lines = [
+        "### Readings tried",
+        "",
+        "Each table's readings and how many of its counted numbers each holds within "
+        "its statistical tolerance: a sensitivity analysis beside the headline, which counts the headline "
+        "alone. The best reading is marked: it is chosen after the runs and decides no count called a "
+        "headline; a diagnostic reading is shown, never counted.",
+        "",
+        "| table | reading | within | best (chosen after the runs) |",
+        "|---|---|---|---|",
+    ]
     for row in frame.itertuples():
-        reading = "headline" if row.reading == HEADLINE else f"`{row.reading}`" + (" (diagnostic)" if row.diagnostic
-                                                                                   else "")
-        lines.append(f"| `{row.table}` | {reading} | {row.within} of {row.numbers} | {'**yes**' if row.chosen else ''} |")
+        reading = (
+            "headline" if row.reading == HEADLINE else f"`{row.reading}`" + (" (diagnostic)" if row.diagnostic else "")
+        )
+        lines.append(
+            f"| `{row.table}` | {reading} | {row.within} of {row.numbers} | {'**yes**' if row.chosen else ''} |"
+        )
     return lines + [""]
 
 
@@ -340,8 +494,9 @@ def rules_lines() -> list[str]:
     ]
 
 
-def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT_REPRODUCTIONS_DIR,
-                   out=None) -> Overview:
+def write_overview(
+    results_root, config_dir="configs", reproductions_dir=DEFAULT_REPRODUCTIONS_DIR, out=None
+) -> Overview:
     """Write ``REPORT.md`` of the runs in ``results_root`` (the papers of ``reproductions_dir``, the suites of
     ``config_dir``), with ``claims.csv``, ``readings.csv``, ``counts.csv`` (:func:`counts_frame`) and
     ``one_direction.csv`` beside it, into ``out`` (default ``results_root``; its
@@ -353,14 +508,17 @@ def write_overview(results_root, config_dir="configs", reproductions_dir=DEFAULT
     deviations = all_deviations(reproductions)
     groups = paper_configs(reproductions, all_claims(reproductions))
     if not groups:
-        raise KpcaBenchError(f"no reproduction in {reproductions_dir} has a config or a claim in its "
-                             "reference/claims.yaml")
+        raise KpcaBenchError(
+            f"no reproduction in {reproductions_dir} has a config or a claim in its reference/claims.yaml"
+        )
     diagnostic = frozenset().union(*(diagnostic_variants(r.reference_dir) for r in reproductions.values()))
-    evidence = Evidence(variant_comparisons(results_root, reproductions), check_results(results_root, deviations),
-                        diagnostic)
+    evidence = Evidence(
+        variant_comparisons(results_root, reproductions), check_results(results_root, deviations), diagnostic
+    )
     findings = paper_findings(results_root, groups, deviations, all_claims(reproductions), evidence)
-    claims = evaluate_claims(all_claims(reproductions), run_folders(reproductions, results_root),
-                             table_readings(findings))
+    claims = evaluate_claims(
+        all_claims(reproductions), run_folders(reproductions, results_root), table_readings(findings)
+    )
     findings = [replace(found, claims=[c for c in claims if c.paper == found.paper]) for found in findings]
     suites = suite_sections(results_root, config_dir)
     header = [

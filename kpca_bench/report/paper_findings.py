@@ -19,11 +19,27 @@ from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
-from kpca_bench.report.findings import (CLAIMS_FILE, DEVIATIONS_FILE, NOT_EXPLAINED, Claim, Deviation, load_claims,
-                                       load_deviations)
+from kpca_bench.report.findings import (
+    CLAIMS_FILE,
+    DEVIATIONS_FILE,
+    NOT_EXPLAINED,
+    Claim,
+    Deviation,
+    load_claims,
+    load_deviations,
+)
 from kpca_bench.report import readings
-from kpca_bench.report.readings import (BY_CHECK, BY_CONSTRUCTION, BY_VARIANT, DEGENERATE, FLOOR_ONLY, HEADLINE,
-                                        NOT_EXPLAINED as NOT_EXPLAINED_OUTCOME, NOT_RUN, WITHIN)
+from kpca_bench.report.readings import (
+    BY_CHECK,
+    BY_CONSTRUCTION,
+    BY_VARIANT,
+    DEGENERATE,
+    FLOOR_ONLY,
+    HEADLINE,
+    NOT_EXPLAINED as NOT_EXPLAINED_OUTCOME,
+    NOT_RUN,
+    WITHIN,
+)
 from kpca_bench.report.reference import declared_variants, load_references, reference_folder
 from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
 from kpca_bench.experiment.config import Config
@@ -49,11 +65,16 @@ def paper_configs(reproductions: Mapping[str, Reproduction], claims: Sequence[Cl
     groups: dict[str, Runs] = {}
     for reproduction in reproductions.values():
         runs = [(path, load_config(path)) for path in reproduction.config_paths()]
-        strays = [path.name for path, config in runs
-                  if config.reference is not None and config.reference.paper != reproduction.reference]
+        strays = [
+            path.name
+            for path, config in runs
+            if config.reference is not None and config.reference.paper != reproduction.reference
+        ]
         if strays:
-            raise KpcaBenchError(f"{', '.join(strays)} in {reproduction.folder} name another paper than "
-                                 f"{reproduction.reference!r} in reference.paper; move them to that paper's folder")
+            raise KpcaBenchError(
+                f"{', '.join(strays)} in {reproduction.folder} name another paper than "
+                f"{reproduction.reference!r} in reference.paper; move them to that paper's folder"
+            )
         if runs:
             groups[reproduction.reference] = runs
     stems = {path.stem for runs in groups.values() for path, _ in runs}
@@ -70,22 +91,28 @@ def own_entries(reproduction: Reproduction, entries: list, file: str) -> list:
     """``entries`` of ``reproduction``'s reference file ``file``, checked to name its own paper."""
     strays = sorted({entry.paper for entry in entries} - {reproduction.reference})
     if strays:
-        raise KpcaBenchError(f"{reproduction.reference_dir / file} has entries of {', '.join(map(repr, strays))}; a "
-                             f"reproduction's reference files hold its own paper's ({reproduction.reference!r}): "
-                             "move them to that paper's folder")
+        raise KpcaBenchError(
+            f"{reproduction.reference_dir / file} has entries of {', '.join(map(repr, strays))}; a "
+            f"reproduction's reference files hold its own paper's ({reproduction.reference!r}): "
+            "move them to that paper's folder"
+        )
     return entries
 
 
 def all_claims(reproductions: Mapping[str, Reproduction]) -> list[Claim]:
     """Every reproduction's claims (its ``reference/claims.yaml``), reproduction by reproduction."""
-    return [claim for r in reproductions.values()
-            for claim in own_entries(r, load_claims(r.reference_dir), CLAIMS_FILE)]
+    return [
+        claim for r in reproductions.values() for claim in own_entries(r, load_claims(r.reference_dir), CLAIMS_FILE)
+    ]
 
 
 def all_deviations(reproductions: Mapping[str, Reproduction]) -> list[Deviation]:
     """Every reproduction's deviations (its ``reference/deviations.yaml``), reproduction by reproduction."""
-    return [deviation for r in reproductions.values()
-            for deviation in own_entries(r, load_deviations(r.reference_dir), DEVIATIONS_FILE)]
+    return [
+        deviation
+        for r in reproductions.values()
+        for deviation in own_entries(r, load_deviations(r.reference_dir), DEVIATIONS_FILE)
+    ]
 
 
 def paper_config_paths(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> list[Path]:
@@ -100,8 +127,10 @@ def missing_data(config: Config) -> str | None:
     spec = get_spec(config.dataset.name)
     if not spec.files or present(spec.name, spec.files):
         return None
-    return (f"the files of dataset {spec.name!r} are not in {searched(spec.files[0].folder_of(spec.name))}; "
-            f"'kpca-bench datasets fetch {spec.name}' downloads them")
+    return (
+        f"the files of dataset {spec.name!r} are not in {searched(spec.files[0].folder_of(spec.name))}; "
+        f"'kpca-bench datasets fetch {spec.name}' downloads them"
+    )
 
 
 def runnable_paper_configs(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> tuple[list[Path], list[tuple[Path, str]]]:
@@ -128,17 +157,43 @@ def _comparison(results_root: Path, path: Path, config: Config) -> pd.DataFrame:
     """The paper's numbers beside the run's, with each tolerance's parts (``statistical``, ``floor``) and
     ``by_construction``; every number "not run" (ours NaN) if the run has no summary."""
     directory = experiment_directory(config, results_root)
-    entries = [e for e in load_references(reference_folder(path))
-               if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset]
+    entries = [
+        e
+        for e in load_references(reference_folder(path))
+        if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset
+    ]
     try:
         table = compare_with_papers(path.as_posix(), config, directory)
     except KpcaBenchError:
-        table = pd.DataFrame([{"config": path.as_posix(), "method": e["method"], "metric": e["metric"],
-                               "reference": e["value"], "ours": float("nan"), "delta": float("nan"),
-                               "tolerance": e["tolerance"], "ok": False} for e in entries], columns=COMPARISON_COLUMNS)
-    parts = pd.DataFrame([{"method": e["method"], "metric": e["metric"], "statistical": e.get("statistical", float("nan")),
-                           "floor": e.get("floor", float("nan")), "by_construction": e.get("by_construction", "")}
-                          for e in entries], columns=["method", "metric", *TOLERANCE_PARTS])
+        table = pd.DataFrame(
+            [
+                {
+                    "config": path.as_posix(),
+                    "method": e["method"],
+                    "metric": e["metric"],
+                    "reference": e["value"],
+                    "ours": float("nan"),
+                    "delta": float("nan"),
+                    "tolerance": e["tolerance"],
+                    "ok": False,
+                }
+                for e in entries
+            ],
+            columns=COMPARISON_COLUMNS,
+        )
+    parts = pd.DataFrame(
+        [
+            {
+                "method": e["method"],
+                "metric": e["metric"],
+                "statistical": e.get("statistical", float("nan")),
+                "floor": e.get("floor", float("nan")),
+                "by_construction": e.get("by_construction", ""),
+            }
+            for e in entries
+        ],
+        columns=["method", "metric", *TOLERANCE_PARTS],
+    )
     return table.merge(parts.drop_duplicates(["method", "metric"]), on=["method", "metric"], how="left")
 
 
@@ -152,8 +207,11 @@ def paper_comparison(results_root: Path, runs: Runs) -> pd.DataFrame:
 
 def stand_ins(runs: Runs) -> dict[str, str]:
     """Config stem -> how its data differ from the paper's, for the runs on stand-in data."""
-    return {path.stem: config.reference.stand_in for path, config in runs
-            if config.reference is not None and config.reference.stand_in}
+    return {
+        path.stem: config.reference.stand_in
+        for path, config in runs
+        if config.reference is not None and config.reference.stand_in
+    }
 
 
 def _cell(value: float, digits: int = 3) -> str:
@@ -176,33 +234,50 @@ def _reading_cells(row, verdict) -> list[str]:
     return [shown, f"`{verdict.best_reading}`", under]
 
 
-def numbers_table(comparison: pd.DataFrame, stand_in: dict[str, str] | None = None,
-           verdicts: pd.DataFrame | None = None) -> str:
+def numbers_table(
+    comparison: pd.DataFrame, stand_in: dict[str, str] | None = None, verdicts: pd.DataFrame | None = None
+) -> str:
     """The paper's numbers beside ours: the tolerance's parts, the number's outcome under the headline, and its
     table's best reading, chosen after the runs, with our value under it (``verdicts``,
     :func:`kpca_bench.report.readings.readings`; rows it lacks are stand-ins)."""
-    lines = ["| config | method | metric | paper | ours | delta | statistical | floor | tolerance | outcome (headline) "
-             "| best reading (after the runs) | ours under it |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| config | method | metric | paper | ours | delta | statistical | floor | tolerance | outcome (headline) "
+        "| best reading (after the runs) | ours under it |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     verdicts = pd.DataFrame(columns=["best_reading"]) if verdicts is None else verdicts
     for index, row in zip(comparison.index, comparison.itertuples()):
         ours = "not run" if pd.isna(row.ours) else f"{row.ours:.3f}"
         delta = "" if pd.isna(row.delta) else f"{row.delta:+.3f}"
         config = f"`{Path(row.config).stem}`" + (" (stand-in)" if Path(row.config).stem in (stand_in or {}) else "")
         degenerate = getattr(row, "degenerate", None)
-        method = row.method + (f" **({degenerate.split(':')[0]})**" if isinstance(degenerate, str) and degenerate
-                               else "")
+        method = row.method + (
+            f" **({degenerate.split(':')[0]})**" if isinstance(degenerate, str) and degenerate else ""
+        )
         verdict = next(verdicts.loc[[index]].itertuples()) if index in verdicts.index else None
-        cells = [config, method, row.metric, f"{row.reference:.3f}", ours, delta,
-                 _cell(getattr(row, "statistical", float("nan")), 4), _cell(getattr(row, "floor", float("nan"))),
-                 f"{row.tolerance:.3f}", *_reading_cells(row, verdict)]
+        cells = [
+            config,
+            method,
+            row.metric,
+            f"{row.reference:.3f}",
+            ours,
+            delta,
+            _cell(getattr(row, "statistical", float("nan")), 4),
+            _cell(getattr(row, "floor", float("nan"))),
+            f"{row.tolerance:.3f}",
+            *_reading_cells(row, verdict),
+        ]
         lines.append(markdown_row(cells))
     return "\n".join(lines)
 
 
 def stand_in_lines(stand_in: dict[str, str]) -> list[str]:
     """What each stand-in run's data are, under the table whose rows it marks."""
-    return [f"Stand-in: `{stem}` runs the paper's protocol on other data than the paper's, so its numbers are not "
-            f"the paper's experiment: {text}." for stem, text in stand_in.items()]
+    return [
+        f"Stand-in: `{stem}` runs the paper's protocol on other data than the paper's, so its numbers are not "
+        f"the paper's experiment: {text}."
+        for stem, text in stand_in.items()
+    ]
 
 
 def not_holding(comparison: pd.DataFrame) -> pd.DataFrame:
@@ -212,8 +287,11 @@ def not_holding(comparison: pd.DataFrame) -> pd.DataFrame:
 
 def explained_mask(deviation: Deviation, rows: pd.DataFrame) -> pd.Series:
     """Which of ``rows`` (comparison rows) ``deviation`` explains."""
-    return pd.Series([deviation.explains(Path(row.config).stem, row.method, row.metric) for row in rows.itertuples()],
-                     index=rows.index, dtype=bool)
+    return pd.Series(
+        [deviation.explains(Path(row.config).stem, row.method, row.metric) for row in rows.itertuples()],
+        index=rows.index,
+        dtype=bool,
+    )
 
 
 def _fields(config: Config) -> dict:
@@ -235,13 +313,17 @@ def declared_readings(reproduction: Reproduction) -> list[tuple[Path, Config]]:
         if config.reference is None or not config.reference.variant_of:
             continue
         if path.stem not in declared:
-            raise KpcaBenchError(f"{path}: no entry of {reproduction.reference_dir / 'choices.yaml'} declares this "
-                                 "variant with its source, so it is no reading of the paper; declare it there or "
-                                 "remove it")
+            raise KpcaBenchError(
+                f"{path}: no entry of {reproduction.reference_dir / 'choices.yaml'} declares this "
+                "variant with its source, so it is no reading of the paper; declare it there or "
+                "remove it"
+            )
         headline = headlines.get(config.reference.variant_of)
         if headline is not None and readings.only_redrawn(_fields(load_config(headline)), _fields(config)):
-            raise KpcaBenchError(f"{path}: differs from {headline.name} only in {' or '.join(readings.REDRAW_KEYS)}, "
-                                 "a redraw of the headline's splits, not a reading of the paper; remove it")
+            raise KpcaBenchError(
+                f"{path}: differs from {headline.name} only in {' or '.join(readings.REDRAW_KEYS)}, "
+                "a redraw of the headline's splits, not a reading of the paper; remove it"
+            )
         found.append((path, config))
     return found
 
@@ -280,16 +362,18 @@ NO_EVIDENCE = Evidence({}, {})
 def _variant_row(table: pd.DataFrame | None, row) -> pd.Series | None:
     if table is None:
         return None
-    hit = table[(table["config"] == Path(row.config).stem) & (table["method"] == row.method)
-                & (table["metric"] == row.metric)].dropna(subset=["ours"])
+    hit = table[
+        (table["config"] == Path(row.config).stem) & (table["method"] == row.method) & (table["metric"] == row.metric)
+    ].dropna(subset=["ours"])
     return hit.iloc[0] if len(hit) else None
 
 
 def _check_rows(table: pd.DataFrame | None, row) -> pd.DataFrame | None:
     if table is None:
         return None
-    hit = table[(table["config"] == Path(row.config).stem) & (table["method"] == row.method)
-                & (table["metric"] == row.metric)]
+    hit = table[
+        (table["config"] == Path(row.config).stem) & (table["method"] == row.method) & (table["metric"] == row.metric)
+    ]
     return hit if len(hit) else None
 
 
@@ -309,12 +393,15 @@ def paper_checks(deviations: Sequence[Deviation], evidence: Evidence) -> list[pd
     for deviation in deviations:
         for name in deviation.checks:
             if (table := evidence.checks.get(name)) is not None:
-                tables.append(table[[deviation.explains(str(row.config), row.method, row.metric)
-                                     for row in table.itertuples()]])
+                tables.append(
+                    table[[deviation.explains(str(row.config), row.method, row.metric) for row in table.itertuples()]]
+                )
     return tables
 
 
-def verdicts(comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence: Evidence = NO_EVIDENCE) -> pd.DataFrame:
+def verdicts(
+    comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence: Evidence = NO_EVIDENCE
+) -> pd.DataFrame:
     """Per comparison row, its verdict under the headline and the readings (:func:`kpca_bench.report.readings.readings`)."""
     return readings.readings(comparison, evidence.variants, paper_checks(deviations, evidence), evidence.diagnostic)
 
@@ -365,8 +452,10 @@ def tested_lines(deviation: Deviation, rows: pd.DataFrame, evidence: Evidence) -
         reading = table["variant"].iloc[0] if len(table) else ""
         held = sum(v.endswith(f"({WITHIN})") for v in values)
         diagnostic = "; a diagnostic, never counted" if stem in evidence.diagnostic else ""
-        lines.append(f"  - variant `{stem}` ({reading}{diagnostic}): {held} of {len(values)} within"
-                     + (f": {'; '.join(values)}" if values else ""))
+        lines.append(
+            f"  - variant `{stem}` ({reading}{diagnostic}): {held} of {len(values)} within"
+            + (f": {'; '.join(values)}" if values else "")
+        )
     for name in deviation.checks:
         table = evidence.checks.get(name)
         if table is None:
@@ -374,9 +463,11 @@ def tested_lines(deviation: Deviation, rows: pd.DataFrame, evidence: Evidence) -
             continue
         flagged = sum(_inconsistent(table, row) for row in rows.itertuples())
         beyond = sum(_beyond(table, row) for row in rows.itertuples())
-        lines.append(f"  - check [{name.replace('.csv', '.md')}]({name.replace('.csv', '.md')}): the paper's value "
-                     f"inconsistent with its protocol for {flagged} of {numbers_phrase(len(rows))}, beyond tolerance of every "
-                     f"reading's range (what explains a number) for {beyond}")
+        lines.append(
+            f"  - check [{name.replace('.csv', '.md')}]({name.replace('.csv', '.md')}): the paper's value "
+            f"inconsistent with its protocol for {flagged} of {numbers_phrase(len(rows))}, beyond tolerance of every "
+            f"reading's range (what explains a number) for {beyond}"
+        )
     lines += [f"  - tried: {text}" for text in deviation.tried]
     return lines or ["  - no variant or check tests this cause yet, so it explains none of these numbers"]
 
@@ -394,14 +485,19 @@ def unexplained_bullets(rows: pd.DataFrame, verdict_rows: pd.DataFrame | None = 
     """One bullet per config for the numbers no deviation entry names (``verdict_rows``: their verdicts)."""
     bullets = []
     for config, group in rows.groupby(rows["config"].map(lambda c: Path(c).stem), sort=False):
-        numbers = ", ".join(_number(row, None if verdict_rows is None else next(verdict_rows.loc[[index]].itertuples()))
-                            for index, row in zip(group.index, group.itertuples()))
-        bullets.append(f"- **`{config}`: {numbers}** ({numbers_phrase(len(group))}): {NOT_EXPLAINED}; no hypothesis "
-                       "tested yet.")
+        numbers = ", ".join(
+            _number(row, None if verdict_rows is None else next(verdict_rows.loc[[index]].itertuples()))
+            for index, row in zip(group.index, group.itertuples())
+        )
+        bullets.append(
+            f"- **`{config}`: {numbers}** ({numbers_phrase(len(group))}): {NOT_EXPLAINED}; no hypothesis tested yet."
+        )
     return bullets
 
 
-def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation], evidence: Evidence = NO_EVIDENCE) -> list[str]:
+def deviation_lines(
+    comparison: pd.DataFrame, deviations: list[Deviation], evidence: Evidence = NO_EVIDENCE
+) -> list[str]:
     """The deviations list of a paper: entries that name some of its numbers, then the numbers none names.
 
     First the tables whose deviations point one way (:func:`one_direction_lines`, found by code). The numbers in
@@ -418,8 +514,14 @@ def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation], evide
     for deviation in deviations:
         mask = explained_mask(deviation, rows) & ~named
         if mask.any():
-            bullets.append(deviation_bullet(deviation, int(mask.sum()), int((outcome[mask] == BY_VARIANT).sum()),
-                                            int((outcome[mask] == BY_CHECK).sum())))
+            bullets.append(
+                deviation_bullet(
+                    deviation,
+                    int(mask.sum()),
+                    int((outcome[mask] == BY_VARIANT).sum()),
+                    int((outcome[mask] == BY_CHECK).sum()),
+                )
+            )
             bullets += tested_lines(deviation, rows[mask].dropna(subset=["ours"]), evidence)
             named |= mask
     return bullets + unexplained_bullets(rows[~named], found[~named])
@@ -428,18 +530,21 @@ def deviation_lines(comparison: pd.DataFrame, deviations: list[Deviation], evide
 def one_direction_lines(comparison: pd.DataFrame) -> list[str]:
     """A bullet per table whose deviations point one way beyond their standard error
     (:func:`kpca_bench.report.readings.one_direction`, its rule stated in the bullet)."""
-    return [f"- **`{row.table}`: {row.same} of its {row.beyond} numbers beyond their standard error lie {row.direction} "
-            f"the paper's** ({row.smallest:+.3f} to {row.largest:+.3f}; sign test p = {row.p:.2g}, a screen, as the "
-            f"numbers share runs): a shift of the whole table, within or not, found by code ([the rule]"
-            f"({ONE_DIRECTION_DOC})); no entry explains it unless one names it below."
-            for row in readings.one_direction(comparison).itertuples()]
+    return [
+        f"- **`{row.table}`: {row.same} of its {row.beyond} numbers beyond their standard error lie {row.direction} "
+        f"the paper's** ({row.smallest:+.3f} to {row.largest:+.3f}; sign test p = {row.p:.2g}, a screen, as the "
+        f"numbers share runs): a shift of the whole table, within or not, found by code ([the rule]"
+        f"({ONE_DIRECTION_DOC})); no entry explains it unless one names it below."
+        for row in readings.one_direction(comparison).itertuples()
+    ]
 
 
 def main_deviation(comparison: pd.DataFrame, deviations: list[Deviation], claims: list[Claim]) -> str:
     """The deviation entry explaining the most numbers that ran and missed; else the first claim that does not fully hold."""
     ran = not_holding(comparison).dropna(subset=["ours"])
-    count, top = max(((int(explained_mask(d, ran).sum()), d) for d in deviations), key=lambda pair: pair[0],
-                     default=(0, None))
+    count, top = max(
+        ((int(explained_mask(d, ran).sum()), d) for d in deviations), key=lambda pair: pair[0], default=(0, None)
+    )
     if count:
         return f"{top.numbers}: {top.cause}"
     if len(ran):
@@ -504,13 +609,27 @@ class PaperFindings:
         return readings.sensitivity(self.tried)
 
 
-def paper_findings(results_root: Path, groups: dict[str, Runs], deviations: list[Deviation],
-                   claims: list[Claim], evidence: Evidence = NO_EVIDENCE) -> list[PaperFindings]:
+def paper_findings(
+    results_root: Path,
+    groups: dict[str, Runs],
+    deviations: list[Deviation],
+    claims: list[Claim],
+    evidence: Evidence = NO_EVIDENCE,
+) -> list[PaperFindings]:
     """Per paper, in the order of ``groups``: its runs, its numbers beside ours, its deviations and claims."""
     findings = []
     for paper, runs in groups.items():
         comparison = paper_comparison(results_root, runs)
         on_stand_in = comparison["config"].map(lambda config: Path(config).stem in stand_ins(runs)).astype(bool)
-        findings.append(PaperFindings(paper, runs, comparison[~on_stand_in], [d for d in deviations if d.paper == paper],
-                                      [c for c in claims if c.paper == paper], evidence, comparison[on_stand_in]))
+        findings.append(
+            PaperFindings(
+                paper,
+                runs,
+                comparison[~on_stand_in],
+                [d for d in deviations if d.paper == paper],
+                [c for c in claims if c.paper == paper],
+                evidence,
+                comparison[on_stand_in],
+            )
+        )
     return findings

@@ -52,8 +52,14 @@ def method_styles(methods: list[str]) -> dict[str, dict]:
     colours and markers repeat."""
     colours = plt.get_cmap("tab20").colors
     colours = (*colours[0::2], *colours[1::2])
-    return {method: {"color": colours[i % len(colours)], "marker": MARKERS[i % len(MARKERS)],
-                     "linestyle": LINESTYLES[i % len(LINESTYLES)]} for i, method in enumerate(methods)}
+    return {
+        method: {
+            "color": colours[i % len(colours)],
+            "marker": MARKERS[i % len(MARKERS)],
+            "linestyle": LINESTYLES[i % len(LINESTYLES)],
+        }
+        for i, method in enumerate(methods)
+    }
 
 
 def run_title(config_name: str, dataset_name: str) -> str:
@@ -68,8 +74,9 @@ def marked(method: str, marks: dict[str, str] | None) -> str:
     return f"{method} ({mark})" if mark else method
 
 
-def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, threshold: str, path,
-                marks: dict[str, str] | None = None) -> None:
+def f1_box_plot(
+    trials: pd.DataFrame, methods: list[str], *, title: str, threshold: str, path, marks: dict[str, str] | None = None
+) -> None:
     """Spread of F1 over trials, one box per method (labelled :func:`marked`); dots are the trials."""
     data = [trials.loc[trials["method"] == m, "f1"].dropna().to_numpy() for m in methods]
     fig, ax = plt.subplots(figsize=(max(4.8, 1.6 + 1.3 * len(methods)), 4.4))
@@ -77,8 +84,15 @@ def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, thresho
     rng = np.random.default_rng(0)
     styles = method_styles(methods)
     for position, (method, values) in enumerate(zip(methods, data), start=1):
-        ax.plot(position + rng.uniform(-0.08, 0.08, len(values)), values, ms=3, alpha=0.6, linestyle="none",
-                color=styles[method]["color"], marker=styles[method]["marker"])
+        ax.plot(
+            position + rng.uniform(-0.08, 0.08, len(values)),
+            values,
+            ms=3,
+            alpha=0.6,
+            linestyle="none",
+            color=styles[method]["color"],
+            marker=styles[method]["marker"],
+        )
     ax.set_ylabel("F1 (outliers positive)")
     set_title(ax, f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}")
     ax.tick_params(axis="x", labelrotation=20)
@@ -86,8 +100,14 @@ def f1_box_plot(trials: pd.DataFrame, methods: list[str], *, title: str, thresho
     save_figure(fig, path)
 
 
-def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], *, title: str, path,
-             marks: dict[str, str] | None = None) -> None:
+def roc_plot(
+    roc: dict[str, np.ndarray],
+    auroc: dict[str, tuple[float, float]],
+    *,
+    title: str,
+    path,
+    marks: dict[str, str] | None = None,
+) -> None:
     """Mean ROC over trials per method (labelled :func:`marked`), with AUROC mean ± std (3 decimals) in the
     legend; each method its own colour, line style and markers (:func:`method_styles`), so that curves lying on
     one another stay apart."""
@@ -96,10 +116,16 @@ def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], 
     for i, (method, tpr) in enumerate(roc.items()):
         mean, std = auroc[method]
         # Markers every tenth of the curve's length, shifted per method so that curves on one another show each.
-        ax.plot(ROC_FPR_GRID, tpr.mean(axis=0), drawstyle="steps-post", markevery=(0.025 * i, 0.1), ms=5,
-                fillstyle="none",
-                **styles[method],
-                label=f"{marked(method, marks)} (AUROC {mean:.3f} ± {'–' if np.isnan(std) else f'{std:.3f}'})")
+        ax.plot(
+            ROC_FPR_GRID,
+            tpr.mean(axis=0),
+            drawstyle="steps-post",
+            markevery=(0.025 * i, 0.1),
+            ms=5,
+            fillstyle="none",
+            **styles[method],
+            label=f"{marked(method, marks)} (AUROC {mean:.3f} ± {'–' if np.isnan(std) else f'{std:.3f}'})",
+        )
     ax.plot([0, 1], [0, 1], ":", color="grey", label="chance")
     ax.set_xlabel("false-positive rate (inliers flagged)")
     ax.set_ylabel("true-positive rate (outliers caught)")
@@ -110,8 +136,16 @@ def roc_plot(roc: dict[str, np.ndarray], auroc: dict[str, tuple[float, float]], 
     save_figure(fig, path)
 
 
-def sparsity_plot(curves: dict[str, pd.DataFrame], references: dict[str, float], *, title: str, threshold: str,
-                  path, trials: pd.DataFrame, marks: dict[str, str] | None = None) -> None:
+def sparsity_plot(
+    curves: dict[str, pd.DataFrame],
+    references: dict[str, float],
+    *,
+    title: str,
+    threshold: str,
+    path,
+    trials: pd.DataFrame,
+    marks: dict[str, str] | None = None,
+) -> None:
     """Mean F1 against mean % non-zero dual coefficients across a sparsity sweep.
 
     ``curves`` maps a method to rows with columns sparsity, f1 (means over trials),
@@ -125,15 +159,30 @@ def sparsity_plot(curves: dict[str, pd.DataFrame], references: dict[str, float],
     styles = method_styles([*curves, *references])
     for method, points in curves.items():
         points = points.sort_values("sparsity")
-        ax.plot(points["sparsity"], points["f1"], **styles[method],
-                label=f"{method} ({trials_used(trials, list(points.index))})")
+        ax.plot(
+            points["sparsity"],
+            points["f1"],
+            **styles[method],
+            label=f"{method} ({trials_used(trials, list(points.index))})",
+        )
         flagged = points[[setting in (marks or {}) for setting in points.index]]
         for setting, point in flagged.iterrows():
-            ax.plot(point["sparsity"], point["f1"], "o", ms=12, fillstyle="none", color="black",
-                    label=marked(setting, marks))
+            ax.plot(
+                point["sparsity"],
+                point["f1"],
+                "o",
+                ms=12,
+                fillstyle="none",
+                color="black",
+                label=marked(setting, marks),
+            )
     for method, f1 in references.items():
-        ax.axhline(f1, color=styles[method]["color"], linestyle=styles[method]["linestyle"],
-                   label=f"{marked(method, marks)} (all coefficients non-zero, {trials_used(trials, [method])})")
+        ax.axhline(
+            f1,
+            color=styles[method]["color"],
+            linestyle=styles[method]["linestyle"],
+            label=f"{marked(method, marks)} (all coefficients non-zero, {trials_used(trials, [method])})",
+        )
     ax.set_xlabel("sparsity: % non-zero dual coefficients per component")
     ax.set_ylabel("F1 (of the trials in the legend)")
     set_title(ax, f"{title}: F1 vs sparsity\nthreshold: {threshold}")

@@ -55,8 +55,10 @@ def table_of(config: str) -> str:
 
 
 def _numbers(comparison: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame({"table": comparison["config"].map(table_of), "method": comparison["method"],
-                         "metric": comparison["metric"]}, index=comparison.index)
+    return pd.DataFrame(
+        {"table": comparison["config"].map(table_of), "method": comparison["method"], "metric": comparison["metric"]},
+        index=comparison.index,
+    )
 
 
 def _flagged(comparison: pd.DataFrame, column: str) -> pd.Series:
@@ -96,8 +98,9 @@ def within_floor_only(comparison: pd.DataFrame) -> pd.Series:
     return counted(comparison) & comparison["ok"].astype(bool) & ~inside_statistics(comparison)
 
 
-def within_by_reading(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame],
-                      diagnostic: Collection[str] = ()) -> pd.DataFrame:
+def within_by_reading(
+    comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], diagnostic: Collection[str] = ()
+) -> pd.DataFrame:
     """Per number (``comparison``'s index), whether each reading of its table holds it within (:func:`within`).
 
     Parameters
@@ -119,15 +122,17 @@ def within_by_reading(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFr
     """
     numbers = _numbers(comparison)
     eligible = counted(comparison)
-    statistical = comparison["statistical"] if "statistical" in comparison else pd.Series(float("nan"),
-                                                                                           index=comparison.index)
+    statistical = (
+        comparison["statistical"] if "statistical" in comparison else pd.Series(float("nan"), index=comparison.index)
+    )
     columns = {HEADLINE: within(comparison).astype("boolean")}
     for stem in sorted(set(variants) - set(diagnostic)):
         rows = variants[stem].dropna(subset=["ours"]).rename(columns={"config": "table"})
         if rows.empty or not (numbers["table"] == rows["table"].iloc[0]).any():
             continue
-        merged = numbers.merge(rows[[*NUMBER_KEYS, "delta", "ok"]].drop_duplicates(NUMBER_KEYS), on=NUMBER_KEYS,
-                               how="left").set_axis(comparison.index)
+        merged = numbers.merge(
+            rows[[*NUMBER_KEYS, "delta", "ok"]].drop_duplicates(NUMBER_KEYS), on=NUMBER_KEYS, how="left"
+        ).set_axis(comparison.index)
         ran = merged["delta"].notna()
         value = ran & inside_statistics(merged.assign(ok=merged["ok"].fillna(False)), statistical) & eligible
         columns[stem] = value.astype("boolean").where(numbers["table"] == rows["table"].iloc[0], pd.NA)
@@ -172,17 +177,27 @@ def explained_by_checks(comparison: pd.DataFrame, checks: Sequence[pd.DataFrame]
     explained = pd.Series(False, index=comparison.index)
     for table in checks:
         beyond = table.assign(beyond=beyond_tolerance(table), covers=covered_readings(table))
-        beyond = beyond.rename(columns={"config": "table"}).groupby(NUMBER_KEYS).agg(
-            beyond=("beyond", "all"), covers=("covers", lambda sets: set.intersection(*sets))).reset_index()
+        beyond = (
+            beyond.rename(columns={"config": "table"})
+            .groupby(NUMBER_KEYS)
+            .agg(beyond=("beyond", "all"), covers=("covers", lambda sets: set.intersection(*sets)))
+            .reset_index()
+        )
         merged = numbers.merge(beyond, on=NUMBER_KEYS, how="left").set_axis(comparison.index)
-        hit = [bool(row.beyond) and isinstance(row.covers, set) and numbers.at[i, "table"] in row.covers
-               for i, row in merged.iterrows()]
+        hit = [
+            bool(row.beyond) and isinstance(row.covers, set) and numbers.at[i, "table"] in row.covers
+            for i, row in merged.iterrows()
+        ]
         explained |= pd.Series(hit, index=comparison.index, dtype=bool)
     return explained
 
 
-def readings(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], checks: Sequence[pd.DataFrame] = (),
-             diagnostic: Collection[str] = ()) -> pd.DataFrame:
+def readings(
+    comparison: pd.DataFrame,
+    variants: Mapping[str, pd.DataFrame],
+    checks: Sequence[pd.DataFrame] = (),
+    diagnostic: Collection[str] = (),
+) -> pd.DataFrame:
     """Per number: its verdict under the headline and under the readings tried.
 
     Returns
@@ -197,26 +212,33 @@ def readings(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], che
     best = comparison["config"].map(table_of).map(best_per_table(comparison, grid))
     under_best = pd.Series([bool(grid.at[i, r]) for i, r in best.items()], index=comparison.index, dtype=bool)
     headline = grid[HEADLINE].fillna(False).astype(bool)
-    table = pd.DataFrame({
-        "within_headline": headline,
-        "floor_only": within_floor_only(comparison),
-        "best_reading": best,
-        "ours_under_best": value_under_reading(comparison, variants, best),
-        "within_best_reading": under_best,
-        "within_any_reading": grid.fillna(False).astype(bool).any(axis=1),
-        "by_check": explained_by_checks(comparison, checks) & counted(comparison) & ~headline,
-    }, index=comparison.index)
+    table = pd.DataFrame(
+        {
+            "within_headline": headline,
+            "floor_only": within_floor_only(comparison),
+            "best_reading": best,
+            "ours_under_best": value_under_reading(comparison, variants, best),
+            "within_best_reading": under_best,
+            "within_any_reading": grid.fillna(False).astype(bool).any(axis=1),
+            "by_check": explained_by_checks(comparison, checks) & counted(comparison) & ~headline,
+        },
+        index=comparison.index,
+    )
     table["outcome"] = outcome(comparison, table)
     return table
 
 
-def value_under_reading(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], reading: pd.Series) -> pd.Series:
+def value_under_reading(
+    comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], reading: pd.Series
+) -> pd.Series:
     """Per number, our value under a reading of its table (``reading``): the headline's or its variant's, NaN if not run."""
     numbers = _numbers(comparison)
     values = comparison["ours"].astype(float).copy()
     for stem in set(reading) - {HEADLINE}:
         rows = variants[stem].rename(columns={"config": "table"}).drop_duplicates(NUMBER_KEYS)
-        ours = numbers.merge(rows[[*NUMBER_KEYS, "ours"]], on=NUMBER_KEYS, how="left")["ours"].set_axis(comparison.index)
+        ours = numbers.merge(rows[[*NUMBER_KEYS, "ours"]], on=NUMBER_KEYS, how="left")["ours"].set_axis(
+            comparison.index
+        )
         values[reading == stem] = ours[reading == stem]
     return values
 
@@ -226,16 +248,30 @@ def outcome(comparison: pd.DataFrame, verdicts: pd.DataFrame) -> pd.Series:
     reading, explained by a check, not explained; or not run, equal by construction, on a degenerate model."""
     degenerate = on_degenerate_model(comparison)
     by_construction = comparison["ours"].notna() & ~counted(comparison) & ~degenerate
-    values = [NOT_RUN if pd.isna(row.ours) else DEGENERATE if degenerate[i] else BY_CONSTRUCTION if by_construction[i]
-              else WITHIN if verdicts.at[i, "within_headline"] else FLOOR_ONLY if verdicts.at[i, "floor_only"]
-              else BY_VARIANT if verdicts.at[i, "within_any_reading"]
-              else BY_CHECK if verdicts.at[i, "by_check"] else NOT_EXPLAINED
-              for i, row in zip(comparison.index, comparison.itertuples())]
+    values = [
+        NOT_RUN
+        if pd.isna(row.ours)
+        else DEGENERATE
+        if degenerate[i]
+        else BY_CONSTRUCTION
+        if by_construction[i]
+        else WITHIN
+        if verdicts.at[i, "within_headline"]
+        else FLOOR_ONLY
+        if verdicts.at[i, "floor_only"]
+        else BY_VARIANT
+        if verdicts.at[i, "within_any_reading"]
+        else BY_CHECK
+        if verdicts.at[i, "by_check"]
+        else NOT_EXPLAINED
+        for i, row in zip(comparison.index, comparison.itertuples())
+    ]
     return pd.Series(values, index=comparison.index, dtype=object)
 
 
-def readings_tried(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame],
-                   diagnostic: Collection[str] = ()) -> pd.DataFrame:
+def readings_tried(
+    comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], diagnostic: Collection[str] = ()
+) -> pd.DataFrame:
     """Every reading of every table with the count of the table's numbers it holds within.
 
     Returns
@@ -252,9 +288,16 @@ def readings_tried(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame
     for table in dict.fromkeys(tables):
         mine = grid[tables == table]
         for reading in [column for column in mine.columns if mine[column].notna().all()]:
-            rows.append({"table": table, "reading": reading, "within": int(mine[reading].fillna(False).sum()),
-                         "numbers": int(eligible[tables == table].sum()), "diagnostic": reading in diagnostic,
-                         "chosen": reading == best[table]})
+            rows.append(
+                {
+                    "table": table,
+                    "reading": reading,
+                    "within": int(mine[reading].fillna(False).sum()),
+                    "numbers": int(eligible[tables == table].sum()),
+                    "diagnostic": reading in diagnostic,
+                    "chosen": reading == best[table],
+                }
+            )
     return pd.DataFrame(rows, columns=["table", "reading", "within", "numbers", "diagnostic", "chosen"])
 
 
@@ -265,16 +308,24 @@ def sensitivity(tried: pd.DataFrame) -> pd.DataFrame:
     """Per table of :func:`readings_tried`, the count under the headline and over its counted readings (the headline
     among them): how many, the lowest, the highest (the best reading, chosen after the runs) and the mean."""
     counted_readings = tried[~tried["diagnostic"].astype(bool)]
-    rows = [{"table": table, "numbers": int(group["numbers"].iloc[0]),
-             "headline": int(group.loc[group["reading"] == HEADLINE, "within"].sum()), "readings": len(group),
-             "low": int(group["within"].min()), "high": int(group["within"].max()),
-             "mean": float(group["within"].mean())}
-            for table, group in counted_readings.groupby("table", sort=False)]
+    rows = [
+        {
+            "table": table,
+            "numbers": int(group["numbers"].iloc[0]),
+            "headline": int(group.loc[group["reading"] == HEADLINE, "within"].sum()),
+            "readings": len(group),
+            "low": int(group["within"].min()),
+            "high": int(group["within"].max()),
+            "mean": float(group["within"].mean()),
+        }
+        for table, group in counted_readings.groupby("table", sort=False)
+    ]
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
 
 
-def chosen_readings(comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame],
-                    diagnostic: Collection[str] = ()) -> dict[str, str | None]:
+def chosen_readings(
+    comparison: pd.DataFrame, variants: Mapping[str, pd.DataFrame], diagnostic: Collection[str] = ()
+) -> dict[str, str | None]:
     """Config stem -> its table's best reading, chosen after the runs: a variant stem, or None for the headline."""
     best = best_per_table(comparison, within_by_reading(comparison, variants, diagnostic))
     return {table: None if reading == HEADLINE else reading for table, reading in best.items()}
@@ -312,15 +363,25 @@ def one_direction(comparison: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame
         side = group["delta"][group["delta"] * sign > 0].abs()
         if len(group) < MIN_ONE_WAY or (p := binomtest(len(side), len(group), 0.5).pvalue) >= alpha:
             continue
-        rows.append({"table": table, "direction": "above" if sign > 0 else "below", "same": len(side),
-                     "beyond": len(group), "smallest": sign * float(side.min()), "largest": sign * float(side.max()),
-                     "p": float(p)})
+        rows.append(
+            {
+                "table": table,
+                "direction": "above" if sign > 0 else "below",
+                "same": len(side),
+                "beyond": len(group),
+                "smallest": sign * float(side.min()),
+                "largest": sign * float(side.max()),
+                "p": float(p),
+            }
+        )
     return pd.DataFrame(rows, columns=columns)
 
 
 def only_redrawn(headline: Mapping, variant: Mapping) -> bool:
     """Whether a variant's config (a mapping of its fields) differs from its headline's only in :data:`REDRAW_KEYS`
     (and in :data:`IDENTITY_KEYS`): a redraw of the headline's splits, which is no reading of the paper."""
+
     def computed(config: Mapping) -> dict:
         return {key: value for key, value in config.items() if key not in (*IDENTITY_KEYS, *REDRAW_KEYS)}
+
     return computed(headline) == computed(variant)

@@ -42,9 +42,13 @@ class Rebuilt:
         return self.folders[0]
 
 
-def config_of_run(directory: Path, config_dir: Path = Path("configs"),
-                  notify: Callable[[str], None] = print_notice,
-                  reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR, given: Config | None = None) -> Config:
+def config_of_run(
+    directory: Path,
+    config_dir: Path = Path("configs"),
+    notify: Callable[[str], None] = print_notice,
+    reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
+    given: Config | None = None,
+) -> Config:
     """The config a results folder was run with: ``given`` (a caller's config, for a run of a dict, a Config or
     estimator objects) or the one its ``run.json`` holds, with the run's trials and seed; else (no ``run.json``
     or no config text in it, or a damaged one, moved aside with a line through ``notify``) the config named as
@@ -55,15 +59,20 @@ def config_of_run(directory: Path, config_dir: Path = Path("configs"),
     if run is not None:
         check_objects_given(directory, run.get("objects") or [], given)
         if given is None and run.get("config") is not None:
-            given = where_it_is_now(parse_config(read_yaml(run["config"]), source=run["source"],
-                                                 profile=run["profile"]), config_dir, reproductions_dir)
+            given = where_it_is_now(
+                parse_config(read_yaml(run["config"]), source=run["source"], profile=run["profile"]),
+                config_dir,
+                reproductions_dir,
+            )
         if given is not None:
             return given.with_overrides(trials=run.get("trials"), seed=run.get("seed"))
     if given is not None:
         return given
     if run is not None and run["source"].startswith("<"):
-        raise KpcaBenchError(f"{directory}: its run was given its config as a {run['source'].strip('<>')}, which "
-                             "no file holds; give the same to kpca_bench.load(folder, config=...)")
+        raise KpcaBenchError(
+            f"{directory}: its run was given its config as a {run['source'].strip('<>')}, which "
+            "no file holds; give the same to kpca_bench.load(folder, config=...)"
+        )
     if damage:
         notify(f"{damage}; looking for the config in {config_dir}")
     store = ResultStore(directory)
@@ -78,8 +87,10 @@ def config_of_run(directory: Path, config_dir: Path = Path("configs"),
             continue
         if config.name == name and (wanted is None or config.config_hash() == wanted):
             return config
-    raise KpcaBenchError(f"{directory}: no config in {config_dir} or {reproductions_dir}/*/configs is named "
-                         f"{name!r} with hash {wanted}; name its folder with --configs")
+    raise KpcaBenchError(
+        f"{directory}: no config in {config_dir} or {reproductions_dir}/*/configs is named "
+        f"{name!r} with hash {wanted}; name its folder with --configs"
+    )
 
 
 def check_objects_given(directory: Path, objects: list[str], given: Config | None) -> None:
@@ -88,9 +99,11 @@ def check_objects_given(directory: Path, objects: list[str], given: Config | Non
     records would be silently left out."""
     missing = [label for label in objects if given is None or label not in {m.label for m in given.methods}]
     if missing:
-        raise KpcaBenchError(f"{directory}: its run was given the methods {', '.join(map(repr, missing))} as "
-                             "estimator objects, which no file holds; give the same config and objects to "
-                             "kpca_bench.load(folder, config=..., methods={...})")
+        raise KpcaBenchError(
+            f"{directory}: its run was given the methods {', '.join(map(repr, missing))} as "
+            "estimator objects, which no file holds; give the same config and objects to "
+            "kpca_bench.load(folder, config=..., methods={...})"
+        )
 
 
 def where_it_is_now(config: Config, config_dir: Path, reproductions_dir: Path) -> Config:
@@ -127,13 +140,20 @@ def shipped_configs(config_dir: Path, reproductions_dir: Path) -> list[Path]:
     """The configs of ``config_dir``, then those of every reproduction in ``reproductions_dir`` (if there is one)."""
     paths = sorted(Path(config_dir).glob("*.yaml"))
     if Path(reproductions_dir).is_dir():
-        paths += [path for reproduction in load_reproductions(Path(reproductions_dir)).values()
-                  for path in (*reproduction.config_paths(), *reproduction.variant_paths())]
+        paths += [
+            path
+            for reproduction in load_reproductions(Path(reproductions_dir)).values()
+            for path in (*reproduction.config_paths(), *reproduction.variant_paths())
+        ]
     return paths
 
 
-def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str], None] = print_notice,
-            reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR) -> Rebuilt:
+def rebuild(
+    directory,
+    config_dir: Path = Path("configs"),
+    notify: Callable[[str], None] = print_notice,
+    reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
+) -> Rebuilt:
     """Rewrite every table and figure of the run in ``directory`` from its records.
 
     Damaged state files are moved aside with a line through ``notify`` (:func:`config_of_run`,
@@ -164,20 +184,29 @@ def rebuild(directory, config_dir: Path = Path("configs"), notify: Callable[[str
         raise KpcaBenchError(f"{directory}: none of the suite's datasets has records")
     write_suite_report(config, by_member, skipped, directory)
     ranks = rank_frame(suite_statistics(config, dataset_table(config, by_member)))
-    return Rebuilt(config, [directory, *folders], rank_table_text(ranks),
-                   [record for records in by_member.values() for record in failed(records)])
+    return Rebuilt(
+        config,
+        [directory, *folders],
+        rank_table_text(ranks),
+        [record for records in by_member.values() for record in failed(records)],
+    )
 
 
-def trials_file(directory, config_dir: Path = Path("configs"), reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
-                notify: Callable[[str], None] = print_notice) -> Path:
+def trials_file(
+    directory,
+    config_dir: Path = Path("configs"),
+    reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
+    notify: Callable[[str], None] = print_notice,
+) -> Path:
     """``directory/trials.csv``, written first from the run's records (:func:`~kpca_bench.report.trials_text`)
     where it is missing or older than the records table: git keeps the records, not what they give. The config is
     the run's (:func:`config_of_run`; a suite's dataset folder: its suite's member). Where it cannot be written,
     ``notify`` is told why and the path is returned as it is."""
     directory = Path(directory)
     path, table = directory / "trials.csv", directory / TABLE_FILE
-    if not ResultStore(directory).exists() or (path.exists() and (
-            not table.exists() or path.stat().st_mtime >= table.stat().st_mtime)):
+    if not ResultStore(directory).exists() or (
+        path.exists() and (not table.exists() or path.stat().st_mtime >= table.stat().st_mtime)
+    ):
         return path
     member = not (directory / RUN_FILE).exists() and (directory.parent / RUN_FILE).exists()
     try:

@@ -46,15 +46,22 @@ def load_references(folder) -> list[dict]:
     if folder is None or not (path := Path(folder) / NUMBERS_FILE).exists():
         return []
     entries = read_yaml(path.read_text()) or []
-    bad = [i for i, e in enumerate(entries)
-           if not isinstance(e, dict) or not set(ENTRY_KEYS) <= set(e) <= {*ENTRY_KEYS, *OPTIONAL_KEYS}]
+    bad = [
+        i
+        for i, e in enumerate(entries)
+        if not isinstance(e, dict) or not set(ENTRY_KEYS) <= set(e) <= {*ENTRY_KEYS, *OPTIONAL_KEYS}
+    ]
     if not isinstance(entries, list) or bad:
-        raise ConfigError(f"{path}: entries {bad} must each have the keys {', '.join(ENTRY_KEYS)} "
-                          f"(optional: {', '.join(OPTIONAL_KEYS)})")
+        raise ConfigError(
+            f"{path}: entries {bad} must each have the keys {', '.join(ENTRY_KEYS)} "
+            f"(optional: {', '.join(OPTIONAL_KEYS)})"
+        )
     below = [i for i, entry in enumerate(entries) if tolerance_below_parts(entry)]
     if below:
-        raise ConfigError(f"{path}: entries {below}: the tolerance is below its statistical part or its floor; "
-                          "round it up (a tolerance is never below either part)")
+        raise ConfigError(
+            f"{path}: entries {below}: the tolerance is below its statistical part or its floor; "
+            "round it up (a tolerance is never below either part)"
+        )
     return entries
 
 
@@ -85,8 +92,12 @@ def diagnostic_variants(folder) -> set[str]:
 def declared_variants(folder) -> dict[str, str]:
     """Variant stem -> the source of the reading it runs, for every variant ``<folder>/choices.yaml`` names under an
     entry that states its ``source``."""
-    return {str(stem): str(e["source"]) for e in _choices(folder) if str(e.get("source") or "").strip()
-            for stem in e.get("variants", [])}
+    return {
+        str(stem): str(e["source"])
+        for e in _choices(folder)
+        if str(e.get("source") or "").strip()
+        for stem in e.get("variants", [])
+    }
 
 
 def config_references(config) -> list[dict]:
@@ -114,8 +125,7 @@ def in_reference_order(configs: list, references: list[dict]) -> list:
     named = [config for config in configs if config.reference is not None]
     papers = {config.reference.paper for config in named}
     order = list(dict.fromkeys(entry["dataset"] for entry in references if entry["paper"] in papers))
-    return sorted(named, key=lambda c: order.index(c.reference.dataset) if c.reference.dataset in order
-                  else len(order))
+    return sorted(named, key=lambda c: order.index(c.reference.dataset) if c.reference.dataset in order else len(order))
 
 
 def read_reference_mapping(path) -> dict:

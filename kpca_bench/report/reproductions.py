@@ -90,8 +90,10 @@ def load_reproduction(folder: Path) -> Reproduction:
             raise
     declared = getattr(module, "REPRODUCTION", None)
     if not isinstance(declared, Reproduction):
-        raise KpcaBenchError(f"{folder / '__init__.py'} declares no REPRODUCTION = Reproduction(...); every "
-                             "reproduction folder needs one")
+        raise KpcaBenchError(
+            f"{folder / '__init__.py'} declares no REPRODUCTION = Reproduction(...); every "
+            "reproduction folder needs one"
+        )
     return replace(declared, key=folder.name, folder=folder)
 
 
@@ -107,8 +109,10 @@ def load_reproductions(root: Path = DEFAULT_REPRODUCTIONS_DIR) -> dict[str, Repr
     the papers in results/REPORT.md)."""
     folders = sorted(path.parent for path in Path(root).glob("*/__init__.py"))
     if not folders:
-        raise KpcaBenchError(f"no reproduction in {root}: a reproduction is a folder {root}/<paper>/ whose "
-                             "__init__.py declares REPRODUCTION; name the folder with --reproductions")
+        raise KpcaBenchError(
+            f"no reproduction in {root}: a reproduction is a folder {root}/<paper>/ whose "
+            "__init__.py declares REPRODUCTION; name the folder with --reproductions"
+        )
     return {reproduction.key: reproduction for reproduction in map(load_reproduction, folders)}
 
 

@@ -36,9 +36,17 @@ def robustness_frame(config: Config, records: list[dict]) -> pd.DataFrame:
         if record["status"] != "ok":
             continue
         width = record["params"].get(kernel_parameter(config, record["entry"]), np.nan)
-        rows += [{"entry": record["entry"], "method": record["method"], "trial": record["trial"], "width": width,
-                  "corruption": r, "explained_variation": ev}
-                 for r, ev in zip(record["corruption"], record["explained_variation"])]
+        rows += [
+            {
+                "entry": record["entry"],
+                "method": record["method"],
+                "trial": record["trial"],
+                "width": width,
+                "corruption": r,
+                "explained_variation": ev,
+            }
+            for r, ev in zip(record["corruption"], record["explained_variation"])
+        ]
     return pd.DataFrame(rows)
 
 
@@ -48,8 +56,7 @@ def summary_by_width(frame: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
     summary = stats.unstack("entry")
     summary.columns = [f"{entry}_{stat}" for stat, entry in summary.columns]
     if len(entries) >= 2:
-        wide = frame.pivot_table(index=["corruption", "width", "trial"], columns="entry",
-                                 values="explained_variation")
+        wide = frame.pivot_table(index=["corruption", "width", "trial"], columns="entry", values="explained_variation")
         difference = (wide[entries[0]] - wide[entries[1]]).groupby(["corruption", "width"])
         summary["difference_mean"] = difference.mean()
         summary["difference_std"] = difference.std()
@@ -87,17 +94,21 @@ def _table(summary: pd.DataFrame, entries: list[str], parameter: str) -> str:
         header += [f"{entries[0]} − {entries[1]}", f"trials {entries[0]} ahead"]
     lines = [*markdown_table(header)]
     for _, row in summary.iterrows():
-        cells = [f"{row['corruption']:g}", f"{row['width']:g}",
-                 *(f"{row[f'{e}_mean']:.3f} ± {np.nan_to_num(row[f'{e}_std']):.3f}" for e in entries)]
+        cells = [
+            f"{row['corruption']:g}",
+            f"{row['width']:g}",
+            *(f"{row[f'{e}_mean']:.3f} ± {np.nan_to_num(row[f'{e}_std']):.3f}" for e in entries),
+        ]
         if paired:
-            cells += [f"{row['difference_mean']:+.3f} ± {np.nan_to_num(row['difference_std']):.3f}",
-                      f"{int(row['first_ahead'])}/{int(row['paired_trials'])}"]
+            cells += [
+                f"{row['difference_mean']:+.3f} ± {np.nan_to_num(row['difference_std']):.3f}",
+                f"{int(row['first_ahead'])}/{int(row['paired_trials'])}",
+            ]
         lines.append(markdown_row(cells))
     return "\n".join(lines) + "\n"
 
 
-def explained_variation_figure(summary: pd.DataFrame, entries: list[str], *, parameter: str, title: str,
-                               path) -> None:
+def explained_variation_figure(summary: pd.DataFrame, entries: list[str], *, parameter: str, title: str, path) -> None:
     """One panel per corruption level: explained variation vs the width (log axis), a line per entry."""
     levels = sorted(summary["corruption"].unique())
     styles = method_styles(entries)
@@ -106,7 +117,7 @@ def explained_variation_figure(summary: pd.DataFrame, entries: list[str], *, par
         rows = summary[summary["corruption"] == level].sort_values("width")
         for entry in entries:
             mean, std = rows[f"{entry}_mean"], np.nan_to_num(rows[f"{entry}_std"])
-            line, = ax.plot(rows["width"], mean, ms=3, label=entry, **styles[entry])
+            (line,) = ax.plot(rows["width"], mean, ms=3, label=entry, **styles[entry])
             ax.fill_between(rows["width"], mean - std, mean + std, color=line.get_color(), alpha=0.2, lw=0)
         ax.set_xscale("log")
         ax.set_xlabel(parameter)
@@ -130,14 +141,25 @@ def write_robustness_report(config: Config, records: list[dict], directory) -> p
     summary = summary_by_width(frame, entries)
     title = f"{config.name}: clean variation explained by components fitted on corrupted data"
     note = entry_incomplete_note(config, records)
-    lines = [f"# {title}", "", *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
-             f"- data: `{config.dataset.name}` {config.dataset.options}; {PROTOCOLS[config.protocol].describe(config.dataset, config.options)}",
-             "- methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" for m in config.methods),
-             f"- mean ± std over {frame['trial'].nunique()} trials"
-             + (f"; {entries[0]} − {entries[1]} is paired by trial" if len(entries) >= 2 else ""),
-             "", _table(summary, entries, parameter), f"![{FIGURE}]({FIGURE})"]
-    explained_variation_figure(summary, entries, parameter=parameter, title=config.name + (f"\n{note}" if note else ""),
-                               path=directory / FIGURE)
+    lines = [
+        f"# {title}",
+        "",
+        *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
+        f"- data: `{config.dataset.name}` {config.dataset.options}; {PROTOCOLS[config.protocol].describe(config.dataset, config.options)}",
+        "- methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" for m in config.methods),
+        f"- mean ± std over {frame['trial'].nunique()} trials"
+        + (f"; {entries[0]} − {entries[1]} is paired by trial" if len(entries) >= 2 else ""),
+        "",
+        _table(summary, entries, parameter),
+        f"![{FIGURE}]({FIGURE})",
+    ]
+    explained_variation_figure(
+        summary,
+        entries,
+        parameter=parameter,
+        title=config.name + (f"\n{note}" if note else ""),
+        path=directory / FIGURE,
+    )
     write_atomic(directory / "robustness.csv", frame.to_csv(index=False))
     write_atomic(directory / "robustness_summary.csv", summary.to_csv(index=False))
     write_atomic(directory / "robustness.md", "\n".join(lines) + "\n")

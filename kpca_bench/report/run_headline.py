@@ -1,5 +1,5 @@
 """The line a single run ends with on the terminal: its methods with the highest means of the main metric, an
-order that no test across methods backs (a suite ends with its verdict, :func:`kpca_bench.report.suite.verdict`).
+order that no test across methods backs (a suite ends with its verdict, :func:`kpca_bench.report.suite_verdict.verdict`).
 
 Built from the table :func:`kpca_bench.run` returns (``Results.summary``).
 """
@@ -15,8 +15,10 @@ TOP = 3
 
 def main_metric(summary: pd.DataFrame) -> str | None:
     """The metric a headline ranks by: AUROC where the run has it, else the first the protocol reports."""
-    return next((metric for metric in MAIN_METRICS if f"{metric}_mean" in summary
-                 and summary[f"{metric}_mean"].notna().any()), None)
+    return next(
+        (metric for metric in MAIN_METRICS if f"{metric}_mean" in summary and summary[f"{metric}_mean"].notna().any()),
+        None,
+    )
 
 
 def run_headline(summary: pd.DataFrame) -> str | None:

@@ -117,9 +117,18 @@ def wilcoxon_holm(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
             statistic, p_value = float(result.statistic), float(result.pvalue)
         else:
             statistic, p_value = 0.0, 1.0
-        rows.append({"method_a": a, "method_b": b, "n": len(difference), "wins_a": int(np.sum(difference > 0)),
-                     "losses_a": int(np.sum(difference < 0)), "median_difference": float(np.median(difference)),
-                     "statistic": statistic, "p_value": p_value})
+        rows.append(
+            {
+                "method_a": a,
+                "method_b": b,
+                "n": len(difference),
+                "wins_a": int(np.sum(difference > 0)),
+                "losses_a": int(np.sum(difference < 0)),
+                "median_difference": float(np.median(difference)),
+                "statistic": statistic,
+                "p_value": p_value,
+            }
+        )
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame.assign(p_holm=[], significant=[])
@@ -161,10 +170,10 @@ def contiguous_groups(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = A
     groups, reach = [], -1
     for start in range(len(order)):
         end = start
-        while end + 1 < len(order) and all(p_values.loc[order[end + 1], m] >= alpha for m in order[start:end + 1]):
+        while end + 1 < len(order) and all(p_values.loc[order[end + 1], m] >= alpha for m in order[start : end + 1]):
             end += 1
         if end > reach:
-            groups.append(order[start:end + 1])
+            groups.append(order[start : end + 1])
             reach = end
     return groups
 
@@ -172,8 +181,12 @@ def contiguous_groups(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = A
 def separated_pairs(p_values: pd.DataFrame, ranks: pd.Series, alpha: float = ALPHA) -> list[tuple[str, str, float]]:
     """The pairs the post-hoc test separates (p < ``alpha``), as (better average rank, worse, p), smallest p first."""
     order = list(ranks.sort_values(kind="stable").index)
-    pairs = [(a, b, float(p_values.loc[a, b])) for i, a in enumerate(order) for b in order[i + 1:]
-             if p_values.loc[a, b] < alpha]
+    pairs = [
+        (a, b, float(p_values.loc[a, b]))
+        for i, a in enumerate(order)
+        for b in order[i + 1 :]
+        if p_values.loc[a, b] < alpha
+    ]
     return sorted(pairs, key=lambda pair: pair[2])
 
 

@@ -39,22 +39,40 @@ from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
 from kpca_bench.report.statistics import ALPHA
 from kpca_bench.report.suite_figures import box_plot, cd_diagram, rank_heatmap
-from kpca_bench.report.tables import (markdown_row, markdown_table, mean_std, method_lines, not_converged_lines,
-                                      stopped_fits, suite_marks)
+from kpca_bench.report.tables import (
+    markdown_row,
+    markdown_table,
+    mean_std,
+    method_lines,
+    not_converged_lines,
+    stopped_fits,
+    suite_marks,
+)
 from kpca_bench.experiment.config import Config
+from kpca_bench.report.suite_verdict import (
+    METRICS,
+    POSTHOC_NAMES,
+    headline,
+    holm_reach,
+    kernel_variants,
+    standing,
+    statistics_lines,
+    verdict,
+)
 from kpca_bench.experiment.planning import planned_trials
 from kpca_bench.experiment.store import write_atomic
 
-METRICS = {"auroc": "AUROC", "auprc": "AUPRC"}
 TIE = 0.005
-FIGURES = {"cd_auroc.png": "critical-difference diagram, AUROC", "cd_auprc.png": "critical-difference diagram, AUPRC",
-           "rank_heatmap_auroc.png": "AUROC rank of each method on each dataset",
-           "rank_heatmap_auprc.png": "AUPRC rank of each method on each dataset",
-           "auroc_box.png": "AUROC per method across datasets"}
+FIGURES = {
+    "cd_auroc.png": "critical-difference diagram, AUROC",
+    "cd_auprc.png": "critical-difference diagram, AUPRC",
+    "rank_heatmap_auroc.png": "AUROC rank of each method on each dataset",
+    "rank_heatmap_auprc.png": "AUPRC rank of each method on each dataset",
+    "auroc_box.png": "AUROC per method across datasets",
+}
 WILCOXON_FILES = {"auroc": "wilcoxon_holm.csv", "auprc": "wilcoxon_holm_auprc.csv"}
 # Where an installed package explains the comparison with ADBench's results (docs/adbench.md is not installed).
 ADBENCH_COMPARISON_HELP = f"`python -m pydoc {adbench_reference.__name__}` (installed with kpca-bench)"
-POSTHOC_NAMES = {"nemenyi": "the Nemenyi test", "wilcoxon_holm": "Wilcoxon's signed-rank test with Holm's correction"}
 
 
 def method_order(config: Config) -> list[str]:
@@ -73,8 +91,13 @@ def dataset_table(config: Config, records: dict[str, list[dict]]) -> pd.DataFram
         for method in method_order(config):
             of_method = frame[frame["method"] == method]
             ok = of_method[of_method["status"] == "ok"]
-            row = {"dataset": dataset, "method": method, "trials": len(ok), "planned": planned[method],
-                   "failed": int((of_method["status"] != "ok").sum())}
+            row = {
+                "dataset": dataset,
+                "method": method,
+                "trials": len(ok),
+                "planned": planned[method],
+                "failed": int((of_method["status"] != "ok").sum()),
+            }
             for metric in (*METRICS, "f1"):
                 values = ok[metric].astype(float) if metric in ok else pd.Series(dtype=float)
                 row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
@@ -96,8 +119,11 @@ def dataset_size(member: Config, records: list[dict]) -> dict:
     """A dataset's rows as run and features (from its records, else the registry's shape), and its scaling."""
     first = next((r for r in records if "n_rows" in r), {})
     shape = getattr(DATASETS.get(member.dataset.name), "shape", None) or (None, None)
-    return {"n_rows": first.get("n_rows", np.nan), "n_features": first.get("n_features", shape[1] or np.nan),
-            "scaling": member.dataset.scaling}
+    return {
+        "n_rows": first.get("n_rows", np.nan),
+        "n_features": first.get("n_features", shape[1] or np.nan),
+        "scaling": member.dataset.scaling,
+    }
 
 
 def score_table(table: pd.DataFrame, metric: str, order: list[str]) -> pd.DataFrame:
@@ -108,19 +134,11 @@ def score_table(table: pd.DataFrame, metric: str, order: list[str]) -> pd.DataFr
     return wide.dropna()
 
 
-def kernel_variants(config: Config) -> tuple[list[str], list[str]]:
-    """Labels of the kernel-PCA variants and of the other detectors."""
-    variants, detectors = [], []
-    for method in config.methods:
-        labels = [method.setting_label(s) for s in method.settings()]
-        (variants if method.spec().subspace else detectors).extend(labels)
-    return variants, detectors
-
-
-
 def _markdown(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:
-    rows = ([format(v, floatfmt) if isinstance(v, (float, np.floating)) else str(v) for v in row]
-            for _, row in frame.iterrows())
+    rows = (
+        [format(v, floatfmt) if isinstance(v, (float, np.floating)) else str(v) for v in row]
+        for _, row in frame.iterrows()
+    )
     return "\n".join(markdown_table(list(frame.columns), rows))
 
 
@@ -184,8 +202,10 @@ def rank_frame(stats: dict) -> pd.DataFrame:
     for metric, label in METRICS.items():
         entry = stats[metric]
         if "ranks" in entry:
-            for name, value, interval in ((f"rank_{metric}", entry["ranks"], entry["rank_interval"]),
-                                          (f"{metric}_mean", entry["scores"].mean(), entry["score_interval"])):
+            for name, value, interval in (
+                (f"rank_{metric}", entry["ranks"], entry["rank_interval"]),
+                (f"{metric}_mean", entry["scores"].mean(), entry["score_interval"]),
+            ):
                 columns[name] = value
                 columns[f"{name}_low"], columns[f"{name}_high"] = interval["low"], interval["high"]
     frame = pd.DataFrame(columns)
@@ -200,8 +220,10 @@ def rank_display(ranks: pd.DataFrame) -> pd.DataFrame:
     for metric, label in METRICS.items():
         for name, heading, digits in ((f"rank_{metric}", f"{label} rank", 2), (f"{metric}_mean", f"mean {label}", 3)):
             if name in ranks:
-                shown[f"{heading} [95% CI]"] = [f"{v:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]" for v, low, high
-                                                in zip(ranks[name], ranks[f"{name}_low"], ranks[f"{name}_high"])]
+                shown[f"{heading} [95% CI]"] = [
+                    f"{v:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+                    for v, low, high in zip(ranks[name], ranks[f"{name}_low"], ranks[f"{name}_high"])
+                ]
     return pd.DataFrame(shown)
 
 
@@ -212,145 +234,38 @@ def rank_table_text(ranks: pd.DataFrame) -> str:
     return rank_display(ranks).to_string(index=False)
 
 
-# Separated pairs named in a verdict; the rest are in the p-value files.
-PAIRS_SHOWN = 5
-POSTHOC_SHORT = {"nemenyi": "Nemenyi", "wilcoxon_holm": "Wilcoxon-Holm"}
-
-
-def verdict(stats: dict, posthoc: str) -> str:
-    """What the tests support, one sentence per metric (:func:`metric_verdict`): the first words of every
-    suite verdict (terminal, ``headline.md``, ``summary.md``, the HTML page, ``Results.verdict``)."""
-    return " ".join(text for metric, label in METRICS.items() if (text := metric_verdict(stats[metric], metric,
-                                                                                             label, posthoc)))
-
-
-def metric_verdict(entry: dict, metric: str, label: str, posthoc: str) -> str:
-    """One metric's verdict: "no detectable difference among the k methods at this size" with Friedman's p, or
-    the pairs the post-hoc test separates; then the top mean rank, qualified by what the test says of it."""
-    if "ranks" not in entry:
-        return ""
-    pairs, k = entry["separated"], len(entry["ranks"])
-    friedman = f"Friedman p = {entry['friedman'].p_value:.3g}; " if "friedman" in entry else ""
-    if pairs:
-        shown = ", ".join(f"{a} / {b} (p = {p:.3g})" for a, b, p in pairs[:PAIRS_SHOWN])
-        more = f" and {len(pairs) - PAIRS_SHOWN} more" if len(pairs) > PAIRS_SHOWN else ""
-        lead = (f"{label}: {POSTHOC_SHORT[posthoc]} separates {len(pairs)} of {k * (k - 1) // 2} pairs of the {k} "
-                f"methods on {entry['n_datasets']} datasets ({friedman}alpha {ALPHA}; better mean rank first): "
-                f"{shown}{more} (all p-values: `posthoc_p_{metric}.csv`)")
-    elif "friedman" in entry and entry["friedman"].p_value < ALPHA:
-        lead = (f"{label}: Friedman finds that the {k} methods do not all rank alike on {entry['n_datasets']} "
-                f"datasets ({friedman.removesuffix('; ')}), but {POSTHOC_SHORT[posthoc]} separates no pair "
-                f"(alpha {ALPHA})")
-    else:
-        lead = (f"{label}: no detectable difference among the {k} methods at this size ({entry['n_datasets']} "
-                f"datasets; {friedman}{POSTHOC_SHORT[posthoc]} separates no pair at alpha {ALPHA}"
-                f"{out_of_reach(entry, posthoc)})")
-    return f"{lead}; {top_rank(entry)}."
-
-
-def out_of_reach(entry: dict, posthoc: str) -> str:
-    """``", and can separate none at this size: ..."`` when the post-hoc test's floor is above alpha, else ""."""
-    k, n = len(entry["ranks"]), entry["n_datasets"]
-    if posthoc == "nemenyi" and not statistics.nemenyi_can_separate(entry["cd"], k):
-        return f", and can separate none at this size: its critical difference {entry['cd']:.2f} > {k - 1}"
-    smallest = statistics.smallest_holm_p(n, k * (k - 1) // 2)
-    if posthoc == "wilcoxon_holm" and smallest >= ALPHA:
-        return f", and can separate none at this size: its smallest attainable p is {smallest:.3g}"
-    return ""
-
-
-def top_rank(entry: dict) -> str:
-    """The method(s) of top mean rank, named with what the post-hoc test says of them: ``"top mean rank, not
-    significant: A (5.14)"`` when the test separates them from no other method."""
-    ranks, pairs = entry["ranks"], entry["separated"]
-    top = [m for m in ranks.index if ranks[m] == ranks.iloc[0]]
-    below = sorted({b for a, b, _ in pairs if a in top}, key=list(ranks.index).index)
-    named = f"{', '.join(top)} ({ranks.iloc[0]:.2f})"
-    if not below:
-        return f"top mean rank, not significant: {named}"
-    return f"top mean rank: {named}, separated from {len(below)} of the other {len(ranks) - len(top)} methods"
-
-
-def headline(config: Config, stats: dict, flags: list[str] = ()) -> str:
-    """The suite's verdict (:func:`verdict`) first, then ``flags`` (lines a reader must see before any rank, such
-    as fits that did not converge), then where the kernel-PCA variants stand (:func:`standing`)."""
-    flags = [flag.rstrip(".") + "." for flag in flags]
-    return " ".join(text for text in (verdict(stats, config.statistics.posthoc), *flags, standing(config, stats))
-                    if text)
-
-
-def standing(config: Config, stats: dict) -> str:
-    """Where the kernel-PCA variants stand by mean AUROC rank, in numbers, with what the post-hoc test says."""
-    entry = stats["auroc"]
-    if "ranks" not in entry:
-        return ""
-    ranks, scores = entry["ranks"], entry["scores"]
-    variants, detectors = kernel_variants(config)
-    variants = [m for m in ranks.index if m in variants]
-    detectors = [m for m in ranks.index if m in detectors]
-    if not variants:
-        return ""
-    position = {m: i + 1 for i, m in enumerate(ranks.index)}
-    parts = [f"Of the kernel-PCA variants, {variants[0]} has the top mean AUROC rank (rank {ranks[variants[0]]:.2f}, "
-             f"{position[variants[0]]} of {len(ranks)}; mean AUROC {scores[variants[0]].mean():.3f})"]
-    if detectors:
-        best = detectors[0]
-        parts.append(f"of the other detectors, {best} (rank {ranks[best]:.2f}, mean AUROC {scores[best].mean():.3f})")
-    if "p_values" in entry:
-        parts.append(not_separated_from(variants[0], entry, config.statistics.posthoc))
-    wilcoxon = entry.get("wilcoxon")
-    if wilcoxon is not None and variants and detectors:
-        pair = wilcoxon[((wilcoxon["method_a"] == variants[0]) & (wilcoxon["method_b"] == detectors[0]))
-                        | ((wilcoxon["method_a"] == detectors[0]) & (wilcoxon["method_b"] == variants[0]))]
-        if len(pair):
-            row = pair.iloc[0]
-            parts.append(f"Wilcoxon-Holm {variants[0]} vs {detectors[0]}: p = {row['p_holm']:.2g}"
-                         + (" (significant)" if row["significant"] else " (not significant)"))
-    return "; ".join(p for p in parts if p) + "."
-
-
-def not_separated_from(method: str, entry: dict, posthoc: str) -> str:
-    """How many other methods the config's post-hoc test does not separate from ``method`` (p >= alpha)."""
-    p_values = entry["p_values"]
-    others = [m for m in entry["ranks"].index if m != method]
-    apart = [m for m in others if p_values.loc[method, m] < ALPHA]
-    lead = (f"the Nemenyi critical difference (alpha {ALPHA}) is {entry['cd']:.2f} ranks, so "
-            if posthoc == "nemenyi" else "")
-    by = f"by {POSTHOC_NAMES[posthoc]} (alpha {ALPHA})"
-    if not apart:
-        return f"{lead}none of the other {len(others)} methods is significantly apart from {method} {by}"
-    if len(apart) == len(others):
-        return f"{lead}all {len(others)} other methods are significantly apart from {method} {by}"
-    verb = "is" if len(apart) == 1 else "are"
-    return f"{lead}{len(apart)} of the other {len(others)} methods {verb} significantly apart from {method} {by}"
-
-
-def suite_facts(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
-                stats: dict, table: pd.DataFrame) -> list[str]:
+def suite_facts(
+    config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]], stats: dict, table: pd.DataFrame
+) -> list[str]:
     """The facts at the top of summary.md: datasets and their sizes, one line per distinct protocol setting,
     one per distinct method setting, what no number is chosen on, the statistics' basis, hash and versions."""
     first = next((r for mine in records.values() for r in mine if "versions" in r), None)
-    facts = [f"datasets: {len(records)} run ({size_range(table)}sizes and scaling per dataset in `datasets.csv`)"
-             + (f", {len(skipped)} skipped" if skipped else ""),
-             *setting_lines(config, records),
-             f"{config.trials} trials (seeds) per dataset (seed {config.seed})",
-             *method_lines(config),
-             "no number is chosen on test labels (no grid search, no oracle threshold)"
-             if all(len(m.settings()) == 1 for m in config.methods)
-             else "each grid setting is its own row; none is chosen on test labels",
-             f"statistics over the {stats['auroc']['n_datasets']} datasets where every method finished a trial; "
-             f"a dataset's score is the mean over its trials; ties in win / tie / loss: |difference| <= {TIE}",
-             f"config hash `{config.config_hash()}`"
-             + (("; versions: " + ", ".join(f"{k} {v}" for k, v in first["versions"].items())) if first else "")]
+    facts = [
+        f"datasets: {len(records)} run ({size_range(table)}sizes and scaling per dataset in `datasets.csv`)"
+        + (f", {len(skipped)} skipped" if skipped else ""),
+        *setting_lines(config, records),
+        f"{config.trials} trials (seeds) per dataset (seed {config.seed})",
+        *method_lines(config),
+        "no number is chosen on test labels (no grid search, no oracle threshold)"
+        if all(len(m.settings()) == 1 for m in config.methods)
+        else "each grid setting is its own row; none is chosen on test labels",
+        f"statistics over the {stats['auroc']['n_datasets']} datasets where every method finished a trial; "
+        f"a dataset's score is the mean over its trials; ties in win / tie / loss: |difference| <= {TIE}",
+        f"config hash `{config.config_hash()}`"
+        + (("; versions: " + ", ".join(f"{k} {v}" for k, v in first["versions"].items())) if first else ""),
+    ]
     return facts
 
 
 def size_range(table: pd.DataFrame) -> str:
     """``"80 to 619,326 rows, 6 to 1,555 features; "`` over the datasets of ``table``, or "" if unknown."""
     sizes = table.drop_duplicates("dataset")
-    parts = [f"{low:,.0f} to {high:,.0f} {what}" for column, what in (("n_rows", "rows"), ("n_features", "features"))
-             if column in sizes and sizes[column].notna().any()
-             for low, high in [(sizes[column].min(), sizes[column].max())]]
+    parts = [
+        f"{low:,.0f} to {high:,.0f} {what}"
+        for column, what in (("n_rows", "rows"), ("n_features", "features"))
+        if column in sizes and sizes[column].notna().any()
+        for low, high in [(sizes[column].min(), sizes[column].max())]
+    ]
     return f"{', '.join(parts)}; " if parts else ""
 
 
@@ -362,17 +277,18 @@ def setting_lines(config: Config, records: dict[str, list[dict]]) -> list[str]:
         if label in records:
             described = PROTOCOLS[config.protocol].describe(member.dataset, config.options)
             groups.setdefault((described, member.dataset.scaling), []).append(label)
-    return [f"protocol: {config.protocol}: {described}; scaling: {scaling}"
-            + ("" if len(groups) == 1 else f" ({len(labels)} datasets: {', '.join(labels)})")
-            for (described, scaling), labels in groups.items()]
+    return [
+        f"protocol: {config.protocol}: {described}; scaling: {scaling}"
+        + ("" if len(groups) == 1 else f" ({len(labels)} datasets: {', '.join(labels)})")
+        for (described, scaling), labels in groups.items()
+    ]
 
 
 def skipped_line(skipped: list[tuple[str, str]]) -> str:
     """The skipped datasets as one line of names plus how to get them (each reason once, names and this
     machine's data folders generalised, so that a committed summary reads the same anywhere)."""
     how = dict.fromkeys(without_data_dirs(reason.replace(name, "<name>")) for name, reason in skipped)
-    return (f"Skipped, files not here: {', '.join(name for name, _ in skipped)}. For each: "
-            + "; or ".join(how) + ".")
+    return f"Skipped, files not here: {', '.join(name for name, _ in skipped)}. For each: " + "; or ".join(how) + "."
 
 
 def without_data_dirs(text: str) -> str:
@@ -381,9 +297,11 @@ def without_data_dirs(text: str) -> str:
     ``$KPCA_BENCH_DATA/<folder>, the cache (~/.cache/kpca-bench)/<folder>``."""
     *listed, cache = map(re.escape, map(str, data_dirs()))
     searched_here = "".join(rf"(?:{directory}/[^,;]+, )?" for directory in listed)
-    return re.sub(rf"{searched_here}{cache}/(?P<folder>[^,;\s]+)",
-                  lambda found: f"$KPCA_BENCH_DATA/{found['folder']}, the cache (~/.cache/kpca-bench)/{found['folder']}",
-                  text)
+    return re.sub(
+        rf"{searched_here}{cache}/(?P<folder>[^,;\s]+)",
+        lambda found: f"$KPCA_BENCH_DATA/{found['folder']}, the cache (~/.cache/kpca-bench)/{found['folder']}",
+        text,
+    )
 
 
 def related_lines(config: Config, labels: list[str]) -> list[str]:
@@ -396,13 +314,18 @@ def related_lines(config: Config, labels: list[str]) -> list[str]:
     groups = related_present(names)
     if not groups:
         return []
-    listed = "; ".join(f"{{{', '.join(names[name] for name in members)}}} ({group.name})"
-                       for group, members in groups)
-    counted = f"{len(groups)} groups of this suite's datasets share their source" if len(groups) > 1 else \
-        "one group of this suite's datasets shares its source"
-    return [f"**Related datasets:** {counted}: {listed}. "
-            "They are not independent observations, so the tests across datasets below, which count each dataset "
-            "as one, overstate the evidence; the groups and their sources: `kpca-bench datasets show NAME`.", ""]
+    listed = "; ".join(f"{{{', '.join(names[name] for name in members)}}} ({group.name})" for group, members in groups)
+    counted = (
+        f"{len(groups)} groups of this suite's datasets share their source"
+        if len(groups) > 1
+        else "one group of this suite's datasets shares its source"
+    )
+    return [
+        f"**Related datasets:** {counted}: {listed}. "
+        "They are not independent observations, so the tests across datasets below, which count each dataset "
+        "as one, overstate the evidence; the groups and their sources: `kpca-bench datasets show NAME`.",
+        "",
+    ]
 
 
 def suite_records(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -427,7 +350,7 @@ def flagged_labels(config: Config, records: dict[str, list[dict]]) -> dict[str, 
 
 
 def incomplete_line(table: pd.DataFrame) -> str | None:
-    """"INCOMPLETE, not final: ..." naming the datasets with missing or failed trials (:func:`incomplete_datasets`),
+    """ "INCOMPLETE, not final: ..." naming the datasets with missing or failed trials (:func:`incomplete_datasets`),
     or None: the headline's and the figure titles' warning."""
     incomplete = incomplete_datasets(table)
     return f"INCOMPLETE, not final: {'; '.join(incomplete)}" if incomplete else None
@@ -438,9 +361,14 @@ def incomplete_datasets(table: pd.DataFrame) -> list[str]:
     for dataset, rows in table.groupby("dataset", sort=False):
         short = rows[rows["trials"] < rows["planned"]]
         if len(short):
-            marks.append(f"{dataset} (" + ", ".join(f"{r.method} {r.trials}/{r.planned}"
-                                                    + (f", {r.failed} failed" if r.failed else "")
-                                                    for r in short.itertuples()) + ")")
+            marks.append(
+                f"{dataset} ("
+                + ", ".join(
+                    f"{r.method} {r.trials}/{r.planned}" + (f", {r.failed} failed" if r.failed else "")
+                    for r in short.itertuples()
+                )
+                + ")"
+            )
     return marks
 
 
@@ -450,15 +378,21 @@ def adbench_comparison(config: Config, table: pd.DataFrame, directory: Path) -> 
     The same suite run with PyOD's defaults, if its folder is beside this one, adds its gaps."""
     if config.protocol != "adbench":
         return None
-    columns = {m.setting_label(s): column for m in config.methods
-               if (column := adbench_reference.column_of(m.spec().estimator)) is not None for s in m.settings()}
+    columns = {
+        m.setting_label(s): column
+        for m in config.methods
+        if (column := adbench_reference.column_of(m.spec().estimator)) is not None
+        for s in m.settings()
+    }
     if not columns:
         return None
     defaults_table = directory.parent / f"{config.name}{adbench_reference.PYOD_DEFAULTS_SUFFIX}" / "datasets.csv"
     defaults = pd.read_csv(defaults_table) if defaults_table.exists() else None
     reference = adbench_reference.load_references()
-    return (adbench_reference.comparison(reference, table, columns, defaults),
-            adbench_reference.unreferenced(reference, table["dataset"].unique()))
+    return (
+        adbench_reference.comparison(reference, table, columns, defaults),
+        adbench_reference.unreferenced(reference, table["dataset"].unique()),
+    )
 
 
 @dataclass(frozen=True)
@@ -475,8 +409,9 @@ class SuiteTables:
     verdict: str
 
 
-def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]],
-                       directory: Path) -> SuiteTables | None:
+def write_suite_report(
+    config: Config, records: dict[str, list[dict]], skipped: list[tuple[str, str]], directory: Path
+) -> SuiteTables | None:
     """Write the suite's tables, figures and summary.md to ``directory`` and return them (None: no finished cell)."""
     directory = Path(directory)
     table = dataset_table(config, records)
@@ -493,26 +428,39 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
         entry = stats[metric]
         if "ranks" in entry:
             nemenyi = config.statistics.posthoc == "nemenyi"
-            cd_diagram(entry["ranks"].rename(shown), entry["p_values"].rename(index=shown, columns=shown), styles,
-                       cd=entry["cd"] if nemenyi else None,
-                       path=directory / f"cd_{metric}.png",
-                       title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets; each bar joins "
-                             f"consecutive methods no two of which {POSTHOC_NAMES[config.statistics.posthoc]} "
-                             f"separates (alpha {ALPHA})"
-                             + (f", CD = {entry['cd']:.2f}" if nemenyi else "") + incomplete)
-            write_atomic(directory / f"cd_groups_{metric}.csv",
-                         statistics.group_table(entry["groups"], entry["ranks"]).to_csv(index=False))
+            cd_diagram(
+                entry["ranks"].rename(shown),
+                entry["p_values"].rename(index=shown, columns=shown),
+                styles,
+                cd=entry["cd"] if nemenyi else None,
+                path=directory / f"cd_{metric}.png",
+                title=f"{config.name}: average {label} rank over {entry['n_datasets']} datasets; each bar joins "
+                f"consecutive methods no two of which {POSTHOC_NAMES[config.statistics.posthoc]} "
+                f"separates (alpha {ALPHA})" + (f", CD = {entry['cd']:.2f}" if nemenyi else "") + incomplete,
+            )
+            write_atomic(
+                directory / f"cd_groups_{metric}.csv",
+                statistics.group_table(entry["groups"], entry["ranks"]).to_csv(index=False),
+            )
             write_atomic(directory / f"posthoc_p_{metric}.csv", entry["p_values"].rename_axis("method").to_csv())
             write_atomic(directory / WILCOXON_FILES[metric], entry["wilcoxon"].to_csv(index=False))
-            rank_heatmap(entry["scores"].rename(columns=shown), entry["ranks"].rename(shown), label=label,
-                         path=directory / f"rank_heatmap_{metric}.png",
-                         title=f"{config.name}: {label} rank of each method on each of {entry['n_datasets']} datasets"
-                               + incomplete)
+            rank_heatmap(
+                entry["scores"].rename(columns=shown),
+                entry["ranks"].rename(shown),
+                label=label,
+                path=directory / f"rank_heatmap_{metric}.png",
+                title=f"{config.name}: {label} rank of each method on each of {entry['n_datasets']} datasets"
+                + incomplete,
+            )
             figures += [f"cd_{metric}.png", f"rank_heatmap_{metric}.png"]
     if "ranks" in stats["auroc"]:
-        box_plot(stats["auroc"]["scores"].rename(columns=shown), stats["auroc"]["ranks"].rename(shown), styles,
-                 path=directory / "auroc_box.png",
-                 title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets" + incomplete)
+        box_plot(
+            stats["auroc"]["scores"].rename(columns=shown),
+            stats["auroc"]["ranks"].rename(shown),
+            styles,
+            path=directory / "auroc_box.png",
+            title=f"{config.name}: AUROC per method over {stats['auroc']['n_datasets']} datasets" + incomplete,
+        )
         figures.append("auroc_box.png")
     tables = tables_of(config, records, table, stats, figures)
     write_atomic(directory / "datasets.csv", table.to_csv(index=False))
@@ -524,9 +472,12 @@ def write_suite_report(config: Config, records: dict[str, list[dict]], skipped: 
     compared = adbench_comparison(config, table, directory)
     if compared is not None:
         write_atomic(directory / "adbench_comparison.csv", compared[0].to_csv(index=False))
-        text += ("\n## Against ADBench's own results\n\n" + adbench_reference.comparison_markdown(*compared)
-                 + "\nEvery number per metric, dataset and detector: `adbench_comparison.csv`; what the comparison "
-                 f"does and does not show: {ADBENCH_COMPARISON_HELP}.\n")
+        text += (
+            "\n## Against ADBench's own results\n\n"
+            + adbench_reference.comparison_markdown(*compared)
+            + "\nEvery number per metric, dataset and detector: `adbench_comparison.csv`; what the comparison "
+            f"does and does not show: {ADBENCH_COMPARISON_HELP}.\n"
+        )
     write_atomic(directory / "summary.md", text)
     write_atomic(directory / "headline.md", tables.verdict + "\n")
     return tables
@@ -541,14 +492,22 @@ def suite_tables(config: Config, records: dict[str, list[dict]]) -> SuiteTables 
     return tables_of(config, records, table, suite_statistics(config, table), [])
 
 
-def tables_of(config: Config, records: dict[str, list[dict]], table: pd.DataFrame, stats: dict,
-              figures: list[str]) -> SuiteTables:
+def tables_of(
+    config: Config, records: dict[str, list[dict]], table: pd.DataFrame, stats: dict, figures: list[str]
+) -> SuiteTables:
     """The suite's tables from its table of datasets and methods and its statistics."""
     summary = table.assign(method=table["dataset"] + " / " + table["method"])
-    verdict = "\n\n".join(filter(None, [incomplete_line(table),
-                                         headline(config, stats, flags=flag_lines(config, records))]))
-    return SuiteTables(table, summary.drop(columns=["dataset", *SIZE_COLUMNS], errors="ignore"), rank_frame(stats),
-                       stats["auroc"].get("wilcoxon", pd.DataFrame()), figures, verdict)
+    verdict = "\n\n".join(
+        filter(None, [incomplete_line(table), headline(config, stats, flags=flag_lines(config, records))])
+    )
+    return SuiteTables(
+        table,
+        summary.drop(columns=["dataset", *SIZE_COLUMNS], errors="ignore"),
+        rank_frame(stats),
+        stats["auroc"].get("wilcoxon", pd.DataFrame()),
+        figures,
+        verdict,
+    )
 
 
 def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> str:
@@ -561,16 +520,24 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
         lines += ["**Fits that did not converge:**", "", *[f"- {line}" for line in flags], ""]
     lines += [*[f"- {fact}" for fact in suite_facts(config, records, skipped, stats, table)], ""]
     if incomplete:
-        lines += [f"**INCOMPLETE, not final: {'; '.join(incomplete)}.** Run the same command again to run what is "
-                  "missing and retry what failed (each failure's error: the dataset's `trials.csv`).", ""]
+        lines += [
+            f"**INCOMPLETE, not final: {'; '.join(incomplete)}.** Run the same command again to run what is "
+            "missing and retry what failed (each failure's error: the dataset's `trials.csv`).",
+            "",
+        ]
     if skipped:
         lines += [skipped_line(skipped), ""]
     lines += related_lines(config, list(stats["auroc"]["scores"].index))
     if text := standing(config, stats):
         lines += ["## Where kernel PCA stands", "", text, ""]
-    lines += ["## Average ranks", "", "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
-              "in brackets a 95 % t interval over the datasets (`ranks.csv`; its coverage, measured by simulation: "
-              "docs/statistics.md).", ""]
+    lines += [
+        "## Average ranks",
+        "",
+        "Rank 1 = best on a dataset; averaged over the datasets (lower is better); "
+        "in brackets a 95 % t interval over the datasets (`ranks.csv`; its coverage, measured by simulation: "
+        "docs/statistics.md).",
+        "",
+    ]
     if not ranks.empty:
         marks = flagged_labels(config, records)
         lines += [_markdown(rank_display(ranks.assign(method=ranks["method"].map(marks)))), ""]
@@ -579,59 +546,41 @@ def summary_markdown(config, records, skipped, table, stats, ranks, figures) -> 
     lines += [""] + [f"![{FIGURES[name]}]({name})" for name in figures] + [""]
     if "wilcoxon" in stats["auroc"]:
         wilcoxon = stats["auroc"]["wilcoxon"]
-        shown = wilcoxon.assign(**{"wins / losses of a": wilcoxon["wins_a"].astype(str) + " / "
-                                   + wilcoxon["losses_a"].astype(str)})
-        shown = shown[["method_a", "method_b", "wins / losses of a", "median_difference", "p_value", "p_holm",
-                       "significant"]]
-        lines += ["## Pairwise Wilcoxon signed-rank tests, Holm-adjusted (AUROC)", "", holm_reach(
-                      stats["auroc"]["n_datasets"], len(wilcoxon)), "",
-                  f"{int(wilcoxon['significant'].sum())} of {len(wilcoxon)} pairs differ at alpha {ALPHA} after "
-                  "Holm's correction (all pairs in `wilcoxon_holm.csv`; AUPRC's in `wilcoxon_holm_auprc.csv`). "
-                  "Significant pairs:", ""]
+        shown = wilcoxon.assign(
+            **{"wins / losses of a": wilcoxon["wins_a"].astype(str) + " / " + wilcoxon["losses_a"].astype(str)}
+        )
+        shown = shown[
+            ["method_a", "method_b", "wins / losses of a", "median_difference", "p_value", "p_holm", "significant"]
+        ]
+        lines += [
+            "## Pairwise Wilcoxon signed-rank tests, Holm-adjusted (AUROC)",
+            "",
+            holm_reach(stats["auroc"]["n_datasets"], len(wilcoxon)),
+            "",
+            f"{int(wilcoxon['significant'].sum())} of {len(wilcoxon)} pairs differ at alpha {ALPHA} after "
+            "Holm's correction (all pairs in `wilcoxon_holm.csv`; AUPRC's in `wilcoxon_holm_auprc.csv`). "
+            "Significant pairs:",
+            "",
+        ]
         significant = shown[shown["significant"]]
         lines += [_markdown(significant, ".3g") if len(significant) else "none", ""]
     if "win_tie_loss" in stats:
         wtl = stats["win_tie_loss"].rename_axis("kernel-PCA variant").reset_index()
-        lines += ["## Win / tie / loss of each kernel-PCA variant against each detector (AUROC)", "",
-                  f"Wins / ties / losses over the datasets; a tie is a difference of at most {TIE}.", "",
-                  _markdown(wtl), ""]
+        lines += [
+            "## Win / tie / loss of each kernel-PCA variant against each detector (AUROC)",
+            "",
+            f"Wins / ties / losses over the datasets; a tie is a difference of at most {TIE}.",
+            "",
+            _markdown(wtl),
+            "",
+        ]
     for metric, label in METRICS.items():
-        lines += [f"## {label} per dataset", "", "Mean ± sd over the trials; the best per dataset in bold; "
-                  "(done/planned) where trials are missing.", "", per_dataset_markdown(table, metric, order), ""]
+        lines += [
+            f"## {label} per dataset",
+            "",
+            "Mean ± sd over the trials; the best per dataset in bold; (done/planned) where trials are missing.",
+            "",
+            per_dataset_markdown(table, metric, order),
+            "",
+        ]
     return "\n".join(lines)
-
-
-def holm_reach(n_datasets: int, n_pairs: int) -> str:
-    """What Holm's correction can find at this size: the smallest attainable adjusted p, and whether it is
-    below :data:`ALPHA`."""
-    smallest = statistics.smallest_holm_p(n_datasets, n_pairs)
-    text = (f"With {n_datasets} datasets and {n_pairs} pairs, the smallest attainable Holm-adjusted p is {n_pairs} x "
-            f"{statistics.smallest_wilcoxon_p(n_datasets):.3g} = {smallest:.3g} (every difference of one sign; "
-            "the two-sided signed-rank test as scipy computes it: exact up to 50 datasets without tied or zero "
-            "differences; with them, exact up to 13 datasets and the normal approximation from 14 on)")
-    if smallest >= ALPHA:
-        return text + f": **no pair can be significant at this size** (alpha {ALPHA})."
-    return text + f", below alpha {ALPHA}."
-
-
-def statistics_lines(entry: dict, metric: str, label: str, posthoc: str) -> list[str]:
-    """Friedman, the Nemenyi critical difference against the largest possible rank gap, and the groups of the
-    post-hoc test, for one metric."""
-    lines = []
-    if "friedman" in entry:
-        f = entry["friedman"]
-        lines.append(f"- {label}: Friedman chi2 = {f.statistic:.2f}, p = {f.p_value:.3g}; Iman-Davenport F = "
-                     f"{f.iman_davenport:.2f}, p = {f.iman_davenport_p:.3g}; {f.n_methods} methods, "
-                     f"{f.n_datasets} datasets")
-    if "cd" in entry:
-        k = entry["scores"].shape[1]
-        text = (f"- {label}: Nemenyi critical difference {entry['cd']:.3f} ranks (alpha {ALPHA}); the largest "
-                f"possible gap of average ranks with {k} methods is {k - 1}")
-        lines.append(text + ("" if statistics.nemenyi_can_separate(entry["cd"], k)
-                             else ": **no pair can be significant at this size** by Nemenyi"))
-    if "groups" in entry:
-        groups = "; ".join("{" + ", ".join(group) + "}" for group in entry["groups"])
-        lines.append(f"- {label}: the diagram's bars join the longest runs of methods, consecutive in rank order, that "
-                     f"{POSTHOC_NAMES[posthoc]} does not separate (alpha {ALPHA}): {len(entry['groups'])} groups "
-                     f"(`cd_groups_{metric}.csv`; p-values: `posthoc_p_{metric}.csv`): {groups}")
-    return lines

@@ -19,8 +19,9 @@ def group_matrix(groups: list[list[str]], methods: list[str]) -> pd.DataFrame:
     return matrix
 
 
-def cd_diagram(ranks: pd.Series, p_values: pd.DataFrame, styles: dict[str, dict], *, cd: float | None, title: str,
-               path: Path) -> list[list[float]]:
+def cd_diagram(
+    ranks: pd.Series, p_values: pd.DataFrame, styles: dict[str, dict], *, cd: float | None, title: str, path: Path
+) -> list[list[float]]:
     """Demšar's diagram, drawn by scikit-posthocs: each bar joins a longest run of methods, consecutive in rank
     order, that the post-hoc test (``p_values``) does not separate at :data:`~kpca_bench.report.statistics.ALPHA`
     (:func:`~kpca_bench.report.statistics.contiguous_groups`), so that no bar passes over a method the test
@@ -32,9 +33,14 @@ def cd_diagram(ranks: pd.Series, p_values: pd.DataFrame, styles: dict[str, dict]
 
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(ranks) + 1.6))
     drawn = scikit_posthocs.critical_difference_diagram(
-        ranks, group_matrix(statistics.contiguous_groups(p_values, ranks), list(ranks.index)), alpha=statistics.ALPHA,
-        ax=ax, label_fmt_left="{label} ({rank:.2f})",
-        label_fmt_right="({rank:.2f}) {label}", color_palette={m: styles[m]["color"] for m in ranks.index})
+        ranks,
+        group_matrix(statistics.contiguous_groups(p_values, ranks), list(ranks.index)),
+        alpha=statistics.ALPHA,
+        ax=ax,
+        label_fmt_left="{label} ({rank:.2f})",
+        label_fmt_right="({rank:.2f}) {label}",
+        color_palette={m: styles[m]["color"] for m in ranks.index},
+    )
     for lines in drawn["crossbars"]:
         for bar in lines:
             # scikit-posthocs runs a bar through its methods in the order of a set of names, which changes from one
@@ -60,8 +66,13 @@ def rank_heatmap(scores: pd.DataFrame, ranks: pd.Series, *, label: str, title: s
     for (row, column), value in np.ndenumerate(per_dataset.to_numpy()):
         dark = abs(value - (len(ranks) + 1) / 2) > 0.35 * len(ranks)  # the ends of the colour map
         ax.text(column, row, f"{value:g}", ha="center", va="center", fontsize=7, color="white" if dark else "black")
-    ax.set_xticks(range(len(ranks)), [f"{method} ({rank:.2f})" for method, rank in ranks.items()], rotation=40,
-                  ha="right", fontsize=8)
+    ax.set_xticks(
+        range(len(ranks)),
+        [f"{method} ({rank:.2f})" for method, rank in ranks.items()],
+        rotation=40,
+        ha="right",
+        fontsize=8,
+    )
     ax.set_yticks(range(len(per_dataset)), per_dataset.index, fontsize=8)
     ax.set_xlabel(f"method (average {label} rank), best first")
     fig.colorbar(image, ax=ax, label=f"{label} rank on the dataset (1 = best)", shrink=0.6)
@@ -76,8 +87,15 @@ def box_plot(scores: pd.DataFrame, ranks: pd.Series, styles: dict[str, dict], *,
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(order) + 2), 4.6))
     ax.boxplot([scores[m].to_numpy() for m in order], tick_labels=[f"{m} ({ranks[m]:.2f})" for m in order])
     for position, method in enumerate(order, start=1):
-        ax.plot(np.full(len(scores), position) + np.linspace(-0.15, 0.15, len(scores)), scores[method], ms=3,
-                alpha=0.6, linestyle="none", color=styles[method]["color"], marker=styles[method]["marker"])
+        ax.plot(
+            np.full(len(scores), position) + np.linspace(-0.15, 0.15, len(scores)),
+            scores[method],
+            ms=3,
+            alpha=0.6,
+            linestyle="none",
+            color=styles[method]["color"],
+            marker=styles[method]["marker"],
+        )
     ax.set_ylabel("AUROC (mean over trials, one point per dataset)")
     ax.set_xlabel("method (average AUROC rank), best first")
     set_title(ax, title)

@@ -37,8 +37,7 @@ STATISTICS = {
     "75%": lambda a: np.percentile(a, 75),
 }
 # Metric names of these statistics in a reproduction's reference/numbers.yaml.
-METRICS = {"best": "auroc_best", "min": "auroc_min", "25%": "auroc_q25", "median": "auroc_median",
-           "75%": "auroc_q75"}
+METRICS = {"best": "auroc_best", "min": "auroc_min", "25%": "auroc_q25", "median": "auroc_median", "75%": "auroc_q75"}
 FIGURE = "sweep_max_auroc.png"
 OVER_TEXT = {"settings": "all settings", "kernel_max": "the kernel parameter of the best over the model parameter"}
 
@@ -66,9 +65,16 @@ def sweep_frame(config: Config, records: list[dict]) -> pd.DataFrame:
         if r["status"] != "ok":
             continue
         key = kernel_parameter(config, r["entry"])
-        rows.append({"entry": r["entry"], "trial": r["trial"], "kernel_param": r["params"].get(key, np.nan),
-                     "max_auroc": r["auroc"], "aurocs": np.asarray(r["auroc_by_model_param"]),
-                     "constant": CONSTANT in (r.get("degenerate") or "")})
+        rows.append(
+            {
+                "entry": r["entry"],
+                "trial": r["trial"],
+                "kernel_param": r["params"].get(key, np.nan),
+                "max_auroc": r["auroc"],
+                "aurocs": np.asarray(r["auroc_by_model_param"]),
+                "constant": CONSTANT in (r.get("degenerate") or ""),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -98,8 +104,17 @@ def statistics_frame(frame: pd.DataFrame, over: str = "settings") -> pd.DataFram
         for name, f in STATISTICS.items():
             value = float(f(pooled))
             alone = others is None or (name in ATTAINED and float(f(others)) != value)
-            rows.append({"entry": entry, "trial": trial, "statistic": name, "auroc": value, "n_settings": len(pooled),
-                         "constant_cells": int(group["constant"].sum()), "constant_only": bool(alone)})
+            rows.append(
+                {
+                    "entry": entry,
+                    "trial": trial,
+                    "statistic": name,
+                    "auroc": value,
+                    "n_settings": len(pooled),
+                    "constant_cells": int(group["constant"].sum()),
+                    "constant_only": bool(alone),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -154,11 +169,14 @@ def constant_lines(frame: pd.DataFrame, stats: pd.DataFrame, entries: list[str])
             continue
         rows = stats[(stats["entry"] == entry) & stats["constant_only"]]
         alone = rows.groupby("statistic", sort=False)["trial"].nunique()
-        reached = "; ".join(f"its {name} comes from them alone in {count} of {len(cells)} splits"
-                            for name, count in alone.items())
-        lines.append(f"- **{entry}: {CONSTANT}** (every model parameter gave all test points one score: AUROC 0.5) "
-                     f"at {cells['sum'].min()}-{cells['sum'].max()} of {cells['size'].max()} kernel parameter values "
-                     f"per split" + (f"; {reached}" if reached else ""))
+        reached = "; ".join(
+            f"its {name} comes from them alone in {count} of {len(cells)} splits" for name, count in alone.items()
+        )
+        lines.append(
+            f"- **{entry}: {CONSTANT}** (every model parameter gave all test points one score: AUROC 0.5) "
+            f"at {cells['sum'].min()}-{cells['sum'].max()} of {cells['size'].max()} kernel parameter values "
+            f"per split" + (f"; {reached}" if reached else "")
+        )
     return lines
 
 
@@ -175,8 +193,9 @@ def max_auroc_figure(frame: pd.DataFrame, entries: list[str], *, parameter: str,
         split0 = rows[rows["trial"] == first].sort_values("kernel_param")
         flat = split0[split0["constant"]] if "constant" in split0 else split0.iloc[:0]
         label = entry + (f" (x: {CONSTANT}, {len(flat)} values)" if len(flat) else "")
-        line, = left.plot(split0["kernel_param"], split0["max_auroc"], label=label, markevery=0.1, ms=4,
-                          **styles[entry])
+        (line,) = left.plot(
+            split0["kernel_param"], split0["max_auroc"], label=label, markevery=0.1, ms=4, **styles[entry]
+        )
         if len(flat):
             left.plot(flat["kernel_param"], flat["max_auroc"], "x", color=line.get_color(), ms=5)
         left.fill_between(spread.index, spread["min"], spread["max"], color=line.get_color(), alpha=0.15, lw=0)
@@ -209,12 +228,18 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
     parameters = sorted({_axis_label(config, e) for e in entries})
     title = f"{config.name}: {config.dataset.name}"
     note = entry_incomplete_note(config, records)
-    max_auroc_figure(frame, entries, parameter=" / ".join(parameters), title=title + (f"\n{note}" if note else ""),
-                     path=directory / FIGURE)
+    max_auroc_figure(
+        frame,
+        entries,
+        parameter=" / ".join(parameters),
+        title=title + (f"\n{note}" if note else ""),
+        path=directory / FIGURE,
+    )
     d = config.dataset
     paper = f"{ref.paper}, {ref.dataset}" if ref else "none given"
     lines = [
-        f"# {title}", "",
+        f"# {title}",
+        "",
         *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
         f"- protocol: {config.protocol}: train on {d.train_inliers} inliers {list(d.inliers)}, test on "
         f"{d.test_inliers} inliers + {d.test_outliers} outliers {list(d.outliers)}{DRAW_NOTES[d.draw]}; "
@@ -223,13 +248,24 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
         "p = 1 .. P (P = components with a positive eigenvalue) for KPCA, the protocol's nu list for OCSVM",
         f"- settings per split and method: {', '.join(f'{e} {n}' for e, n in stats.groupby('entry', sort=False)['n_settings'].first().items())}",
         f"- reference: {paper}; **†** = differs from the paper by more than the tolerance in the paper's reference/numbers.yaml",
-        "", f"## AUROC over {OVER_TEXT[over]}, split {frame['trial'].min()} (Li et al., Tables I-II layout)", "",
+        "",
+        f"## AUROC over {OVER_TEXT[over]}, split {frame['trial'].min()} (Li et al., Tables I-II layout)",
+        "",
         _split0_table(stats, entries, reference),
-        f"## The same statistics over the {frame['trial'].nunique()} splits: median [min, max]", "",
+        f"## The same statistics over the {frame['trial'].nunique()} splits: median [min, max]",
+        "",
         _spread_table(stats, entries),
-        *(["Cells whose numbers say nothing of the method (the records' flag; the claims count no win over a "
-           "statistic they alone reach):", "", *flagged, ""] if (flagged := constant_lines(frame, stats, entries))
-          else []),
+        *(
+            [
+                "Cells whose numbers say nothing of the method (the records' flag; the claims count no win over a "
+                "statistic they alone reach):",
+                "",
+                *flagged,
+                "",
+            ]
+            if (flagged := constant_lines(frame, stats, entries))
+            else []
+        ),
         f"![{FIGURE}]({FIGURE})",
     ]
     write_atomic(directory / "sweep_statistics.csv", stats.to_csv(index=False))

@@ -21,13 +21,49 @@ def markdown_table(header, rows=()) -> list[str]:
     """A Markdown table's lines: its header, the rule under it, then its rows (:func:`markdown_row`)."""
     return [markdown_row(header), "|" + "---|" * len(header), *map(markdown_row, rows)]
 
+
 # Columns of trials.csv, in order; parameters follow as param_<name>.
 TRIAL_COLUMNS = [
-    "experiment", "profile", "method", "entry", "method_name", "score", "trial", "status", "f1", "precision", "recall",
-    "auroc", "auprc", "sparsity", "threshold_rule", "threshold", "n_train", "n_train_rows", "train_capped",
-    "n_train_outliers", "n_test_inliers", "n_test_outliers",
-    "gamma", "n_iter", "eigen_solver", "eigen_residual", "fit_time", "score_time", "wall_time", "peak_memory_mb", "max_memory_mb", "split_seed",
-    "random_state", "dataset", "data_fingerprint", "config_hash", "key", "versions", "error_type", "error",
+    "experiment",
+    "profile",
+    "method",
+    "entry",
+    "method_name",
+    "score",
+    "trial",
+    "status",
+    "f1",
+    "precision",
+    "recall",
+    "auroc",
+    "auprc",
+    "sparsity",
+    "threshold_rule",
+    "threshold",
+    "n_train",
+    "n_train_rows",
+    "train_capped",
+    "n_train_outliers",
+    "n_test_inliers",
+    "n_test_outliers",
+    "gamma",
+    "n_iter",
+    "eigen_solver",
+    "eigen_residual",
+    "fit_time",
+    "score_time",
+    "wall_time",
+    "peak_memory_mb",
+    "max_memory_mb",
+    "split_seed",
+    "random_state",
+    "dataset",
+    "data_fingerprint",
+    "config_hash",
+    "key",
+    "versions",
+    "error_type",
+    "error",
 ]
 # The class of a method named by import path and its package, the warnings a cell raised (JSON).
 TRIAL_COLUMNS += ["method_class", "method_package", "warnings"]
@@ -42,13 +78,23 @@ TRIAL_COLUMNS += ["fit_shared_with"]
 TRIAL_COLUMNS += ["not_converged", "relative_change"]
 # Structured fields kept in trials.csv, written as JSON.
 JSON_COLUMNS = ("versions", "warnings")
-FITTED_ON = {"training": "fitted on the training rows", "all": "fitted on the training and test rows",
-             "each": "fitted on the training rows and on the test rows apart"}
-SUMMARY_METRICS = {"f1": ("F1", 3), "auroc": ("AUROC", 3), "auprc": ("AUPRC", 3), "sparsity": ("sparsity (% non-zero)", 2),
-                   "fit_time": ("fit time (s)", 2)}
+FITTED_ON = {
+    "training": "fitted on the training rows",
+    "all": "fitted on the training and test rows",
+    "each": "fitted on the training rows and on the test rows apart",
+}
+SUMMARY_METRICS = {
+    "f1": ("F1", 3),
+    "auroc": ("AUROC", 3),
+    "auprc": ("AUPRC", 3),
+    "sparsity": ("sparsity (% non-zero)", 2),
+    "fit_time": ("fit time (s)", 2),
+}
 
 
-def trials_frame(records: list[dict], method_order: list[str], columns: list[str] | None = TRIAL_COLUMNS) -> pd.DataFrame:
+def trials_frame(
+    records: list[dict], method_order: list[str], columns: list[str] | None = TRIAL_COLUMNS
+) -> pd.DataFrame:
     """One row per trial x method setting, sorted by method (config order) and trial.
 
     ``columns`` picks and orders the record fields (parameters follow as ``param_<name>``);
@@ -57,7 +103,9 @@ def trials_frame(records: list[dict], method_order: list[str], columns: list[str
     rows = []
     for record in records:
         # Per-trial curves (ROC points, sweeps) and mappings stay in the run's records (records.parquet); the table holds scalars.
-        row = {k: v for k, v in record.items() if k not in ("params", *JSON_COLUMNS) and not isinstance(v, (list, dict))}
+        row = {
+            k: v for k, v in record.items() if k not in ("params", *JSON_COLUMNS) and not isinstance(v, (list, dict))
+        }
         row.update({k: record[k] for k in JSON_COLUMNS if k in record})
         row.update({f"param_{k}": v for k, v in record["params"].items()})
         rows.append(row)
@@ -74,7 +122,8 @@ def csv_text(frame: pd.DataFrame) -> str:
     for column in encoded.columns[encoded.dtypes.eq(object)]:
         if encoded[column].map(lambda v: isinstance(v, (dict, list))).any():
             encoded[column] = encoded[column].map(
-                lambda v: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v)
+                lambda v: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
+            )
     return encoded.to_csv(index=False)
 
 
@@ -96,17 +145,32 @@ def summary_frame(trials: pd.DataFrame, planned: dict[str, int], metrics=SUMMARY
     summary.insert(2, "failed", failed.reindex(summary.index, fill_value=0).astype(int))
     if "degenerate" in ok:
         flagged = ok[ok["degenerate"].notna() & (ok["degenerate"] != "")]
-        summary.insert(3, "degenerate", flagged["method"].astype(str).value_counts()
-                       .reindex(summary.index, fill_value=0).astype(int))
-        summary.insert(4, "degenerate_reason", flagged.groupby(flagged["method"].astype(str))["degenerate"].first()
-                       .reindex(summary.index).fillna(""))
+        summary.insert(
+            3,
+            "degenerate",
+            flagged["method"].astype(str).value_counts().reindex(summary.index, fill_value=0).astype(int),
+        )
+        summary.insert(
+            4,
+            "degenerate_reason",
+            flagged.groupby(flagged["method"].astype(str))["degenerate"].first().reindex(summary.index).fillna(""),
+        )
     if "not_converged" in ok:
         stopped = ok[ok["not_converged"].notna() & (ok["not_converged"] != "")]
         at = list(summary.columns).index("failed") + 1 + 2 * ("degenerate" in summary)
-        summary.insert(at, "not_converged", stopped["method"].astype(str).value_counts()
-                       .reindex(summary.index, fill_value=0).astype(int))
-        summary.insert(at + 1, "not_converged_reason", stopped.groupby(stopped["method"].astype(str))[
-            "not_converged"].agg(lambda reasons: reasons.value_counts().index[0]).reindex(summary.index).fillna(""))
+        summary.insert(
+            at,
+            "not_converged",
+            stopped["method"].astype(str).value_counts().reindex(summary.index, fill_value=0).astype(int),
+        )
+        summary.insert(
+            at + 1,
+            "not_converged_reason",
+            stopped.groupby(stopped["method"].astype(str))["not_converged"]
+            .agg(lambda reasons: reasons.value_counts().index[0])
+            .reindex(summary.index)
+            .fillna(""),
+        )
     return summary.rename_axis("method").reset_index()
 
 
@@ -116,8 +180,10 @@ def degenerate_reasons(summary: pd.DataFrame) -> dict[str, str]:
     if "degenerate" not in summary:
         return {}
     flagged = summary[summary["degenerate"] > 0]
-    return {str(row.method): f"{row.degenerate_reason}; in {int(row.degenerate)} of {int(row.trials)} trials"
-            for row in flagged.itertuples()}
+    return {
+        str(row.method): f"{row.degenerate_reason}; in {int(row.degenerate)} of {int(row.trials)} trials"
+        for row in flagged.itertuples()
+    }
 
 
 def degenerate_marks(summary: pd.DataFrame) -> dict[str, str]:
@@ -132,8 +198,9 @@ def not_converged_marks(summary: pd.DataFrame) -> dict[str, str]:
     if "not_converged" not in summary:
         return {}
     stopped = summary[summary["not_converged"] > 0]
-    return {str(row.method): f"not converged {int(row.not_converged)}/{int(row.trials)}"
-            for row in stopped.itertuples()}
+    return {
+        str(row.method): f"not converged {int(row.not_converged)}/{int(row.trials)}" for row in stopped.itertuples()
+    }
 
 
 def figure_marks(summary: pd.DataFrame) -> dict[str, str]:
@@ -172,8 +239,10 @@ def stopped_fits(rows: pd.DataFrame) -> int:
 def suite_marks(trials: pd.DataFrame, methods: list[str]) -> dict[str, str]:
     """Method -> "not converged 70/70" over a suite's records (:func:`not_converged_counts`): what its label
     in a suite's figures and rank table carries, beside the label (:func:`~kpca_bench.report.plots.marked`)."""
-    return {method: f"not converged {stopped}/{finished}"
-            for method, (stopped, finished, _) in not_converged_counts(trials, methods).items()}
+    return {
+        method: f"not converged {stopped}/{finished}"
+        for method, (stopped, finished, _) in not_converged_counts(trials, methods).items()
+    }
 
 
 def not_converged_lines(trials: pd.DataFrame, methods: list[str]) -> list[str]:
@@ -182,8 +251,10 @@ def not_converged_lines(trials: pd.DataFrame, methods: list[str]) -> list[str]:
     lines = []
     for method, (stopped, finished, flag) in not_converged_counts(trials, methods).items():
         limit = flag.removesuffix(" (ConvergenceWarning)")
-        lines.append(f"{method}: {stopped} of {finished} fits {limit} (not converged: its numbers are not "
-                     "those of the method's converged solution)")
+        lines.append(
+            f"{method}: {stopped} of {finished} fits {limit} (not converged: its numbers are not "
+            "those of the method's converged solution)"
+        )
     return lines
 
 
@@ -206,13 +277,16 @@ def failure_lines(trials: pd.DataFrame) -> list[str]:
         first = group.iloc[0]
         message = first.get("error") if isinstance(first.get("error"), str) else ""
         flag = first.get("degenerate") if isinstance(first.get("degenerate"), str) else ""
-        lines.append(f"{method}, {len(group)} trial{'s' if len(group) > 1 else ''}: {kind}"
-                     + (f": {message}" if message else "") + (f" ({flag})" if flag else ""))
+        lines.append(
+            f"{method}, {len(group)} trial{'s' if len(group) > 1 else ''}: {kind}"
+            + (f": {message}" if message else "")
+            + (f" ({flag})" if flag else "")
+        )
     return lines
 
 
 def completion_mark(row) -> str:
-    """"" for a method with every planned trial done, else what is missing: "6 of 10 trials, 4 failed"."""
+    """ "" for a method with every planned trial done, else what is missing: "6 of 10 trials, 4 failed"."""
     if row["trials"] == row["planned"]:
         return ""
     mark = f"{row['trials']} of {row['planned']} trials"
@@ -261,8 +335,10 @@ def method_cell(row) -> str:
     if row.get("degenerate", 0):
         marks.append(f"{row['degenerate_reason']}: {row['degenerate']} of {row['trials']} trials")
     if row.get("not_converged", 0):
-        marks.append(f"not converged, {row['not_converged_reason'].removesuffix(' (ConvergenceWarning)')}: "
-                     f"{row['not_converged']} of {row['trials']} trials")
+        marks.append(
+            f"not converged, {row['not_converged_reason'].removesuffix(' (ConvergenceWarning)')}: "
+            f"{row['not_converged']} of {row['trials']} trials"
+        )
     return str(row["method"]) + "".join(f" **({mark})**" for mark in marks)
 
 
@@ -274,60 +350,105 @@ def summary_table_markdown(summary: pd.DataFrame, threshold: str | None = None) 
     header = ["method", "trials", "failed", *(names[m] for m in metrics)]
     lines = [*markdown_table(header)]
     for _, row in summary.iterrows():
-        cells = [method_cell(row), f"{row['trials']} / {row['planned']}", str(row["failed"]),
-                 *(mean_std(row[f"{m}_mean"], row[f"{m}_std"], SUMMARY_METRICS[m][1]) for m in metrics)]
+        cells = [
+            method_cell(row),
+            f"{row['trials']} / {row['planned']}",
+            str(row["failed"]),
+            *(mean_std(row[f"{m}_mean"], row[f"{m}_std"], SUMMARY_METRICS[m][1]) for m in metrics),
+        ]
         lines.append(markdown_row(cells))
     return "\n".join(lines) + "\n"
 
 
 # Under a summary table with a flagged method.
-DEGENERATE_NOTE = ("A method marked with a reason finished, but its numbers do not measure it (degenerate in "
-                   "trials.csv); for instance *no components*: every component of the fitted model is empty, so "
-                   "it explains no variance and scores a point by its distance to the kernel mean; *constant "
-                   "scores*: every test point got the same score.")
+DEGENERATE_NOTE = (
+    "A method marked with a reason finished, but its numbers do not measure it (degenerate in "
+    "trials.csv); for instance *no components*: every component of the fitted model is empty, so "
+    "it explains no variance and scores a point by its distance to the kernel mean; *constant "
+    "scores*: every test point got the same score."
+)
 # Under a summary table with a method whose fit stopped on its iteration limit.
-NOT_CONVERGED_NOTE = ("A method marked *not converged* finished, but its fit stopped on its iteration limit "
-                      "(`max_iter` or the like) before its tolerance was met, with a ConvergenceWarning "
-                      "(not_converged, n_iter and relative_change in trials.csv): its numbers are those of the "
-                      "unconverged model, not of the method's converged solution.")
+NOT_CONVERGED_NOTE = (
+    "A method marked *not converged* finished, but its fit stopped on its iteration limit "
+    "(`max_iter` or the like) before its tolerance was met, with a ConvergenceWarning "
+    "(not_converged, n_iter and relative_change in trials.csv): its numbers are those of the "
+    "unconverged model, not of the method's converged solution."
+)
 
 
 # F1 at the config's cut below this share of F1 at the test-prior cut (as many points flagged as there are test
 # outliers) is low because of the cut, not the ranking: the line under the summary says so.
 F1_CUT_SHARE = 0.5
-F1_CUT_NOTE = (f"F1 is scored at one cut of the outlier score (its rule beside F1), AUROC over every cut. Where a "
-               f"method's mean F1 is below {F1_CUT_SHARE:g} of its mean F1 at the test-prior cut (as many test points "
-               "flagged as there are test outliers; an oracle, it uses the test labels), the cut flags too few or too "
-               "many points for its ranking: F1 there says more about the threshold rule than about the method.")
+F1_CUT_NOTE = (
+    f"F1 is scored at one cut of the outlier score (its rule beside F1), AUROC over every cut. Where a "
+    f"method's mean F1 is below {F1_CUT_SHARE:g} of its mean F1 at the test-prior cut (as many test points "
+    "flagged as there are test outliers; an oracle, it uses the test labels), the cut flags too few or too "
+    "many points for its ranking: F1 there says more about the threshold rule than about the method."
+)
 
 
 def f1_cut_lines(records: list[dict], methods: list[str]) -> list[str]:
     """One line per method of ``methods`` whose mean F1 at the config's cut is below :data:`F1_CUT_SHARE` of its
     mean F1 at the test-prior cut (``f1_by_rule`` of its finished records): both F1s, its mean recall and AUROC."""
-    frame = pd.DataFrame([{"method": r["method"], "f1": r["f1"], "recall": r.get("recall"), "auroc": r.get("auroc"),
-                           "prior": r["f1_by_rule"].get("test_prior")} for r in records
-                          if r.get("status") == "ok" and isinstance(r.get("f1_by_rule"), dict)
-                          and r.get("threshold_rule") not in ("test_prior", "test_oracle")])
+    frame = pd.DataFrame(
+        [
+            {
+                "method": r["method"],
+                "f1": r["f1"],
+                "recall": r.get("recall"),
+                "auroc": r.get("auroc"),
+                "prior": r["f1_by_rule"].get("test_prior"),
+            }
+            for r in records
+            if r.get("status") == "ok"
+            and isinstance(r.get("f1_by_rule"), dict)
+            and r.get("threshold_rule") not in ("test_prior", "test_oracle")
+        ]
+    )
     if frame.empty:
         return []
     means = frame.groupby("method").mean(numeric_only=True)
     low = means[means["f1"] < F1_CUT_SHARE * means["prior"]]
-    return [f"{method}: F1 {row.f1:.3f} at the config's cut, {row.prior:.3f} at the test-prior cut (recall "
-            f"{row.recall:.3f} at the config's cut; AUROC {row.auroc:.3f})"
-            for method, row in low.reindex([m for m in methods if m in low.index]).iterrows()]
+    return [
+        f"{method}: F1 {row.f1:.3f} at the config's cut, {row.prior:.3f} at the test-prior cut (recall "
+        f"{row.recall:.3f} at the config's cut; AUROC {row.auroc:.3f})"
+        for method, row in low.reindex([m for m in methods if m in low.index]).iterrows()
+    ]
 
 
-def summary_markdown(summary: pd.DataFrame, *, title: str, facts: list[str], figures: list[str],
-                     failures: list[str] = (), threshold: str | None = None, f1_notes: list[str] = ()) -> str:
+def summary_markdown(
+    summary: pd.DataFrame,
+    *,
+    title: str,
+    facts: list[str],
+    figures: list[str],
+    failures: list[str] = (),
+    threshold: str | None = None,
+    f1_notes: list[str] = (),
+) -> str:
     """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table (F1 headed
     by its ``threshold`` rule), why F1 is low where it is (``f1_notes``, :func:`f1_cut_lines`), the failures
     (:func:`failure_lines`), the figures."""
     note = incomplete_note(summary)
-    warning = [f"**{note}.** Run the same command again to finish it; failed cells say why in trials.csv "
-               "(status, error_type, error).", ""] if note else []
-    lines = [f"# {title}", "", *[f"- {fact}" for fact in facts], "", *warning,
-             "Mean ± standard deviation over the finished trials (trials: done / planned).", "",
-             summary_table_markdown(summary, threshold)]
+    warning = (
+        [
+            f"**{note}.** Run the same command again to finish it; failed cells say why in trials.csv "
+            "(status, error_type, error).",
+            "",
+        ]
+        if note
+        else []
+    )
+    lines = [
+        f"# {title}",
+        "",
+        *[f"- {fact}" for fact in facts],
+        "",
+        *warning,
+        "Mean ± standard deviation over the finished trials (trials: done / planned).",
+        "",
+        summary_table_markdown(summary, threshold),
+    ]
     if f1_notes:
         lines += [F1_CUT_NOTE, "", *[f"- {line}" for line in f1_notes], ""]
     if degenerate_marks(summary):
@@ -350,13 +471,17 @@ def run_facts(config, versions: dict, *, source: str | None = None) -> list[str]
         data += f" ({CONVENTION})"
     scaling = f"; scaling: {d.scaling}" + (f" ({FITTED_ON[d.scaling_rows]})" if d.scaling != "none" else "")
     protocol = PROTOCOLS[config.protocol]
-    facts = [data + scaling,
-             f"protocol: {config.protocol}: {protocol.describe(d, config.options)}, "
-             f"{TRIALS_DRAWN[d.draw].format(trials=config.trials)} (seed {config.seed})"]
+    facts = [
+        data + scaling,
+        f"protocol: {config.protocol}: {protocol.describe(d, config.options)}, "
+        f"{TRIALS_DRAWN[d.draw].format(trials=config.trials)} (seed {config.seed})",
+    ]
     if config.reference is not None:
         facts.append(f"paper: {config.reference.paper}, {config.reference.dataset}")
     facts += method_lines(config)
-    facts.append(f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+    facts.append(
+        f"config hash `{config.config_hash()}`; versions: " + ", ".join(f"{k} {v}" for k, v in versions.items())
+    )
     return facts
 
 
@@ -365,6 +490,5 @@ def method_lines(config) -> list[str]:
     groups: dict[str, list[str]] = {}
     for method in config.methods:
         setting = f"{method.name} {method.params}" + (f" grid {method.grid}" if method.grid else "")
-        groups.setdefault(setting, []).append(
-            method.label + (f" (scored by {method.score})" if method.score else ""))
+        groups.setdefault(setting, []).append(method.label + (f" (scored by {method.score})" if method.score else ""))
     return [f"method {setting}: {', '.join(labels)}" for setting, labels in groups.items()]

@@ -32,8 +32,13 @@ import pandas as pd
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.plots import plt, run_title, save_figure, set_title
 from kpca_bench.report.tables import degenerate_marks
-from kpca_bench.report.reference import (in_reference_order, read_reference_mapping, reference_folder,
-                                         reference_values, references_of)
+from kpca_bench.report.reference import (
+    in_reference_order,
+    read_reference_mapping,
+    reference_folder,
+    reference_values,
+    references_of,
+)
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
@@ -94,8 +99,9 @@ def _table1_methods(raw) -> dict[str, dict[str, tuple[float, ...]]]:
     methods = {}
     for label, values in raw.items():
         values = _keys(values, columns, f"table1.methods.{label}")
-        methods[str(label)] = {column: _numbers(values[column], f"table1.methods.{label}.{column}")
-                               for column in columns}
+        methods[str(label)] = {
+            column: _numbers(values[column], f"table1.methods.{label}.{column}") for column in columns
+        }
     if len({len(values) for method in methods.values() for values in method.values()}) != 1:
         raise ValueError("table1.methods: every list must hold one value per trial (all the same length)")
     return methods
@@ -109,8 +115,10 @@ def _paper_numbers(raw: dict) -> PaperNumbers:
     table1 = _keys(raw["table1"], ("dataset", "parameters", "methods"), "table1")
     return PaperNumbers(
         sparsity_std={str(k): _number(v, f"sparsity_std.{k}") for k, v in raw["sparsity_std"].items()},
-        table1_dataset=str(table1["dataset"]), table1_parameters=str(table1["parameters"]),
-        table1=_table1_methods(table1["methods"]))
+        table1_dataset=str(table1["dataset"]),
+        table1_parameters=str(table1["parameters"]),
+        table1=_table1_methods(table1["methods"]),
+    )
 
 
 def load_paper_numbers(reference_dir) -> PaperNumbers:
@@ -129,8 +137,9 @@ def das_configs(paths: list[Path], references: list[dict]) -> list[Config]:
     return [config for config in configs if not config.reference.stand_in]
 
 
-def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path,
-                 marks: dict[str, str] | None = None) -> None:
+def das_box_plot(
+    trials: pd.DataFrame, *, title: str, threshold: str, path, marks: dict[str, str] | None = None
+) -> None:
     """F1 over trials: SKPCA, KPCA, naive thresholding; Wang & Tanaka hatched and marked apart (section V, Figs. 1-5);
     a method with a mark (:func:`~kpca_bench.report.tables.degenerate_marks`) is labelled with it."""
     methods = [m for m in ("SKPCA", "KPCA", "Naive thresholding", MARKED) if (trials["method"] == m).any()]
@@ -146,8 +155,10 @@ def das_box_plot(trials: pd.DataFrame, *, title: str, threshold: str, path,
         ax.plot(position + rng.uniform(-0.08, 0.08, len(values)), values, "o", ms=3, alpha=0.6, color="tab:blue")
     if MARKED in methods:
         ax.axvline(len(methods) - 0.5, color="grey", linestyle=":")
-        ax.set_xlabel("* not in the paper's box plot: its parameters \"are very sensitive to the chosen data "
-                      "subset\" (section V)", fontsize=8)
+        ax.set_xlabel(
+            '* not in the paper\'s box plot: its parameters "are very sensitive to the chosen data subset" (section V)',
+            fontsize=8,
+        )
     ax.set_ylabel("F1 (outliers positive)")
     set_title(ax, f"{title}: F1 over {max(len(d) for d in data)} trials\nthreshold: {threshold}")
     ax.grid(axis="y", alpha=0.3)
@@ -165,27 +176,43 @@ def table1_lines(trials: pd.DataFrame, paper: PaperNumbers) -> list[str]:
     ours = {method: ok[ok["method"] == method].set_index("trial") for method in paper.table1}
     reasons = degenerate_flags(ok)
     flags = {method: reasons[(ok["method"] == method) & (reasons != "")] for method in paper.table1}
-    header = " | ".join(f"{method} {name} paper | " + marked("ours", flags[method].str.split(":").str[0].iloc[0]
-                                                            if len(flags[method]) else None)
-                        for method in paper.table1 for _, name, _ in TABLE1_COLUMNS)
-    lines = [f"# Table I: {paper.table1_dataset}, fixed parameters, paper vs ours", "",
-             f"{paper.table1_parameters}. Sparsity = % non-zero dual coefficients per component. Our trial t is "
-             "the run's split t (the paper's splits are unknown, so rows pair trials by number only). "
-             f"F1 threshold: {trials['threshold_rule'].iloc[0]}.", "",
-             f"| trial | {header} |", "|" + "---|" * (1 + 2 * len(paper.table1) * len(TABLE1_COLUMNS))]
+    header = " | ".join(
+        f"{method} {name} paper | "
+        + marked("ours", flags[method].str.split(":").str[0].iloc[0] if len(flags[method]) else None)
+        for method in paper.table1
+        for _, name, _ in TABLE1_COLUMNS
+    )
+    lines = [
+        f"# Table I: {paper.table1_dataset}, fixed parameters, paper vs ours",
+        "",
+        f"{paper.table1_parameters}. Sparsity = % non-zero dual coefficients per component. Our trial t is "
+        "the run's split t (the paper's splits are unknown, so rows pair trials by number only). "
+        f"F1 threshold: {trials['threshold_rule'].iloc[0]}.",
+        "",
+        f"| trial | {header} |",
+        "|" + "---|" * (1 + 2 * len(paper.table1) * len(TABLE1_COLUMNS)),
+    ]
     n_trials = len(next(iter(next(iter(paper.table1.values())).values())))
     for trial in range(n_trials):
         cells = []
         for method, columns in paper.table1.items():
             for column, _, digits in TABLE1_COLUMNS:
                 mine = ours[method].loc[trial, column] if trial in ours[method].index else None
-                cells.append(f"{columns[column][trial]:.{digits}f} | " + ("–" if mine is None else f"{mine:.{digits}f}"))
+                cells.append(
+                    f"{columns[column][trial]:.{digits}f} | " + ("–" if mine is None else f"{mine:.{digits}f}")
+                )
         lines.append(f"| {trial + 1} | " + " | ".join(cells) + " |")
-    stats = [f"{_mean_std(columns[column])} | {_mean_std(ours[method][column].to_numpy())}"
-             for method, columns in paper.table1.items() for column, _, _ in TABLE1_COLUMNS]
+    stats = [
+        f"{_mean_std(columns[column])} | {_mean_std(ours[method][column].to_numpy())}"
+        for method, columns in paper.table1.items()
+        for column, _, _ in TABLE1_COLUMNS
+    ]
     lines.append("| mean ± std | " + " | ".join(stats) + " |")
-    return lines + [f"\n{method}, {len(flag)} of {len(ours[method])} trials: {flag.iloc[0]}; its numbers are not "
-                    "the method's." for method, flag in flags.items() if len(flag)]
+    return lines + [
+        f"\n{method}, {len(flag)} of {len(ours[method])} trials: {flag.iloc[0]}; its numbers are not the method's."
+        for method, flag in flags.items()
+        if len(flag)
+    ]
 
 
 def write_table1(directory, paper: PaperNumbers) -> Path:
@@ -218,10 +245,15 @@ def report_tables(results, configs: list[Config], paper: PaperNumbers) -> str:
     """AUROC and SKPCA-sparsity tables, paper beside ours, for every Das config (section V, Markdown)."""
     results = Path(results)
     entries = references_of(config.source for config in configs)
-    auroc = ["| dataset | " + " | ".join(f"{m} paper | ours" for m in METHOD_LABELS) + " | ours: order |",
-             "|" + "---|" * (2 * len(METHOD_LABELS) + 2)]
-    sparsity = ["| dataset | trials | SKPCA sparsity % paper | ours (mean ± std) | naive ours | Wang-Tanaka ours | "
-                "SKPCA F1 ours | KPCA F1 ours |", "|" + "---|" * 8]
+    auroc = [
+        "| dataset | " + " | ".join(f"{m} paper | ours" for m in METHOD_LABELS) + " | ours: order |",
+        "|" + "---|" * (2 * len(METHOD_LABELS) + 2),
+    ]
+    sparsity = [
+        "| dataset | trials | SKPCA sparsity % paper | ours (mean ± std) | naive ours | Wang-Tanaka ours | "
+        "SKPCA F1 ours | KPCA F1 ours |",
+        "|" + "---|" * 8,
+    ]
     for config in configs:
         dataset = config.reference.dataset
         refs = reference_values(entries, paper=config.reference.paper, dataset=dataset)
@@ -235,32 +267,58 @@ def report_tables(results, configs: list[Config], paper: PaperNumbers) -> str:
         cells = []
         for method in METHOD_LABELS:
             ref = refs.get((method, "auroc_mean"))
-            cells.append(f"{_fmt(ref['value'] if ref else None)} | "
-                         + marked(_fmt(ours(method, 'auroc_mean')), marks.get(method)))
-        order = "not run" if summary is None else " > ".join(
-            marked(m, marks.get(m)) for m in sorted(METHOD_LABELS, key=lambda m: -(ours(m, "auroc_mean") or 0.0)))
+            cells.append(
+                f"{_fmt(ref['value'] if ref else None)} | "
+                + marked(_fmt(ours(method, "auroc_mean")), marks.get(method))
+            )
+        order = (
+            "not run"
+            if summary is None
+            else " > ".join(
+                marked(m, marks.get(m)) for m in sorted(METHOD_LABELS, key=lambda m: -(ours(m, "auroc_mean") or 0.0))
+            )
+        )
         auroc.append(f"| {dataset} | " + " | ".join(cells) + f" | {order} |")
         ref = refs.get(("SKPCA", "sparsity_mean"))
         std = paper.sparsity_std.get(dataset)
         published = "–" if ref is None else f"{ref['value']:.2f}" + ("" if std is None else f" ± {std:.2f}")
-        mine = "not run" if ours("SKPCA", "sparsity_mean") is None else \
-            f"{ours('SKPCA', 'sparsity_mean'):.2f} ± {ours('SKPCA', 'sparsity_std'):.2f}"
+        mine = (
+            "not run"
+            if ours("SKPCA", "sparsity_mean") is None
+            else f"{ours('SKPCA', 'sparsity_mean'):.2f} ± {ours('SKPCA', 'sparsity_std'):.2f}"
+        )
         trials = ours("SKPCA", "trials")
-        sparsity.append(f"| {dataset} | {'–' if trials is None else int(trials)} | {published} | {mine} | "
-                        f"{_fmt(ours('Naive thresholding', 'sparsity_mean'), 2)} | "
-                        f"{marked(_fmt(ours(MARKED, 'sparsity_mean'), 2), marks.get(MARKED))} | "
-                        f"{_fmt(ours('SKPCA', 'f1_mean'))} | "
-                        f"{_fmt(ours('KPCA', 'f1_mean'))} |")
-    return "\n".join(["## AUROC, mean over trials: paper vs ours", "", *auroc, "",
-                      "## Sparsity (% non-zero dual coefficients per component), mean ± std over trials", "",
-                      *sparsity, ""])
+        sparsity.append(
+            f"| {dataset} | {'–' if trials is None else int(trials)} | {published} | {mine} | "
+            f"{_fmt(ours('Naive thresholding', 'sparsity_mean'), 2)} | "
+            f"{marked(_fmt(ours(MARKED, 'sparsity_mean'), 2), marks.get(MARKED))} | "
+            f"{_fmt(ours('SKPCA', 'f1_mean'))} | "
+            f"{_fmt(ours('KPCA', 'f1_mean'))} |"
+        )
+    return "\n".join(
+        [
+            "## AUROC, mean over trials: paper vs ours",
+            "",
+            *auroc,
+            "",
+            "## Sparsity (% non-zero dual coefficients per component), mean ± std over trials",
+            "",
+            *sparsity,
+            "",
+        ]
+    )
 
 
 def rule_f1(records) -> pd.DataFrame:
     """One row per finished record of a main method (:data:`METHOD_LABELS`) that carries ``f1_by_rule``:
     its method, trial and F1 under each rule."""
-    return pd.DataFrame([{"method": r["entry"], "trial": r["trial"], **r["f1_by_rule"]} for r in records
-                         if r.get("status") == "ok" and r.get("entry") in METHOD_LABELS and "f1_by_rule" in r])
+    return pd.DataFrame(
+        [
+            {"method": r["entry"], "trial": r["trial"], **r["f1_by_rule"]}
+            for r in records
+            if r.get("status") == "ok" and r.get("entry") in METHOD_LABELS and "f1_by_rule" in r
+        ]
+    )
 
 
 def threshold_table(results, configs: list[Config]) -> str:
@@ -272,8 +330,12 @@ def threshold_table(results, configs: list[Config]) -> str:
     carries ``f1_by_rule`` (stored before it was recorded) gets a row saying so, as does a run with no records.
     """
     records = {config.name: stored_records(config, experiment_directory(config, results)) for config in configs}
-    lines = ["## F1 under each threshold rule (same fits, mean over trials)", "",
-             "| dataset | method | trials | quantile | " + " | ".join(RULES) + " |", "|" + "---|" * (4 + len(RULES))]
+    lines = [
+        "## F1 under each threshold rule (same fits, mean over trials)",
+        "",
+        "| dataset | method | trials | quantile | " + " | ".join(RULES) + " |",
+        "|" + "---|" * (4 + len(RULES)),
+    ]
     for config in configs:
         frame, dataset, blank = rule_f1(records[config.name]), config.reference.dataset, " |" * len(RULES)
         if frame.empty:
@@ -284,8 +346,10 @@ def threshold_table(results, configs: list[Config]) -> str:
         marks = {} if summary is None else degenerate_marks(summary.reset_index())
         for method in (m for m in METHOD_LABELS if m in means.index):
             row = means.loc[method]
-            lines.append(f"| {dataset} | {marked(method, marks.get(method))} | {int(row[(RULES[0], 'count')])} | "
-                         f"{config.threshold.quantile:g} | " + " | ".join(_fmt(row[(rule, 'mean')]) for rule in RULES) + " |")
+            lines.append(
+                f"| {dataset} | {marked(method, marks.get(method))} | {int(row[(RULES[0], 'count')])} | "
+                f"{config.threshold.quantile:g} | " + " | ".join(_fmt(row[(rule, "mean")]) for rule in RULES) + " |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -294,7 +358,11 @@ def write_das_report(results, configs: list[Config], paper: PaperNumbers, path=N
     results = Path(results)
     path = Path(path) if path else results / "das_report.md"
     block = f"{START}\n{report_tables(results, configs, paper)}\n{threshold_table(results, configs)}{END}"
-    text = path.read_text() if path.exists() else f"# Das, Golatkar & Awate (2018): reproduction report\n\n{START}\n{END}\n"
+    text = (
+        path.read_text()
+        if path.exists()
+        else f"# Das, Golatkar & Awate (2018): reproduction report\n\n{START}\n{END}\n"
+    )
     text = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)
     write_atomic(path, text)
     return path
@@ -304,9 +372,13 @@ def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Pat
     """Das figures and tables of one finished run: the marked box plot, and Table I for Table I's dataset."""
     trials = pd.read_csv(trials_file(directory))
     written = [directory / "f1_box_das.png"]
-    das_box_plot(trials[trials["status"] == "ok"], title=run_title(config.name, config.dataset.name),
-                 threshold=config.threshold.describe(), path=written[0],
-                 marks=degenerate_marks(pd.read_csv(directory / "summary.csv")))
+    das_box_plot(
+        trials[trials["status"] == "ok"],
+        title=run_title(config.name, config.dataset.name),
+        threshold=config.threshold.describe(),
+        path=written[0],
+        marks=degenerate_marks(pd.read_csv(directory / "summary.csv")),
+    )
     if config.reference.dataset == paper.table1_dataset:
         written.append(write_table1(directory, paper))
     return written

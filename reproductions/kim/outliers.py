@@ -30,16 +30,20 @@ from kpca_bench.report.rebuild import trials_file
 TABLE_DIR = "kim_outliers"
 PROTOCOL = "unsupervised"
 # The table's row order, by config name; the paper's other outlier configs follow in file-name order.
-ROW_ORDER = tuple(f"kim_outliers_{name}" for name in
-                  ("satimage2", "breast_cancer", "ionosphere", "thyroid", "internet_ads", "mnist", "eth80"))
+ROW_ORDER = tuple(
+    f"kim_outliers_{name}"
+    for name in ("satimage2", "breast_cancer", "ionosphere", "thyroid", "internet_ads", "mnist", "eth80")
+)
 
 
 def outlier_configs(paths: list[Path]) -> list[Path]:
     """The configs among ``paths`` with the ``unsupervised`` protocol, in :data:`ROW_ORDER`."""
     configs = {path: load_config(path) for path in paths}
     position = {name: row for row, name in enumerate(ROW_ORDER)}
-    return sorted((path for path, config in configs.items() if config.protocol == PROTOCOL),
-                  key=lambda path: position.get(configs[path].name, len(ROW_ORDER)))
+    return sorted(
+        (path for path, config in configs.items() if config.protocol == PROTOCOL),
+        key=lambda path: position.get(configs[path].name, len(ROW_ORDER)),
+    )
 
 
 def outlier_table(config_paths: list[Path], results_root) -> pd.DataFrame:
@@ -57,9 +61,18 @@ def outlier_table(config_paths: list[Path], results_root) -> pd.DataFrame:
             continue
         sample = {"n": ok[0]["n_train"], "outliers": ok[0]["n_test_outliers"], "dimension": ok[0]["n_features"]}
         summary = pd.read_csv(directory / "summary.csv")
-        rows += [{"config": Path(path).name, "dataset": config.dataset.name, **sample, "method": row["method"],
-                  "trials": row["trials"], "auroc_mean": row["auroc_mean"], "auroc_std": row["auroc_std"]}
-                 for _, row in summary.iterrows()]
+        rows += [
+            {
+                "config": Path(path).name,
+                "dataset": config.dataset.name,
+                **sample,
+                "method": row["method"],
+                "trials": row["trials"],
+                "auroc_mean": row["auroc_mean"],
+                "auroc_std": row["auroc_std"],
+            }
+            for _, row in summary.iterrows()
+        ]
     return pd.DataFrame(rows)
 
 
@@ -79,16 +92,26 @@ def paired_l1_l2(config_paths: list[Path], results_root) -> pd.DataFrame:
         if not {"l1_kpca", "kpca"} <= set(wide.columns):
             continue
         for score, difference in (wide["l1_kpca"] - wide["kpca"]).dropna().groupby("score"):
-            rows.append({"dataset": config.dataset.name, "score": score, "difference_mean": difference.mean(),
-                         "difference_std": difference.std(), "l1_ahead": int((difference > 0).sum()),
-                         "trials": len(difference)})
+            rows.append(
+                {
+                    "dataset": config.dataset.name,
+                    "score": score,
+                    "difference_mean": difference.mean(),
+                    "difference_std": difference.std(),
+                    "l1_ahead": int((difference > 0).sum()),
+                    "trials": len(difference),
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def paired_markdown(paired: pd.DataFrame) -> str:
     lines = ["| dataset | score | L1 − L2 AUROC | trials L1 ahead |", "|---|---|---|---|"]
-    lines += [f"| {r['dataset']} | {r['score']} | {r['difference_mean']:+.3f} ± {r['difference_std']:.3f} | "
-              f"{r['l1_ahead']}/{r['trials']} |" for _, r in paired.iterrows()]
+    lines += [
+        f"| {r['dataset']} | {r['score']} | {r['difference_mean']:+.3f} ± {r['difference_std']:.3f} | "
+        f"{r['l1_ahead']}/{r['trials']} |"
+        for _, r in paired.iterrows()
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -122,17 +145,23 @@ def write_outlier_table(config_paths: list[Path], results_root) -> Path:
     directory = Path(results_root) / TABLE_DIR
     directory.mkdir(parents=True, exist_ok=True)
     trials = sorted({int(t) for t in table.get("trials", pd.Series(dtype=float)).dropna()})
-    lines = ["# Kim & Klabjan, outlier detection (unsupervised): AUROC per method and dataset", "",
-             "- built by `kpca-bench analyse kim` from the runs of "
-             + ", ".join(f"`{Path(p).name}`" for p in config_paths),
-             "- every method is fitted on the whole contaminated sample and scores it (protocol `unsupervised`); "
-             "n = sample size per trial, outliers = how many of them are outliers",
-             f"- mean ± std over trials ({', '.join(map(str, trials)) or 'none'}); the best mean of each row is in bold",
-             "", table_markdown(table)]
+    lines = [
+        "# Kim & Klabjan, outlier detection (unsupervised): AUROC per method and dataset",
+        "",
+        "- built by `kpca-bench analyse kim` from the runs of " + ", ".join(f"`{Path(p).name}`" for p in config_paths),
+        "- every method is fitted on the whole contaminated sample and scores it (protocol `unsupervised`); "
+        "n = sample size per trial, outliers = how many of them are outliers",
+        f"- mean ± std over trials ({', '.join(map(str, trials)) or 'none'}); the best mean of each row is in bold",
+        "",
+        table_markdown(table),
+    ]
     paired = paired_l1_l2(config_paths, results_root)
     if not paired.empty:
-        lines += ["## L1-norm minus L2-norm KPCA, paired by trial (same sample, same score)", "",
-                  paired_markdown(paired)]
+        lines += [
+            "## L1-norm minus L2-norm KPCA, paired by trial (same sample, same score)",
+            "",
+            paired_markdown(paired),
+        ]
         write_atomic(directory / "paired_l1_l2.csv", paired.to_csv(index=False))
     write_atomic(directory / "summary.csv", table.to_csv(index=False))
     path = directory / "summary.md"

@@ -43,8 +43,10 @@ def figure3(out_dir, *, grid_points: int = 201, random_state: int = 0) -> Path:
         ax.set_ylim(0, 1)
         ax.set_aspect("equal")
         ax.legend(loc="upper right", fontsize=8)
-    fig.suptitle(f"Li et al., Fig. 3: kernel (x^T y)^2, p = 2, {len(X)} points (li_artificial_2d, "
-                 f"random_state={random_state})", fontsize=10)
+    fig.suptitle(
+        f"Li et al., Fig. 3: kernel (x^T y)^2, p = 2, {len(X)} points (li_artificial_2d, random_state={random_state})",
+        fontsize=10,
+    )
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "figure3_contours.png"

@@ -43,9 +43,11 @@ def score_panels(config: Config, results_root: Path) -> list[tuple[str, np.ndarr
         label = config.methods[cell.method_index].label
         record = stored.get(cell.key, {})
         if record.get("status") != "ok" or "component_scores" not in record:
-            raise KpcaBenchError(f"{config.name}: no finished trial 0 with component scores for {label!r} in "
-                                 f"{results_root}; run 'kpca-bench run {config.source}' (protocol "
-                                 "option scores > 0) first")
+            raise KpcaBenchError(
+                f"{config.name}: no finished trial 0 with component scores for {label!r} in "
+                f"{results_root}; run 'kpca-bench run {config.source}' (protocol "
+                "option scores > 0) first"
+            )
         panels.append((label, np.asarray(record["component_scores"]), np.asarray(record["score_classes"])))
     return panels
 
@@ -69,8 +71,11 @@ def figure2(config_path: Path, results_root: Path) -> Path:
     for ax, panel in zip(axes[0], panels):
         draw_panel(ax, *panel)
     axes[0, -1].legend(fontsize=8, loc="best")
-    fig.suptitle(f"Shen & Asgharzadeh, Figure 2: {config.dataset.name}, fitted on {config.options.train_size} "
-                 f"series (split 0), all {len(panels[0][2])} projected", fontsize=10)
+    fig.suptitle(
+        f"Shen & Asgharzadeh, Figure 2: {config.dataset.name}, fitted on {config.options.train_size} "
+        f"series (split 0), all {len(panels[0][2])} projected",
+        fontsize=10,
+    )
     path = experiment_directory(config, results_root) / FIGURE
     save_figure(fig, path)
     return path

@@ -8,6 +8,6 @@ from . import report
 REPRODUCTION = Reproduction(
     reference="Wang & Tanaka",
     citation="D. Wang, T. Tanaka. Kernel principal component analysis allowing sparse representation "
-             "and sample selection.",
+    "and sample selection.",
     analyses=(report.analyse, claims_analysis("wang_report.md")),
 )

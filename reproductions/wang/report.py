@@ -31,10 +31,20 @@ ANALYSIS_BLOCKS = ("sparsity_finding", "grid_check_intro", "grid_check_finding",
 NOT_RECORDED = "not recorded: re-run the config"
 COLUMNS = ("accuracy", "precision", "recall", "f1", "sparsity")
 SPARSITY = {"SVM": "sv_sparsity"}  # the paper's sparsity column per row; the kernel-PCA rows: sample_sparsity
-SEARCHED = ("best__features__gamma", "best__leading__n_components", "best__features__n_components",
-            "best__classifier__C", "best__classifier__gamma")
-SHORT = {"best__features__gamma": "gamma_kpca", "best__leading__n_components": "PCs",
-         "best__features__n_components": "PCs", "best__classifier__C": "C", "best__classifier__gamma": "gamma_svm"}
+SEARCHED = (
+    "best__features__gamma",
+    "best__leading__n_components",
+    "best__features__n_components",
+    "best__classifier__C",
+    "best__classifier__gamma",
+)
+SHORT = {
+    "best__features__gamma": "gamma_kpca",
+    "best__leading__n_components": "PCs",
+    "best__features__n_components": "PCs",
+    "best__classifier__C": "C",
+    "best__classifier__gamma": "gamma_svm",
+}
 
 
 def load_analysis_text(reference_dir) -> dict[str, str]:
@@ -43,16 +53,21 @@ def load_analysis_text(reference_dir) -> dict[str, str]:
     path = Path(reference_dir) / ANALYSIS_FILE
     raw = read_reference_mapping(path)
     if set(raw) != set(ANALYSIS_BLOCKS) or not all(isinstance(text, str) for text in raw.values()):
-        raise ConfigError(f"{path}: must hold exactly the text blocks {', '.join(ANALYSIS_BLOCKS)}, "
-                          f"got {', '.join(f'{k} ({type(v).__name__})' for k, v in raw.items()) or 'none'}")
+        raise ConfigError(
+            f"{path}: must hold exactly the text blocks {', '.join(ANALYSIS_BLOCKS)}, "
+            f"got {', '.join(f'{k} ({type(v).__name__})' for k, v in raw.items()) or 'none'}"
+        )
     return {name: raw[name].strip() for name in ANALYSIS_BLOCKS}
 
 
 def table_configs(paths: list[Path]) -> list[Path]:
     """The configs of Tables 3-5 among ``paths``: those with the ``classification_cv`` protocol and a
     ``reference`` (the grid checks have none), in their order."""
-    return [path for path in paths
-            if (config := load_config(path)).protocol == TABLE_PROTOCOL and config.reference is not None]
+    return [
+        path
+        for path in paths
+        if (config := load_config(path)).protocol == TABLE_PROTOCOL and config.reference is not None
+    ]
 
 
 def _metric(method: str, column: str) -> str:
@@ -83,9 +98,11 @@ def sparsity_rows(summary: pd.DataFrame, references: dict) -> list[str]:
     for _, row in summary.iterrows():
         ref = references.get((row["method"], f"{_metric(row['method'], 'sparsity')}_mean"))
         paper = "–" if ref is None else f"{ref['value']:.4f}"
-        lines.append(f"| {row['method']} | {paper} | "
-                     f"{row['sample_sparsity_mean']:.4f} | {row['coef_sparsity_mean']:.4f} | "
-                     f"{row['sv_sparsity_mean']:.4f} |")
+        lines.append(
+            f"| {row['method']} | {paper} | "
+            f"{row['sample_sparsity_mean']:.4f} | {row['coef_sparsity_mean']:.4f} | "
+            f"{row['sv_sparsity_mean']:.4f} |"
+        )
     return lines
 
 
@@ -104,8 +121,14 @@ def other_class_scores(trials: pd.DataFrame) -> pd.DataFrame | None:
     tp = trials["recall"] * n_pos
     tn, fn = trials["accuracy"] * n - tp, n_pos - tp
     precision, recall = tn / (tn + fn), tn / (n - n_pos)
-    scores = pd.DataFrame({"method": trials["method"], "precision": precision, "recall": recall,
-                           "f1": 2 * precision * recall / (precision + recall)})
+    scores = pd.DataFrame(
+        {
+            "method": trials["method"],
+            "precision": precision,
+            "recall": recall,
+            "f1": 2 * precision * recall / (precision + recall),
+        }
+    )
     return scores.groupby("method", observed=True, sort=False).mean()
 
 
@@ -125,8 +148,11 @@ def chosen_points(trials: pd.DataFrame) -> list[str]:
         for column in SEARCHED:
             if column in group and group[column].notna().any():
                 counts = group[column].value_counts().sort_index()
-                parts.append(column.removeprefix("best__") + " " +
-                             ", ".join(f"{value:g}×{count}" for value, count in counts.items()))
+                parts.append(
+                    column.removeprefix("best__")
+                    + " "
+                    + ", ".join(f"{value:g}×{count}" for value, count in counts.items())
+                )
         lines.append(f"- {method}: " + "; ".join(parts))
     return lines
 
@@ -164,8 +190,9 @@ def moved_parameters(group: pd.DataFrame) -> tuple[int, str]:
         differs |= moved
         if moved.any():
             moves = Counter(zip(group.loc[moved, before], group.loc[moved, after]))
-            parts.append(f"{SHORT[column]} " + ", ".join(f"{_value(a)}→{_value(b)}×{n}"
-                                                       for (a, b), n in sorted(moves.items())))
+            parts.append(
+                f"{SHORT[column]} " + ", ".join(f"{_value(a)}→{_value(b)}×{n}" for (a, b), n in sorted(moves.items()))
+            )
     return int(differs.sum()), "; ".join(parts) or "–"
 
 
@@ -179,11 +206,21 @@ def grid_check(reduced: pd.DataFrame, widened: pd.DataFrame, references: dict) -
         delta = group["accuracy_widened"] - group["accuracy_reduced"]
         differs, moved = moved_parameters(group)
         ref = references.get((method, "accuracy_mean"))
-        row = {"method": method, "trials": len(group), "reduced": group["accuracy_reduced"].mean(),
-               "widened": group["accuracy_widened"].mean(), "delta": delta.mean(), "delta_min": delta.min(),
-               "delta_max": delta.max(), "cv_reduced": group["cv_accuracy_reduced"].mean(),
-               "cv_widened": group["cv_accuracy_widened"].mean(), "differs": differs, "moved": moved,
-               "paper": np.nan if ref is None else ref["value"], "tolerance": np.nan if ref is None else ref["tolerance"]}
+        row = {
+            "method": method,
+            "trials": len(group),
+            "reduced": group["accuracy_reduced"].mean(),
+            "widened": group["accuracy_widened"].mean(),
+            "delta": delta.mean(),
+            "delta_min": delta.min(),
+            "delta_max": delta.max(),
+            "cv_reduced": group["cv_accuracy_reduced"].mean(),
+            "cv_widened": group["cv_accuracy_widened"].mean(),
+            "differs": differs,
+            "moved": moved,
+            "paper": np.nan if ref is None else ref["value"],
+            "tolerance": np.nan if ref is None else ref["tolerance"],
+        }
         for grid in ("reduced", "widened"):
             row[f"holds_{grid}"] = None if ref is None else bool(abs(row[grid] - ref["value"]) <= ref["tolerance"])
         rows.append(row)
@@ -196,11 +233,14 @@ def _holds(value) -> str:
 
 def grid_check_rows(dataset: str, table: pd.DataFrame) -> list[str]:
     """Markdown rows of :func:`grid_check`'s table."""
-    return [f"| {dataset} | {r.method} | {r.trials} | {r.reduced:.4f} | {r.widened:.4f} | {r.delta:+.4f} "
-            f"[{r.delta_min:+.4f}, {r.delta_max:+.4f}] | {r.cv_reduced:.4f} / {r.cv_widened:.4f} | "
-            f"{r.differs} of {r.trials} | {r.moved} | "
-            + ("–" if pd.isna(r.paper) else f"{r.paper:.4f} ± {r.tolerance:g}")
-            + f" | {_holds(r.holds_reduced)} / {_holds(r.holds_widened)} |" for r in table.itertuples()]
+    return [
+        f"| {dataset} | {r.method} | {r.trials} | {r.reduced:.4f} | {r.widened:.4f} | {r.delta:+.4f} "
+        f"[{r.delta_min:+.4f}, {r.delta_max:+.4f}] | {r.cv_reduced:.4f} / {r.cv_widened:.4f} | "
+        f"{r.differs} of {r.trials} | {r.moved} | "
+        + ("–" if pd.isna(r.paper) else f"{r.paper:.4f} ± {r.tolerance:g}")
+        + f" | {_holds(r.holds_reduced)} / {_holds(r.holds_widened)} |"
+        for r in table.itertuples()
+    ]
 
 
 def other_columns_rows(dataset: str, reduced: pd.DataFrame, widened: pd.DataFrame, references: dict) -> list[str]:
@@ -225,11 +265,21 @@ def other_columns_rows(dataset: str, reduced: pd.DataFrame, widened: pd.DataFram
 def dataset_section(config: Config, summary: pd.DataFrame, trials: pd.DataFrame, references: dict) -> list[str]:
     """One of Tables 3-5 (section 4.2): paper beside ours, the chosen hyper-parameters, the other-class scores."""
     source = next(iter(references.values()))["source"] if references else "no table"
-    return [f"## {source}: {config.reference.dataset} (`{config.dataset.name}`, {int(summary['trials'].max())} "
-            f"repeats, {config.options.train_size} training rows)", "",
-            *paper_table(config, summary, references), "", "Chosen hyper-parameters (value×repeats):", "",
-            *chosen_points(trials), "", "Precision / recall / F1 with the other class positive (derived):", "",
-            *other_class_lines(trials), ""]
+    return [
+        f"## {source}: {config.reference.dataset} (`{config.dataset.name}`, {int(summary['trials'].max())} "
+        f"repeats, {config.options.train_size} training rows)",
+        "",
+        *paper_table(config, summary, references),
+        "",
+        "Chosen hyper-parameters (value×repeats):",
+        "",
+        *chosen_points(trials),
+        "",
+        "Precision / recall / F1 with the other class positive (derived):",
+        "",
+        *other_class_lines(trials),
+        "",
+    ]
 
 
 def build_report(results_root, configs: list[Path], analysis: dict[str, str]) -> str:
@@ -237,13 +287,18 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
     with our written ``analysis`` (:func:`load_analysis_text`) between them."""
     results_root = Path(results_root)
     entries = references_of(configs)
-    out = ["# Wang & Tanaka (2019), section 4.2: SVM on sparse kernel principal components", "",
-           "Generated by `kpca-bench analyse wang` from the full runs of "
-           + ", ".join(f"`reproductions/wang/configs/{Path(c).name}`" for c in configs) + ", their grid checks "
-           "(`reproductions/wang/configs/wang_gridcheck_*.yaml`), `reproductions/wang/reference/numbers.yaml` and our written analysis in "
-           "`reproductions/wang/reference/wang.yaml`. "
-           "Each cell: the paper's mean / ours (mean ± std over our repeats); **(off)** = outside the "
-           "tolerance of numbers.yaml (2 x the paper's std / sqrt(10), floor 0.02).", ""]
+    out = [
+        "# Wang & Tanaka (2019), section 4.2: SVM on sparse kernel principal components",
+        "",
+        "Generated by `kpca-bench analyse wang` from the full runs of "
+        + ", ".join(f"`reproductions/wang/configs/{Path(c).name}`" for c in configs)
+        + ", their grid checks "
+        "(`reproductions/wang/configs/wang_gridcheck_*.yaml`), `reproductions/wang/reference/numbers.yaml` and our written analysis in "
+        "`reproductions/wang/reference/wang.yaml`. "
+        "Each cell: the paper's mean / ours (mean ± std over our repeats); **(off)** = outside the "
+        "tolerance of numbers.yaml (2 x the paper's std / sqrt(10), floor 0.02).",
+        "",
+    ]
     sparsity, timing, checks, others = [], [], [], []
     for path in configs:
         config = load_config(path)
@@ -258,8 +313,10 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
         out += dataset_section(config, summary, trials, references)
         sparsity += [f"| **{config.reference.dataset}** | | | | |", *sparsity_rows(summary, references)]
         per_method = trials.groupby("method", observed=True)["wall_time"].agg(["median", "sum"])
-        timing += [f"| {config.reference.dataset} | {m} | {r['median']:.1f} | {r['sum'] / 60:.1f} |"
-                   for m, r in per_method.iterrows()]
+        timing += [
+            f"| {config.reference.dataset} | {m} | {r['median']:.1f} | {r['sum'] / 60:.1f} |"
+            for m, r in per_method.iterrows()
+        ]
         check = trials_file(experiment_directory(load_config(grid_check_config(path)), results_root))
         if not check.exists():
             checks.append(f"| {config.reference.dataset} | not run: no {check} | | | | | | | | | |")
@@ -268,29 +325,57 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
         widened = widened[widened["status"] == "ok"]
         checks += grid_check_rows(config.reference.dataset, grid_check(trials, widened, references))
         others += other_columns_rows(config.reference.dataset, trials, widened, references)
-    out += ["## What the paper's \"sparsity\" is", "",
-            "Candidates, each a share of the training rows: *unused samples* (all-zero rows of the dual "
-            "coefficients of the chosen leading PCs), *zero coefficients* (share of zero entries), and for the "
-            "SVM *non-SV samples* (training rows that are not support vectors).", "",
-            "| method | paper sparsity | unused samples | zero coefficients | non-SV samples |", "|---|---|---|---|---|",
-            *sparsity, "", analysis["sparsity_finding"], "",
-            "## Time per cell (one repeat of one method: the whole CV search, refit and test)", "",
-            "Wall seconds, from the records' `wall_time`.", "",
-            "| dataset | method | median per repeat (s) | total (min) |", "|---|---|---|---|", *timing, "",
-            "## Do the reduced grids change the result?", "", analysis["grid_check_intro"], "",
-            "| dataset | method | trials | accuracy reduced | accuracy widened | delta [min, max] | "
-            "CV accuracy reduced / widened | chosen point differs | parameters moved (reduced→widened×trials) | "
-            "paper ± tolerance | within tolerance: reduced / widened |", "|---|---|---|---|---|---|---|---|---|---|---|",
-            *checks, "", "The paper's other columns over the same trials (paper / reduced / widened):", "",
-            "| dataset | method | " + " | ".join(COLUMNS[1:]) + " |", "|---|---|" + "---|" * (len(COLUMNS) - 1),
-            *others, "", analysis["grid_check_finding"], "", "## Deviations and their causes", "",
-            analysis["deviations"]]
+    out += [
+        '## What the paper\'s "sparsity" is',
+        "",
+        "Candidates, each a share of the training rows: *unused samples* (all-zero rows of the dual "
+        "coefficients of the chosen leading PCs), *zero coefficients* (share of zero entries), and for the "
+        "SVM *non-SV samples* (training rows that are not support vectors).",
+        "",
+        "| method | paper sparsity | unused samples | zero coefficients | non-SV samples |",
+        "|---|---|---|---|---|",
+        *sparsity,
+        "",
+        analysis["sparsity_finding"],
+        "",
+        "## Time per cell (one repeat of one method: the whole CV search, refit and test)",
+        "",
+        "Wall seconds, from the records' `wall_time`.",
+        "",
+        "| dataset | method | median per repeat (s) | total (min) |",
+        "|---|---|---|---|",
+        *timing,
+        "",
+        "## Do the reduced grids change the result?",
+        "",
+        analysis["grid_check_intro"],
+        "",
+        "| dataset | method | trials | accuracy reduced | accuracy widened | delta [min, max] | "
+        "CV accuracy reduced / widened | chosen point differs | parameters moved (reduced→widened×trials) | "
+        "paper ± tolerance | within tolerance: reduced / widened |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+        *checks,
+        "",
+        "The paper's other columns over the same trials (paper / reduced / widened):",
+        "",
+        "| dataset | method | " + " | ".join(COLUMNS[1:]) + " |",
+        "|---|---|" + "---|" * (len(COLUMNS) - 1),
+        *others,
+        "",
+        analysis["grid_check_finding"],
+        "",
+        "## Deviations and their causes",
+        "",
+        analysis["deviations"],
+    ]
     return "\n".join(out)
 
 
 def analyse(results_root: Path, config_paths: list[Path]) -> list[Path]:
     """``<results_root>/wang_report.md`` from the runs of :func:`table_configs` and their grid checks."""
     path = Path(results_root) / "wang_report.md"
-    text = build_report(results_root, table_configs(config_paths), load_analysis_text(reference_folder(config_paths[0])))
+    text = build_report(
+        results_root, table_configs(config_paths), load_analysis_text(reference_folder(config_paths[0]))
+    )
     write_atomic(path, text + "\n")
     return [path]

@@ -75,20 +75,29 @@ def run_page(directory: Path, config: Config) -> str:
     ``summary.md``) in a section of its own."""
     summary = directory / SUMMARY_FILE
     if not summary.is_file():
-        raise KpcaBenchError(f"{directory}: no {SUMMARY_FILE}; rebuild the run's tables first "
-                             f"(kpca-bench report {directory})")
+        raise KpcaBenchError(
+            f"{directory}: no {SUMMARY_FILE}; rebuild the run's tables first (kpca-bench report {directory})"
+        )
     folders = sorted(sub for sub in directory.iterdir() if (sub / SUMMARY_FILE).is_file())
     plans = dict(config.members()) if config.is_suite else {}
     top = stored_cells(directory, None if config.is_suite else config)
     below = {folder.name: stored_cells(folder, plans.get(folder.name)) for folder in folders}
-    members = [Member(folder.name, whole(render_markdown(folder / SUMMARY_FILE)), len(below[folder.name].failed))
-               for folder in folders]
+    members = [
+        Member(folder.name, whole(render_markdown(folder / SUMMARY_FILE)), len(below[folder.name].failed))
+        for folder in folders
+    ]
     failures = [(None, failure_line(directory.name, top.failed))] if top.failed else []
     failures += [(f"dataset-{name}", failure_line(name, cells.failed)) for name, cells in below.items() if cells.failed]
-    not_planned = {name: cells.not_planned for name, cells in {directory.name: top, **below}.items()
-                   if cells.not_planned}
-    return page(render_markdown(summary), sources=SUMMARY_FILE, failures=failures, members=members,
-                not_planned=not_planned_line(not_planned))
+    not_planned = {
+        name: cells.not_planned for name, cells in {directory.name: top, **below}.items() if cells.not_planned
+    }
+    return page(
+        render_markdown(summary),
+        sources=SUMMARY_FILE,
+        failures=failures,
+        members=members,
+        not_planned=not_planned_line(not_planned),
+    )
 
 
 def whole(rendered: Rendered) -> str:
@@ -134,9 +143,11 @@ def not_planned_line(counts: dict[str, int]) -> str:
     if not total:
         return ""
     where = ", ".join(f"{name} {count}" for name, count in counts.items())
-    return (f"{total} stored record{'s are' if total > 1 else ' is'} not part of the config's plan ({where}): "
-            "an entry removed or a grid narrowed since they ran. They stay in the run's records and are not counted "
-            "here.")
+    return (
+        f"{total} stored record{'s are' if total > 1 else ' is'} not part of the config's plan ({where}): "
+        "an entry removed or a grid narrowed since they ran. They stay in the run's records and are not counted "
+        "here."
+    )
 
 
 def page(rendered: Rendered, *, sources: str, failures=(), members=(), not_planned: str = "") -> str:
@@ -146,10 +157,19 @@ def page(rendered: Rendered, *, sources: str, failures=(), members=(), not_plann
     assets = resources.files(__package__)
     template = jinja2.Environment(autoescape=True).from_string(assets.joinpath("page.html.j2").read_text())
     contents = [*rendered.contents, *([("each-dataset", "Each dataset")] if members else [])]
-    return template.render(title=rendered.title, heading=rendered.heading, body=rendered.body, contents=contents,
-                           sources=sources, failures=failures, members=members, not_planned=not_planned,
-                           style=assets.joinpath("page.css").read_text(), script=assets.joinpath("page.js").read_text(),
-                           version=package_version())
+    return template.render(
+        title=rendered.title,
+        heading=rendered.heading,
+        body=rendered.body,
+        contents=contents,
+        sources=sources,
+        failures=failures,
+        members=members,
+        not_planned=not_planned,
+        style=assets.joinpath("page.css").read_text(),
+        script=assets.joinpath("page.js").read_text(),
+        version=package_version(),
+    )
 
 
 def package_version() -> str:
@@ -175,22 +195,26 @@ def render_markdown(path: Path) -> Rendered:
     renderer = markdown_renderer()
     env = {"folder": path.parent}
     tokens = renderer.parse(path.read_text(encoding="utf-8"), env)
-    headings = [(token.tag, token.attrGet("id"), tokens[i + 1].content) for i, token in enumerate(tokens)
-                if token.type == "heading_open"]
+    headings = [
+        (token.tag, token.attrGet("id"), tokens[i + 1].content)
+        for i, token in enumerate(tokens)
+        if token.type == "heading_open"
+    ]
     # heading_open, inline, heading_close: the title, shown above what the page puts before the body.
     starts_with_heading = bool(tokens) and tokens[0].type == "heading_open"
     top = 3 if starts_with_heading else 0
-    return Rendered(heading=renderer.renderer.render(tokens[:top], renderer.options, env),
-                    body=renderer.renderer.render(tokens[top:], renderer.options, env),
-                    title=headings[0][2] if headings else path.name,
-                    contents=[(anchor, text) for tag, anchor, text in headings if tag == "h2"])
+    return Rendered(
+        heading=renderer.renderer.render(tokens[:top], renderer.options, env),
+        body=renderer.renderer.render(tokens[top:], renderer.options, env),
+        title=headings[0][2] if headings else path.name,
+        contents=[(anchor, text) for tag, anchor, text in headings if tag == "h2"],
+    )
 
 
 def markdown_renderer() -> MarkdownIt:
     """CommonMark with tables, GitHub's heading anchors (REPORT.md links to them), figures inlined and tables
     marked sortable with a filter box; raw HTML in the Markdown is shown as text."""
-    renderer = MarkdownIt("commonmark", {"html": False}).enable("table").use(anchors_plugin, min_level=1,
-                                                                              max_level=4)
+    renderer = MarkdownIt("commonmark", {"html": False}).enable("table").use(anchors_plugin, min_level=1, max_level=4)
     renderer.add_render_rule("image", inline_image)
     renderer.add_render_rule("table_open", sortable_table_open)
     renderer.add_render_rule("table_close", sortable_table_close)
@@ -240,8 +264,10 @@ def palette_png(content: bytes) -> bytes:
 
 def sortable_table_open(self, tokens, idx, options, env) -> str:
     tokens[idx].attrSet("class", "sortable")
-    return ('<div class="table-block"><input type="search" class="table-filter" placeholder="filter rows" '
-            'aria-label="filter the rows of the table below">\n' + self.renderToken(tokens, idx, options, env))
+    return (
+        '<div class="table-block"><input type="search" class="table-filter" placeholder="filter rows" '
+        'aria-label="filter the rows of the table below">\n' + self.renderToken(tokens, idx, options, env)
+    )
 
 
 def sortable_table_close(self, tokens, idx, options, env) -> str:
