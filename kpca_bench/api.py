@@ -23,7 +23,7 @@ from kpca_bench.experiment.progress import make_progress, print_notice
 from kpca_bench.experiment.runner import RunOutcome, run_experiment
 from kpca_bench.methods.registry import class_path
 from kpca_bench.protocols import MethodConfig
-from kpca_bench.report import write_outcome_report
+from kpca_bench.report import Tables, write_outcome_report
 from kpca_bench.report.loaded import read_run
 from kpca_bench.validation import run_argument_problems
 
@@ -58,6 +58,21 @@ class Results:
     ranks: pd.DataFrame | None = None
     statistics: pd.DataFrame | None = None
     verdict: str | None = None
+
+    @classmethod
+    def of(cls, config: Config, outcome: RunOutcome, tables: Tables) -> "Results":
+        """The results of a run of ``config`` that ended with ``outcome`` and whose report has ``tables``."""
+        return cls(
+            records=tables.trials,
+            summary=tables.summary,
+            folder=outcome.directory,
+            config=config,
+            outcome=outcome,
+            datasets=tables.datasets,
+            ranks=tables.ranks,
+            statistics=tables.statistics,
+            verdict=tables.verdict,
+        )
 
     @property
     def failures(self) -> list[dict]:
@@ -160,17 +175,7 @@ def run(
     tables = write_outcome_report(config, outcome, html=html)
     if outcome.stopped_by is not None:
         raise outcome.stopped_by
-    return Results(
-        records=tables.trials,
-        summary=tables.summary,
-        folder=outcome.directory,
-        config=config,
-        outcome=outcome,
-        datasets=tables.datasets,
-        ranks=tables.ranks,
-        statistics=tables.statistics,
-        verdict=tables.verdict,
-    )
+    return Results.of(config, outcome, tables)
 
 
 def load(
@@ -219,17 +224,7 @@ def load(
         raise ConfigError("\n".join(problems))
     given = None if config is None else with_methods(as_config(config, profile), methods or {})
     config, outcome, tables = read_run(folder, notify=notify, given=given)
-    return Results(
-        records=tables.trials,
-        summary=tables.summary,
-        folder=outcome.directory,
-        config=config,
-        outcome=outcome,
-        datasets=tables.datasets,
-        ranks=tables.ranks,
-        statistics=tables.statistics,
-        verdict=tables.verdict,
-    )
+    return Results.of(config, outcome, tables)
 
 
 def check_arguments(config, methods, notify, **arguments) -> None:
