@@ -296,14 +296,10 @@ def migrate_folder(
     records = stored_records(folder)
     configs = [config for old in {record["config_hash"] for record in records} for config in by_hash.get(old, [])]
     own = run_config(folder)
-    keys = {
-        **keys,
-        **{
-            old: cell.key
-            for config in own
-            for old, cell in zip(old_cell_keys(config, plan_cells(config)), plan_cells(config))
-        },
-    }
+    keys = dict(keys)
+    for config in own:
+        cells = plan_cells(config)
+        keys.update(zip(old_cell_keys(config, cells), (cell.key for cell in cells)))
     config_hashes = {
         **{old: found[0].config_hash() for old, found in by_hash.items()},
         **{old_config_hash(config): config.config_hash() for config in own},

@@ -145,3 +145,14 @@ def test_trials_file_writes_again_when_the_records_are_newer_and_says_when_it_ca
     notes = []
     assert not trials_file(folder, tmp_path, tmp_path, notes.append).exists()
     assert len(notes) == 1 and "trials.csv is missing and cannot be written from the records" in notes[0]
+
+
+def test_a_paper_datasets_summary_states_how_its_data_were_read(tmp_path):
+    """Every dataset's summary says how its data were read where its loader noted it (paper datasets too)."""
+    folder = tmp_path / "sas_novelty"
+    shutil.copytree(ROOT / "results" / "sas_novelty", folder, ignore=shutil.ignore_patterns("*.csv", "*.md", "*.png"))
+    rebuild(folder, ROOT / "configs", lambda line: None, ROOT / "reproductions")
+    facts = [line for line in (folder / "summary.md").read_text().splitlines() if line.startswith("- data: ")]
+    assert facts == [
+        "- data: 16 rows with missing values dropped; uniform noise of +-0.05 feature standard deviations (seed 0)"
+    ]
