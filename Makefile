@@ -38,15 +38,16 @@ lint: install
 # give (migrations/cell_keys.py); then the papers' numbers recomputed at the quick profile against the blessed ones.
 check: install
 	$(BIN)/python migrations/cell_keys.py --check results
-	$(BIN)/kpca-bench check --profile quick --jobs $(JOBS) --quiet
+	$(BIN)/python -m reproductions check --profile quick --jobs $(JOBS) --quiet
 
 # Every paper config whose data are here, at the full profile (finished cells are reused), then
-# results/REPORT.md. Configs whose data are missing are named on stderr and skipped.
+# results/REPORT.md (python -m reproductions: the reproduction framework, outside the library). Configs whose data
+# are missing are named on stderr and skipped.
 all-figures: install
-	configs=$$($(BIN)/kpca-bench report --list-configs) || exit $$?; \
+	configs=$$($(BIN)/python -m reproductions report --list-configs) || exit $$?; \
 	for config in $$configs; do $(BIN)/kpca-bench run $$config --jobs $(JOBS) --quiet || exit $$?; done
 	$(MAKE) analyses
-	$(BIN)/kpca-bench report
+	$(BIN)/python -m reproductions report
 
 # The variant runs (reproductions/<paper>/configs/variants/: one reading of a paper each), whose numbers REPORT.md
 # sets beside the headline's.
@@ -55,7 +56,7 @@ variants: install
 
 # The papers' tables, figures and write-ups drawn from the finished runs (Li's Fig. 3 draws its own sample).
 analyses: install
-	$(BIN)/kpca-bench analyse --all
+	$(BIN)/python -m reproductions analyse --all
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

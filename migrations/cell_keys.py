@@ -46,6 +46,8 @@ from kpca_bench.report import PROTOCOL_SUMMARIES, run_tables
 from kpca_bench.report.rebuild import config_of_run
 
 ROOT = Path(__file__).resolve().parents[1]
+# Where a run without run.json finds its config: the configs, and those of every reproduction.
+CONFIG_FOLDERS = [ROOT / "configs", *sorted((ROOT / "reproductions").glob("*/configs"))]
 OLD_SCHEMA = 1
 
 # Schema 1's DatasetConfig repr: these fields in this order, the last four only where they differ from
@@ -277,7 +279,9 @@ def run_config(folder: Path) -> list[Config]:
     if not (run / RUN_FILE).exists():
         return []
     try:
-        config = config_of_run(run, ROOT / "configs", lambda line: None, ROOT / "reproductions")
+        config = config_of_run(
+            run, [ROOT / "configs", *sorted((ROOT / "reproductions").glob("*/configs"))], lambda line: None
+        )
     except KpcaBenchError:
         return []
     return [member for label, member in config.members() if run == folder or label == folder.name]

@@ -482,27 +482,16 @@ COMMANDS = [
         ["plan", ROOT / "reproductions" / "das" / "configs" / "variants" / "eth80_file_order.yaml", "--trials", "3"],
         "--trials 3: dataset.draw: file_order",
     ),
-    (["check", "{tmp}/missing.yaml"], "no such config file"),
-    (["check", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
-    (["check", QUICKSTART, "--jobs", "-5"], "--jobs -5"),
-    (["check"], "no configs to check at the quick profile"),
-    (["bless", "{tmp}/missing.yaml"], "no such config file"),
-    (["bless", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
     (["report", "{tmp}/missing"], "is not a folder of results"),
     (["report", "{tmp}/a-file"], "is not a folder of results"),
     (["report", "{tmp}/empty"], "holds no run: neither run.json nor records.parquet"),
-    (["report", "--reproductions", "{tmp}/missing"], "no reproduction in"),
-    (["report", "--list-configs", "--reproductions", "{tmp}/missing"], "no reproduction in"),
+    (["report"], "Missing argument 'RESULTS_DIR'"),
     (["compare", "{tmp}/missing", "{tmp}/empty"], "no records.parquet here"),
     (["compare", "{tmp}/empty", "{tmp}/empty"], "no records.parquet here"),
     (["compare", "{tmp}/a-file", "{tmp}/empty"], "no records.parquet here"),
     (["export", "{tmp}/missing"], "no records.parquet here"),
     (["export", "{tmp}/a-file"], "no records.parquet here"),
     (["export", "{tmp}/empty", "--format", "xml"], "--format: unknown format 'xml'"),
-    (["analyse"], "name papers to analyse"),
-    (["analyse", "nosuch"], "unknown: nosuch"),
-    (["analyse", "das"], "no results folder; run the papers' configs first"),
-    (["analyse", "--all", "--reproductions", "{tmp}/missing"], "no reproduction in"),
     (["methods", "kpcaa"], "unknown method 'kpcaa'"),
     (["datasets", "verify", "mnistt"], "unknown dataset 'mnistt'"),
     (["datasets", "list", "--collection", "mine"], "--collection: unknown collection 'mine'"),
@@ -515,13 +504,49 @@ COMMANDS = [
     "args, expected", COMMANDS, ids=[" ".join(map(str, a)).replace(str(ROOT) + "/", "") for a, _ in COMMANDS]
 )
 def test_a_bad_option_or_path_of_any_command_is_one_line(tmp_path, args, expected):
+    assert_one_error_line(invoke_in(tmp_path, app, args), expected)
+    assert not list(tmp_path.glob("out/**/records.*"))
+
+
+# Those of the reproduction framework's command line (python -m reproductions).
+REPRODUCTION_COMMANDS = [
+    (["check", "{tmp}/missing.yaml"], "no such config file"),
+    (["check", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
+    (["check", QUICKSTART, "--jobs", "-5"], "--jobs -5"),
+    (["check"], "no configs to check at the quick profile"),
+    (["bless", "{tmp}/missing.yaml"], "no such config file"),
+    (["bless", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
+    (["report", "--reproductions", "{tmp}/missing"], "no reproduction in"),
+    (["report", "--list-configs", "--reproductions", "{tmp}/missing"], "no reproduction in"),
+    (["analyse"], "name papers to analyse"),
+    (["analyse", "nosuch"], "unknown: nosuch"),
+    (["analyse", "das"], "no results folder; run the papers' configs first"),
+    (["analyse", "--all", "--reproductions", "{tmp}/missing"], "no reproduction in"),
+]
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    REPRODUCTION_COMMANDS,
+    ids=[" ".join(map(str, a)).replace(str(ROOT) + "/", "") for a, _ in REPRODUCTION_COMMANDS],
+)
+def test_a_bad_option_or_path_of_any_reproduction_command_is_one_line(tmp_path, args, expected):
+    from reproductions.framework.cli import app as reproductions_app
+
+    assert_one_error_line(invoke_in(tmp_path, reproductions_app, args), expected)
+    assert not list(tmp_path.glob("out/**/records.*"))
+
+
+def invoke_in(tmp_path, command_line, args):
+    """``args`` (``{tmp}`` read as ``tmp_path``, which gets a file and an empty folder) given to ``command_line``,
+    with ``--out`` and ``--quiet`` where the command takes them."""
     (tmp_path / "a-file").write_text("name: x\n")
     (tmp_path / "empty").mkdir()
     args = [str(a).replace("{tmp}", str(tmp_path)) for a in args]
-    out = ["--out", str(tmp_path / "out")] if args[0] in ("run", "plan", "check", "bless", "report", "analyse") else []
+    out = ["--out", str(tmp_path / "out")] if args[0] in ("run", "plan", "check", "bless", "analyse") else []
+    out += ["--out", str(tmp_path / "out")] if args[0] == "report" and command_line is not app else []
     quiet = ["--quiet"] if args[0] in ("run", "check", "bless") else []
-    assert_one_error_line(CliRunner().invoke(app, [*args, *out, *quiet]), expected)
-    assert not list(tmp_path.glob("out/**/records.*"))
+    return CliRunner().invoke(command_line, [*args, *out, *quiet])
 
 
 def test_more_jobs_than_cores_is_said_once_and_runs(tmp_path):

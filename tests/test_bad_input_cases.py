@@ -345,7 +345,6 @@ OPTIONS = [
     ("plan trials zero", ["plan", QUICKSTART, "--trials", "0"], "Invalid value for '--trials'"),
     ("plan jobs zero", ["plan", QUICKSTART, "--jobs", "0"], "--jobs: 0 runs nothing"),
     ("plan unknown profile", ["plan", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
-    ("check unknown profile", ["check", QUICKSTART, "--profile", "huge"], "unknown profile 'huge'"),
     ("export unknown format", ["export", "{tmp}", "--format", "xml"], "--format: unknown format 'xml'"),
     ("report of a missing folder", ["report", "{tmp}/missing"], "is not a folder of results"),
     ("compare of missing folders", ["compare", "{tmp}/a", "{tmp}/b"], "no records.parquet here"),
@@ -358,7 +357,7 @@ OPTIONS = [
 @pytest.mark.parametrize("args, expected", cases(OPTIONS))
 def test_a_bad_option_is_one_line(tmp_path, args, expected):
     args = [str(a).replace("{tmp}", str(tmp_path)) for a in args]
-    out = ["--out", str(tmp_path / "out")] if args[0] in ("run", "plan", "check") and "--out" not in args else []
+    out = ["--out", str(tmp_path / "out")] if args[0] in ("run", "plan") and "--out" not in args else []
     assert_one_line(cli(args[0], *out, *args[1:]), expected)
     assert not list(tmp_path.glob("out/**/records.*"))
 

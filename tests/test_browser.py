@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from kpca_bench.cli import app
 from kpca_bench.report.html import REPORT_FILE, markdown_page, write_markdown_html, write_run_html
 from kpca_bench.report.rebuild import rebuild
+from reproductions.framework.loader import config_folders
 from kpca_bench.experiment.store import ResultStore
 
 ROOT = Path(__file__).parents[1]
@@ -78,10 +79,11 @@ def reported(folder: Path, exit_code: int) -> Path:
             "report",
             str(folder),
             "--html",
-            "--configs",
-            str(ROOT / "configs"),
-            "--reproductions",
-            str(ROOT / "reproductions"),
+            *(
+                option
+                for folder in config_folders(ROOT / "reproductions", ROOT / "configs")
+                for option in ("--configs", folder)
+            ),
         ],
     )
     assert result.exit_code == exit_code, result.output
@@ -123,7 +125,7 @@ def suite_page(tmp_path_factory):
             or (Path(where).name == "adbench_classical" and name.startswith("adbench_") and name not in kept)
         ],
     )
-    config = rebuild(directory, ROOT / "configs", lambda line: None, ROOT / "reproductions").config
+    config = rebuild(directory, config_folders(ROOT / "reproductions", ROOT / "configs"), lambda line: None).config
     page = write_run_html(directory, config)
     assert "figure missing:" not in page.read_text()
     return page
@@ -141,7 +143,7 @@ def results_root_page(tmp_path_factory):
 def current_report_page(tmp_path_factory):
     """REPORT.html of the REPORT.md the current code writes from the committed records (into a temporary folder, so
     its figures are not there: this page checks the first screen, not the figures)."""
-    from kpca_bench.report.overview import write_overview
+    from reproductions.framework.overview import write_overview
 
     folder = tmp_path_factory.mktemp("report")
     written = write_overview(RESULTS, ROOT / "configs", ROOT / "reproductions", out=folder)

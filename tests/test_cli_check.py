@@ -1,4 +1,4 @@
-"""Profiles, 'kpca-bench bless' and 'kpca-bench check': a broken method must fail the check."""
+"""Profiles, 'python -m reproductions bless' and 'check': a broken method must fail the check."""
 
 import shutil
 from pathlib import Path
@@ -9,6 +9,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kpca_bench.cli import app
+from reproductions.framework.cli import app as reproductions_app
 from kpca_bench.kernels import KernelCentering
 from kpca_bench.experiment.config_parser import load_config
 
@@ -25,7 +26,7 @@ def workdir(tmp_path, monkeypatch):
 
 
 def invoke(*args):
-    return CliRunner().invoke(app, [*args, "--quiet"])
+    return CliRunner().invoke(reproductions_app, [*args, "--quiet"])
 
 
 def test_quick_profile_applies_overrides_by_method_label(tmp_path):
@@ -86,7 +87,7 @@ def test_check_fails_with_a_readable_table_when_centering_is_broken(workdir, mon
 def test_check_without_blessed_numbers_says_how_to_bless(workdir):
     result = invoke("check", "configs/quickstart.yaml")
     assert result.exit_code == 2
-    assert "run 'kpca-bench bless configs/quickstart.yaml'" in result.stderr
+    assert "run 'python -m reproductions bless configs/quickstart.yaml'" in result.stderr
 
 
 @pytest.mark.slow  # rebuilds a paper run's tables from its committed records

@@ -16,6 +16,7 @@ import kpca_bench
 from kpca_bench.cli import app
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.report.rebuild import rebuild
+from reproductions.framework.loader import config_folders
 from kpca_bench.report.html import REPORT_FILE, run_page, write_markdown_html, write_run_html
 from kpca_bench.report.tables import summary_markdown
 from kpca_bench.experiment.store import ResultStore
@@ -62,7 +63,7 @@ def quickstart_run(tmp_path):
     """A copy of the committed quickstart run, its tables and figures rebuilt from its records (no report.html)."""
     directory = tmp_path / "quickstart"
     shutil.copytree(QUICKSTART_RUN, directory, ignore=shutil.ignore_patterns(REPORT_FILE))
-    rebuild(directory, ROOT / "configs", reproductions_dir=ROOT / "reproductions")
+    rebuild(directory, config_folders(ROOT / "reproductions", ROOT / "configs"))
     return directory
 
 
@@ -212,13 +213,6 @@ def test_report_html_writes_a_runs_page(quickstart_run):
 def test_report_without_html_writes_no_page(quickstart_run):
     assert CliRunner().invoke(app, ["report", str(quickstart_run)]).exit_code == 0
     assert not (quickstart_run / REPORT_FILE).exists()
-
-
-def test_report_html_of_a_results_root_renders_its_report_md(tmp_path):
-    (tmp_path / "REPORT.md").write_text("# Results\n\n| paper | ours |\n|---|---|\n| 0.9 | 0.8 |\n")
-    result = CliRunner().invoke(app, ["report", str(tmp_path), "--html"])
-    assert result.exit_code == 0, result.output
-    assert (tmp_path / "REPORT.html").is_file()
 
 
 def test_report_html_of_a_folder_without_a_run_fails_in_one_line(tmp_path):

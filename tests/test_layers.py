@@ -1,4 +1,5 @@
-"""The layering contract of docs/design.md: imports point downward only, and the library imports no reproduction.
+"""The layering contract of docs/design.md: imports point downward only, and the library imports nothing of the
+reproductions (their framework included) and never names the papers' numbers.
 
 Every ``import`` in the package counts, including those inside functions, so a
 cycle cannot be dodged by importing late.
@@ -97,6 +98,37 @@ def test_no_import_cycle_between_units():
 def test_the_library_imports_no_reproduction(path):
     reproductions = sorted(name for name in imported_modules(path) if name.split(".")[0] == "reproductions")
     assert not reproductions, f"{path.relative_to(PACKAGE)} imports {reproductions}: load reproductions by path"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_no_library_module_knows_the_papers_numbers(path):
+    """The papers' numbers (reproductions/<paper>/reference/numbers.yaml) are the reproduction framework's alone:
+    no table of a run sets them beside its own."""
+    assert "numbers.yaml" not in path.read_text(), f"{path.relative_to(PACKAGE)} names the papers' numbers file"
+
+
+FRAMEWORK = PACKAGE.parent / "reproductions" / "framework"
+
+
+@pytest.mark.parametrize("path", sorted(FRAMEWORK.glob("*.py")), ids=lambda p: p.name)
+def test_the_reproduction_framework_imports_the_library_and_no_papers_folder(path):
+    papers = sorted(
+        name
+        for name in imported_modules(path)
+        if name.startswith("reproductions.") and not name.startswith("reproductions.framework")
+    )
+    assert not papers, f"{path.name} imports {papers}: the framework loads the papers' folders by path"
+
+
+def test_the_reproductions_have_their_own_command_line():
+    result = subprocess.run(
+        [sys.executable, "-m", "reproductions", "--help"],
+        cwd=PACKAGE.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert all(command in result.stdout for command in ("report", "analyse", "check", "bless", "datasets"))
 
 
 @pytest.mark.parametrize("module", ["kpca_bench.experiment.config", "kpca_bench.methods.registry"])

@@ -14,7 +14,7 @@ from kpca_bench.cli import app
 from reproductions.kim.outliers import analyse, outlier_configs, write_outlier_table
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
-from kpca_bench.report.reproductions import load_reproduction
+from reproductions.framework.loader import load_reproduction
 
 SHIPPED = load_reproduction(Path(__file__).resolve().parents[1] / "reproductions" / "kim")
 

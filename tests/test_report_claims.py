@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from kpca_bench.errors import ConfigError
-from kpca_bench.report.claims import (
+from reproductions.framework.claims import (
     START,
     stored_readings,
     Case,
@@ -23,7 +23,7 @@ from kpca_bench.report.claims import (
     write_claims_block,
     write_claims_csv,
 )
-from kpca_bench.report.findings import load_claims
+from reproductions.framework.findings import load_claims
 from kpca_bench.experiment.store import ResultStore
 
 AHEAD = [0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99]
@@ -294,7 +294,7 @@ def test_a_papers_claims_analysis_writes_each_configs_readme(tmp_path):
     folder = tmp_path / "reproductions" / "toy"
     (folder / "configs").mkdir(parents=True)
     (folder / "__init__.py").write_text(
-        "from kpca_bench.report.reproductions import Reproduction\n\n"
+        "from reproductions.framework.loader import Reproduction\n\n"
         "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n"
     )
     for name in ("one", "two"):
@@ -316,7 +316,7 @@ def test_a_papers_claims_analysis_takes_the_readings_report_wrote_beside_report_
     folder = tmp_path / "reproductions" / "toy"
     (folder / "__init__.py").parent.mkdir(parents=True)
     (folder / "__init__.py").write_text(
-        "from kpca_bench.report.reproductions import Reproduction\n\n"
+        "from reproductions.framework.loader import Reproduction\n\n"
         "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n"
     )
     (folder / "configs" / "variants").mkdir(parents=True)
@@ -357,12 +357,12 @@ def test_steadier_compares_the_spread_over_the_trials_with_the_brown_forsythe_te
 def test_report_names_a_bad_claim_in_one_line_and_exits_2(tmp_path):
     from typer.testing import CliRunner
 
-    from kpca_bench.cli import app
+    from reproductions.framework.cli import app
 
     folder = tmp_path / "reproductions" / "toy"
     (folder / "reference").mkdir(parents=True)
     (folder / "__init__.py").write_text(
-        "from kpca_bench.report.reproductions import Reproduction\n\n"
+        "from reproductions.framework.loader import Reproduction\n\n"
         "REPRODUCTION = Reproduction(reference='Someone et al.', citation='A. Toy.')\n"
     )
     (folder / "reference" / "claims.yaml").write_text(yaml.safe_dump([claim([], {**BEATS, "kind": "wins"})]))
@@ -476,7 +476,7 @@ def test_spread_with_one_trial_a_constant_side_and_no_common_trial(tmp_path):
 
     assert single.headline[0].outcome == "not testable"
     assert (flat.headline[0].outcome, flat.headline[0].detail) == ("tie", "no spread in either")
-    from kpca_bench.report.claim_outcomes import paired_outcome
+    from reproductions.framework.claim_outcomes import paired_outcome
 
     assert paired_outcome(pd.Series([0.9], index=[0]), pd.Series([0.8], index=[1]), "higher") == (
         "not run",

@@ -10,11 +10,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from kpca_bench.cli import app
+from reproductions.framework.cli import app
 from kpca_bench.errors import ConfigError, KpcaBenchError
-from kpca_bench.report.findings import load_claims, load_deviations
-from kpca_bench.report.overview import write_overview
-from kpca_bench.report.paper_findings import heading_anchor, paper_config_paths, runnable_paper_configs
+from reproductions.framework.findings import load_claims, load_deviations
+from reproductions.framework.overview import write_overview
+from reproductions.framework.paper_findings import heading_anchor, paper_config_paths, runnable_paper_configs
 
 REPO = Path(__file__).resolve().parents[1]
 SOMEONE, KIM = "reproductions/someone_toy/configs", "reproductions/kim_toy/configs"
@@ -66,7 +66,7 @@ def claim(holds, configs, text="L1 is more robust"):
 def reproduction(folder: Path, paper: str) -> None:
     (folder / "reference").mkdir(parents=True)
     (folder / "__init__.py").write_text(
-        "from kpca_bench.report.reproductions import Reproduction\n\n"
+        "from reproductions.framework.loader import Reproduction\n\n"
         f"REPRODUCTION = Reproduction(reference={paper!r}, citation='A. Toy.')\n"
     )
 
@@ -613,7 +613,7 @@ def test_wang_breast_cancer_deviations_point_one_way_and_its_deviations_say_so()
     """Issue 44: all 16 accuracy, precision, recall and F1 values of the committed run lie above the paper's; the
     finding is computed from the run's summary and numbers.yaml, not typed by hand."""
     from kpca_bench.experiment.config_parser import load_config
-    from kpca_bench.report.paper_findings import deviation_lines, paper_comparison
+    from reproductions.framework.paper_findings import deviation_lines, paper_comparison
 
     path = REPO / "reproductions" / "wang" / "configs" / "wang_breast_cancer.yaml"
     comparison = paper_comparison(REPO / "results", [(path, load_config(path))])
@@ -680,8 +680,8 @@ def test_a_section_the_report_cannot_build_is_a_line_naming_what_is_missing_and_
 def test_a_variants_number_is_held_to_the_statistical_part_in_the_deviations_too(delta, mark):
     import pandas as pd
 
-    from kpca_bench.report.findings import Deviation
-    from kpca_bench.report.paper_findings import Evidence, tested_lines
+    from reproductions.framework.findings import Deviation
+    from reproductions.framework.paper_findings import Evidence, tested_lines
 
     rows = pd.DataFrame(
         [{"config": "c/tiny.yaml", "method": "KPCA", "metric": "auroc_mean", "ours": 0.95, "statistical": 0.005}]
@@ -724,8 +724,8 @@ def test_the_counts_of_the_first_screen_are_data_beside_the_report(tree):
 
 
 def test_every_shipped_variant_is_a_declared_reading_of_its_paper():
-    from kpca_bench.report.paper_findings import declared_readings
-    from kpca_bench.report.reproductions import load_reproductions
+    from reproductions.framework.paper_findings import declared_readings
+    from reproductions.framework.loader import load_reproductions
 
     for reproduction in load_reproductions(REPO / "reproductions").values():
         assert len(declared_readings(reproduction)) == len(reproduction.variant_paths()), reproduction.key

@@ -1,4 +1,4 @@
-"""kpca_bench.report.readings: the headline count and the readings beside it, on hand-built tables whose answers are
+"""reproductions.framework.readings: the headline count and the readings beside it, on hand-built tables whose answers are
 known."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from kpca_bench.report.readings import (
+from reproductions.framework.readings import (
     BY_CHECK,
     BY_CONSTRUCTION,
     BY_VARIANT,

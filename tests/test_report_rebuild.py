@@ -73,19 +73,16 @@ def test_a_run_whose_config_file_moved_since_is_tied_to_the_file_where_it_is_now
     moved = tmp_path / "reproductions" / "toy" / "configs" / "quickstart.yaml"
     moved.parent.mkdir(parents=True)
     moved.write_text(text)
-    (moved.parents[1] / "__init__.py").write_text(
-        "from kpca_bench.report.reproductions import Reproduction\n"
-        "REPRODUCTION = Reproduction(reference='Toy', citation='A. Toy.')\n"
-    )
     ran = tmp_path / "configs" / "quickstart.yaml"  # where it ran from, gone since
     ran.parent.mkdir()
     ran.write_text(text)
     config = load_config(ran)
     ran.unlink()
-    assert where_it_is_now(config, tmp_path / "configs", tmp_path / "reproductions").source == moved.as_posix()
+    folders = [tmp_path / "configs", tmp_path / "reproductions"]
+    assert where_it_is_now(config, folders).source == moved.as_posix()
     moved.write_text(text.replace("seed: 0", "seed: 1"))  # another config of the same name: left as it ran
     assert "seed: 0" in text
-    assert where_it_is_now(config, tmp_path / "configs", tmp_path / "reproductions").source == ran.as_posix()
+    assert where_it_is_now(config, folders).source == ran.as_posix()
 
 
 def test_the_stored_config_reads_numbers_in_exponent_form(tmp_path):
@@ -101,6 +98,7 @@ def test_the_stored_config_reads_numbers_in_exponent_form(tmp_path):
 
 
 ROOT = Path(__file__).parents[1]
+FOLDERS = [ROOT / "configs", *sorted((ROOT / "reproductions").glob("*/configs"))]
 
 
 @pytest.mark.parametrize(
@@ -126,11 +124,11 @@ def test_trials_file_writes_from_the_records_what_the_runs_report_writes(run, tm
     )
     folder = tmp_path / run
     notes = []
-    written = trials_file(folder, ROOT / "configs", ROOT / "reproductions", notes.append)
+    written = trials_file(folder, FOLDERS, notes.append)
     assert notes == [] and written == folder / "trials.csv"
     made = written.read_text()
     written.unlink()
-    rebuild(tmp_path / (suite or run), ROOT / "configs", lambda line: None, ROOT / "reproductions")
+    rebuild(tmp_path / (suite or run), FOLDERS, lambda line: None)
     assert made == written.read_text()
 
 
@@ -139,11 +137,11 @@ def test_trials_file_writes_again_when_the_records_are_newer_and_says_when_it_ca
     shutil.copytree(ROOT / "results" / "quickstart", folder, ignore=shutil.ignore_patterns("*.csv", "*.md", "*.png"))
     (folder / "trials.csv").write_text("stale\n")
     os.utime(folder / "trials.csv", (0, 0))
-    assert trials_file(folder, ROOT / "configs", ROOT / "reproductions").read_text().startswith("experiment,")
+    assert trials_file(folder, FOLDERS).read_text().startswith("experiment,")
     (folder / "trials.csv").unlink()
     (folder / "run.json").unlink()
     notes = []
-    assert not trials_file(folder, tmp_path, tmp_path, notes.append).exists()
+    assert not trials_file(folder, [tmp_path], notes.append).exists()
     assert len(notes) == 1 and "trials.csv is missing and cannot be written from the records" in notes[0]
 
 
@@ -151,7 +149,7 @@ def test_a_paper_datasets_summary_states_how_its_data_were_read(tmp_path):
     """Every dataset's summary says how its data were read where its loader noted it (paper datasets too)."""
     folder = tmp_path / "sas_novelty"
     shutil.copytree(ROOT / "results" / "sas_novelty", folder, ignore=shutil.ignore_patterns("*.csv", "*.md", "*.png"))
-    rebuild(folder, ROOT / "configs", lambda line: None, ROOT / "reproductions")
+    rebuild(folder, FOLDERS, lambda line: None)
     facts = [line for line in (folder / "summary.md").read_text().splitlines() if line.startswith("- data: ")]
     assert facts == [
         "- data: 16 rows with missing values dropped; uniform noise of +-0.05 feature standard deviations (seed 0)"

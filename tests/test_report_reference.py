@@ -1,4 +1,4 @@
-"""kpca_bench.report.reference: a config finds its paper's numbers in the reproduction folder that holds its file."""
+"""reproductions.framework.reference: a config finds its paper's numbers in the reproduction folder that holds its file."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import yaml
 
 from kpca_bench.errors import ConfigError, KpcaBenchError
 from kpca_bench.experiment.config_parser import load_config, parse_config
-from kpca_bench.report.compare import compare_with_papers
-from kpca_bench.report.reference import (
+from reproductions.framework.compare import compare_with_papers
+from reproductions.framework.reference import (
     config_references,
     declared_variants,
     diagnostic_variants,
@@ -188,8 +188,8 @@ def test_shipped_diagnostics_are_li_s_uncentred_re_and_ocsvm_predictions():
 @pytest.mark.parametrize("flagged", [2, 0])
 def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy, tmp_path, flagged):
     """Issue 32: the comparison carries the summary's flag; REPORT.md marks the row and names the number."""
-    from kpca_bench.report.compare import degenerate_line
-    from kpca_bench.report.paper_findings import numbers_table
+    from reproductions.framework.compare import degenerate_line
+    from reproductions.framework.paper_findings import numbers_table
 
     path = toy / "configs" / "tiny.yaml"
     run = tmp_path / "run"

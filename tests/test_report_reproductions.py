@@ -1,4 +1,4 @@
-"""kpca_bench.report.reproductions: reproductions are folders loaded by path, never imported by the library."""
+"""reproductions.framework.loader: reproductions are folders loaded by path, never imported by the library."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.report.reproductions import Reproduction, load_reproduction, load_reproductions, papers_by_dataset
+from reproductions.framework.loader import Reproduction, load_reproduction, load_reproductions, papers_by_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 
 TOY = """
-from kpca_bench.report.reproductions import Reproduction
+from reproductions.framework.loader import Reproduction
 
 from .analysis import analyse
 

@@ -367,7 +367,7 @@ def test_the_committed_adbench_suite_under_wilcoxon_holm_draws_no_bar_over_a_sep
 
     root = Path(__file__).parents[1]
     directory = root / "results" / "adbench_classical"
-    config = config_of_run(directory, root / "configs", print)
+    config = config_of_run(directory, [root / "configs"], print)
     config = replace(config, statistics=replace(config.statistics, posthoc="wilcoxon_holm"))
     records = {
         label: stored_records(member, directory / label)

@@ -1,7 +1,6 @@
 """The ``kpca-bench`` command line: the typer app and its commands, one module per group.
 
-Commands (:mod:`.run`, :mod:`.check`, :mod:`.report`, :mod:`.describe`, :mod:`.schema`,
-:mod:`.datasets`) are thin typed wrappers over the library's functions; :mod:`.render` shows what
+Commands (:mod:`.run`, :mod:`.report`, :mod:`.describe`, :mod:`.schema`, :mod:`.datasets`) are thin typed wrappers over the library's functions; :mod:`.render` shows what
 they return. Importing this package imports typer and rich only: every command imports what it
 needs (scikit-learn, pandas, matplotlib, the registries) when it runs, so that
 ``kpca-bench --help`` answers at once (tests/test_cli.py checks it).
@@ -15,7 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from kpca_bench import __version__
-from kpca_bench.cli import check, datasets, describe, init, report, run, schema
+from kpca_bench.cli import datasets, describe, init, report, run, schema
 
 try:  # typer vendors click from 0.20 on; the vendored exceptions derive from TyperException
     from typer import TyperException as UsageProblem
@@ -79,10 +78,7 @@ app.add_typer(datasets.app, name="datasets", help="List, describe, verify and fe
 for command in (
     init.init,
     run.run,
-    check.bless,
-    check.check,
     report.report,
-    report.analyse,
     run.plan,
     report.compare,
     report.export,

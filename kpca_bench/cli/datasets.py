@@ -6,7 +6,6 @@ from typing import List, Optional
 
 import typer
 
-from kpca_bench.cli.options import DEFAULT_REPRODUCTIONS_DIR
 from kpca_bench.cli.render import fail, print_datasets, print_verification
 from kpca_bench.errors import DataError, KpcaBenchError
 
@@ -35,15 +34,9 @@ def list_datasets(
         None, "--collection", help="Only this collection: papers, adbench or user."
     ),
 ) -> None:
-    """Every registered dataset: shape, classes, collection, the papers using it (those of the reproductions folder),
-    whether its files are here and their size."""
+    """Every registered dataset: shape, classes, collection, whether its files are here and their size."""
     from kpca_bench.datasets.registry import DATASETS
-    from kpca_bench.report.reproductions import papers_by_dataset
 
-    try:
-        papers = papers_by_dataset(DEFAULT_REPRODUCTIONS_DIR)
-    except KpcaBenchError as error:
-        fail(error)
     collections = sorted({spec.collection for spec in DATASETS.values()})
     if collection is not None and collection not in collections:
         fail(DataError(f"--collection: unknown collection {collection!r}; accepted: {', '.join(collections)}"))
@@ -53,7 +46,6 @@ def list_datasets(
             "x".join(map(str, spec.shape)) if spec.shape else "?",
             str(spec.n_classes or "?"),
             spec.collection,
-            ", ".join(papers.get(spec.name, ())),
             _location(spec),
             _size(spec),
         )

@@ -12,7 +12,6 @@ from kpca_bench.errors import KpcaBenchError
 # Mirrors of names defined in heavier modules (tests/test_cli.py checks that they agree).
 PROFILE_NAMES = ("full", "quick")  # kpca_bench.experiment.config.PROFILES
 DEFAULT_CONFIG_DIR = Path("configs")  # kpca_bench.experiment.config.DEFAULT_CONFIG_DIR
-DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")  # kpca_bench.report.reproductions.DEFAULT_REPRODUCTIONS_DIR
 EXPORT_FORMATS = ("parquet", "json", "csv")  # kpca_bench.experiment.export.FORMATS
 
 
@@ -71,9 +70,11 @@ NO_WAIT = typer.Option(
     "--no-wait",
     help="If another run is writing the results folder, exit at once (code 2) instead of waiting for it.",
 )
-CONFIGS = typer.Option(DEFAULT_CONFIG_DIR, "--configs", help="Folder of the experiment configs.")
-REPRODUCTIONS = typer.Option(
-    DEFAULT_REPRODUCTIONS_DIR, "--reproductions", help="Folder of the reproductions: one folder per paper."
+CONFIGS = typer.Option(
+    [DEFAULT_CONFIG_DIR],
+    "--configs",
+    help="Folder of experiment configs, searched with its sub-folders for a run without run.json; repeat it for "
+    "more folders.",
 )
 
 

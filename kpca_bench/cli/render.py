@@ -315,7 +315,7 @@ def print_protocols(protocols: list[tuple[str, str, list[tuple[str, object, bool
 def print_datasets(rows: list[tuple[str, ...]], name_width: int) -> None:
     """The table of ``datasets list``: one row per dataset, its name whole in ``name_width`` characters."""
 
-    table = new_table("name", "shape", "classes", "collection", "papers", "local", "size")
+    table = new_table("name", "shape", "classes", "collection", "local", "size")
     # Names whole on any terminal width: they are what a config names.
     table.columns[0].no_wrap = True
     table.columns[0].min_width = name_width

@@ -1,4 +1,4 @@
-"""``kpca-bench report``, ``analyse``, ``compare`` and ``export``: what is made from runs already on disk."""
+"""``kpca-bench report``, ``compare`` and ``export``: what is made from runs already on disk."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from kpca_bench.cli.options import CONFIGS, EXPORT_FORMATS, OUT, REPRODUCTIONS
+from kpca_bench.cli.options import CONFIGS, EXPORT_FORMATS
 from kpca_bench.cli.render import fail, print_run_comparison, print_suite_comparison
 from kpca_bench.cli.run import require_no_failures
 from kpca_bench.errors import KpcaBenchError
@@ -14,121 +14,34 @@ from kpca_bench.errors import KpcaBenchError
 
 def report(
     results_dir: Path = typer.Argument(
-        None,
-        metavar="[RESULTS_DIR]",
+        ...,
+        metavar="RESULTS_DIR",
         help="A run's results folder: rebuild its tables and figures from its "
         "records (a suite: also its ranks and tests across datasets).",
     ),
-    out: Path = OUT,
-    configs: Path = CONFIGS,
-    reproductions: Path = REPRODUCTIONS,
-    list_configs: bool = typer.Option(
-        False,
-        "--list-configs",
-        help="Only print the paper configs whose data are here, one per line (what "
-        "make all-figures runs); skipped ones go to stderr with the reason.",
-    ),
+    configs: list[Path] = CONFIGS,
     html: bool = typer.Option(
-        False,
-        "--html",
-        help="Also write the report as one HTML page that opens offline: RESULTS_DIR/"
-        "report.html, or OUT/REPORT.html (a results root as RESULTS_DIR: only that, "
-        "from its REPORT.md).",
+        False, "--html", help="Also write the run's tables and figures as one HTML page, RESULTS_DIR/report.html."
     ),
 ):
-    """Write OUT/REPORT.md: per paper, its numbers beside ours, the figures, the analyses.
+    """Rebuild a run's tables and figures from its records (a suite: also its statistics across datasets, and its
+    rank table printed).
 
-    With RESULTS_DIR: rebuild that run's tables and figures from its records instead (any run; a
-    suite's statistics across datasets, and its rank table printed). Reads only what runs left on
-    disk; run 'make all-figures' to rebuild the runs first.
+    Reads only what the run left on disk; nothing is run. The config is the one the folder's run.json holds, else
+    the config of the records' name and hash in the --configs folders.
     """
-    from kpca_bench.report.html import write_markdown_html, write_run_html
+    from kpca_bench.report.html import write_run_html
+    from kpca_bench.report.rebuild import rebuild
 
     try:
-        if results_dir is not None and html and is_results_root(results_dir):
-            typer.echo(f"wrote {write_markdown_html(results_dir / OVERVIEW_FILE)}")
-            return
-        if results_dir is not None:
-            from kpca_bench.report.rebuild import rebuild
-
-            rebuilt = rebuild(results_dir, configs, reproductions_dir=reproductions)
-            typer.echo(rebuilt.text)
-            typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
-            if html:
-                typer.echo(f"wrote {write_run_html(results_dir, rebuilt.config)}")
-            require_no_failures(rebuilt)
-            return
-        if list_configs:
-            print_paper_configs(reproductions)
-            return
-        from kpca_bench.report.overview import write_overview
-
-        overview = write_overview(out, configs, reproductions)
-        typer.echo(f"wrote {overview.path}")
+        rebuilt = rebuild(results_dir, configs)
+        typer.echo(rebuilt.text)
+        typer.echo(f"wrote the tables and figures of {rebuilt.config.name} in {results_dir}")
         if html:
-            typer.echo(f"wrote {write_markdown_html(overview.path)}")
-        if overview.missing:
-            raise KpcaBenchError("\n".join(f"{overview.path} lacks a section: {line}" for line in overview.missing))
+            typer.echo(f"wrote {write_run_html(results_dir, rebuilt.config)}")
+        require_no_failures(rebuilt)
     except KpcaBenchError as error:
         fail(error)
-
-
-OVERVIEW_FILE = "REPORT.md"
-
-
-def is_results_root(folder: Path) -> bool:
-    """Whether ``folder`` is a results root (it holds REPORT.md) rather than a run's folder (records or run.json)."""
-    from kpca_bench.experiment.runner import RUN_FILE
-    from kpca_bench.experiment.store import ResultStore
-
-    return (folder / OVERVIEW_FILE).is_file() and not (folder / RUN_FILE).exists() and not ResultStore(folder).exists()
-
-
-def analyse(
-    papers: list[str] = typer.Argument(
-        None, metavar="[PAPER]...", help="Papers to analyse: folder names in the reproductions folder."
-    ),
-    all_papers: bool = typer.Option(False, "--all", help="Every paper."),
-    out: Path = OUT,
-    reproductions: Path = REPRODUCTIONS,
-):
-    """Write the papers' own tables, figures and write-ups from their finished full runs.
-
-    Reads only what runs left on disk (run 'make all-figures' or the papers' configs first).
-    """
-    from kpca_bench.report.reproductions import load_reproductions
-
-    try:
-        found = load_reproductions(reproductions)
-        keys = list(found) if all_papers else papers or []
-        unknown = [key for key in keys if key not in found]
-        if not keys or unknown:
-            raise KpcaBenchError(
-                f"name papers to analyse ({', '.join(found)}) or give --all"
-                + (f"; unknown: {', '.join(unknown)}" if unknown else "")
-            )
-        if not out.is_dir():
-            raise KpcaBenchError(
-                f"{out}: no results folder; run the papers' configs first (make all-figures) "
-                "or name the folder that holds their runs with --out"
-            )
-        for key in keys:
-            reproduction = found[key]
-            for analysis in reproduction.analyses:
-                for path in analysis(out, reproduction.config_paths()):
-                    typer.echo(f"{key}: wrote {path}")
-    except KpcaBenchError as error:
-        fail(error)
-
-
-def print_paper_configs(reproductions_dir: Path) -> None:
-    from kpca_bench.report.paper_findings import runnable_paper_configs
-
-    runnable, skipped = runnable_paper_configs(reproductions_dir)
-    for path, reason in skipped:
-        typer.echo(f"skipped {path}: {reason}", err=True)
-    for path in runnable:
-        typer.echo(path.as_posix())
 
 
 def compare(

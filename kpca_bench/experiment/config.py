@@ -78,8 +78,9 @@ class ExecutionConfig:
 
 @dataclass(frozen=True)
 class ReferenceConfig:
-    """Which published numbers this experiment reproduces (entries of ``reference/numbers.yaml`` in the
-    reproduction folder that holds the config file, ``reproductions/<paper>/``).
+    """Which published numbers this experiment reproduces: plain data that the library keeps with the config and
+    never reads. The reproduction framework (``python -m reproductions``, outside the library) sets the paper's
+    numbers beside the run's by it.
 
     ``stand_in``: when the run uses other data than the paper's (a stand-in for a file
     that is not to be had), how it differs; the report marks its numbers with it.
@@ -89,7 +90,7 @@ class ReferenceConfig:
     the headline ones.
     """
 
-    paper: str = declared(doc="the paper's name in reproductions/<paper>/reference/numbers.yaml (the config's folder)")
+    paper: str = declared(doc="the paper's name, as its reproduction's reference files spell it")
     dataset: str = declared(doc="the paper's dataset whose numbers the run reproduces")
     stand_in: str = declared("", doc="how the run's data differ from the paper's, when they do")
     variant_of: str = declared("", doc="the headline config (a file stem) this variant reads differently")

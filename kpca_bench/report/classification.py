@@ -1,8 +1,7 @@
 """Tables and figures of the ``classification`` and ``classification_cv`` protocols, from their records.
 
 They replace the generic outlier tables (whose F1 / threshold columns do not apply) with
-``trials.csv``, ``summary.csv`` (``accuracy_mean``, ``error_mean``, ... per method: the
-columns ``kpca-bench check`` compares with the paper's ``reference/numbers.yaml``), ``summary.md``
+``trials.csv``, ``summary.csv`` (``accuracy_mean``, ``error_mean``, ... per method), ``summary.md``
 and a box plot of the per-trial metric.
 """
 
@@ -14,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from kpca_bench.report.plots import method_styles, plt, save_figure, set_title
-from kpca_bench.report.reference import config_references, reference_values
 from kpca_bench.report.tables import (
     csv_text,
     incomplete_note,
@@ -51,10 +49,8 @@ CV_METRICS = {
 CV_FIGURE = "accuracy_box.png"
 
 
-def _markdown(
-    config: Config, summary: pd.DataFrame, metrics: dict, references: dict, facts: list[str], figure: str
-) -> str:
-    """The summary page: facts, then mean ± std per method, the paper's number in brackets where it gives one."""
+def _markdown(config: Config, summary: pd.DataFrame, metrics: dict, facts: list[str], figure: str) -> str:
+    """The summary page: facts, then mean ± std per method."""
     header = ["method", "trials", "failed", *(label for label, _ in metrics.values())]
     note = incomplete_note(summary)
     lines = [
@@ -63,19 +59,14 @@ def _markdown(
         *[f"- {fact}" for fact in facts],
         "",
         *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
-        "Mean ± standard deviation over the finished trials (trials: done / planned); the paper's number "
-        "(its table) in brackets where it gives one.",
+        "Mean ± standard deviation over the finished trials (trials: done / planned).",
         "",
         *markdown_table(header),
     ]
     for _, row in summary.iterrows():
         cells = [method_cell(row), f"{row['trials']} / {row['planned']}", str(row["failed"])]
         for metric, (_, digits) in metrics.items():
-            ref = references.get((str(row["method"]), f"{metric}_mean"))
-            cells.append(
-                mean_std(row[f"{metric}_mean"], row[f"{metric}_std"], digits)
-                + (f" [{ref['value']:.4f}]" if ref else "")
-            )
+            cells.append(mean_std(row[f"{metric}_mean"], row[f"{metric}_std"], digits))
         lines.append(markdown_row(cells))
     return "\n".join(lines + ["", f"![{figure}]({figure})", ""])
 
@@ -114,12 +105,6 @@ def _write(
     if not (trials["status"] == "ok").any():
         return None
     summary = summary_frame(trials, planned_trials(config), metrics)
-    reference = config.reference
-    references = (
-        reference_values(config_references(config), paper=reference.paper, dataset=reference.dataset)
-        if reference
-        else {}
-    )
     facts = run_facts(config, records[0].get("versions", {}))
     note = incomplete_note(summary)
     title = f"{config.name}: {config.dataset.name}" + (f"\n{note}" if note else "")
@@ -133,17 +118,17 @@ def _write(
     )
     write_atomic(directory / "trials.csv", csv_text(trials))
     write_atomic(directory / "summary.csv", summary.to_csv(index=False))
-    write_atomic(directory / "summary.md", _markdown(config, summary, metrics, references, facts, figure))
+    write_atomic(directory / "summary.md", _markdown(config, summary, metrics, facts, figure))
     return summary
 
 
 def report_classification(config: Config, records: list[dict], directory) -> pd.DataFrame | None:
-    """Accuracy and misclassification tables, the paper's numbers beside ours, and the error box plot;
+    """Accuracy and misclassification tables and the error box plot;
     the summary."""
     return _write(config, records, directory, METRICS, FIGURE, "error", "test misclassification rate")
 
 
 def report_classification_cv(config: Config, records: list[dict], directory) -> pd.DataFrame | None:
-    """Accuracy, precision, recall, F1, sparsity and chosen PCs, the paper's numbers beside ours, accuracy box plot;
+    """Accuracy, precision, recall, F1, sparsity and chosen PCs, and the accuracy box plot;
     the summary."""
     return _write(config, records, directory, CV_METRICS, CV_FIGURE, "accuracy", "test accuracy")

@@ -1,14 +1,14 @@
 """``kpca-bench report RESULTS_DIR``: rebuild the tables and figures of any run's folder from its records.
 
 The config comes from the folder's ``run.json`` (written by every run since suites were added),
-else from the configs folder and the reproductions' configs: the config whose name and hash match the records. A single-dataset
+else from the config folders searched: the config whose name and hash match the records. A single-dataset
 run gets its tables and figures (and its protocol's own); a suite gets every dataset's and its
 own statistics across datasets (:mod:`.suite`). Nothing is re-run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -16,9 +16,8 @@ import yaml
 
 from kpca_bench.errors import KpcaBenchError
 from kpca_bench.report import trials_text, write_tables
-from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, load_reproductions
 from kpca_bench.report.suite import dataset_table, rank_frame, rank_table_text, suite_statistics, write_suite_report
-from kpca_bench.experiment.config import Config
+from kpca_bench.experiment.config import DEFAULT_CONFIG_DIR, Config
 from kpca_bench.experiment.config_parser import load_config, parse_config
 from kpca_bench.experiment.progress import print_notice
 from kpca_bench.experiment.runner import RUN_FILE, missing_files, read_provenance, stored_records
@@ -42,17 +41,19 @@ class Rebuilt:
         return self.folders[0]
 
 
+DEFAULT_CONFIG_DIRS = (DEFAULT_CONFIG_DIR,)
+
+
 def config_of_run(
     directory: Path,
-    config_dir: Path = Path("configs"),
+    config_dirs: Sequence[Path] = DEFAULT_CONFIG_DIRS,
     notify: Callable[[str], None] = print_notice,
-    reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
     given: Config | None = None,
 ) -> Config:
     """The config a results folder was run with: ``given`` (a caller's config, for a run of a dict, a Config or
     estimator objects) or the one its ``run.json`` holds, with the run's trials and seed; else (no ``run.json``
     or no config text in it, or a damaged one, moved aside with a line through ``notify``) the config named as
-    its records in ``config_dir`` or in a reproduction's configs and variants (:func:`shipped_configs`).
+    its records in one of ``config_dirs`` (:func:`shipped_configs`).
 
     A run of methods given as estimator objects is refused (one line naming them) unless ``given`` has them."""
     run, damage = read_state(directory / RUN_FILE, run_file_readable)
@@ -61,8 +62,7 @@ def config_of_run(
         if given is None and run.get("config") is not None:
             given = where_it_is_now(
                 parse_config(read_yaml(run["config"]), source=run["source"], profile=run["profile"]),
-                config_dir,
-                reproductions_dir,
+                config_dirs,
             )
         if given is not None:
             return given.with_overrides(trials=run.get("trials"), seed=run.get("seed"))
@@ -74,13 +74,13 @@ def config_of_run(
             "no file holds; give the same to kpca_bench.load(folder, config=...)"
         )
     if damage:
-        notify(f"{damage}; looking for the config in {config_dir}")
+        notify(f"{damage}; looking for the config in {folder_list(config_dirs)}")
     store = ResultStore(directory)
     if not store.exists():
         raise KpcaBenchError(f"{directory} holds no run: neither {RUN_FILE} nor {TABLE_FILE}")
     first = next(iter(store.load().values()), {})
     name, wanted, profile = first.get("experiment"), first.get("config_hash"), first.get("profile", "full")
-    for path in shipped_configs(config_dir, reproductions_dir):
+    for path in shipped_configs(config_dirs):
         try:
             config = load_config(path, profile)
         except KpcaBenchError:
@@ -88,8 +88,8 @@ def config_of_run(
         if config.name == name and (wanted is None or config.config_hash() == wanted):
             return config
     raise KpcaBenchError(
-        f"{directory}: no config in {config_dir} or {reproductions_dir}/*/configs is named "
-        f"{name!r} with hash {wanted}; name its folder with --configs"
+        f"{directory}: no config in {folder_list(config_dirs)} is named {name!r} with hash {wanted}; "
+        "name the folder that holds it with --configs"
     )
 
 
@@ -106,12 +106,12 @@ def check_objects_given(directory: Path, objects: list[str], given: Config | Non
         )
 
 
-def where_it_is_now(config: Config, config_dir: Path, reproductions_dir: Path) -> Config:
+def where_it_is_now(config: Config, config_dirs: Sequence[Path]) -> Config:
     """``config`` with its ``source`` moved to the shipped config of the same name and hash when the file it ran
     from is gone (moved since), so that it finds its reproduction's reference files; unchanged otherwise."""
     if not config.source or config.source.startswith("<") or Path(config.source).exists():
         return config
-    for path in shipped_configs(config_dir, reproductions_dir):
+    for path in shipped_configs(config_dirs):
         try:
             shipped = load_config(path, config.profile)
         except KpcaBenchError:
@@ -136,23 +136,19 @@ def run_file_readable(run: dict) -> bool:
         return False
 
 
-def shipped_configs(config_dir: Path, reproductions_dir: Path) -> list[Path]:
-    """The configs of ``config_dir``, then those of every reproduction in ``reproductions_dir`` (if there is one)."""
-    paths = sorted(Path(config_dir).glob("*.yaml"))
-    if Path(reproductions_dir).is_dir():
-        paths += [
-            path
-            for reproduction in load_reproductions(Path(reproductions_dir)).values()
-            for path in (*reproduction.config_paths(), *reproduction.variant_paths())
-        ]
-    return paths
+def shipped_configs(config_dirs: Sequence[Path]) -> list[Path]:
+    """The YAML files of each folder of ``config_dirs`` and its sub-folders, folder by folder, in path order."""
+    return [path for folder in config_dirs for path in sorted(Path(folder).rglob("*.yaml"))]
+
+
+def folder_list(folders: Sequence[Path]) -> str:
+    return " or ".join(str(folder) for folder in folders) or "no folder"
 
 
 def rebuild(
     directory,
-    config_dir: Path = Path("configs"),
+    config_dirs: Sequence[Path] = DEFAULT_CONFIG_DIRS,
     notify: Callable[[str], None] = print_notice,
-    reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
 ) -> Rebuilt:
     """Rewrite every table and figure of the run in ``directory`` from its records.
 
@@ -162,7 +158,7 @@ def rebuild(
     directory = Path(directory)
     if not directory.is_dir():
         raise KpcaBenchError(f"{directory} is not a folder of results; give the folder a run wrote, OUT/<name>")
-    config = config_of_run(directory, config_dir, notify, reproductions_dir)
+    config = config_of_run(directory, config_dirs, notify)
     if not config.is_suite:
         records = stored_records(config, directory)
         if not records:
@@ -194,8 +190,7 @@ def rebuild(
 
 def trials_file(
     directory,
-    config_dir: Path = Path("configs"),
-    reproductions_dir: Path = DEFAULT_REPRODUCTIONS_DIR,
+    config_dirs: Sequence[Path] = DEFAULT_CONFIG_DIRS,
     notify: Callable[[str], None] = print_notice,
 ) -> Path:
     """``directory/trials.csv``, written first from the run's records (:func:`~kpca_bench.report.trials_text`)
@@ -210,7 +205,7 @@ def trials_file(
         return path
     member = not (directory / RUN_FILE).exists() and (directory.parent / RUN_FILE).exists()
     try:
-        config = config_of_run(directory.parent if member else directory, config_dir, notify, reproductions_dir)
+        config = config_of_run(directory.parent if member else directory, config_dirs, notify)
         if member:
             config = dict(config.members())[directory.name]
         write_atomic(path, trials_text(config, stored_records(config, directory)))

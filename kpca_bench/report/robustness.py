@@ -69,7 +69,7 @@ def explained_variation_by_setting(frame: pd.DataFrame) -> pd.DataFrame:
     """Per method setting, the explained variation's mean and std over trials at each corruption level.
 
     Columns ``explained_variation_r<percent>_mean`` / ``_std`` (e.g. ``explained_variation_r20_mean``),
-    one row per ``method`` label: the numbers ``kpca-bench check`` compares, once joined to ``summary.csv``.
+    one row per ``method`` label: the numbers a check against the paper compares, once joined to ``summary.csv``.
     """
     stats = frame.groupby(["method", "corruption"], sort=False)["explained_variation"].agg(["mean", "std"])
     table = stats.unstack("corruption")

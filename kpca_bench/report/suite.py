@@ -10,7 +10,7 @@ Written to the suite's folder, beside the per-dataset sub-folders:
   ``wilcoxon_holm_auprc.csv``: every pair of methods; ``posthoc_p_auroc.csv``, ``posthoc_p_auprc.csv``: the
   config's post-hoc p-values, methods x methods; ``win_tie_loss.csv``: each kernel-PCA variant against each
   other detector;
-* ``summary.csv``: one row per dataset / method (the numbers ``kpca-bench bless`` records);
+* ``summary.csv``: one row per dataset / method (the numbers a blessed check compares);
 * ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams, their bars the runs of methods in rank order
   the config's post-hoc test does not separate) beside ``cd_groups_auroc.csv``, ``cd_groups_auprc.csv`` (those
   groups);

@@ -9,7 +9,7 @@ model parameter) form one distribution (Li et al., section IV.B.2; with the
 protocol option ``statistics: kernel_max``, the best AUROC over the model
 parameter per kernel parameter, the values of Figs. 4-11); the table gives its
 best value, minimum, 25th percentile, median and 75th percentile, for
-split 0 beside the paper's numbers and as a spread over all splits. The figure
+split 0 and as a spread over all splits. The figure
 pair plots the best AUROC over the model parameter against the kernel
 parameter, and a box plot of those maxima.
 """
@@ -24,7 +24,6 @@ import pandas as pd
 from kpca_bench.protocols.base import TRIALS_DRAWN
 from kpca_bench.protocols.novelty import DRAW_NOTES
 from kpca_bench.report.plots import method_styles, plt, save_figure
-from kpca_bench.report.reference import config_references, reference_values
 from kpca_bench.report.tables import entry_incomplete_note, markdown_row, markdown_table
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
@@ -36,7 +35,7 @@ STATISTICS = {
     "median": lambda a: np.median(a),
     "75%": lambda a: np.percentile(a, 75),
 }
-# Metric names of these statistics in a reproduction's reference/numbers.yaml.
+# The summary's column name of each statistic.
 METRICS = {"best": "auroc_best", "min": "auroc_min", "25%": "auroc_q25", "median": "auroc_median", "75%": "auroc_q75"}
 FIGURE = "sweep_max_auroc.png"
 OVER_TEXT = {"settings": "all settings", "kernel_max": "the kernel parameter of the best over the model parameter"}
@@ -119,10 +118,9 @@ def statistics_frame(frame: pd.DataFrame, over: str = "settings") -> pd.DataFram
 
 
 def entry_summary(stats: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
-    """One row per method entry: each statistic's median over the splits, named as in numbers.yaml.
+    """One row per method entry: each statistic's median over the splits (columns :data:`METRICS`).
 
-    This replaces the generic per-setting ``summary.csv``: it is what
-    ``kpca-bench check --profile full`` compares with the papers' numbers.
+    This replaces the generic per-setting ``summary.csv``.
     """
     table = stats.groupby(["entry", "statistic"], sort=False)["auroc"].median().unstack("statistic")
     table = table.loc[entries, list(STATISTICS)].rename(columns=METRICS)
@@ -130,20 +128,16 @@ def entry_summary(stats: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
     return table.rename_axis("method").reset_index()
 
 
-def _split0_table(stats: pd.DataFrame, entries: list[str], reference: dict) -> str:
-    header = ["statistic"] + [col for e in entries for col in (e, f"{e} paper")]
-    lines = [*markdown_table(header)]
+def _split0_table(stats: pd.DataFrame, entries: list[str]) -> str:
+    lines = markdown_table(["statistic", *entries])
     first = stats[stats["trial"] == stats["trial"].min()].set_index(["statistic", "entry"])
     split0 = first["auroc"]
     split0_flags = first["constant_only"] if "constant_only" in first else {}
     for statistic in STATISTICS:
         cells = [statistic]
         for entry in entries:
-            ours = split0.get((statistic, entry), np.nan)
-            ref = reference.get((entry, METRICS[statistic]))
-            flag = " **†**" if ref is not None and abs(ours - ref["value"]) > ref["tolerance"] else ""
-            flag += f" **({CONSTANT})**" if split0_flags.get((statistic, entry), False) else ""
-            cells += [f"{ours:.4f}{flag}", "–" if ref is None else f"{ref['value']:.4f}"]
+            flag = f" **({CONSTANT})**" if split0_flags.get((statistic, entry), False) else ""
+            cells.append(f"{split0.get((statistic, entry), np.nan):.4f}{flag}")
         lines.append(markdown_row(cells))
     return "\n".join(lines) + "\n"
 
@@ -223,8 +217,6 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
     entries = [m.label for m in config.methods if m.label in set(frame["entry"])]
     over = config.options.statistics
     stats = statistics_frame(frame, over)
-    ref = config.reference
-    reference = reference_values(config_references(config), paper=ref.paper, dataset=ref.dataset) if ref else {}
     parameters = sorted({_axis_label(config, e) for e in entries})
     title = f"{config.name}: {config.dataset.name}"
     note = entry_incomplete_note(config, records)
@@ -236,7 +228,6 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
         path=directory / FIGURE,
     )
     d = config.dataset
-    paper = f"{ref.paper}, {ref.dataset}" if ref else "none given"
     lines = [
         f"# {title}",
         "",
@@ -247,11 +238,11 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
         f"- kernel parameter ({', '.join(parameters)}): {frame['kernel_param'].nunique()} values; model parameter: "
         "p = 1 .. P (P = components with a positive eigenvalue) for KPCA, the protocol's nu list for OCSVM",
         f"- settings per split and method: {', '.join(f'{e} {n}' for e, n in stats.groupby('entry', sort=False)['n_settings'].first().items())}",
-        f"- reference: {paper}; **†** = differs from the paper by more than the tolerance in the paper's reference/numbers.yaml",
+        *([f"- reproduces: {config.reference.paper}, {config.reference.dataset}"] if config.reference else []),
         "",
         f"## AUROC over {OVER_TEXT[over]}, split {frame['trial'].min()} (Li et al., Tables I-II layout)",
         "",
-        _split0_table(stats, entries, reference),
+        _split0_table(stats, entries),
         f"## The same statistics over the {frame['trial'].nunique()} splits: median [min, max]",
         "",
         _spread_table(stats, entries),

@@ -17,7 +17,7 @@ The paper's numbers that ``numbers.yaml`` has no place for (Table I per trial, t
 spread of SKPCA's sparsity) are read from ``das.yaml`` beside it.
 Everything reads finished runs; nothing here re-runs a method::
 
-    kpca-bench analyse das
+    python -m reproductions analyse das
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import pandas as pd
 from kpca_bench.errors import ConfigError
 from kpca_bench.report.plots import plt, run_title, save_figure, set_title
 from kpca_bench.report.tables import degenerate_marks
-from kpca_bench.report.reference import (
+from reproductions.framework.reference import (
     in_reference_order,
     read_reference_mapping,
     reference_folder,
@@ -43,7 +43,7 @@ from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.runner import stored_records
-from kpca_bench.report.rebuild import trials_file
+from reproductions.framework.loader import trials_file
 from kpca_bench.experiment.store import write_atomic
 
 REFERENCE_FILE = "das.yaml"

@@ -1,7 +1,7 @@
 """Kim & Klabjan: L1-norm kernel PCA (outlier detection and robustness)."""
 
-from kpca_bench.report.claims import claims_analysis
-from kpca_bench.report.reproductions import Reproduction
+from reproductions.framework.claims import claims_analysis
+from reproductions.framework.loader import Reproduction
 
 from . import outliers
 

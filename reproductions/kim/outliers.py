@@ -11,7 +11,7 @@ with L2-norm KPCA (``kpca``) of the same score in the same trial (same sample),
 from the runs' ``trials.csv``: the mean AUROC difference and in how many
 trials L1 is ahead.
 
-    kpca-bench analyse kim
+    python -m reproductions analyse kim
 
 writes ``<results>/kim_outliers/summary.csv``, ``paired_l1_l2.csv`` and ``summary.md``.
 """
@@ -25,7 +25,7 @@ import pandas as pd
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_atomic
-from kpca_bench.report.rebuild import trials_file
+from reproductions.framework.loader import trials_file
 
 TABLE_DIR = "kim_outliers"
 PROTOCOL = "unsupervised"
@@ -148,7 +148,8 @@ def write_outlier_table(config_paths: list[Path], results_root) -> Path:
     lines = [
         "# Kim & Klabjan, outlier detection (unsupervised): AUROC per method and dataset",
         "",
-        "- built by `kpca-bench analyse kim` from the runs of " + ", ".join(f"`{Path(p).name}`" for p in config_paths),
+        "- built by `python -m reproductions analyse kim` from the runs of "
+        + ", ".join(f"`{Path(p).name}`" for p in config_paths),
         "- every method is fitted on the whole contaminated sample and scores it (protocol `unsupervised`); "
         "n = sample size per trial, outliers = how many of them are outliers",
         f"- mean ± std over trials ({', '.join(map(str, trials)) or 'none'}); the best mean of each row is in bold",

@@ -1,7 +1,7 @@
 """Li, Georgiopoulos & Anagnostopoulos: kernel principal subspace Mahalanobis distances for outlier detection."""
 
-from kpca_bench.report.claims import claims_analysis
-from kpca_bench.report.reproductions import Reproduction
+from reproductions.framework.claims import claims_analysis
+from reproductions.framework.loader import Reproduction
 
 from . import consistency, figure3, tables
 

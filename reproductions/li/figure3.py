@@ -8,7 +8,7 @@ right: the same for the Mahalanobis distance in the principal subspace (eq. 13).
 The paper's illustration, not a benchmark run: it draws its own sample (seed 0)
 and writes ``<results root>/li_artificial/figure3_contours.png``.
 
-    kpca-bench analyse li
+    python -m reproductions analyse li
 """
 
 from __future__ import annotations

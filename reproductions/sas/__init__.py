@@ -1,7 +1,7 @@
 """Shen & Asgharzadeh: kernel PCA using SAS (Nyström landmarks), dimension reduction and novelty detection."""
 
-from kpca_bench.report.claims import claims_analysis
-from kpca_bench.report.reproductions import Reproduction
+from reproductions.framework.claims import claims_analysis
+from reproductions.framework.loader import Reproduction
 
 from . import visualization
 

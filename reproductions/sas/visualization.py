@@ -7,7 +7,7 @@ then the test rows: all 600 series) and the class of each. One scatter panel per
 method entry (PCA = ``kpca`` with the linear kernel; KPCA with the Gaussian
 kernel, s = 4), coloured by class. Nothing is refitted.
 
-    kpca-bench analyse sas
+    python -m reproductions analyse sas
 """
 
 from __future__ import annotations

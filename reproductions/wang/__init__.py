@@ -1,7 +1,7 @@
 """Wang & Tanaka: kernel PCA allowing sparse representation and sample selection (ADMM, l1 and l2,1)."""
 
-from kpca_bench.report.claims import claims_analysis
-from kpca_bench.report.reproductions import Reproduction
+from reproductions.framework.claims import claims_analysis
+from reproductions.framework.loader import Reproduction
 
 from . import report
 

@@ -58,7 +58,7 @@ def write_markdown_html(markdown_path) -> Path:
     """Write the HTML page of a Markdown file beside it (``REPORT.md`` -> ``REPORT.html``)."""
     markdown_path = Path(markdown_path)
     if not markdown_path.is_file():
-        raise KpcaBenchError(f"{markdown_path}: no such file; write it first (kpca-bench report)")
+        raise KpcaBenchError(f"{markdown_path}: no such file; write it first")
     path = markdown_path.with_suffix(".html")
     write_atomic(path, markdown_page(markdown_path))
     return path

@@ -4,9 +4,9 @@ A run's comparable numbers are its ``summary.csv``: one row per method label,
 one numeric column per metric (``auroc_mean``, ``f1_mean``, ``sparsity_mean``,
 or a protocol's own such as ``auroc_best``). The blessed numbers,
 ``results/reference/quick.csv``, are a long table (config, method, metric,
-value, tolerance) written by ``kpca-bench bless`` and reviewed in the diff like
+value, tolerance) written by ``python -m reproductions bless`` and reviewed in the diff like
 code. A paper's numbers are its reproduction's ``reference/numbers.yaml``, found from the
-config file's folder (:mod:`kpca_bench.report.reference`).
+config file's folder (:mod:`reproductions.framework.reference`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.report.reference import NUMBERS_FILE, load_references, reference_folder
+from reproductions.framework.reference import NUMBERS_FILE, load_references, reference_folder
 from kpca_bench.report.tables import degenerate_reasons
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
@@ -87,7 +87,7 @@ def compare_with_blessed(results_root, config_path: str, directory: Path) -> pd.
     if blessed.empty:
         raise KpcaBenchError(
             f"{config_path} has no blessed numbers in {Path(results_root) / BLESSED_FILE}; "
-            f"run 'kpca-bench bless {config_path}' and review the diff"
+            f"run 'python -m reproductions bless {config_path}' and review the diff"
         )
     return _compare(blessed.rename(columns={"value": "reference"}), summary_metrics(directory))
 

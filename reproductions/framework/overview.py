@@ -4,11 +4,11 @@ Built from what is on disk alone, so it never re-runs anything:
 
 * the papers' numbers, each reproduction's ``reference/numbers.yaml``, beside each
   full run's ``summary.csv``, paper by paper: a paper's configs are those of its
-  reproduction folder (:mod:`kpca_bench.report.reproductions`), and name its numbers
+  reproduction folder (:mod:`reproductions.framework.loader`), and name its numbers
   with ``reference: {paper, dataset}``;
 * why numbers deviate, ``reference/deviations.yaml``, and the papers' claims,
-  ``reference/claims.yaml`` (:mod:`kpca_bench.report.findings`; verdicts computed by
-  :mod:`kpca_bench.report.claims`), in each
+  ``reference/claims.yaml`` (:mod:`reproductions.framework.findings`; verdicts computed by
+  :mod:`reproductions.framework.claims`), in each
   reproduction's folder, each entry linking to the analysis it comes from;
 * the figures of every run of a paper.
 
@@ -19,16 +19,16 @@ analysis (per table, the count under every reading tried, its range and its mean
 counts with each paper's main deviation, and per paper its table (each number's tolerance parts, its
 outcome under the headline, its table's best reading chosen after the runs), its deviations (a number
 no entry names is listed as not explained yet, and a table whose deviations point one way gets a
-finding, :func:`kpca_bench.report.readings.one_direction`), its claims and its figures.
+finding, :func:`reproductions.framework.readings.one_direction`), its claims and its figures.
 
-The counting rule is :mod:`kpca_bench.report.readings`'s: the headline is the count under the
+The counting rule is :mod:`reproductions.framework.readings`'s: the headline is the count under the
 headline configs, fixed before any result; a number is within when inside the statistical part of its
 tolerance, and a number inside the floor only is counted apart. A variant counts as a reading only if
 its paper's ``choices.yaml`` declares it with its source, and never when it only redraws the
-headline's splits (:func:`~kpca_bench.report.paper_findings.declared_readings`). A section the
+headline's splits (:func:`~reproductions.framework.paper_findings.declared_readings`). A section the
 report cannot build (a config whose extra is not installed, a suite not run) is written as a line
 naming what is missing and how to get it, and :func:`write_overview` returns it so that
-``kpca-bench report`` exits non-zero.
+``python -m reproductions report`` exits non-zero.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ import pandas as pd
 
 from kpca_bench.report.tables import markdown_table
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.report.compare import degenerate_line
-from kpca_bench.report.claims import (
+from reproductions.framework.compare import degenerate_line
+from reproductions.framework.claims import (
     CLAIMS_CSV,
     READINGS_CSV,
     TIE_RULE,
@@ -52,8 +52,8 @@ from kpca_bench.report.claims import (
     run_folders,
     write_claims_csv,
 )
-from kpca_bench.report import readings
-from kpca_bench.report.readings import (
+from reproductions.framework import readings
+from reproductions.framework.readings import (
     BY_CHECK,
     BY_CONSTRUCTION,
     BY_VARIANT,
@@ -63,8 +63,8 @@ from kpca_bench.report.readings import (
     NOT_RUN,
     WITHIN,
 )
-from kpca_bench.report.reference import diagnostic_variants
-from kpca_bench.report.paper_findings import (
+from reproductions.framework.reference import diagnostic_variants
+from reproductions.framework.paper_findings import (
     all_claims,
     all_deviations,
     analysis_files,
@@ -84,7 +84,7 @@ from kpca_bench.report.paper_findings import (
     stand_ins,
     variant_comparisons,
 )
-from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, load_reproductions
+from reproductions.framework.loader import DEFAULT_REPRODUCTIONS_DIR, load_reproductions
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.store import write_atomic
 
@@ -271,7 +271,7 @@ def counts_frame(findings: Sequence[PaperFindings]) -> pd.DataFrame:
 
 
 def one_direction_frame(findings: Sequence[PaperFindings]) -> pd.DataFrame:
-    """Every paper's tables whose deviations point one way (:func:`kpca_bench.report.readings.one_direction`)."""
+    """Every paper's tables whose deviations point one way (:func:`reproductions.framework.readings.one_direction`)."""
     frames = [readings.one_direction(found.comparison).assign(paper=found.paper) for found in findings]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -376,7 +376,7 @@ def suite_sections(results_root: Path, config_dir="configs") -> list[Section]:
         except KpcaBenchError as error:
             missing = (
                 f"{path} cannot be loaded ({error}); install what it imports (PyOD's detectors: "
-                'pip install "kpca-bench[pyod]") and run kpca-bench report again'
+                'pip install "kpca-bench[pyod]") and run python -m reproductions report again'
             )
             sections.append(Section(f"## {path.stem}: not built\n\n{missing}.\n", missing))
             continue
@@ -462,7 +462,7 @@ def rules_lines() -> list[str]:
     return [
         "## How the numbers are counted",
         "",
-        f"Generated by `kpca-bench report` from the full-profile runs in this folder and each paper's reference "
+        f"Generated by `python -m reproductions report` from the full-profile runs in this folder and each paper's reference "
         "files in `reproductions/<paper>/reference/`: its numbers (`numbers.yaml`, each with its source and the "
         "tolerance we hold ourselves to), why numbers deviate (`deviations.yaml`) and the papers' claims "
         f"(`claims.yaml`). The rule in full: [docs/reproducing.md]({COUNTING_RULE_DOC}).",

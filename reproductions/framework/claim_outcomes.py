@@ -1,5 +1,5 @@
 """The test behind each kind of claim comparison, over two sides' values per trial: an outcome (``holds``, ``tie``,
-``not testable``, ``fails``) and the numbers that give it (:mod:`kpca_bench.report.claims` reads the sides from the
+``not testable``, ``fails``) and the numbers that give it (:mod:`reproductions.framework.claims` reads the sides from the
 runs and combines the outcomes into a claim's verdict)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 import pandas as pd
 from scipy.stats import levene, mannwhitneyu, wilcoxon
 
-from kpca_bench.report.findings import Comparison
+from reproductions.framework.findings import Comparison
 from kpca_bench.report.statistics import smallest_wilcoxon_p
 
 ALPHA = 0.05

@@ -1,4 +1,4 @@
-"""``kpca-bench bless`` and ``check``: record a run's quick-profile numbers, and hold later runs to the reference."""
+"""``python -m reproductions bless`` and ``check``: record a run's quick-profile numbers, and hold later runs to the reference."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def bless(
 ):
     """Run configs at the quick profile and record their numbers in OUT/reference/quick.csv.
 
-    Review the diff of quick.csv like code: it is what 'kpca-bench check' holds later runs to.
+    Review the diff of quick.csv like code: it is what 'python -m reproductions check' holds later runs to.
     """
     try:
         n_jobs = worker_count(jobs)
@@ -49,7 +49,7 @@ def bless(
                 max_memory=max_memory,
             ).outcome
             require_no_failures(outcome)
-            from kpca_bench.report.compare import blessed_rows, write_blessed
+            from reproductions.framework.compare import blessed_rows, write_blessed
 
             written = write_blessed(out, blessed_rows(path.as_posix(), outcome.directory))
             typer.echo(f"blessed {path} in {written}")
@@ -79,7 +79,7 @@ def check(
     """
     import pandas as pd
 
-    from kpca_bench.report.compare import compare_run, format_comparison
+    from reproductions.framework.compare import compare_run, format_comparison
 
     try:
         n_jobs = worker_count(jobs)
@@ -134,13 +134,13 @@ def scratch_copy(config_path: Path, out: Path) -> Path:
 
 
 def default_check_configs(profile: str, out: Path) -> list[Path]:
-    from kpca_bench.report.compare import load_blessed
+    from reproductions.framework.compare import load_blessed
     from kpca_bench.experiment.config_parser import load_config
 
     if profile == "quick":
         paths = sorted(set(load_blessed(out)["config"]))
     else:
-        from kpca_bench.report.reproductions import load_reproductions
+        from reproductions.framework.loader import load_reproductions
 
         shipped = [
             *sorted(DEFAULT_CONFIG_DIR.glob("*.yaml")),

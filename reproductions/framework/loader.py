@@ -1,32 +1,35 @@
-"""Reproductions of papers, kept outside the library and loaded from their folders.
+"""Reproductions of papers, loaded from their folders.
 
 A reproduction is a folder ``reproductions/<key>/`` whose ``__init__.py`` declares
 ``REPRODUCTION``, a :class:`Reproduction`; its other modules are its analyses, its
 ``configs/`` folder holds the configs that reproduce the paper (a config belongs to
 a paper by its folder), ``configs/variants/`` the variants, each one reading of
 the paper, and ``reference/`` the paper's numbers, deviations, claims and choices.
-The library never imports a reproduction: it loads the folder by path, as
-benchopt loads a benchmark folder, so adding a paper touches no library file. A
+The framework loads each folder by path, as benchopt loads a benchmark folder,
+so adding a paper touches no framework file (and the library knows none). A
 reproduction's analyses read what finished runs left on disk (records, tables) and
 the reference files; none re-runs a method or redraws a split.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kpca_bench.errors import KpcaBenchError
+from kpca_bench.experiment.config import DEFAULT_CONFIG_DIR
 from kpca_bench.experiment.config_parser import load_config
-from kpca_bench.report.reference import CONFIGS_DIR, REFERENCE_DIR
+from kpca_bench.report.rebuild import trials_file as trials_file_of
+from reproductions.framework.reference import CONFIGS_DIR, REFERENCE_DIR
 
 DEFAULT_REPRODUCTIONS_DIR = Path("reproductions")
 PACKAGE = "reproductions"
 VARIANTS_DIR = "variants"
+FRAMEWORK_FOLDER = Path(__file__).resolve().parent  # this package: no paper's folder
 
 Analysis = Callable[[Path, list[Path]], list[Path]]
 """``analysis(results_root, configs) -> files written``, built from stored runs only; ``configs`` are the
@@ -44,7 +47,7 @@ class Reproduction:
         in results/REPORT.md.
     citation : authors, title, venue, year.
     analyses : the analyses that turn its finished runs into its tables and figures, in order.
-    key : the name ``kpca-bench analyse KEY`` takes: its folder's name.
+    key : the name ``python -m reproductions analyse KEY`` takes: its folder's name.
     folder : the reproduction's folder.
     """
 
@@ -74,8 +77,8 @@ def load_reproduction(folder: Path) -> Reproduction:
     folder = Path(folder)
     name = f"{PACKAGE}.{folder.name}"
     init = (folder / "__init__.py").resolve()
-    # Python resolves a relative import through the parent package, so ``reproductions`` must exist too.
-    package = sys.modules.setdefault(PACKAGE, _namespace())
+    # A folder of another root (a test's) joins the package, so that its modules import one another relatively.
+    package = importlib.import_module(PACKAGE)
     if str(init.parent.parent) not in list(package.__path__):
         package.__path__.append(str(init.parent.parent))
     module = sys.modules.get(name)
@@ -97,17 +100,12 @@ def load_reproduction(folder: Path) -> Reproduction:
     return replace(declared, key=folder.name, folder=folder)
 
 
-def _namespace() -> types.ModuleType:
-    """An empty package ``reproductions``; each folder of reproductions loaded adds itself to its ``__path__``."""
-    package = types.ModuleType(PACKAGE)
-    package.__path__ = []
-    return package
-
-
 def load_reproductions(root: Path = DEFAULT_REPRODUCTIONS_DIR) -> dict[str, Reproduction]:
     """Key -> reproduction, for every folder of ``root`` with an ``__init__.py``, in folder-name order (the order of
     the papers in results/REPORT.md)."""
-    folders = sorted(path.parent for path in Path(root).glob("*/__init__.py"))
+    folders = sorted(
+        path.parent for path in Path(root).glob("*/__init__.py") if path.parent.resolve() != FRAMEWORK_FOLDER
+    )
     if not folders:
         raise KpcaBenchError(
             f"no reproduction in {root}: a reproduction is a folder {root}/<paper>/ whose "
@@ -128,3 +126,15 @@ def papers_by_dataset(root: Path = DEFAULT_REPRODUCTIONS_DIR) -> dict[str, list[
                 if reproduction.reference not in users:
                     users.append(reproduction.reference)
     return papers
+
+
+def config_folders(root: Path = DEFAULT_REPRODUCTIONS_DIR, configs: Path = DEFAULT_CONFIG_DIR) -> list[Path]:
+    """Where the config of a run without ``run.json`` is looked for: ``configs``, then the configs of each
+    reproduction in ``root`` (its variants among them)."""
+    return [Path(configs), *sorted(Path(root).glob(f"*/{CONFIGS_DIR}"))]
+
+
+def trials_file(directory, root: Path = DEFAULT_REPRODUCTIONS_DIR) -> Path:
+    """``directory/trials.csv``, written first from the run's records where missing or stale
+    (:func:`kpca_bench.report.rebuild.trials_file`), its config found among :func:`config_folders`."""
+    return trials_file_of(directory, config_folders(root))

@@ -19,9 +19,9 @@ each entry's text taken from an analysis (``results/*_report.md``, ``li_summary.
   what is comparable), each with the section or sentence of the paper it comes from
   (``source``) and the config stems whose runs are its evidence (``configs``). A claim
   with a ``rule`` gets its verdict computed from those runs' stored trials
-  (:mod:`kpca_bench.report.claims`): ``rule`` is a comparison or a list of them, each
+  (:mod:`reproductions.framework.claims`): ``rule`` is a comparison or a list of them, each
   ``{kind: beats | not_worse | steadier | close | faster | bound | most, method: label, than: [labels], metric: name}``
-  (the kinds: :mod:`kpca_bench.report.claims`) with
+  (the kinds: :mod:`reproductions.framework.claims`) with
   ``better: lower`` for an error or a time, ``configs`` (a subset of the claim's; default
   all), ``margin`` (``close``) or ``factor`` (``faster``) and ``basis``, where that
   margin or factor comes from; a label written ``label@config`` is read from that
@@ -94,7 +94,7 @@ BOUNDS = {"close": "margin", "faster": "factor", "bound": "bound"}
 
 @dataclass(frozen=True)
 class Comparison:
-    """One comparison a claim's verdict is computed from (:mod:`kpca_bench.report.claims` says how).
+    """One comparison a claim's verdict is computed from (:mod:`reproductions.framework.claims` says how).
 
     Attributes
     ----------

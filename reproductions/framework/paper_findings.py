@@ -18,8 +18,8 @@ from kpca_bench.datasets.files import present
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
 from kpca_bench.errors import KpcaBenchError
-from kpca_bench.report.compare import COMPARISON_COLUMNS, compare_with_papers
-from kpca_bench.report.findings import (
+from reproductions.framework.compare import COMPARISON_COLUMNS, compare_with_papers
+from reproductions.framework.findings import (
     CLAIMS_FILE,
     DEVIATIONS_FILE,
     NOT_EXPLAINED,
@@ -28,8 +28,8 @@ from kpca_bench.report.findings import (
     load_claims,
     load_deviations,
 )
-from kpca_bench.report import readings
-from kpca_bench.report.readings import (
+from reproductions.framework import readings
+from reproductions.framework.readings import (
     BY_CHECK,
     BY_CONSTRUCTION,
     BY_VARIANT,
@@ -40,8 +40,8 @@ from kpca_bench.report.readings import (
     NOT_RUN,
     WITHIN,
 )
-from kpca_bench.report.reference import declared_variants, load_references, reference_folder
-from kpca_bench.report.reproductions import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
+from reproductions.framework.reference import declared_variants, load_references, reference_folder
+from reproductions.framework.loader import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
@@ -239,7 +239,7 @@ def numbers_table(
 ) -> str:
     """The paper's numbers beside ours: the tolerance's parts, the number's outcome under the headline, and its
     table's best reading, chosen after the runs, with our value under it (``verdicts``,
-    :func:`kpca_bench.report.readings.readings`; rows it lacks are stand-ins)."""
+    :func:`reproductions.framework.readings.readings`; rows it lacks are stand-ins)."""
     lines = [
         "| config | method | metric | paper | ours | delta | statistical | floor | tolerance | outcome (headline) "
         "| best reading (after the runs) | ours under it |",
@@ -303,7 +303,7 @@ def declared_readings(reproduction: Reproduction) -> list[tuple[Path, Config]]:
 
     A variant is refused, with one line naming it and the fix, where its paper's ``choices.yaml`` does not declare
     it with a source, or where it differs from its headline config only in ``seed`` or ``trials`` (a redraw of the
-    headline's splits, :func:`kpca_bench.report.readings.only_redrawn`).
+    headline's splits, :func:`reproductions.framework.readings.only_redrawn`).
     """
     declared = declared_variants(reproduction.reference_dir)
     headlines = {path.stem: path for path in reproduction.config_paths()}
@@ -402,12 +402,12 @@ def paper_checks(deviations: Sequence[Deviation], evidence: Evidence) -> list[pd
 def verdicts(
     comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence: Evidence = NO_EVIDENCE
 ) -> pd.DataFrame:
-    """Per comparison row, its verdict under the headline and the readings (:func:`kpca_bench.report.readings.readings`)."""
+    """Per comparison row, its verdict under the headline and the readings (:func:`reproductions.framework.readings.readings`)."""
     return readings.readings(comparison, evidence.variants, paper_checks(deviations, evidence), evidence.diagnostic)
 
 
 def classify(comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence: Evidence = NO_EVIDENCE) -> pd.Series:
-    """Per comparison row, its outcome under the headline (one of :data:`kpca_bench.report.readings.OUTCOMES`)."""
+    """Per comparison row, its outcome under the headline (one of :data:`reproductions.framework.readings.OUTCOMES`)."""
     return verdicts(comparison, deviations, evidence)["outcome"]
 
 
@@ -529,7 +529,7 @@ def deviation_lines(
 
 def one_direction_lines(comparison: pd.DataFrame) -> list[str]:
     """A bullet per table whose deviations point one way beyond their standard error
-    (:func:`kpca_bench.report.readings.one_direction`, its rule stated in the bullet)."""
+    (:func:`reproductions.framework.readings.one_direction`, its rule stated in the bullet)."""
     return [
         f"- **`{row.table}`: {row.same} of its {row.beyond} numbers beyond their standard error lie {row.direction} "
         f"the paper's** ({row.smallest:+.3f} to {row.largest:+.3f}; sign test p = {row.p:.2g}, a screen, as the "
@@ -600,7 +600,7 @@ class PaperFindings:
 
     @cached_property
     def tried(self) -> pd.DataFrame:
-        """Every reading of the paper's tables with its count (:func:`kpca_bench.report.readings.readings_tried`)."""
+        """Every reading of the paper's tables with its count (:func:`reproductions.framework.readings.readings_tried`)."""
         return readings.readings_tried(self.comparison, self.evidence.variants, self.evidence.diagnostic)
 
     @cached_property
