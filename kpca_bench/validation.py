@@ -11,13 +11,16 @@ import difflib
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, Field, field, fields, is_dataclass
+from dataclasses import MISSING, field, fields, is_dataclass
 from numbers import Integral, Real
+from typing import Any, TypeVar, overload
 
 from kpca_bench.errors import ConfigError
 
 # A config's profiles (``profiles:``); ``full`` is the file as written.
 PROFILES = ("full", "quick")
+
+_T = TypeVar("_T")
 
 
 class Problems:
@@ -119,16 +122,53 @@ def expand_range(value, key: str, problems: Problems):
     return [round(start + i * step, 10) for i in range(count)]
 
 
+# Typed as dataclasses.field is (typeshed): to a type checker, ``x: T = declared(...)`` assigns a T; at run time it
+# is the Field the dataclass decorator reads.
+@overload
 def declared(
-    default=MISSING,
+    default: _T,
     *,
     doc: str,
     choices: tuple = (),
     minimum: int | None = None,
     key: bool = True,
     required: bool | None = None,
-    default_factory=MISSING,
-) -> Field:
+) -> _T: ...
+
+
+@overload
+def declared(
+    *,
+    doc: str,
+    choices: tuple = (),
+    minimum: int | None = None,
+    key: bool = True,
+    required: bool | None = None,
+    default_factory: Callable[[], _T],
+) -> _T: ...
+
+
+@overload
+def declared(
+    *,
+    doc: str,
+    choices: tuple = (),
+    minimum: int | None = None,
+    key: bool = True,
+    required: bool | None = None,
+) -> Any: ...
+
+
+def declared(
+    default: Any = MISSING,
+    *,
+    doc: str,
+    choices: tuple = (),
+    minimum: int | None = None,
+    key: bool = True,
+    required: bool | None = None,
+    default_factory: Any = MISSING,
+) -> Any:
     """A config dataclass field declared once: its default, what it means and the values it takes.
 
     Which keys a config entry accepts (:func:`accepted_keys`), which it requires (:func:`required_keys`),

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from kpca_bench.errors import ConfigError
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
@@ -44,6 +44,14 @@ class StatisticsConfig:
     )
 
 
+class _ExecutionChanges(TypedDict, total=False):
+    """The fields :meth:`ExecutionConfig.with_overrides` may change."""
+
+    backend: str
+    address: str | None
+    max_memory_mb: float | None
+
+
 @dataclass(frozen=True)
 class ExecutionConfig:
     """Where cells run and within how much memory. It never changes a number,
@@ -70,9 +78,9 @@ class ExecutionConfig:
     def with_overrides(self, *, scheduler: str | None = None, max_memory_mb: float | None = None) -> "ExecutionConfig":
         """A copy with a scheduler address and / or a memory budget applied (checked by
         :meth:`Config.with_overrides`)."""
-        changes = {"max_memory_mb": float(max_memory_mb)} if max_memory_mb is not None else {}
+        changes: _ExecutionChanges = {"max_memory_mb": float(max_memory_mb)} if max_memory_mb is not None else {}
         if scheduler is not None:
-            changes.update(backend="dask", address=scheduler)
+            changes.update({"backend": "dask", "address": scheduler})
         return replace(self, **changes)
 
 
@@ -104,6 +112,14 @@ class SuiteConfig:
     collection: str = declared(doc="a named collection of datasets ('kpca-bench datasets list')")
     include: tuple[str, ...] = declared((), doc="only these datasets of the collection")
     exclude: tuple[str, ...] = declared((), doc="every dataset of the collection but these")
+
+
+class _RunChanges(TypedDict, total=False):
+    """The fields :meth:`Config.with_overrides` may change."""
+
+    execution: ExecutionConfig
+    trials: int
+    seed: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,7 +168,8 @@ class Config:
         """
         if not self.is_suite:
             return [(self.name, self)]
-        members, seen = [], {}
+        members: list[tuple[str, Config]] = []
+        seen: dict[str, int] = {}
         for dataset in self.datasets:
             label = member_label(dataset)
             seen[label] = seen.get(label, 0) + 1
@@ -176,7 +193,9 @@ class Config:
         check_run_arguments(
             {"trials": trials, "seed": seed, "scheduler": scheduler, "max_memory": max_memory_mb}, spell
         )
-        changes = {"execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)}
+        changes: _RunChanges = {
+            "execution": self.execution.with_overrides(scheduler=scheduler, max_memory_mb=max_memory_mb)
+        }
         if trials is not None:
             if trials > 1 and any(d.draw == "file_order" for d in (self.dataset, *self.datasets) if d is not None):
                 raise ConfigError(
