@@ -11,13 +11,14 @@ import re
 from dataclasses import fields
 from numbers import Integral, Real
 from pathlib import Path
+from typing import Any
 
 from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.labels import INLIER, OUTLIER
 from kpca_bench.devices import DEVICE_STRINGS, DEVICES, DeviceError, device_name
 from kpca_bench.errors import ConfigError
 from kpca_bench.experiment.config_file import read_config
-from kpca_bench.methods.registry import METHODS, is_import_path, method_spec
+from kpca_bench.methods.registry import METHODS, MethodSpec, is_import_path, method_spec
 from kpca_bench.methods.scores import OUTLIER_SCORES
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.protocols.base import DatasetConfig, MethodConfig, ThresholdConfig
@@ -85,7 +86,7 @@ CLASS_KEYS = ("inliers", "outliers")
 def default_classes(raw: dict, required: tuple[str, ...]) -> bool:
     """Whether the 0 / 1 convention stands in for inliers and outliers: the protocol needs them, the
     config names neither, and the dataset declares that convention."""
-    spec = DATASETS.get(raw.get("name"))
+    spec = DATASETS.get(raw["name"]) if "name" in raw else None
     return (
         spec is not None
         and spec.binary_labels
@@ -122,7 +123,8 @@ def _parse_dataset(raw, required: tuple[str, ...], problems: Problems, path: str
             "outliers",
             f"classes {sorted(set(inliers) & set(outliers))} are also inliers; name each class on one side only",
         )
-    sizes = {
+    # The size keys given, by name (DatasetConfig's int | None fields), passed on as keyword arguments.
+    sizes: dict[str, Any] = {
         key: integer(raw[key], key, where, minimum=declaration(DatasetConfig, key)["minimum"])
         for key in SIZE_KEYS
         if key in raw
@@ -151,11 +153,12 @@ def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[s
     collection = raw.get("collection")
     collections = sorted({spec.collection for spec in DATASETS.values()} - {"user", "papers"})
     names = collection_members(collection) if isinstance(collection, str) else []
-    if not names:
+    if not isinstance(collection, str) or not names:
         where.add("collection", f"unknown collection {collection!r}; accepted: {', '.join(collections)}")
         return None, []
     short = {name.removeprefix(f"{collection}_"): name for name in names}
-    lists, listed_well = {}, True
+    lists: dict[str, tuple[str, ...]] = {}
+    listed_well = True
     for key in ("include", "exclude"):
         value = raw.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -180,10 +183,10 @@ def _suite_names(raw: dict, where: Problems) -> tuple[SuiteConfig | None, list[s
 
 def _parse_datasets(
     raw: dict, required: tuple[str, ...], problems: Problems
-) -> tuple[tuple[DatasetConfig, ...], SuiteConfig | None]:
+) -> tuple[tuple[DatasetConfig | None, ...], SuiteConfig | None]:
     """A ``datasets:`` list (entries as ``dataset:``) and / or a ``suite:`` (its other keys apply to
-    each of its datasets, e.g. ``scaling``, ``max_rows``, the novelty sizes)."""
-    entries = []
+    each of its datasets, e.g. ``scaling``, ``max_rows``, the novelty sizes); None for an entry with a problem."""
+    entries: list[DatasetConfig | None] = []
     if "datasets" in raw:
         listed = raw["datasets"]
         if not isinstance(listed, list) or not listed:
@@ -217,7 +220,7 @@ def _check_setting(spec, setting: dict, train_rows: int | None, where: Problems)
     for key, message in spec.parameter_problems(setting):
         where.add(key, message)
     k = setting.get("n_components")
-    if isinstance(k, Integral) and train_rows is not None and k > train_rows - 1:
+    if isinstance(k, Integral) and train_rows is not None and int(k) > train_rows - 1:
         where.add(
             "n_components",
             f"{k} components need more than the {train_rows} training samples; use at most {train_rows - 1}",
@@ -242,6 +245,7 @@ def _parse_method(
         return None
     name = raw.get("name")
     higher_is = raw.get("higher_is")
+    spec: MethodSpec | None
     if is_import_path(name):
         try:
             spec = method_spec(name, higher_is, folders)
@@ -341,7 +345,8 @@ def _parse_threshold(raw, problems: Problems) -> ThresholdConfig:
             f"unknown rule {rule!r}{did_you_mean(rule, THRESHOLD_RULES)}; accepted: {', '.join(THRESHOLD_RULES)}",
         )
     quantile = raw.get("quantile", 0.95)
-    if isinstance(quantile, bool) or not isinstance(quantile, Real) or not 0 < quantile < 1:
+    # 0 < quantile < 1, written with the comparisons numbers.Real declares (<, <=)
+    if isinstance(quantile, bool) or not isinstance(quantile, Real) or quantile <= 0 or not quantile < 1:
         where.add("quantile", f"must be a number strictly between 0 and 1, got {quantile!r}")
     return ThresholdConfig(
         rule=rule,
@@ -485,7 +490,8 @@ _KEY_PARTS = re.compile(r"\.|(?=\[)")
 def _profile_key(key: str, overrides: dict, methods) -> str | None:
     """The path under a profile's overrides that set the merged config's ``key`` (``trials``,
     ``methods[1].params.nu`` as ``methods.<label>.params.nu``), or None if the profile did not set it."""
-    node, path = overrides, []
+    node = overrides
+    path: list[str] = []
     parts = [part for part in _KEY_PARTS.split(key) if part]
     for position, part in enumerate(parts):
         if not isinstance(node, dict):  # the profile replaced this value whole
@@ -501,7 +507,7 @@ def _profile_key(key: str, overrides: dict, methods) -> str | None:
     return ".".join(path)
 
 
-def _check_profile(raw: dict, name: str, profiles: dict, problems: Problems, source: str) -> Config:
+def _check_profile(raw: dict, name: str, profiles: dict, problems: Problems, source: str) -> Config | None:
     """Profile ``name``'s config; the problems it brings beyond those of the file as written are added to
     ``problems``, each named by its path under ``profiles.<name>``."""
     found = Problems()
@@ -569,11 +575,14 @@ def parse_config(raw, source: str = "<config>", profile: str = "full") -> Config
             "with the overrides that make it small",
         )
     _raise_if_any(problems, source)
-    return configs[profile]
+    config = configs[profile]
+    assert config is not None, "a field without a problem was left unparsed"
+    return config
 
 
-def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> Config:
-    """The config of ``raw`` (a profile already applied); its problems go to ``problems``."""
+def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> Config | None:
+    """The config of ``raw`` (a profile already applied); its problems go to ``problems`` (None where a field has
+    one)."""
     several = "datasets" in raw or "suite" in raw
     check_keys(
         raw, TOP_LEVEL, tuple(key for key in required_keys(Config) if not (several and key == "dataset")), problems
@@ -601,11 +610,12 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
         train_rows = min((rows for rows in known if rows is not None), default=None)
         folders = import_folders(source)
         methods = [_parse_method(m, i, train_rows, problems, folders) for i, m in enumerate(methods_raw)]
-    labels = [m.label for m in methods if m is not None]
+    parsed = tuple(m for m in methods if m is not None)
+    labels = [m.label for m in parsed]
     for label in {label for label in labels if labels.count(label) > 1}:
         problems.add("methods", f"label {label!r} is used twice; give each entry its own label")
-    if methods and None not in methods:
-        protocol.check_methods(options, tuple(methods), problems)
+    if methods and len(parsed) == len(methods):
+        protocol.check_methods(options, parsed, problems)
     trials = _declared_integer(raw, "trials", problems)
     _check_draw([d for d in (dataset, *datasets) if d is not None], protocol, trials, problems)
     seed = _declared_integer(raw, "seed", problems)
@@ -614,6 +624,15 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
     reference = _parse_reference(raw.get("reference"), problems)
     execution = _parse_execution(raw.get("execution"), problems)
     statistics = _parse_statistics(raw.get("statistics"), several, problems)
+    entries = tuple(d for d in datasets if d is not None)
+    if (
+        not isinstance(name, str)
+        or trials is None
+        or seed is None
+        or len(parsed) < len(methods)
+        or len(entries) < len(datasets)
+    ):
+        return None  # each was reported as a problem, so parse_config raises
     return Config(
         name=name,
         description=str(description),
@@ -621,7 +640,7 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
         protocol=protocol_name,
         protocol_options=protocol_options,
         options=options,
-        methods=tuple(methods),
+        methods=parsed,
         threshold=threshold,
         trials=trials,
         seed=seed,
@@ -630,7 +649,7 @@ def _parse_fields(raw: dict, profile: str, source: str, problems: Problems) -> C
         execution=execution,
         profile=profile,
         source=source,
-        datasets=tuple(datasets),
+        datasets=entries,
         suite=suite,
         statistics=statistics,
     )
