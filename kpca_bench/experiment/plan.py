@@ -90,11 +90,11 @@ def plan_run(config: Config, out_root) -> Plan:
                 mean_wall_time=mean(times) if times else None,
             )
         )
-    datasets = (
-        f"dataset {config.dataset.name}"
-        if not config.is_suite
-        else f"{len(planned)} of {len(planned) + len(skipped)} datasets with files here"
-    )
+    if config.is_suite:
+        datasets = f"{len(planned)} of {len(planned) + len(skipped)} datasets with files here"
+    else:
+        assert config.dataset is not None, "a config that is no suite names its dataset"
+        datasets = f"dataset {config.dataset.name}"
     return Plan(
         directory=directory,
         datasets=datasets,

@@ -107,10 +107,12 @@ def method_seed(config: Config, method: MethodConfig, setting: dict, trial: int,
 def plan_cells(config: Config) -> list[Cell]:
     """Every cell of the experiment, trial by trial, the cells of each fit group with the group's seed
     (:func:`with_fit_groups`), each keyed by :func:`cell_key`."""
+    entry = config.dataset
+    assert entry is not None, "a suite's cells are planned member by member"
     shares_fits = PROTOCOLS[config.protocol].shares_fits
     cells = []
     for trial in range(config.trials):
-        split_seed = derive_seed(config.seed, DATASETS[config.dataset.name].split_seed_name, trial)
+        split_seed = derive_seed(config.seed, DATASETS[entry.name].split_seed_name, trial)
         planned = []
         for index, method in enumerate(config.methods):
             if method.trials is not None and trial >= method.trials:
@@ -132,6 +134,7 @@ def plan_cells(config: Config) -> list[Cell]:
 def key_of(cell: Cell, config: Config) -> str:
     """:func:`cell_key` of a planned cell of ``config``."""
     method = config.methods[cell.method_index]
+    assert config.dataset is not None, "a suite's cells are planned member by member"
     return cell_key(
         dataset=config.dataset,
         protocol=config.protocol,
@@ -159,7 +162,7 @@ def with_fit_groups(planned: list[tuple[Cell, str | None]], config: Config, tria
             groups.setdefault(group, []).append(cell)
     cells = []
     for cell, group in planned:
-        members = groups.get(group, [])
+        members = groups.get(group, []) if group is not None else []
         if len(members) > 1:
             score = min(
                 (config.methods[member.method_index].score for member in members),

@@ -125,10 +125,12 @@ def package_versions() -> dict:
 
 def load_checked_dataset(config: Config, offline: bool) -> Dataset:
     """Load the config's dataset (subsampled to ``max_rows``) and check that it can serve the protocol."""
-    dataset = load_dataset(config.dataset.name, offline=offline, base_dir=config.folder, **config.dataset.options)
-    if config.dataset.max_rows is not None:
-        dataset = subsample(dataset, config.dataset.max_rows, subsample_seed(config))
-    if config.dataset.default_classes:
+    entry = config.dataset
+    assert entry is not None, "a suite's datasets are loaded member by member"
+    dataset = load_dataset(entry.name, offline=offline, base_dir=config.folder, **entry.options)
+    if entry.max_rows is not None:
+        dataset = subsample(dataset, entry.max_rows, subsample_seed(config))
+    if entry.default_classes:
         check_binary(dataset)
     if not np.all(np.isfinite(dataset.X)):
         bad_rows = int(np.sum(~np.all(np.isfinite(dataset.X), axis=1)))
@@ -136,7 +138,7 @@ def load_checked_dataset(config: Config, offline: bool) -> Dataset:
             f"dataset {dataset.name} has {bad_rows} rows with NaN or infinite values; "
             "drop or impute them in its loader (see the loader's missing-value option)"
         )
-    PROTOCOLS[config.protocol].check_data(dataset, config.dataset, config.options)
+    PROTOCOLS[config.protocol].check_data(dataset, entry, config.options)
     return dataset
 
 
@@ -184,7 +186,9 @@ def not_converged_summary(records: list[dict]) -> list[str]:
 
 def warning_summary(records: list[dict]) -> list[str]:
     """One line per warning category over the cells of a run: how often, in how many cells, and an example."""
-    counts, cells, example = Counter(), Counter(), {}
+    counts: Counter[str] = Counter()
+    cells: Counter[str] = Counter()
+    example: dict[str, tuple[str, str]] = {}
     for record in records:
         for category, count in (record.get("warnings") or {}).items():
             counts[category] += count
@@ -261,13 +265,15 @@ REQUIRE_DATA = "KPCA_BENCH_REQUIRE_DATA"
 
 def missing_files(config: Config) -> str | None:
     """Why the config's dataset cannot load from the files here (they are not there), or None if they are."""
-    spec = DATASETS[config.dataset.name]
+    entry = config.dataset
+    assert entry is not None, "a suite's datasets are looked for member by member"
+    spec = DATASETS[entry.name]
     if spec.files and not present(spec.name, spec.files):
         return (
             f"its files are not in {searched(spec.files[0].folder_of(spec.name))}; "
             f"'kpca-bench datasets fetch {spec.name}' downloads them"
         )
-    path = config.dataset.options.get("path") if config.dataset.name == "file" else None
+    path = entry.options.get("path") if entry.name == "file" else None
     if path is not None:
         resolved = Path(path) if Path(path).is_absolute() or config.folder is None else config.folder / path
         if not resolved.exists():
@@ -376,9 +382,10 @@ def _plan_members(
         for message in store.compact():
             notify(message)
         write_environment(directory, notify, gpu_used=uses_cuda(config.execution, config.methods))
-        member = _Member(config.name, config, store, plan_cells(config), dataset=load_checked_dataset(config, offline))
+        dataset = load_checked_dataset(config, offline)
+        member = _Member(config.name, config, store, plan_cells(config), dataset=dataset)
         if reuse_from is not None:
-            copied = reuse_records(store, Path(reuse_from), member.cells, data_fingerprint(member.dataset))
+            copied = reuse_records(store, Path(reuse_from), member.cells, data_fingerprint(dataset))
             notify(f"reused {copied} finished cells of {reuse_from}")
         member.todo = cells_to_run(member.cells, store.load(), retry_failed)
         return [member]
@@ -476,7 +483,7 @@ def _outcome(
             m.config,
             m.store.directory,
             planned_records(m.config, m.store.load(), m.cells),
-            m.dataset.provenance if m.label in ran_labels else None,
+            _provenance(m) if m.label in ran_labels else None,
         )
         for m in members
         if m.label in ran_labels or (m.label not in dict(skipped) and m.store.exists())
@@ -493,6 +500,12 @@ def _outcome(
         is_suite=config.is_suite,
         stopped_by=stopped_by,
     )
+
+
+def _provenance(member: _Member) -> Provenance:
+    """The provenance of a member that ran (:func:`_run_members` loads its data first)."""
+    assert member.dataset is not None, "a member runs with its data loaded"
+    return member.dataset.provenance
 
 
 def first_error_kept(stopped: bool):
@@ -516,6 +529,8 @@ def _execute(
     """Run ``todo`` on ``backend``, storing each record as it arrives and adding it to ``ran``;
     True if ``fail_fast`` stopped it at a cell that did not finish."""
     by_key = {cell.key: cell for cell in todo}
+    entry = config.dataset
+    assert entry is not None, "a suite is run member by member"
     common = {
         "config_hash": config.config_hash(),
         "profile": config.profile,
@@ -529,7 +544,7 @@ def _execute(
 
     @lru_cache(maxsize=2 * max(jobs, 1) + 1)
     def split_of(seed: int):
-        return PROTOCOLS[config.protocol].split(dataset, config.dataset, config.options, seed)
+        return PROTOCOLS[config.protocol].split(dataset, entry, config.options, seed)
 
     for records in backend.run(partial(run_task, config=config), tasks_of(todo, config), split_of):
         for record in records:
