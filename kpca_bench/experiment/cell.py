@@ -75,6 +75,7 @@ def run_task(cells: tuple[Cell, ...], config: Config, split, blas_threads: int =
         if fitter is not None:
             record["fit_shared_with"] = fitter["key"]
             if "fit_time" in record:  # a fitting cell that failed after its fit has no fit_time of its own
+                assert share is not None, "only a shared fit has a fitter"
                 record["fit_time"] = fitter.get("fit_time", share.fit_seconds)
         elif share is not None and share.done:
             fitter = record
@@ -169,7 +170,7 @@ def warning_fields(caught: list) -> dict:
     if not caught:
         return {}
     counts = Counter(w.category.__name__ for w in caught)
-    first = {}
+    first: dict[str, str] = {}
     for w in caught:
         first.setdefault(w.category.__name__, " ".join(str(w.message).split())[:200])
     return {"warnings": dict(counts), "warning_messages": first}

@@ -226,7 +226,8 @@ def computes_on(estimator, default: str | None) -> str:
     if inner is None or not getattr(inner, "_array_api_support", False):
         return "cpu"
     device = inner.device if getattr(inner, "device", None) is not None else default
-    return device_name(device) if is_cuda(device) else "cpu"
+    name = device_name(device)
+    return name if name is not None and is_cuda(name) else "cpu"
 
 
 def cell_device_fields(estimator, default: str | None) -> dict:
@@ -255,6 +256,8 @@ def open_backend(
         yield LocalBackend(jobs)
         return
     distributed = import_distributed()
+    # The config parser and ExecutionConfig.with_overrides give backend dask its address ("local" by default).
+    assert execution.address is not None, "backend dask without a scheduler address"
     with dask_client(distributed, execution.address, jobs, worker_log) as client:
         yield DaskBackend(client, distributed)
 

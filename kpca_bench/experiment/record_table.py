@@ -87,9 +87,9 @@ def table_records(table: pa.Table, version: int = SCHEMA_VERSION) -> list[dict]:
     """The records a table of :func:`records_table` holds, if it is of schema ``version`` (a migration reads
     an older one)."""
     metadata = table.schema.metadata or {}
-    if metadata.get(SCHEMA_KEY) is None:
-        raise RecordTableError("it is not a kpca-bench records table (no schema version in its metadata)")
     found = metadata.get(SCHEMA_KEY)
+    if found is None:
+        raise RecordTableError("it is not a kpca-bench records table (no schema version in its metadata)")
     if found != str(version).encode():
         raise RecordTableError(
             f"its records schema is version {found.decode()}, this kpca-bench reads version {version}"
