@@ -49,7 +49,7 @@ def ensure(dataset: str, files: tuple[DataFile, ...], homepage: str, *, offline:
         raise DataError(missing_message(dataset, missing, homepage, offline=offline))
     for file in missing:
         found[file.path] = download(dataset, file)
-    return found
+    return {path: where for path, where in found.items() if where is not None}  # each found or downloaded by now
 
 
 def checked_records(dataset: str, files: tuple[DataFile, ...], paths: dict[str, Path]) -> tuple[FileRecord, ...]:

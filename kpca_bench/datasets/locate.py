@@ -116,6 +116,7 @@ def download(dataset: str, file: DataFile) -> Path:
 
 
 def _copy_and_hash(file: DataFile, out) -> dict[str, str]:
+    assert file.url is not None, "download checks that the file has a url"
     with _open_url(file.url) as response:
         size = response.headers.get("Content-Length")
         algorithms = [split_digest(known)[0] for known in file.checksums]

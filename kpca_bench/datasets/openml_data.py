@@ -69,9 +69,9 @@ def cached_id(openml, name: str, version: int | None) -> int | None:
     found = {}
     for description in Path(openml.config.get_cache_directory()).glob("datasets/*/description.xml"):
         text = description.read_text(encoding="utf8")
-        fields = {key: re.search(rf"<oml:{key}>(.*?)</oml:{key}>", text) for key in ("id", "name", "version")}
-        if all(fields.values()) and fields["name"].group(1) == name:
-            found[int(fields["version"].group(1))] = int(fields["id"].group(1))
+        id_, name_, version_ = (re.search(rf"<oml:{key}>(.*?)</oml:{key}>", text) for key in ("id", "name", "version"))
+        if id_ and name_ and version_ and name_.group(1) == name:
+            found[int(version_.group(1))] = int(id_.group(1))
     if version is not None:
         return found.get(version)
     return found[max(found)] if found else None
@@ -144,10 +144,11 @@ def environment(name: str, value: str | None):
     try:
         yield
     finally:
-        if value is not None and previous is None:
-            del os.environ[name]
-        elif value is not None:
-            os.environ[name] = previous
+        if value is not None:
+            if previous is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = previous
 
 
 def read_cached(openml, data_id: int):

@@ -33,7 +33,9 @@ def encode(features: pd.DataFrame) -> tuple[np.ndarray, tuple[str, ...], tuple[t
 
     A missing value of a categorical column stays NaN (it is not a category).
     """
-    columns, kinds, categories = [], [], []
+    columns: list[np.ndarray] = []
+    kinds: list[str] = []
+    categories: list[tuple[str, ...] | None] = []
     for name in features.columns:
         column = features[name]
         if is_numeric(column):

@@ -50,7 +50,8 @@ def table_dataset(
 ) -> Dataset:
     """A dataset from string fields; columns listed in ``categorical`` keep their categories."""
     categorical = set(categorical)
-    X = np.empty(features.shape, dtype=np.float64)
+    # Annotated: numpy's stubs give np.empty of a shape of unknown length a 0-d array type.
+    X: np.ndarray = np.empty(features.shape, dtype=np.float64)
     categories: list[tuple[str, ...] | None] = [None] * features.shape[1]
     numeric = [j for j in range(features.shape[1]) if j not in categorical]
     X[:, numeric] = to_float(features[:, numeric], path)
