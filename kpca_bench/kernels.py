@@ -133,7 +133,7 @@ def category_codes(X) -> np.ndarray:
     )
 
 
-def validated_input(estimator, X, kernel: str, *, reset: bool) -> np.ndarray:
+def validated_input(estimator, X, kernel: str | None, *, reset: bool) -> np.ndarray:
     """X (a device array: its host copy) through scikit-learn's ``validate_data`` for ``estimator``, as float64
     NumPy.
 
@@ -419,6 +419,12 @@ class Kernel:
         if self.name not in KERNELS:
             raise ValueError(f"unknown kernel {self.name!r}; accepted: {', '.join(KERNELS)}")
 
+    @property
+    def _gamma(self) -> float:
+        """``gamma`` of a kernel that has one: every kernel but linear (:func:`make_kernel` resolves it)."""
+        assert self.gamma is not None, f"the {self.name} kernel needs its gamma"
+        return self.gamma
+
     def __call__(self, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
         """The kernel matrix ``k(X, Y)`` (``k(X, X)`` when Y is None), built by :func:`kernel_matrix`.
 
@@ -436,10 +442,10 @@ class Kernel:
             return self._array_api_kernel(X, X if itself else Y, itself)
         if self.name in HAMMING_KERNELS:
             return hamming_kernel(
-                X, X if itself else Y, self.gamma, self.domain_sizes, normalize=self.name == "hamming_normalized"
+                X, X if itself else Y, self._gamma, self.domain_sizes, normalize=self.name == "hamming_normalized"
             )
-        X, Y = _host_float64(X), None if itself else _host_float64(Y)
-        Y = X if itself else Y
+        X = _host_float64(X)
+        Y = X if itself else _host_float64(Y)
         K = kernel_matrix(*self._operands(X, Y, itself), symmetric=itself)
         if not K.finite():
             raise ValueError(
@@ -480,9 +486,9 @@ class Kernel:
                 if itself:
                     diagonal = xp.eye(block.shape[0], block.shape[1], k=rows.start, dtype=X.dtype, device=device)
                     block = xp.where(diagonal == 1, xp.zeros_like(block), block)
-                block = xp.exp(block * -self.gamma)
+                block = xp.exp(block * -self._gamma)
             elif self.name == "poly":
-                block = (X[rows, :] @ Y.T * self.gamma + self.coef0) ** self.degree
+                block = (X[rows, :] @ Y.T * self._gamma + self.coef0) ** self.degree
             else:
                 block = X[rows, :] @ Y.T
             K[rows, :] = block
@@ -511,9 +517,9 @@ class Kernel:
         if self.name == "rbf":
             x_sq_norms = np.einsum("ij,ij->i", X, X)
             y_sq_norms = x_sq_norms if itself else np.einsum("ij,ij->i", Y, Y)
-            return -2.0 * X, Y, _Gaussian(self.gamma, x_sq_norms, y_sq_norms, zero_diagonal=itself)
+            return -2.0 * X, Y, _Gaussian(self._gamma, x_sq_norms, y_sq_norms, zero_diagonal=itself)
         if self.name == "poly":
-            return X, Y, _Polynomial(self.gamma, self.coef0, self.degree)
+            return X, Y, _Polynomial(self._gamma, self.coef0, self.degree)
         return X, Y, None
 
     def diag(self, X: np.ndarray) -> np.ndarray:
@@ -527,17 +533,17 @@ class Kernel:
         if self.name in ("rbf", "hamming_normalized"):
             return np.ones(X.shape[0])
         if self.name == "hamming":
-            return np.full(X.shape[0], np.exp(np.sum(np.log1p((np.asarray(self.domain_sizes) - 1) * self.gamma**2))))
+            return np.full(X.shape[0], np.exp(np.sum(np.log1p((np.asarray(self.domain_sizes) - 1) * self._gamma**2))))
         sq_norms = np.einsum("ij,ij->i", X, X)
         if self.name == "linear":
             return sq_norms
-        return (self.gamma * sq_norms + self.coef0) ** self.degree
+        return (self._gamma * sq_norms + self.coef0) ** self.degree
 
     def _array_api_diag(self, X, xp):
         if self.name == "rbf":
             return xp.ones(X.shape[0], dtype=X.dtype, device=device_of(X))
         sq_norms = xp.sum(X * X, axis=1)
-        return sq_norms if self.name == "linear" else (self.gamma * sq_norms + self.coef0) ** self.degree
+        return sq_norms if self.name == "linear" else (self._gamma * sq_norms + self.coef0) ** self.degree
 
 
 def _host_float64(X) -> np.ndarray:

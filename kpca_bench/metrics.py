@@ -39,6 +39,7 @@ def choose_threshold(
     if rule == "train_quantile":
         return float(np.quantile(train_scores, quantile))
     if rule == "fixed":
+        assert value is not None, "rule fixed needs a value (the config parser requires one)"
         return value
     if rule == "test_prior":
         n_outliers = int(np.sum(is_outlier))
