@@ -20,6 +20,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Protocol, cast
 
 from sklearn.ensemble import IsolationForest
 from sklearn.neighbors import LocalOutlierFactor
@@ -35,6 +36,12 @@ from kpca_bench.methods.nystrom import NystromKernelPCA
 from kpca_bench.methods.sparse_admm import L1SparseKernelPCA
 from kpca_bench.methods.sparse_admm_l21 import L21SparseKernelPCA
 from kpca_bench.methods.sparse_enet import NaiveThresholdKPCA, SparseKernelPCA
+
+
+class _ParamNamed(Protocol):
+    """A scikit-learn estimator class, which names its constructor's parameters."""
+
+    def _get_param_names(self) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,8 @@ class MethodSpec:
 
     def param_names(self) -> list[str]:
         if self.class_path is None:
-            return sorted(self.estimator._get_param_names())
+            # A registered method (class_path None) is a scikit-learn estimator class.
+            return sorted(cast(_ParamNamed, self.estimator)._get_param_names())
         # Any class: its constructor's named arguments (PyOD's _get_param_names is not a classmethod).
         return sorted(
             name

@@ -143,8 +143,8 @@ class ADMMTrace:
 
     @classmethod
     def from_rows(cls, rows: list, converged: bool) -> "ADMMTrace":
-        cols = np.array(rows, dtype=float).reshape(-1, 5).T
-        return cls(*cols, converged=converged)
+        primal, dual, eps_primal, eps_dual, rho = np.array(rows, dtype=float).reshape(-1, 5).T
+        return cls(primal, dual, eps_primal, eps_dual, rho, converged=converged)
 
 
 class _LeftLeadingEigenspace(Exception):
@@ -525,6 +525,7 @@ class L1SparseKernelPCA(SparseADMMBase):
                     if self.outer_stop == "converged":
                         break
             P_hat[:, k] = p_hat
+            assert state is not None, "max_outer_iter >= 1 (its parameter constraint): one outer step at least"
             A[:, k] = state[0]
             self.n_outer_iter_[k] = len(inner)
             self.n_inner_iter_.append(np.array(inner))

@@ -216,6 +216,7 @@ class L21SparseKernelPCA(SparseADMMBase):
                 self.converged_ = True
                 if self.outer_stop == "converged":
                     break
+        assert state is not None, "max_outer_iter >= 1 (its parameter constraint): one outer step at least"
         self.rho_ = state[4]
         self.n_iter_ = len(self.residuals_)
         warn_if_stopped_short(0 if self.converged_ else M, M, self.max_outer_iter)
