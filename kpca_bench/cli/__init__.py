@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 from kpca_bench import __version__
 from kpca_bench.cli import datasets, describe, init, report, run, schema
 
+UsageProblem: type[Exception]  # one of two classes, by typer's version
 try:  # typer vendors click from 0.20 on; the vendored exceptions derive from TyperException
     from typer import TyperException as UsageProblem
 except ImportError:  # pragma: no cover - an older typer, on click itself

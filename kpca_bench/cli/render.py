@@ -6,6 +6,7 @@ rich and pandas are imported when a function runs, so that importing the CLI sta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -312,7 +313,7 @@ def print_protocols(protocols: list[tuple[str, str, list[tuple[str, object, bool
     console().print(table)
 
 
-def print_datasets(rows: list[tuple[str, ...]], name_width: int) -> None:
+def print_datasets(rows: Sequence[tuple[str, ...]], name_width: int) -> None:
     """The table of ``datasets list``: one row per dataset, its name whole in ``name_width`` characters."""
 
     table = new_table("name", "shape", "classes", "collection", "local", "size")
