@@ -13,7 +13,7 @@ import itertools
 import re
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -332,7 +332,7 @@ class Protocol:
 
     def option_names(self) -> tuple[str, ...]:
         """The keys a config may give under ``protocol:`` (the top-level ``threshold`` is not one)."""
-        return tuple(name for name in self.options.__dataclass_fields__ if name != "threshold")
+        return tuple(option.name for option in fields(self.options) if option.name != "threshold")
 
 
 NON_FINITE_SCORES = {
