@@ -81,7 +81,8 @@ def scale_split(data: DatasetConfig, X_train: np.ndarray, X_test: np.ndarray) ->
     if data.scaling_rows == "each":
         return scale(data.scaling, X_train)[0], scale(data.scaling, X_test)[0]
     fit_rows = X_train if data.scaling_rows == "training" else np.vstack([X_train, X_test])
-    return scale(data.scaling, fit_rows, X_train, X_test)[1:]
+    _, X_train, X_test = scale(data.scaling, fit_rows, X_train, X_test)
+    return X_train, X_test
 
 
 # What a draw other than random fixes, appended to the split's description.
@@ -99,20 +100,29 @@ def describe(data: DatasetConfig, options: Options) -> str:
     )
 
 
+def novelty_sizes(data: DatasetConfig) -> tuple[int, int, int]:
+    """The training inliers, test inliers and test outliers of the dataset entry: keys the novelty protocols
+    require (:data:`DATASET_KEYS`), so the config loader has refused an entry without them."""
+    train, test_in, test_out = data.train_inliers, data.test_inliers, data.test_outliers
+    assert train is not None and test_in is not None and test_out is not None, "sizes required at config load"
+    return train, test_in, test_out
+
+
 def check_novelty_sizes(dataset: Dataset, data: DatasetConfig, options=None) -> None:
     """Fail before any work if the classes cannot supply the sizes the config asks for."""
     n_in = len(class_indices(dataset, data.inliers, "inliers"))
     n_out = len(class_indices(dataset, data.outliers, "outliers"))
-    if data.train_inliers + data.test_inliers > n_in:
+    train_inliers, test_inliers, test_outliers = novelty_sizes(data)
+    if train_inliers + test_inliers > n_in:
         raise DataError(
             f"dataset {dataset.name} has {n_in} inliers (classes {list(data.inliers)}) but the config asks "
-            f"for {data.train_inliers} train + {data.test_inliers} test inliers; lower "
+            f"for {train_inliers} train + {test_inliers} test inliers; lower "
             "dataset.train_inliers or dataset.test_inliers"
         )
-    if data.test_outliers > n_out:
+    if test_outliers > n_out:
         raise DataError(
             f"dataset {dataset.name} has {n_out} outliers (classes {list(data.outliers)}) but the config "
-            f"asks for {data.test_outliers}; lower dataset.test_outliers"
+            f"asks for {test_outliers}; lower dataset.test_outliers"
         )
 
 
@@ -130,12 +140,11 @@ def novelty_split(dataset: Dataset, data: DatasetConfig, options, seed: int) -> 
         inliers = rng.permutation(inliers)
         if data.draw == "random":
             outliers = rng.permutation(outliers)
-    train = inliers[: data.train_inliers]
-    test = np.concatenate(
-        [inliers[data.train_inliers : data.train_inliers + data.test_inliers], outliers[: data.test_outliers]]
-    )
+    train_inliers, test_inliers, test_outliers = novelty_sizes(data)
+    train = inliers[:train_inliers]
+    test = np.concatenate([inliers[train_inliers : train_inliers + test_inliers], outliers[:test_outliers]])
     X_train, X_test = scale_split(data, dataset.X[train], dataset.X[test])
-    is_outlier = np.r_[np.zeros(data.test_inliers, bool), np.ones(data.test_outliers, bool)]
+    is_outlier = np.r_[np.zeros(test_inliers, bool), np.ones(test_outliers, bool)]
     return Split(X_train=X_train, X_test=X_test, is_outlier=is_outlier)
 
 

@@ -130,6 +130,7 @@ def check_robustness(dataset: Dataset, data: DatasetConfig, options: Options) ->
             f"columns, got {options.ambient_dim!r}"
         )
     available = len(_clean_rows(dataset, data))
+    assert data.train_inliers is not None, "dataset.train_inliers is required (DATASET_KEYS, checked at config load)"
     if data.train_inliers > available:
         problems.append(
             f"dataset.train_inliers: dataset {dataset.name} has {available} rows to draw from, "
@@ -150,6 +151,7 @@ def robustness_split(dataset: Dataset, data: DatasetConfig, options: Options, se
     ambient_dim = _ambient_dim(options, dataset.X.shape[1])
     rng = np.random.default_rng(seed)
     n = data.train_inliers
+    assert n is not None, "dataset.train_inliers is required (DATASET_KEYS, checked at config load)"
     rows = rng.choice(_clean_rows(dataset, data), size=n, replace=False)
     X = np.zeros((n, ambient_dim))
     X[:, : dataset.X.shape[1]] = dataset.X[rows]

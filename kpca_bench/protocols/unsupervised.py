@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Final, Literal
 
 import numpy as np
 
@@ -43,15 +44,15 @@ from kpca_bench.protocols.novelty import Split, class_indices, detection_record,
 from kpca_bench.validation import Problems, is_integer
 
 DATASET_KEYS = ("inliers", "outliers")
-ALL = "all"
+ALL: Final = "all"
 
 
 @dataclass(frozen=True)
 class Options:
     """Sample sizes (an integer or ``all``), the columns the detector sees (None: all), and F1's cut."""
 
-    n_inliers: int | str = ALL
-    n_outliers: int | str = ALL
+    n_inliers: int | Literal["all"] = ALL
+    n_outliers: int | Literal["all"] = ALL
     features: tuple[int, ...] | None = None
     threshold: ThresholdConfig = ThresholdConfig()
 
@@ -75,7 +76,7 @@ def parse_options(raw: dict, threshold: ThresholdConfig, problems: Problems) -> 
 
 def train_rows(data: DatasetConfig, options: Options) -> int | None:
     """The sample size when both counts are given."""
-    if is_integer(options.n_inliers) and is_integer(options.n_outliers):
+    if options.n_inliers != ALL and options.n_outliers != ALL:
         return options.n_inliers + options.n_outliers
     return None
 
@@ -123,7 +124,7 @@ def unsupervised_split(dataset: Dataset, data: DatasetConfig, options: Options, 
     order = rng.permutation(len(inliers) + len(outliers))
     rows = np.concatenate([inliers, outliers])[order]
     is_outlier = np.r_[np.zeros(len(inliers), bool), np.ones(len(outliers), bool)][order]
-    X = dataset.X[rows] if options.features is None else dataset.X[np.ix_(rows, options.features)]
+    X = dataset.X[rows] if options.features is None else dataset.X[np.ix_(rows, np.asarray(options.features))]
     (X,) = scale(data.scaling, X)
     return Split(X_train=X, X_test=X, is_outlier=is_outlier)
 
