@@ -49,7 +49,9 @@ predict), the resolved ``gamma``, ``n_train`` and ``n_test``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 from sklearn.base import clone
@@ -109,10 +111,22 @@ class Options:
     stratify: bool = True
 
 
-def parse_split_options(raw: dict, problems: Problems) -> dict:
+class ParsedOptions(TypedDict, total=False):
+    """The keyword arguments of :class:`Options` read from a config's ``protocol:`` mapping, each only when
+    given and valid (the others keep their defaults)."""
+
+    train_size: int
+    test_size: int
+    cv: int
+    stratify: bool
+    classes: tuple
+    scores: int
+
+
+def parse_split_options(raw: dict, problems: Problems) -> ParsedOptions:
     """``train_size`` (required), ``test_size``, ``classes``, ``cv`` and ``stratify``, checked; the keyword
     arguments of Options."""
-    parsed = {}
+    parsed: ParsedOptions = {}
     if "train_size" not in raw:
         problems.add("train_size", "missing (required): the training rows per trial")
     elif (train := integer(raw["train_size"], "train_size", problems, 2)) is not None:
@@ -316,11 +330,13 @@ class Classification(Protocol):
     name = "classification"
     description = "kernel-PCA features then a classifier on a stratified train / test split"
     options = Options
-    records = RECORDS
+    # Typed as Protocol's, not as this protocol's own: classification_cv, a subclass, has its own records, and
+    # evaluates and describes with its own options.
+    records: tuple[str, ...] = RECORDS
     parse_options = staticmethod(parse_options)
     check_methods = staticmethod(check_methods)
     check_data = staticmethod(check_classification)
     split = staticmethod(classification_split)
-    evaluate = staticmethod(evaluate_classification)
-    describe = staticmethod(describe)
+    evaluate: Callable[..., dict] = staticmethod(evaluate_classification)
+    describe: Callable[..., str] = staticmethod(describe)
     train_rows = staticmethod(train_rows)

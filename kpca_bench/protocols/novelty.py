@@ -9,6 +9,7 @@ the outliers taken so and the inliers drawn).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -230,13 +231,15 @@ def split_sizes(split) -> dict:
 class Novelty(Protocol):
     name = "novelty"
     description = "train on inliers only, test on a fresh mix of inliers and outliers"
-    options = Options
+    # Typed as Protocol's, not as this protocol's own: novelty_sweep, a subclass, has its own options and records,
+    # and evaluates with its own options.
+    options: type = Options
     dataset_keys = DATASET_KEYS
-    records = RECORDS
+    records: tuple[str, ...] = RECORDS
     reads_draw = True
     check_data = staticmethod(check_novelty_sizes)
     split = staticmethod(novelty_split)
-    evaluate = staticmethod(evaluate_novelty)
+    evaluate: Callable[..., dict] = staticmethod(evaluate_novelty)
     shares_fits = True
     describe = staticmethod(describe)
 
