@@ -17,6 +17,7 @@ and how much of the gap the defaults account for. It names no other cause: none 
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -224,7 +225,7 @@ def gap_summary(table: pd.DataFrame) -> pd.DataFrame:
     return table.groupby(["metric", "method"], sort=False).agg(**aggregations).reset_index()
 
 
-def comparison_markdown(table: pd.DataFrame, missing: list[str] = ()) -> str:
+def comparison_markdown(table: pd.DataFrame, missing: Sequence[str] = ()) -> str:
     """Per metric: the gap per detector (with the config's parameters and, where run, PyOD's defaults),
     then datasets x detectors of "ours / ADBench (difference)"; ``missing``: datasets without a reference."""
     lines = []

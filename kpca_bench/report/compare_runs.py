@@ -54,16 +54,18 @@ def compare_runs(run_a, run_b) -> list[dict]:
             values_b = [r[metric] for r in b[method].values() if _number(r.get(metric))]
             if not values_a or not values_b:
                 continue
-            row = {
+            mean_a, mean_b = float(np.mean(values_a)), float(np.mean(values_b))
+            row: dict[str, object] = {
                 "method": method,
                 "metric": metric,
-                "mean_a": float(np.mean(values_a)),
-                "mean_b": float(np.mean(values_b)),
+                "mean_a": mean_a,
+                "mean_b": mean_b,
                 "n_a": len(values_a),
                 "n_b": len(values_b),
+                "difference": mean_b - mean_a,
+                "n_paired": 0,
+                "p_value": None,
             }
-            row["difference"] = row["mean_b"] - row["mean_a"]
-            row["n_paired"], row["p_value"] = 0, None
             if paired:
                 pairs = [
                     (a[method][t][metric], b[method][t][metric])
@@ -136,6 +138,12 @@ def compare_suites(suite_a, suite_b, metric: str = "auroc") -> tuple[list[dict],
     """
     a, b = suite_means(suite_a, metric), suite_means(suite_b, metric)
     methods, datasets = dict.fromkeys(method for method, _ in a), sorted({dataset for _, dataset in a})
+    shared = [
+        (method, dataset)
+        for method in methods
+        for dataset in datasets
+        if (method, dataset) in a and (method, dataset) in b
+    ]
     rows = [
         {
             "method": method,
@@ -144,13 +152,11 @@ def compare_suites(suite_a, suite_b, metric: str = "auroc") -> tuple[list[dict],
             "mean_b": b[(method, dataset)],
             "difference": b[(method, dataset)] - a[(method, dataset)],
         }
-        for method in methods
-        for dataset in datasets
-        if (method, dataset) in a and (method, dataset) in b
+        for method, dataset in shared
     ]
     tests = []
-    for method in dict.fromkeys(row["method"] for row in rows):
-        pairs = [(row["mean_a"], row["mean_b"]) for row in rows if row["method"] == method]
+    for method in dict.fromkeys(method for method, _ in shared):
+        pairs = [(a[key], b[key]) for key in shared if key[0] == method]
         tests.append(
             {
                 "method": method,
@@ -215,14 +221,16 @@ def write_standing(standing: pd.DataFrame, path: Path, suite_a, suite_b) -> Path
         f"ADBench gap ({names['b']})",
     ]
     lines = [*markdown_table(header)]
-    for row in standing.itertuples():
+    # The gaps as floats (NaN where a suite has no ADBench comparison), for the NaN test and the format.
+    gap_pairs = standing.reindex(columns=["gap_a", "gap_b"]).to_numpy(dtype=float)
+    for row, gaps in zip(standing.itertuples(), gap_pairs):
         cells = [
             f"{row.rank_a:.2f}",
             f"{row.rank_b:.2f}",
             f"{row.mean_a:.3f}",
             f"{row.mean_b:.3f}",
             f"{row.difference:+.3f}",
-            *("–" if gap != gap else f"{gap:+.3f}" for gap in (row.gap_a, row.gap_b)),
+            *("–" if gap != gap else f"{gap:+.3f}" for gap in gaps),
         ]
         lines.append(markdown_row([row.method, *cells]))
     path.write_text("\n".join(lines) + "\n")
@@ -295,6 +303,7 @@ def suite_verdict(tests: list[dict], metric: str = "AUROC") -> str:
     if not tested:
         return f"{metric}, B against A: no method has two datasets in both suites, so no test is made."
     floor, most = holm_floor(tests), max(test["n_datasets"] for test in tested)
+    assert floor is not None, "a test with a Holm p has a p-value (with_holm)"
     floor_text = (
         f"the smallest attainable at this size is {len(tested)} x {smallest_wilcoxon_p(most):.3g} = "
         f"{floor:.3g} ({len(tested)} methods tested, at most {most} datasets)"

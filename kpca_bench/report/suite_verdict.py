@@ -4,6 +4,8 @@ post-hoc groups, what Holm's correction can reach at this size)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kpca_bench.experiment.config import Config
 from kpca_bench.report import statistics
 from kpca_bench.report.statistics import ALPHA
@@ -16,7 +18,8 @@ POSTHOC_NAMES = {"nemenyi": "the Nemenyi test", "wilcoxon_holm": "Wilcoxon's sig
 
 def kernel_variants(config: Config) -> tuple[list[str], list[str]]:
     """Labels of the kernel-PCA variants and of the other detectors."""
-    variants, detectors = [], []
+    variants: list[str] = []
+    detectors: list[str] = []
     for method in config.methods:
         labels = [method.setting_label(s) for s in method.settings()]
         (variants if method.spec().subspace else detectors).extend(labels)
@@ -91,7 +94,7 @@ def top_rank(entry: dict) -> str:
     return f"top mean rank: {named}, separated from {len(below)} of the other {len(ranks) - len(top)} methods"
 
 
-def headline(config: Config, stats: dict, flags: list[str] = ()) -> str:
+def headline(config: Config, stats: dict, flags: Sequence[str] = ()) -> str:
     """The suite's verdict (:func:`verdict`) first, then ``flags`` (lines a reader must see before any rank, such
     as fits that did not converge), then where the kernel-PCA variants stand (:func:`standing`)."""
     flags = [flag.rstrip(".") + "." for flag in flags]

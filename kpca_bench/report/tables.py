@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -422,9 +423,9 @@ def summary_markdown(
     title: str,
     facts: list[str],
     figures: list[str],
-    failures: list[str] = (),
+    failures: Sequence[str] = (),
     threshold: str | None = None,
-    f1_notes: list[str] = (),
+    f1_notes: Sequence[str] = (),
 ) -> str:
     """The summary as a Markdown page: facts about the run, a warning if it is incomplete, the table (F1 headed
     by its ``threshold`` rule), why F1 is low where it is (``f1_notes``, :func:`f1_cut_lines`), the failures
