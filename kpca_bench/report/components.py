@@ -13,6 +13,7 @@ import numpy as np
 from kpca_bench.datasets import load_dataset
 from kpca_bench.kernels import KernelCentering, make_kernel
 from kpca_bench.report.plots import plt, save_figure
+from kpca_bench.report.tables import run_dataset
 from kpca_bench.experiment.config import Config
 
 FIGURE = "components.png"
@@ -70,7 +71,8 @@ def draw_components(
 
 def write_components_report(config: Config, records: list[dict], directory) -> None:
     """Draw ``components.png`` from trial 0's records and the regenerated sample."""
-    X = load_dataset(config.dataset.name, **config.dataset.options).X
+    dataset = run_dataset(config)
+    X = load_dataset(dataset.name, **dataset.options).X
     by_label = {r["method"]: r for r in records if r["trial"] == 0 and r["status"] == "ok"}
     labels = [m.setting_label(s) for m in config.methods for s in m.settings()]
     rows = [(label, by_label[label]) for label in labels if label in by_label]

@@ -19,7 +19,7 @@ import pandas as pd
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report.plots import method_styles, plt, save_figure
 from kpca_bench.report.sweep import kernel_parameter
-from kpca_bench.report.tables import entry_incomplete_note, markdown_row, markdown_table
+from kpca_bench.report.tables import entry_incomplete_note, markdown_row, markdown_table, run_dataset
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
 
@@ -54,6 +54,8 @@ def summary_by_width(frame: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
     """Mean and std per (corruption, width, entry); with two or more entries, the first minus the second, paired by trial."""
     stats = frame.groupby(["corruption", "width", "entry"])["explained_variation"].agg(["mean", "std", "count"])
     summary = stats.unstack("entry")
+    # A frame with MultiIndex rows unstacks to a frame with (statistic, entry) columns.
+    assert isinstance(summary, pd.DataFrame) and isinstance(summary.columns, pd.MultiIndex)
     summary.columns = [f"{entry}_{stat}" for stat, entry in summary.columns]
     if len(entries) >= 2:
         wide = frame.pivot_table(index=["corruption", "width", "trial"], columns="entry", values="explained_variation")
@@ -73,8 +75,11 @@ def explained_variation_by_setting(frame: pd.DataFrame) -> pd.DataFrame:
     """
     stats = frame.groupby(["method", "corruption"], sort=False)["explained_variation"].agg(["mean", "std"])
     table = stats.unstack("corruption")
-    table = table[sorted(table.columns, key=lambda column: (column[1], column[0] != "mean"))]
-    table.columns = [f"explained_variation_r{100 * level:g}_{stat}" for stat, level in table.columns]
+    # A frame with MultiIndex rows unstacks to a frame with (statistic, corruption level) columns.
+    assert isinstance(table, pd.DataFrame) and isinstance(table.columns, pd.MultiIndex)
+    order = sorted(table.columns, key=lambda column: (column[1], column[0] != "mean"))
+    table = table[order]
+    table.columns = [f"explained_variation_r{100 * level:g}_{stat}" for stat, level in order]
     return table.reset_index()
 
 
@@ -141,11 +146,12 @@ def write_robustness_report(config: Config, records: list[dict], directory) -> p
     summary = summary_by_width(frame, entries)
     title = f"{config.name}: clean variation explained by components fitted on corrupted data"
     note = entry_incomplete_note(config, records)
+    dataset = run_dataset(config)
     lines = [
         f"# {title}",
         "",
         *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
-        f"- data: `{config.dataset.name}` {config.dataset.options}; {PROTOCOLS[config.protocol].describe(config.dataset, config.options)}",
+        f"- data: `{dataset.name}` {dataset.options}; {PROTOCOLS[config.protocol].describe(dataset, config.options)}",
         "- methods: " + "; ".join(f"{m.label} = {m.name} {m.params}" for m in config.methods),
         f"- mean ± std over {frame['trial'].nunique()} trials"
         + (f"; {entries[0]} − {entries[1]} is paired by trial" if len(entries) >= 2 else ""),

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TypedDict
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,7 @@ from kpca_bench.datasets import DATASETS
 from kpca_bench.datasets.locate import data_dirs
 from kpca_bench.protocols import PROTOCOLS
 from kpca_bench.report import adbench_reference, statistics
-from kpca_bench.report.statistics import ALPHA
+from kpca_bench.report.statistics import ALPHA, Friedman
 from kpca_bench.report.suite_figures import box_plot, cd_diagram, rank_heatmap
 from kpca_bench.report.tables import (
     markdown_row,
@@ -45,6 +46,7 @@ from kpca_bench.report.tables import (
     mean_std,
     method_lines,
     not_converged_lines,
+    run_dataset,
     stopped_fits,
     suite_marks,
 )
@@ -118,11 +120,12 @@ SIZE_COLUMNS = ("n_rows", "n_features", "scaling", "n_train_mean", "n_test_mean"
 def dataset_size(member: Config, records: list[dict]) -> dict:
     """A dataset's rows as run and features (from its records, else the registry's shape), and its scaling."""
     first = next((r for r in records if "n_rows" in r), {})
-    shape = getattr(DATASETS.get(member.dataset.name), "shape", None) or (None, None)
+    dataset = run_dataset(member)
+    shape = getattr(DATASETS.get(dataset.name), "shape", None) or (None, None)
     return {
         "n_rows": first.get("n_rows", np.nan),
         "n_features": first.get("n_features", shape[1] or np.nan),
-        "scaling": member.dataset.scaling,
+        "scaling": dataset.scaling,
     }
 
 
@@ -167,14 +170,32 @@ def posthoc_p_values(posthoc: str, scores: pd.DataFrame, wilcoxon: pd.DataFrame)
     return statistics.nemenyi(scores)
 
 
+class MetricStatistics(TypedDict, total=False):
+    """The statistics of one metric across the datasets (:func:`suite_statistics`); all but ``scores`` and
+    ``n_datasets`` only with two datasets and two methods, ``friedman`` only with three methods."""
+
+    scores: pd.DataFrame
+    n_datasets: int
+    ranks: pd.Series
+    rank_interval: pd.DataFrame
+    score_interval: pd.DataFrame
+    cd: float
+    wilcoxon: pd.DataFrame
+    friedman: Friedman
+    p_values: pd.DataFrame
+    groups: list[list[str]]
+    separated: list[tuple[str, str, float]]
+
+
 def suite_statistics(config: Config, table: pd.DataFrame) -> dict:
     """Ranks and mean scores with bootstrap intervals, Friedman, CD, Wilcoxon-Holm, the groups of methods the
-    config's post-hoc test does not separate, and win / tie / loss, from the per-dataset table."""
+    config's post-hoc test does not separate, and win / tie / loss, from the per-dataset table: per metric its
+    :class:`MetricStatistics`, and ``win_tie_loss``."""
     order = method_order(config)
-    result = {}
+    entries: dict[str, MetricStatistics] = {}
     for metric in METRICS:
         scores = score_table(table, metric, order)
-        entry = {"scores": scores, "n_datasets": len(scores)}
+        entry: MetricStatistics = {"scores": scores, "n_datasets": len(scores)}
         if len(scores) >= 2 and scores.shape[1] >= 2:
             entry["ranks"] = statistics.average_ranks(scores)
             entry["rank_interval"] = statistics.t_mean_interval(statistics.ranks(scores))
@@ -186,9 +207,10 @@ def suite_statistics(config: Config, table: pd.DataFrame) -> dict:
             entry["p_values"] = posthoc_p_values(config.statistics.posthoc, scores, entry["wilcoxon"])
             entry["groups"] = statistics.contiguous_groups(entry["p_values"], entry["ranks"], ALPHA)
             entry["separated"] = statistics.separated_pairs(entry["p_values"], entry["ranks"], ALPHA)
-        result[metric] = entry
+        entries[metric] = entry
+    result: dict[str, object] = {**entries}
     variants, detectors = kernel_variants(config)
-    scores = result["auroc"]["scores"]
+    scores = entries["auroc"]["scores"]
     variants, detectors = [m for m in variants if m in scores], [m for m in detectors if m in scores]
     if variants and detectors and len(scores):
         result["win_tie_loss"] = statistics.win_tie_loss(scores, variants, detectors, TIE)
@@ -216,7 +238,7 @@ def rank_frame(stats: dict) -> pd.DataFrame:
 
 def rank_display(ranks: pd.DataFrame) -> pd.DataFrame:
     """The rank table as text, each number beside its t interval (95 %): ``5.07 [4.21, 5.96]``."""
-    shown = {"method": ranks["method"]}
+    shown: dict[str, pd.Series | list[str]] = {"method": ranks["method"]}
     for metric, label in METRICS.items():
         for name, heading, digits in ((f"rank_{metric}", f"{label} rank", 2), (f"{metric}_mean", f"mean {label}", 3)):
             if name in ranks:
@@ -275,8 +297,9 @@ def setting_lines(config: Config, records: dict[str, list[dict]]) -> list[str]:
     groups: dict[tuple[str, str], list[str]] = {}
     for label, member in config.members():
         if label in records:
-            described = PROTOCOLS[config.protocol].describe(member.dataset, config.options)
-            groups.setdefault((described, member.dataset.scaling), []).append(label)
+            dataset = run_dataset(member)
+            described = PROTOCOLS[config.protocol].describe(dataset, config.options)
+            groups.setdefault((described, dataset.scaling), []).append(label)
     return [
         f"protocol: {config.protocol}: {described}; scaling: {scaling}"
         + ("" if len(groups) == 1 else f" ({len(labels)} datasets: {', '.join(labels)})")
@@ -310,7 +333,7 @@ def related_lines(config: Config, labels: list[str]) -> list[str]:
     two are related."""
     from kpca_bench.datasets.descriptions import related_present
 
-    names = {member.dataset.name: label for label, member in config.members() if label in labels}
+    names = {run_dataset(member).name: label for label, member in config.members() if label in labels}
     groups = related_present(names)
     if not groups:
         return []

@@ -9,8 +9,16 @@ import pandas as pd
 
 from kpca_bench.datasets.labels import CONVENTION
 from kpca_bench.protocols import PROTOCOLS
-from kpca_bench.protocols.base import TRIALS_DRAWN
+from kpca_bench.protocols.base import TRIALS_DRAWN, DatasetConfig
+from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.planning import planned_trials
+
+
+def run_dataset(config: Config) -> DatasetConfig:
+    """The one dataset of a single-dataset config or of a suite's member (:meth:`Config.members`); only the
+    suite's own config, which names several, has none."""
+    assert config.dataset is not None, f"{config.name} names several datasets: a report reads each member's"
+    return config.dataset
 
 
 def markdown_row(cells) -> str:
