@@ -50,8 +50,8 @@ def method_styles(methods: list[str]) -> dict[str, dict]:
     method looks the same in every figure of a run): tab20's ten dark colours, then its ten light ones, and
     :data:`MARKERS`; the line styles cycle every four. Up to 20 methods differ by colour and by marker; beyond,
     colours and markers repeat."""
-    colours = plt.get_cmap("tab20").colors
-    colours = (*colours[0::2], *colours[1::2])
+    tab20 = matplotlib.color_sequences["tab20"]  # the colours of the colormap tab20
+    colours = (*tab20[0::2], *tab20[1::2])
     return {
         method: {
             "color": colours[i % len(colours)],

@@ -86,7 +86,7 @@ def run_page(directory: Path, config: Config) -> str:
         Member(folder.name, whole(render_markdown(folder / SUMMARY_FILE)), len(below[folder.name].failed))
         for folder in folders
     ]
-    failures = [(None, failure_line(directory.name, top.failed))] if top.failed else []
+    failures: list[tuple[str | None, str]] = [(None, failure_line(directory.name, top.failed))] if top.failed else []
     failures += [(f"dataset-{name}", failure_line(name, cells.failed)) for name, cells in below.items() if cells.failed]
     not_planned = {
         name: cells.not_planned for name, cells in {directory.name: top, **below}.items() if cells.not_planned
@@ -207,7 +207,8 @@ def render_markdown(path: Path) -> Rendered:
         heading=renderer.renderer.render(tokens[:top], renderer.options, env),
         body=renderer.renderer.render(tokens[top:], renderer.options, env),
         title=headings[0][2] if headings else path.name,
-        contents=[(anchor, text) for tag, anchor, text in headings if tag == "h2"],
+        # anchors_plugin gives every heading h1-h4 its id, a str.
+        contents=[(str(anchor), text) for tag, anchor, text in headings if tag == "h2"],
     )
 
 
