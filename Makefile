@@ -29,10 +29,11 @@ test-quick: install
 	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow" -q
 
 # pyflakes and pycodestyle's errors, and ruff's formatting, over the package, its tests, benchmarks, reproductions and
-# migrations ([tool.ruff]; `ruff format` on those folders fixes the formatting).
+# migrations ([tool.ruff]; `ruff format` on those folders fixes the formatting); mypy over the package ([tool.mypy]).
 lint: install
 	$(BIN)/ruff check kpca_bench tests benchmarks reproductions migrations
 	$(BIN)/ruff format --check kpca_bench tests benchmarks reproductions migrations
+	$(BIN)/mypy
 
 # The committed records tables all of cell-key schema 2, each record planned, each generic summary what its records
 # give (migrations/cell_keys.py); then the papers' numbers recomputed at the quick profile against the blessed ones.

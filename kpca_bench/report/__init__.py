@@ -17,6 +17,7 @@ from kpca_bench.report.tables import (
     failure_lines,
     figure_marks,
     incomplete_note,
+    run_dataset,
     run_facts,
     TRIAL_COLUMNS,
     summary_frame,
@@ -101,7 +102,7 @@ def write_report(config: Config, records: list[dict], directory: Path, provenanc
     tables = run_tables(config, records)
     trials, summary = tables.trials, tables.summary
     threshold = config.threshold.describe()
-    title = run_title(config.name, config.dataset.name)
+    title = run_title(config.name, run_dataset(config).name)
     note = incomplete_note(summary)
     figure_title = title + (f"\n{note}" if note else "")
     figures = []

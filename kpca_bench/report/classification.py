@@ -20,6 +20,7 @@ from kpca_bench.report.tables import (
     markdown_table,
     mean_std,
     method_cell,
+    run_dataset,
     run_facts,
     summary_frame,
     trials_frame,
@@ -54,7 +55,7 @@ def _markdown(config: Config, summary: pd.DataFrame, metrics: dict, facts: list[
     header = ["method", "trials", "failed", *(label for label, _ in metrics.values())]
     note = incomplete_note(summary)
     lines = [
-        f"# {config.name}: {config.dataset.name}",
+        f"# {config.name}: {run_dataset(config).name}",
         "",
         *[f"- {fact}" for fact in facts],
         "",
@@ -107,7 +108,7 @@ def _write(
     summary = summary_frame(trials, planned_trials(config), metrics)
     facts = run_facts(config, records[0].get("versions", {}))
     note = incomplete_note(summary)
-    title = f"{config.name}: {config.dataset.name}" + (f"\n{note}" if note else "")
+    title = f"{config.name}: {run_dataset(config).name}" + (f"\n{note}" if note else "")
     metric_box_plot(
         trials,
         list(summary.loc[summary["trials"] > 0, "method"].astype(str)),

@@ -24,7 +24,7 @@ import pandas as pd
 from kpca_bench.protocols.base import TRIALS_DRAWN
 from kpca_bench.protocols.novelty import DRAW_NOTES
 from kpca_bench.report.plots import method_styles, plt, save_figure
-from kpca_bench.report.tables import entry_incomplete_note, markdown_row, markdown_table
+from kpca_bench.report.tables import entry_incomplete_note, markdown_row, markdown_table, run_dataset
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.store import write_atomic
 
@@ -218,7 +218,8 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
     over = config.options.statistics
     stats = statistics_frame(frame, over)
     parameters = sorted({_axis_label(config, e) for e in entries})
-    title = f"{config.name}: {config.dataset.name}"
+    dataset = run_dataset(config)
+    title = f"{config.name}: {dataset.name}"
     note = entry_incomplete_note(config, records)
     max_auroc_figure(
         frame,
@@ -227,14 +228,13 @@ def write_sweep_report(config: Config, records: list[dict], directory) -> pd.Dat
         title=title + (f"\n{note}" if note else ""),
         path=directory / FIGURE,
     )
-    d = config.dataset
     lines = [
         f"# {title}",
         "",
         *([f"**{note}.** Run the same command again to finish it.", ""] if note else []),
-        f"- protocol: {config.protocol}: train on {d.train_inliers} inliers {list(d.inliers)}, test on "
-        f"{d.test_inliers} inliers + {d.test_outliers} outliers {list(d.outliers)}{DRAW_NOTES[d.draw]}; "
-        f"{TRIALS_DRAWN[d.draw].format(trials=frame['trial'].nunique())} (seed {config.seed}); scaling: {d.scaling}",
+        f"- protocol: {config.protocol}: train on {dataset.train_inliers} inliers {list(dataset.inliers)}, test on "
+        f"{dataset.test_inliers} inliers + {dataset.test_outliers} outliers {list(dataset.outliers)}{DRAW_NOTES[dataset.draw]}; "
+        f"{TRIALS_DRAWN[dataset.draw].format(trials=frame['trial'].nunique())} (seed {config.seed}); scaling: {dataset.scaling}",
         f"- kernel parameter ({', '.join(parameters)}): {frame['kernel_param'].nunique()} values; model parameter: "
         "p = 1 .. P (P = components with a positive eigenvalue) for KPCA, the protocol's nu list for OCSVM",
         f"- settings per split and method: {', '.join(f'{e} {n}' for e, n in stats.groupby('entry', sort=False)['n_settings'].first().items())}",
