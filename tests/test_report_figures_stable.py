@@ -57,7 +57,6 @@ def draw_suite_figures(out: Path) -> None:
 def draw_run_figures(out: Path) -> None:
     """A committed run's figures (F1 box plots, ROC, F1 vs sparsity) rebuilt from a copy of its records."""
     from kpca_bench.report.rebuild import rebuild
-    from reproductions.framework.loader import config_folders
 
     shutil.copytree(
         ROOT / "results" / "mnist",
@@ -65,7 +64,7 @@ def draw_run_figures(out: Path) -> None:
         dirs_exist_ok=True,
         ignore=shutil.ignore_patterns("*.png", "*.md", "*.csv", "*.html"),
     )
-    rebuild(out, config_folders(ROOT / "reproductions", ROOT / "configs"))
+    rebuild(out, [ROOT / "configs", *sorted((ROOT / "reproductions").glob("*/configs"))])
 
 
 DRAWINGS = {"suite": draw_suite_figures, "run": draw_run_figures}
