@@ -1,4 +1,4 @@
-"""Wang & Tanaka's SKPCA-l1 on one trial of Das et al.'s MNIST run: the solver before issue 19 and now.
+"""Wang & Tanaka's SKPCA-l1 on one trial of Das et al.'s MNIST run: the solver before its speed-up and now.
 
 Fits the Wang-Tanaka method of configs/mnist.yaml (its params, trial 0's 3000
 training zeros) with the solver as it was at commit ``BEFORE`` (its
@@ -6,7 +6,7 @@ training zeros) with the solver as it was at commit ``BEFORE`` (its
 ``--repeat`` times each, and prints the median fit times, their ratio and the
 largest difference between the fitted attributes. ``--lam1`` overrides the
 config's ``lam1`` (e.g. ``1e-6``, whose components are not empty). Run from the
-repository (it needs git). Issue 19's target: at most 0.35x, same result to 1e-10.
+repository (it needs git). Target: at most 0.35x, same result to 1e-10.
 
     KPCA_BENCH_DATA=../shared/datasets .venv/bin/python benchmarks/bench_admm.py [--repeat 1] [--lam1 X]
 """
@@ -30,7 +30,7 @@ from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.runner import load_checked_dataset
 from kpca_bench.experiment.planning import plan_cells
 
-BEFORE = "5996d8d"  # main before issue 19's ADMM change
+BEFORE = "5996d8d"  # main before the ADMM speed-up
 ROOT = Path(__file__).parents[1]
 FITTED = ("dual_coef_", "raw_coef_", "eigenvalues_", "components_gram_", "projection_variances_")
 

@@ -2,7 +2,7 @@
 
 Each command runs ``--repeats`` times in a fresh process (as a user's shell does);
 the table gives the median wall time and the load average before the runs.
-Issue 17's target: every line under 0.5 s on an idle machine.
+Target: every line under 0.5 s on an idle machine.
 
     .venv/bin/python benchmarks/bench_cli.py            # the commands this kpca-bench has
     .venv/bin/python benchmarks/bench_cli.py --repeats 5 --commands run datasets

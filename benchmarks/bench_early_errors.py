@@ -1,7 +1,7 @@
 """CPU time of the command line's answer to bad input, per case: the process's own user + system CPU.
 
 Each case runs ``--repeats`` times in a fresh process (``resource.getrusage(RUSAGE_CHILDREN)`` around it);
-the table gives the median and the range, with the load average before the runs. Issue 40's target: a YAML
+the table gives the median and the range, with the load average before the runs. Target: a YAML
 syntax error costs at most 0.3 s of CPU (it is answered before numpy, scikit-learn and pandas are imported).
 A config that parses but is not valid still pays for them (its checks need the registries): shown for contrast.
 

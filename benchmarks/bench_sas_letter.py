@@ -2,11 +2,10 @@
 
 Shen & Asgharzadeh, "Fast KPCA": exact KPCA with 200 components (628 s in
 SAS/IML) against low-rank KPCA with 190-200 k-means centroids (3 s), Gaussian
-kernel with s = 7.071 (gamma = 1 / (2 s^2) = 0.01). Targets of kpca-bench
-issue 7: exact top-200 fit under 120 s and under 6 GB peak memory on 2 cores,
-low-rank fit under 5 s. scikit-learn's ``KernelPCA(n_components=200,
-kernel="rbf")`` is measured in the same run (``eigen_solver="auto"``, which
-picks the dense solver here, ``"arpack"`` and ``"randomized"``). Issue 19's
+kernel with s = 7.071 (gamma = 1 / (2 s^2) = 0.01). Targets: exact top-200
+fit under 120 s and under 6 GB peak memory on 2 cores, low-rank fit under 5 s.
+scikit-learn's ``KernelPCA(n_components=200, kernel="rbf")`` is measured in the
+same run (``eigen_solver="auto"``, which picks the dense solver here, ``"arpack"`` and ``"randomized"``). The later
 target: our default (``auto``, the block Krylov solver here) at most 0.4x
 scikit-learn's ``randomized``, every residual at most 1e-8 lambda_1,
 eigenvalues within 1e-6 of ``arpack``, peak memory at most 2.4 GB.
@@ -20,7 +19,7 @@ imports), and for every exact solver the largest relative difference of its
 accuracy check), and the block solver's worst residual over lambda_1. The ratio
 column is our time over scikit-learn's with the same solver (``eigh`` against
 ``auto``, which is LAPACK's subset ``eigh`` here, and ``arpack`` against
-``arpack``); the issue 10 target is at most 1.0.
+``arpack``); the target is at most 1.0.
 
 Run::
 

@@ -1,6 +1,6 @@
 """KPCA reconstruction-error scoring at MNIST size: kpca-bench against scikit-learn and PyOD.
 
-Issue 10's case: Hoffmann's reconstruction error with 15 kernel principal
+The case: Hoffmann's reconstruction error with 15 kernel principal
 components, fitted on 3,000 MNIST zeros and scoring 6,000 test images (3,000
 other zeros, 3,000 digits 1-9), 784 features scaled to [0, 1], RBF kernel with
 sigma^2 = mean squared pairwise distance of the training images (Das et al.).
@@ -22,10 +22,10 @@ fit + score time (median of ``--repeat`` runs), peak resident memory while
 fitting and scoring (the high-water mark reset after the data are loaded, see
 :mod:`kpca_bench.experiment.memory`), the AUROC of zeros against other digits, and the largest difference of its test scores from ours (``eigh``)
 relative to the largest score: the three implement the same formula, so this
-is the accuracy check (issue 19: 1e-8). The ratio column is our time over the
-peer's with the same eigensolver (issue 10: at most 1.0 against scikit-learn and
+is the accuracy check (target 1e-8). The ratio column is our time over the
+peer's with the same eigensolver (first target: at most 1.0 against scikit-learn and
 at most 0.5 against PyOD); the last line gives our all-defaults time over the
-fastest scikit-learn case (issue 19: at most 0.7).
+fastest scikit-learn case (target: at most 0.7).
 
 ``--task transform`` times the work of ``KernelPCA`` alone instead: fit and
 project the 6,000 test images (ours and scikit-learn's; PyOD has no transform),

@@ -1,9 +1,9 @@
-"""A wide CSV from the command line to its first cell: ``kpca-bench run`` on a 40 x 100,000 table (issue 40).
+"""A wide CSV from the command line to its first cell: ``kpca-bench run`` on a 40 x 100,000 table.
 
 The table (40 rows of normal noise, 100,000 feature columns ``f0..``, a 0 / 1 label, one row in five
 an outlier) is written to a temporary folder with a config that runs kernel PCA on it (novelty
 protocol, one trial). The run starts in a fresh process; the time to the first cell is when its
-first record reaches the run's journal (``records.jsonl``). Issue 40's target: at most 60 s on 2 cores. The table gives
+first record reaches the run's journal (``records.jsonl``). Target: at most 60 s on 2 cores. The table gives
 the load average before and after, beside the times.
 
     .venv/bin/python benchmarks/bench_wide_csv.py

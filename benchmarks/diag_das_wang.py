@@ -10,7 +10,7 @@ its first ``n`` images) and prints, per training size:
   ``K^{-1/2} q_k`` against the two readings of the soft threshold
   (``lambda_1k / rho`` and the printed ``lambda / rho``);
 * the share of non-zero coefficients with the config's params and with each reading of
-  issue 20 (threshold, admm_init, projection) and, with ``--eps-abs``, another eps_abs.
+  Algorithm 1 the paper leaves open (threshold, admm_init, projection) and, with ``--eps-abs``, another eps_abs.
 
     KPCA_BENCH_DATA=../shared/datasets nice -n 15 .venv/bin/python benchmarks/diag_das_wang.py \
         [--config configs/mnist.yaml] [--n 400 3000] [--eps-abs 1e-4]

@@ -1,6 +1,6 @@
 """Every paper config rerun from scratch at the full profile with today's defaults, its summary compared with the committed one.
 
-Issue 19 asks that every full-profile paper table be reproduced after the
+Every full-profile paper table is to be reproduced after the
 default eigensolver became ``"auto"``: cell keys do not name the solver, so
 ``results/<name>/`` still hold records computed with ``eigh``. Each config that
 ``kpca-bench report --list-configs`` names (or only those ``--only`` names) runs

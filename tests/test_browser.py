@@ -255,7 +255,7 @@ def overflow(driver, element) -> int:
 
 @pytest.mark.slow
 def test_the_reports_first_screen_is_a_sentence_and_a_table_that_fits_1280_px(browser, current_report_page):
-    """Issue 44: REPORT.html opens with the headline sentence and the compact per-paper table, with no sideways
+    """REPORT.html opens with the headline sentence and the compact per-paper table, with no sideways
     overflow at 1280 px (the window's width here); the per-reading and deviation columns come below."""
     assert browser.get_window_size()["width"] == 1280
     open_page(browser, current_report_page, "report_first_screen")

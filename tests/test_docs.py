@@ -127,7 +127,7 @@ def test_broken_links_finds_a_missing_file_and_a_missing_anchor(tmp_path):
         ("Where kernel PCA stands on ADBench", "where-kernel-pca-stands-on-adbench"),
         ("Whole runs and the papers' targets", "whole-runs-and-the-papers-targets"),
         ('Eigensolvers and eigen_solver="auto"', "eigensolvers-and-eigen_solverauto"),
-        ("Command-line start-up (issue 17)", "command-line-start-up-issue-17"),
+        ("SKPCA (elastic net) in ADBench: tried, not merged", "skpca-elastic-net-in-adbench-tried-not-merged"),
     ],
 )
 def test_both_slugs_give_the_anchor_a_code_host_gives(heading, anchor):

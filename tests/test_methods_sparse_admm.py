@@ -176,7 +176,7 @@ def test_warm_and_zero_admm_starts_reach_the_same_components(blobs):
 
 
 def test_printed_threshold_uses_lam_in_place_of_lam1(blobs):
-    """Issue 20 item 4: Algorithm 1's step 7 as printed, S_{lam / rho}."""
+    """Algorithm 1's step 7 as printed, S_{lam / rho}."""
     params = dict(gamma=GAMMA, lam=0.02, rho=0.01, max_iter=50, max_outer_iter=20)
     printed = L1SparseKernelPCA(3, lam1=0.005, threshold="lam", **params).fit(blobs)
     assert_allclose(printed.raw_coef_, L1SparseKernelPCA(3, lam1=0.02, **params).fit(blobs).raw_coef_, atol=1e-12)
@@ -186,7 +186,7 @@ def test_printed_threshold_uses_lam_in_place_of_lam1(blobs):
 
 @pytest.mark.parametrize("cls, params", [(L1SparseKernelPCA, {"lam1": 0.005}), (L21SparseKernelPCA, {"mu21": 0.01})])
 def test_raw_projection_is_eq5_with_the_algorithms_A(blobs, cls, params):
-    """Issue 20 item 6: projection="raw" projects with A itself; "unit" with A's columns scaled to norm 1."""
+    """projection="raw" projects with A itself; "unit" with A's columns scaled to norm 1."""
     unit = cls(3, gamma=GAMMA, lam=0.5, **params).fit(blobs)
     raw = cls(3, gamma=GAMMA, lam=0.5, projection="raw", **params).fit(blobs)
     assert_array_equal(raw.dual_coef_, raw.raw_coef_)
@@ -198,7 +198,7 @@ def test_raw_projection_is_eq5_with_the_algorithms_A(blobs, cls, params):
 
 @pytest.mark.parametrize("cls, params", [(L1SparseKernelPCA, {"lam1": 1e-4}), (L21SparseKernelPCA, {"mu21": 0.01})])
 def test_zeros_admm_init_restarts_every_outer_loop(blobs, cls, params):
-    """Issue 20 item 5: the printed "Initialize" in each outer loop; the first outer loop starts at 0 either way."""
+    """The printed "Initialize" in each outer loop; the first outer loop starts at 0 either way."""
     params = dict(gamma=GAMMA, max_iter=3, eps_outer=1e-12, **params)
     first = [cls(2, max_outer_iter=1, admm_init=init, **params).fit(blobs).raw_coef_ for init in ADMM_INITS]
     assert_array_equal(*first)
@@ -225,7 +225,7 @@ def test_outer_loops_stopped_at_max_outer_iter_are_warned(blobs, cls, params):
     ],
 )
 def test_leading_spectrum_first_gives_the_full_spectrums_result(blobs, monkeypatch, cls, params, empty):
-    """Issue 19: empty components from the top eigenpairs alone; otherwise a restart on the full spectrum."""
+    """Empty components from the top eigenpairs alone (the fast path); otherwise a restart on the full spectrum."""
     full = cls(3, gamma=GAMMA, **params).fit(blobs)  # 60 samples: below the threshold, full spectrum only
     leading, calls = sparse_admm.Spectrum.leading, []
     monkeypatch.setattr(sparse_admm, "LEADING_SPECTRUM_MIN_SAMPLES", 2)
@@ -266,7 +266,7 @@ def test_scikit_learn_estimator_checks(estimator, check):
 
 
 def test_l21_rho_init_carried_keeps_the_balanced_rho_across_outer_loops(blobs):
-    """Issue 20: Algorithm 2 step 3 initialises Q, A, W only; ``rho_init="carried"`` starts each later ADMM run
+    """Algorithm 2 step 3 initialises Q, A, W only; ``rho_init="carried"`` starts each later ADMM run
     from the rho_21 the balancing left, while A and W still restart at 0."""
     params = dict(gamma=GAMMA, mu21=1e-3, rho21=0.01, max_iter=5, eps_outer=1e-12, admm_init="zeros", max_outer_iter=3)
     initial = L21SparseKernelPCA(2, **params).fit(blobs)
@@ -286,7 +286,7 @@ def test_l21_rho_init_carried_keeps_the_balanced_rho_across_outer_loops(blobs):
 
 @pytest.mark.parametrize("cls, params", [(L1SparseKernelPCA, {"lam1": 1e-4}), (L21SparseKernelPCA, {"mu21": 1e-3})])
 def test_outer_stop_cap_runs_the_preset_outer_loops(blobs, cls, params):
-    """Issue 20: "while not convergent or within the preset iteration" (Algorithms 1-2) read as a fixed count."""
+    """Algorithms 1-2's "while not convergent or within the preset iteration" read as a fixed count."""
     params = dict(gamma=GAMMA, max_iter=5, eps_outer=1e3, max_outer_iter=4, **params)
     stop = cls(2, **params).fit(blobs)
     cap = cls(2, outer_stop="cap", **params).fit(blobs)
@@ -305,7 +305,7 @@ def test_outer_stop_cap_runs_the_preset_outer_loops(blobs, cls, params):
 @pytest.mark.filterwarnings("ignore:.*sparse components have no non-zero coefficient")
 @pytest.mark.parametrize("cls, penalty", [(L1SparseKernelPCA, "lam1"), (L21SparseKernelPCA, "mu21")])
 def test_empty_components_name_the_components_without_a_non_zero_coefficient(blobs, cls, penalty):
-    """Issue 32: a penalty that empties every component leaves a model without components, and it says so."""
+    """A penalty that empties every component leaves a model without components, and it says so."""
     for value, empty in ((1e-4, False), (100.0, True)):
         model = cls(3, gamma=GAMMA, **{penalty: value}).fit(blobs)
         assert_array_equal(model.empty_components_, [empty] * 3)

@@ -178,7 +178,7 @@ def test_table1_pairs_the_papers_trials_with_the_runs(results, config_dir):
 
 
 def test_a_wang_tanaka_model_without_components_is_marked_in_every_das_table(results, config_dir):
-    """Issue 32: the flag of trials.csv and summary.csv reaches Table I, the AUROC, sparsity and rule tables."""
+    """The flag of trials.csv and summary.csv reaches Table I, the AUROC, sparsity and rule tables."""
     trials = pd.read_csv(results / "mnist" / "trials.csv")
     trials["degenerate"] = ["", "", "no components: 15 of 15 empty", ""]
     trials.to_csv(results / "mnist" / "trials.csv", index=False)

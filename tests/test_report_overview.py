@@ -515,7 +515,7 @@ def test_shipped_choices_parse_and_name_a_source_and_existing_variants():
 
 
 def test_the_headline_is_the_headline_runs_count_and_ignores_a_better_reading(tree):
-    """Issue 44: two readings of tiny, the headline (1 of 2 within) and tiny_literal (2 of 2): the first line and the
+    """Two readings of tiny, the headline (1 of 2 within) and tiny_literal (2 of 2): the first line and the
     first table give the headline's count, recomputed here from the summaries, and the better reading only as the
     top of the range, labelled as chosen after the runs."""
     add_variant(tree, 0.81)
@@ -610,7 +610,7 @@ def test_a_number_inside_the_floor_only_is_its_own_column_never_within(tree):
 
 
 def test_wang_breast_cancer_deviations_point_one_way_and_its_deviations_say_so():
-    """Issue 44: all 16 accuracy, precision, recall and F1 values of the committed run lie above the paper's; the
+    """All 16 accuracy, precision, recall and F1 values of the committed run lie above the paper's; the
     finding is computed from the run's summary and numbers.yaml, not typed by hand."""
     from kpca_bench.experiment.config_parser import load_config
     from reproductions.framework.paper_findings import deviation_lines, paper_comparison
@@ -652,7 +652,7 @@ SUITE = textwrap.dedent("""\
 def test_a_section_the_report_cannot_build_is_a_line_naming_what_is_missing_and_report_exits_non_zero(
     tree, monkeypatch, config, missing
 ):
-    """Issue 39: a suite config whose extra is not installed (PyOD hidden here), or a suite not run, is no longer
+    """A suite config whose extra is not installed (PyOD hidden here), or a suite not run, is no longer
     dropped in silence."""
     monkeypatch.chdir(tree)
     from kpca_bench.methods.registry import _import_path_spec

@@ -187,7 +187,7 @@ def test_shipped_diagnostics_are_li_s_uncentred_re_and_ocsvm_predictions():
 
 @pytest.mark.parametrize("flagged", [2, 0])
 def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy, tmp_path, flagged):
-    """Issue 32: the comparison carries the summary's flag; REPORT.md marks the row and names the number."""
+    """The comparison carries the summary's flag; REPORT.md marks the row and names the number."""
     from reproductions.framework.compare import degenerate_line
     from reproductions.framework.paper_findings import numbers_table
 
@@ -209,7 +209,7 @@ def test_a_paper_number_that_rests_on_a_degenerate_model_is_marked_and_named(toy
 
 
 def test_a_sweep_number_reached_by_constant_score_cells_alone_is_marked(toy, tmp_path):
-    """Issue 44: the table's number is the median over the trials; constant-score cells alone reach it in most."""
+    """The table's number is the median over the trials; constant-score cells alone reach it in most."""
     path = toy / "configs" / "tiny.yaml"
     run = tmp_path / "run"
     run.mkdir()

@@ -155,7 +155,7 @@ def test_ranks_carry_bootstrap_intervals(separated):
 
 
 def test_ranks_1_2_9_10_with_cd_1_5_draw_two_bars(tmp_path, monkeypatch):
-    # The case of issue 29: a matrix of ones joined all four; the Nemenyi p-values separate {A, B} from {C, D}.
+    # Once a matrix of ones joined all four in one bar; the Nemenyi p-values separate {A, B} from {C, D}.
     ranks = pd.Series({"A": 1.0, "B": 2.0, "C": 9.0, "D": 10.0})
     p_values = pd.DataFrame(
         [[0.0 if abs(ranks[a] - ranks[b]) > 1.5 else 1.0 for b in ranks.index] for a in ranks.index],
@@ -388,7 +388,7 @@ def test_the_committed_adbench_suite_under_wilcoxon_holm_draws_no_bar_over_a_sep
         for low, high in spans:
             under = ranks[(ranks >= low) & (ranks <= high)].index
             assert (p_values.loc[under, under] >= 0.05).all().all(), (metric, low, high)
-            # Issue 39: Holm separates SKPCA RE from L1-KPCA RE, and the clique's bar ran over SKPCA RE.
+            # Here Holm separates SKPCA RE from L1-KPCA RE, and the old clique-based bar ran over SKPCA RE.
             assert not {"L1-KPCA RE", "SKPCA RE"} <= set(under) or p_values.loc["L1-KPCA RE", "SKPCA RE"] >= 0.05
 
 

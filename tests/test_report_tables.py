@@ -1,5 +1,5 @@
-"""The summary table of a run: a method whose trials are flagged is marked with why (issue 32), a fit stopped on its
-iteration limit as not converged (issue 39); F1 beside its cut and why it is low where the cut makes it so."""
+"""The summary table of a run: a method whose trials are flagged is marked with why, a fit stopped on its
+iteration limit as not converged; F1 beside its cut and why it is low where the cut makes it so."""
 
 import pandas as pd
 
