@@ -38,7 +38,8 @@ class Results:
     ----------
     records : one row per cell (method setting x trial), as ``trials.csv``; a suite's rows carry a
         ``dataset`` column. Failed cells are rows with ``status`` ``failed`` and their ``error``.
-    summary : as ``summary.csv``: mean and std per method (a suite: per dataset and method).
+    summary : as ``summary.csv``: mean and std per method (a suite: per dataset and method, a ``dataset`` column
+        beside ``method``).
     folder : the results folder, ``<out>/<name>/`` (``<out>/<profile>/<name>/`` for a reduced profile).
     config : the config as run (its methods and overrides included).
     outcome : cells planned, reused and run, the failed cells' records and a suite's skipped datasets.

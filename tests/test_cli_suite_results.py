@@ -145,7 +145,7 @@ def test_a_suites_terminal_summary_opens_with_its_verdict(tmp_path, capsys):
     from kpca_bench.cli.render import print_run_summary
 
     verdict = "AUROC: no detectable difference among the 4 methods at this size (7 datasets; Friedman p = 0.934)."
-    summary = pd.DataFrame({"method": ["d / KPCA RE"], "auroc_mean": [0.8], "auroc_std": [0.1]})
+    summary = pd.DataFrame({"dataset": ["d"], "method": ["KPCA RE"], "auroc_mean": [0.8], "auroc_std": [0.1]})
     results = SimpleNamespace(
         outcome=SimpleNamespace(n_run=7, n_reused=0),
         summary=summary,
@@ -157,6 +157,8 @@ def test_a_suites_terminal_summary_opens_with_its_verdict(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == verdict
     assert lines[-1] == "written:" and lines[-2] == verdict
+    row = next(line for line in lines if "KPCA RE" in line)
+    assert [cell.strip() for cell in row.split("│")[1:3]] == ["d", "KPCA RE"]  # the dataset and the method in columns of their own
 
 
 def test_two_suites_correct_the_per_method_tests_for_their_number():

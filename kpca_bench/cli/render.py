@@ -57,7 +57,9 @@ def print_run_summary(results, seconds: float) -> None:
     out.print(f"{outcome.n_run} cells run, {outcome.n_reused} reused in {seconds:.1f} s", highlight=False)
     if not summary.empty:
         table = new_table(title=f"{results.folder.name}: mean ± std over the finished trials", title_justify="left")
-        table.add_column("method", no_wrap=True)
+        named = [c for c in ("dataset", "method") if c in summary.columns]  # a suite's rows: dataset, method
+        for column in named:
+            table.add_column(column, no_wrap=True)
         shown = [c for c in summary.columns if c.endswith("_mean")]
         extra = [c for c in ("trials", "planned", "failed") if c in summary.columns]
         for column in extra:
@@ -65,7 +67,7 @@ def print_run_summary(results, seconds: float) -> None:
         for column in shown:
             table.add_column(column.removesuffix("_mean"), justify="right", overflow="fold")
         for _, row in summary.iterrows():
-            cells = [str(row["method"])] + [str(row[c]) if pd.notna(row[c]) else "–" for c in extra]
+            cells = [str(row[c]) for c in named] + [str(row[c]) if pd.notna(row[c]) else "–" for c in extra]
             for column in shown:
                 std = row.get(column.removesuffix("_mean") + "_std")
                 value = row[column]

@@ -10,7 +10,7 @@ Written to the suite's folder, beside the per-dataset sub-folders:
   ``wilcoxon_holm_auprc.csv``: every pair of methods; ``posthoc_p_auroc.csv``, ``posthoc_p_auprc.csv``: the
   config's post-hoc p-values, methods x methods; ``win_tie_loss.csv``: each kernel-PCA variant against each
   other detector;
-* ``summary.csv``: one row per dataset / method (the numbers a blessed check compares);
+* ``summary.csv``: one row per dataset and method, in columns of their own (the numbers a blessed check compares);
 * ``cd_auroc.png``, ``cd_auprc.png`` (critical-difference diagrams, their bars the runs of methods in rank order
   the config's post-hoc test does not separate) beside ``cd_groups_auroc.csv``, ``cd_groups_auprc.csv`` (those
   groups);
@@ -519,13 +519,12 @@ def tables_of(
     config: Config, records: dict[str, list[dict]], table: pd.DataFrame, stats: dict, figures: list[str]
 ) -> SuiteTables:
     """The suite's tables from its table of datasets and methods and its statistics."""
-    summary = table.assign(method=table["dataset"] + " / " + table["method"])
     verdict = "\n\n".join(
         filter(None, [incomplete_line(table), headline(config, stats, flags=flag_lines(config, records))])
     )
     return SuiteTables(
         table,
-        summary.drop(columns=["dataset", *SIZE_COLUMNS], errors="ignore"),
+        table.drop(columns=list(SIZE_COLUMNS), errors="ignore"),
         rank_frame(stats),
         stats["auroc"].get("wilcoxon", pd.DataFrame()),
         figures,

@@ -37,12 +37,21 @@ def blessed_tolerance(metric: str) -> float:
     return 0.5 if metric.startswith("sparsity") else 0.01
 
 
-def summary_metrics(directory: Path) -> pd.DataFrame:
-    """A run's summary as a long table: method, metric, value (means and protocol statistics, no spreads or times)."""
+def read_summary(directory: Path) -> pd.DataFrame:
+    """A run's ``summary.csv``, each row named by its ``method``; a suite's rows ``<dataset> / <method>``, the name
+    its blessed numbers have."""
     path = Path(directory) / "summary.csv"
     if not path.exists():
         raise KpcaBenchError(f"{path} does not exist; run the config first (kpca-bench run)")
     summary = pd.read_csv(path)
+    if "dataset" not in summary:
+        return summary
+    return summary.assign(method=summary["dataset"] + " / " + summary["method"]).drop(columns="dataset")
+
+
+def summary_metrics(directory: Path) -> pd.DataFrame:
+    """A run's summary as a long table: method, metric, value (means and protocol statistics, no spreads or times)."""
+    summary = read_summary(directory)
     metrics = [
         c
         for c in summary.select_dtypes("number").columns
@@ -113,7 +122,7 @@ def compare_with_papers(config_path: str, config: Config, directory: Path) -> pd
         )
     reference = pd.DataFrame(entries).rename(columns={"value": "reference"}).assign(config=config_path)
     table = _compare(reference[["config", "method", "metric", "reference", "tolerance"]], summary_metrics(directory))
-    reasons = degenerate_reasons(pd.read_csv(Path(directory) / "summary.csv"))
+    reasons = degenerate_reasons(read_summary(directory))
     constant = constant_statistics(directory)
     return table.assign(
         degenerate=[
