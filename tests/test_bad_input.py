@@ -1083,7 +1083,7 @@ def test_a_damaged_environment_json_is_set_aside_keeping_its_history(finished_ru
 def test_a_damaged_lock_file_does_not_stop_a_run(finished_run, damage, damaged):
     path = finished_run / damaged
     if damage == "a folder":
-        path.unlink()
+        path.unlink(missing_ok=True)
         (path / "inside").mkdir(parents=True)
     else:
         path.write_bytes(DAMAGE[damage])
@@ -1093,8 +1093,7 @@ def test_a_damaged_lock_file_does_not_stop_a_run(finished_run, damage, damaged):
         assert result.exit_code == 2 and result.stderr.count("\n") == 1 and ".kpca-bench.holder" in result.stderr
         return
     assert result.exit_code == 0 and "Traceback" not in result.output + result.stderr, result.stderr
-    holder = json.loads((finished_run / ".kpca-bench.holder").read_text())
-    assert holder["pid"] == os.getpid()  # the holder is written anew
+    assert not (finished_run / ".kpca-bench.holder").exists()  # written anew, and removed as the run let go
     assert (finished_run / ".kpca-bench.damaged.lock" / "inside").is_dir() == moved_aside
     assert result.stderr.count("\n") == moved_aside
 

@@ -158,7 +158,10 @@ def test_a_suites_terminal_summary_opens_with_its_verdict(tmp_path, capsys):
     assert lines[0] == verdict
     assert lines[-1] == "written:" and lines[-2] == verdict
     row = next(line for line in lines if "KPCA RE" in line)
-    assert [cell.strip() for cell in row.split("│")[1:3]] == ["d", "KPCA RE"]  # the dataset and the method in columns of their own
+    assert [cell.strip() for cell in row.split("│")[1:3]] == [
+        "d",
+        "KPCA RE",
+    ]  # the dataset and the method in columns of their own
 
 
 def test_two_suites_correct_the_per_method_tests_for_their_number():

@@ -25,11 +25,13 @@ def test_a_second_holder_is_refused_naming_the_first(tmp_path):
                 pass
 
 
-def test_the_lock_is_free_again_after_the_block(tmp_path):
+def test_the_lock_is_free_again_after_the_block_and_only_the_empty_lock_file_stays(tmp_path):
     with folder_lock(tmp_path):
-        pass
+        assert (tmp_path / HOLDER_FILE).is_file()
     with folder_lock(tmp_path, wait=False):
         pass
+    assert [path.name for path in tmp_path.iterdir()] == [".kpca-bench.lock"]
+    assert (tmp_path / ".kpca-bench.lock").stat().st_size == 0
 
 
 def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):

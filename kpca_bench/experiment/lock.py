@@ -3,7 +3,8 @@
 One run writes to a folder at a time. The lock is a :class:`filelock.FileLock` on
 ``.kpca-bench.lock`` in the folder (``flock`` on POSIX, ``msvcrt`` on Windows); beside it,
 ``.kpca-bench.holder`` holds the holder's pid, host and start time so that a second run can say
-whom it waits for. The operating system releases the lock when its process dies however it dies,
+whom it waits for; the holder removes it before it lets go. The lock file stays, empty: filelock never removes
+it on POSIX, since a run waiting on a removed file and a run that made it anew would both hold "the" lock. The operating system releases the lock when its process dies however it dies,
 so the lock of a killed run is simply taken over by the next one, whatever the holder file still
 says. The holder file only names the holder, so unreadable content is simply rewritten; a folder
 in the lock's place is moved aside. Readers (``report``, ``check``'s comparison, the papers'
@@ -12,6 +13,7 @@ analyses) do not take the lock: the store is append-only and tables are replaced
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -86,6 +88,7 @@ def folder_lock(directory: Path, *, wait: bool = True, notify: Callable[[str], N
         _write_holder(holder_path)
         yield
     finally:
+        _remove_holder(holder_path)
         lock.release()
 
 
@@ -100,6 +103,14 @@ def _acquired(lock, path: Path, **acquire) -> bool:
     except OSError as error:
         raise StorageError.from_os_error(path, error) from None
     return True
+
+
+def _remove_holder(path: Path) -> None:
+    """Remove the holder file while the lock is still held (the next holder writes its own); one that cannot be
+    removed only names a holder that is gone, which a waiting run is told as it is."""
+    if path.is_file():
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def _write_holder(path: Path) -> None:
