@@ -22,11 +22,8 @@ EXECUTABLE = Path(sys.executable).with_name("kpca-bench")
 COMMANDS = [
     "run",
     "plan",
-    "check",
-    "bless",
     "report",
     "compare",
-    "analyse",
     "export",
     "methods",
     "protocols",
