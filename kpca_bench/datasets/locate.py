@@ -7,6 +7,9 @@ each data directory in turn: those listed in ``KPCA_BENCH_DATA`` (separated like
 ``$XDG_CACHE_HOME/kpca-bench``, else ``~/.cache/kpca-bench``). Downloads go to
 the cache only, through a temporary file that is renamed into place once its
 checksum is verified, so a file in a data directory is always complete.
+
+The download is urllib's rather than pooch's: pooch verifies only hashlib's digests, and some originals are
+known only by the id git gives their blob (:mod:`.checksums`), which needs the size before the content.
 """
 
 from __future__ import annotations
