@@ -32,7 +32,7 @@ from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.runner import stored_records
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_table
-from reproductions.framework.reference import reference_values, references_of
+from reproductions.framework.reference import paper_reference, reference_values, references_of
 from reproductions.framework.loader import VARIANTS_DIR
 
 from .report import METHOD_LABELS, das_configs
@@ -56,6 +56,7 @@ COLUMNS = (
 
 def variants_of(headline: Config) -> list[Config]:
     """The variant configs of ``headline`` (``reference.variant_of``) beside it in ``variants/``, in file-name order."""
+    assert headline.folder is not None  # a headline config is read from its file
     configs = map(load_config, sorted((headline.folder / VARIANTS_DIR).glob("*.yaml")))
     return [
         config for config in configs if config.reference is not None and config.reference.variant_of == headline.name
@@ -92,10 +93,11 @@ def verdict(paper: float, tolerance: float, aurocs: pd.Series) -> dict:
 
 def check_rows(headline: Config, aurocs: pd.DataFrame, references: list[dict]) -> list[dict]:
     """The check's rows for one headline config: one per paper method with an AUROC in the paper and in the runs."""
-    refs = reference_values(references, paper=headline.reference.paper, dataset=headline.reference.dataset)
+    reference = paper_reference(headline)
+    refs = reference_values(references, paper=reference.paper, dataset=reference.dataset)
     rows = []
     for method, group in aurocs.groupby("method", sort=False):
-        ref = refs.get((method, METRIC))
+        ref = refs.get((str(method), METRIC))
         if ref is None:
             continue
         rows.append(

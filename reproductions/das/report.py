@@ -34,6 +34,7 @@ from kpca_bench.report.plots import plt, run_title, save_figure, set_title
 from kpca_bench.report.tables import degenerate_marks
 from reproductions.framework.reference import (
     in_reference_order,
+    paper_reference,
     read_reference_mapping,
     reference_folder,
     reference_values,
@@ -255,8 +256,9 @@ def report_tables(results, configs: list[Config], paper: PaperNumbers) -> str:
         "|" + "---|" * 8,
     ]
     for config in configs:
-        dataset = config.reference.dataset
-        refs = reference_values(entries, paper=config.reference.paper, dataset=dataset)
+        reference = paper_reference(config)
+        dataset = reference.dataset
+        refs = reference_values(entries, paper=reference.paper, dataset=dataset)
         summary = _summary(experiment_directory(config, results))
 
         def ours(method, column):
@@ -337,7 +339,7 @@ def threshold_table(results, configs: list[Config]) -> str:
         "|" + "---|" * (4 + len(RULES)),
     ]
     for config in configs:
-        frame, dataset, blank = rule_f1(records[config.name]), config.reference.dataset, " |" * len(RULES)
+        frame, dataset, blank = rule_f1(records[config.name]), paper_reference(config).dataset, " |" * len(RULES)
         if frame.empty:
             lines.append(f"| {dataset} | {NOT_RECORDED if records[config.name] else 'not run'} | | |{blank}")
             continue
@@ -372,6 +374,7 @@ def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Pat
     """Das figures and tables of one finished run: the marked box plot, and Table I for Table I's dataset."""
     trials = pd.read_csv(trials_file(directory))
     written = [directory / "f1_box_das.png"]
+    assert config.dataset is not None  # a paper's config names one dataset
     das_box_plot(
         trials[trials["status"] == "ok"],
         title=run_title(config.name, config.dataset.name),
@@ -379,7 +382,7 @@ def finish_run(config: Config, directory: Path, paper: PaperNumbers) -> list[Pat
         path=written[0],
         marks=degenerate_marks(pd.read_csv(directory / "summary.csv")),
     )
-    if config.reference.dataset == paper.table1_dataset:
+    if paper_reference(config).dataset == paper.table1_dataset:
         written.append(write_table1(directory, paper))
     return written
 

@@ -57,18 +57,24 @@ class Reproduction:
     key: str = ""
     folder: Path | None = None
 
+    @property
+    def home(self) -> Path:
+        """``folder``, which :func:`load_reproduction` sets."""
+        assert self.folder is not None, f"{self.reference}: a reproduction's folder is set by load_reproduction"
+        return self.folder
+
     def config_paths(self) -> list[Path]:
         """Its configs (``<folder>/configs/*.yaml``), in file-name order."""
-        return sorted((self.folder / CONFIGS_DIR).glob("*.yaml"))
+        return sorted((self.home / CONFIGS_DIR).glob("*.yaml"))
 
     @property
     def reference_dir(self) -> Path:
         """Its reference files (``<folder>/reference/``: numbers.yaml, deviations.yaml, claims.yaml, choices.yaml)."""
-        return self.folder / REFERENCE_DIR
+        return self.home / REFERENCE_DIR
 
     def variant_paths(self) -> list[Path]:
         """Its variants (``<folder>/configs/variants/*.yaml``), in file-name order."""
-        return sorted((self.folder / CONFIGS_DIR / VARIANTS_DIR).glob("*.yaml"))
+        return sorted((self.home / CONFIGS_DIR / VARIANTS_DIR).glob("*.yaml"))
 
 
 def load_reproduction(folder: Path) -> Reproduction:
@@ -82,8 +88,9 @@ def load_reproduction(folder: Path) -> Reproduction:
     if str(init.parent.parent) not in list(package.__path__):
         package.__path__.append(str(init.parent.parent))
     module = sys.modules.get(name)
-    if module is None or Path(module.__file__).resolve() != init:
+    if module is None or module.__file__ is None or Path(module.__file__).resolve() != init:
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(init.parent)])
+        assert spec is not None and spec.loader is not None, f"{init}: no module spec"  # a .py file always has one
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
@@ -122,6 +129,7 @@ def papers_by_dataset(root: Path = DEFAULT_REPRODUCTIONS_DIR) -> dict[str, list[
     for reproduction in load_reproductions(root).values():
         for path in reproduction.config_paths():
             for _, member in load_config(path).members():
+                assert member.dataset is not None  # a member of a config names one dataset
                 users = papers.setdefault(member.dataset.name, [])
                 if reproduction.reference not in users:
                     users.append(reproduction.reference)

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from kpca_bench.errors import ConfigError
+from kpca_bench.experiment.config import Config, ReferenceConfig
 from kpca_bench.experiment.yaml_loader import read_yaml
 
 REFERENCE_DIR = "reference"
@@ -109,6 +110,12 @@ def references_of(config_paths) -> list[dict]:
     """The paper's numbers of the reproductions holding ``config_paths``, each reference folder read once."""
     folders = dict.fromkeys(reference_folder(path) for path in config_paths)
     return [entry for folder in folders for entry in load_references(folder)]
+
+
+def paper_reference(config: Config) -> ReferenceConfig:
+    """``config.reference`` of a config that reproduces a paper's numbers (a reproduction's configs all name one)."""
+    assert config.reference is not None, f"{config.source or config.name} names no reference (the paper's numbers)"
+    return config.reference
 
 
 def reference_values(entries: list[dict], *, paper: str, dataset: str) -> dict[tuple[str, str], dict]:

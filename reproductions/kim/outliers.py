@@ -54,6 +54,7 @@ def outlier_table(config_paths: list[Path], results_root) -> pd.DataFrame:
     rows = []
     for path in config_paths:
         config = load_config(path)
+        assert config.dataset is not None  # Kim et al.'s configs name one dataset each
         directory = experiment_directory(config, results_root)
         ok = [r for r in ResultStore(directory).load().values() if r["status"] == "ok"]
         if not ok or not (directory / "summary.csv").exists():
@@ -81,6 +82,7 @@ def paired_l1_l2(config_paths: list[Path], results_root) -> pd.DataFrame:
     rows = []
     for path in config_paths:
         config = load_config(path)
+        assert config.dataset is not None  # Kim et al.'s configs name one dataset each
         trials_path = trials_file(experiment_directory(config, results_root))
         if not trials_path.exists():
             continue
@@ -121,6 +123,7 @@ def table_markdown(table: pd.DataFrame) -> str:
     header = ["dataset", "n", "outliers", "dimension", *methods]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for (config, dataset), group in table.groupby(["config", "dataset"], sort=False):
+        dataset = str(dataset)  # a dataset's name (outlier_table)
         if group["method"].isna().all():
             lines.append("| " + " | ".join([dataset, *["–"] * 3, *["not run"] * len(methods)]) + " |")
             continue

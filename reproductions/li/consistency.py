@@ -50,7 +50,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reproductions.framework.reference import reference_values, references_of
+from reproductions.framework.reference import paper_reference, reference_values, references_of
 from kpca_bench.report.sweep import METRICS, sweep_frame
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_table
@@ -142,14 +142,15 @@ def consistency_frame(results_root: Path, config_paths: list[Path]) -> pd.DataFr
     references = references_of(config_paths)
     rows = []
     for config in li_configs(config_paths, references):
-        if config.reference.variant_of:
+        reference = paper_reference(config)
+        if reference.variant_of:
             continue
         directory = experiment_directory(config, results_root)
         if not ResultStore(directory).exists():
             continue
         stem = config.name  # the Li configs are named after their files
         frame = sweep_frame(config, [r for r in ResultStore(directory).load().values() if r["status"] == "ok"])
-        refs = reference_values(references, paper=config.reference.paper, dataset=config.reference.dataset)
+        refs = reference_values(references, paper=reference.paper, dataset=reference.dataset)
         for method, (column, setting) in SETTINGS.items():
             if frame.empty or method not in set(frame["entry"]):
                 continue

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reproductions.framework.reference import in_reference_order, reference_values, references_of
+from reproductions.framework.reference import in_reference_order, paper_reference, reference_values, references_of
 from kpca_bench.report.sweep import METRICS
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
@@ -49,7 +49,7 @@ def comparison_row(config: Config, entry: str, statistic: str, group: pd.DataFra
     split0 = group.loc[group["trial"] == group["trial"].min(), "auroc"].iloc[0]
     return {
         "table": ref["source"] if ref else "",
-        "dataset": config.reference.dataset,
+        "dataset": paper_reference(config).dataset,
         "method": entry,
         "statistic": statistic,
         "paper": ref["value"] if ref else float("nan"),
@@ -70,9 +70,11 @@ def comparison_frame(results: Path, config_paths: list[Path]) -> pd.DataFrame:
         path = experiment_directory(config, results) / "sweep_statistics.csv"
         if not path.exists():
             continue
-        refs = reference_values(references, paper=config.reference.paper, dataset=config.reference.dataset)
+        reference = paper_reference(config)
+        refs = reference_values(references, paper=reference.paper, dataset=reference.dataset)
         stats = pd.read_csv(path)
         for (entry, statistic), group in stats.groupby(["entry", "statistic"], sort=False):
+            entry, statistic = str(entry), str(statistic)  # read as text from sweep_statistics.csv
             rows.append(comparison_row(config, entry, statistic, group, refs.get((entry, METRICS[statistic]))))
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["delta_split0"] = frame["ours_split0"] - frame["paper"]

@@ -66,6 +66,7 @@ def draw_panel(ax, label: str, scores: np.ndarray, classes: np.ndarray) -> None:
 def figure2(config_path: Path, results_root: Path) -> Path:
     """Draw one panel per method entry into ``<results_root>/<config name>/``; return the PNG path."""
     config = load_config(config_path)
+    assert config.dataset is not None  # the Figure 2 config names one dataset
     panels = score_panels(config, results_root)
     fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.8), squeeze=False)
     for ax, panel in zip(axes[0], panels):

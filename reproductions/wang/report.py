@@ -18,7 +18,13 @@ import numpy as np
 import pandas as pd
 
 from kpca_bench.errors import ConfigError
-from reproductions.framework.reference import read_reference_mapping, reference_folder, reference_values, references_of
+from reproductions.framework.reference import (
+    paper_reference,
+    read_reference_mapping,
+    reference_folder,
+    reference_values,
+    references_of,
+)
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.planning import experiment_directory
@@ -237,7 +243,9 @@ def grid_check_rows(dataset: str, table: pd.DataFrame) -> list[str]:
         f"| {dataset} | {r.method} | {r.trials} | {r.reduced:.4f} | {r.widened:.4f} | {r.delta:+.4f} "
         f"[{r.delta_min:+.4f}, {r.delta_max:+.4f}] | {r.cv_reduced:.4f} / {r.cv_widened:.4f} | "
         f"{r.differs} of {r.trials} | {r.moved} | "
-        + ("–" if pd.isna(r.paper) else f"{r.paper:.4f} ± {r.tolerance:g}")
+        # pandas-stubs types an itertuples field as any scalar (Period, Interval, bytes...), wider than its own
+        # pd.isna accepts; "paper" holds floats (NaN where the paper has none)
+        + ("–" if pd.isna(r.paper) else f"{r.paper:.4f} ± {r.tolerance:g}")  # type: ignore[arg-type, str-bytes-safe]
         + f" | {_holds(r.holds_reduced)} / {_holds(r.holds_widened)} |"
         for r in table.itertuples()
     ]
@@ -250,7 +258,7 @@ def other_columns_rows(dataset: str, reduced: pd.DataFrame, widened: pd.DataFram
     for method, group in paired_trials(reduced, widened).groupby("method", observed=True, sort=False):
         cells = []
         for column in COLUMNS[1:]:
-            metric = _metric(method, column)
+            metric = _metric(str(method), column)  # a method's label
             ref = references.get((method, f"{metric}_mean"))
             values = []
             for grid in ("reduced", "widened"):
@@ -265,8 +273,9 @@ def other_columns_rows(dataset: str, reduced: pd.DataFrame, widened: pd.DataFram
 def dataset_section(config: Config, summary: pd.DataFrame, trials: pd.DataFrame, references: dict) -> list[str]:
     """One of Tables 3-5 (section 4.2): paper beside ours, the chosen hyper-parameters, the other-class scores."""
     source = next(iter(references.values()))["source"] if references else "no table"
+    assert config.dataset is not None  # a Wang config names one dataset
     return [
-        f"## {source}: {config.reference.dataset} (`{config.dataset.name}`, {int(summary['trials'].max())} "
+        f"## {source}: {paper_reference(config).dataset} (`{config.dataset.name}`, {int(summary['trials'].max())} "
         f"repeats, {config.options.train_size} training rows)",
         "",
         *paper_table(config, summary, references),
@@ -302,29 +311,29 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
     sparsity, timing, checks, others = [], [], [], []
     for path in configs:
         config = load_config(path)
+        reference = paper_reference(config)
         directory = experiment_directory(config, results_root)
         if not (directory / "summary.csv").exists():
-            out += [f"## {config.reference.dataset}", "", f"not run: no {directory}/summary.csv", ""]
+            out += [f"## {reference.dataset}", "", f"not run: no {directory}/summary.csv", ""]
             continue
         summary = pd.read_csv(directory / "summary.csv")
         trials = pd.read_csv(trials_file(directory))
         trials["method"] = pd.Categorical(trials["method"], categories=list(summary["method"]), ordered=True)
-        references = reference_values(entries, paper=config.reference.paper, dataset=config.reference.dataset)
+        references = reference_values(entries, paper=reference.paper, dataset=reference.dataset)
         out += dataset_section(config, summary, trials, references)
-        sparsity += [f"| **{config.reference.dataset}** | | | | |", *sparsity_rows(summary, references)]
+        sparsity += [f"| **{reference.dataset}** | | | | |", *sparsity_rows(summary, references)]
         per_method = trials.groupby("method", observed=True)["wall_time"].agg(["median", "sum"])
         timing += [
-            f"| {config.reference.dataset} | {m} | {r['median']:.1f} | {r['sum'] / 60:.1f} |"
-            for m, r in per_method.iterrows()
+            f"| {reference.dataset} | {m} | {r['median']:.1f} | {r['sum'] / 60:.1f} |" for m, r in per_method.iterrows()
         ]
         check = trials_file(experiment_directory(load_config(grid_check_config(path)), results_root))
         if not check.exists():
-            checks.append(f"| {config.reference.dataset} | not run: no {check} | | | | | | | | | |")
+            checks.append(f"| {reference.dataset} | not run: no {check} | | | | | | | | | |")
             continue
         widened = pd.read_csv(check)
         widened = widened[widened["status"] == "ok"]
-        checks += grid_check_rows(config.reference.dataset, grid_check(trials, widened, references))
-        others += other_columns_rows(config.reference.dataset, trials, widened, references)
+        checks += grid_check_rows(reference.dataset, grid_check(trials, widened, references))
+        others += other_columns_rows(reference.dataset, trials, widened, references)
     out += [
         '## What the paper\'s "sparsity" is',
         "",
