@@ -42,6 +42,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import pandas as pd
 
@@ -209,7 +210,7 @@ def kernel_table(folder: Path | None, label: str, metric: str) -> tuple[pd.DataF
     ``trials.csv`` (one row per cell), and which of those cells its record flags with constant scores; or why
     there is none."""
     trials = None if folder is None else _csv(trials_file(folder))
-    if trials is None or "entry" not in trials or metric not in trials:
+    if folder is None or trials is None or "entry" not in trials or metric not in trials:
         return f"no {metric} per kernel parameter in {folder}"
     rows = trials[(trials["entry"] == label) & (trials["status"] == "ok")]
     swept = [c for c in rows.columns if c.startswith("param_") and rows[c].nunique() > 1]
@@ -226,12 +227,13 @@ def evaluate_most(comparison: Comparison, config: str, other: str, folders: Mapp
     (label, ours_config), (other_label, theirs_config) = side(comparison.method, config), side(other, config)
     ours = kernel_table(folders.get(ours_config), label, comparison.metric)
     theirs = kernel_table(folders.get(theirs_config), other_label, comparison.metric)
-    case = dict(
+    case = _Sides(
         config=config, method=label, other=other_label, metric=comparison.metric, runs=(ours_config, theirs_config)
     )
     missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
+    assert not isinstance(ours, str) and not isinstance(theirs, str)  # else missing
     outcome, detail = most_outcome(ours[0], theirs[0], theirs[1], comparison.better)
     return Case(
         **case,
@@ -264,6 +266,20 @@ def read_side(
 BOUND = "bound"
 
 
+class _Sides(TypedDict):
+    """What a :class:`Case` compares, its outcome aside (``Case(**sides, outcome=...)``)."""
+
+    config: str
+    method: str
+    other: str
+    metric: str
+    runs: tuple[str, ...]
+
+
+class _SidesAt(_Sides):
+    setting: str
+
+
 def evaluate_case(
     comparison: Comparison,
     config: str,
@@ -279,6 +295,7 @@ def evaluate_case(
         return evaluate_most(comparison, config, other, folders)
     (label, ours_config), (other_label, theirs_config) = side(comparison.method, config), side(other, config)
     ours, ours_run = read_side(folders, ours_config, label, comparison.metric, readings, setting)
+    theirs: pd.Series | str
     if other == BOUND:
         theirs, theirs_run, other_label = (
             pd.Series([comparison.bound], dtype=float),
@@ -290,7 +307,7 @@ def evaluate_case(
             folders, theirs_config, other_label, comparison.than_metric or comparison.metric, readings, setting
         )
     missing = list(dict.fromkeys(found for found in (ours, theirs) if isinstance(found, str)))
-    case = dict(
+    case = _SidesAt(
         config=config,
         method=label,
         other=other_label,
@@ -300,6 +317,7 @@ def evaluate_case(
     )
     if missing:
         return Case(**case, outcome="not run", detail="; ".join(missing))
+    assert not isinstance(ours, str) and not isinstance(theirs, str)  # else missing
     outcome, detail = case_outcome(comparison, ours, theirs, paired=ours_run == theirs_run)
     flags = {
         name: degenerate_reason(folders, run, name, comparison.metric)
@@ -455,7 +473,7 @@ READINGS_CSV = "readings.csv"
 def claims_frame(claims: Sequence[ClaimResult]) -> pd.DataFrame:
     """One row per case of each claim, under the headline (``reading``: headline) and under the chosen readings
     (chosen), with the claim's verdict under each; a claim by hand is one row (by hand) with its verdict."""
-    rows = []
+    rows: list[dict[str, object]] = []
     for result in claims:
         base = {"paper": result.paper, "claim": result.claim}
         if not result.computed:
@@ -628,7 +646,9 @@ def paper_claims(
     """The evaluated claims of the reproduction the configs ``config_paths`` belong to."""
     if not config_paths:
         raise KpcaBenchError("no config given: a paper's claims are found through its reproduction's configs")
-    reproduction = load_reproduction(reference_folder(config_paths[0]).parent)
+    folder = reference_folder(config_paths[0])
+    assert folder is not None, f"{config_paths[0]}: a paper's configs are in its reproduction's configs/ folder"
+    reproduction = load_reproduction(folder.parent)
     folders = run_folders({reproduction.key: reproduction}, results_root)
     return evaluate_claims(load_claims(reproduction.reference_dir), folders, readings)
 
