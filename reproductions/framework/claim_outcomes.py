@@ -99,10 +99,12 @@ def bound_outcome(comparison: Comparison, ours: pd.Series, theirs: pd.Series) ->
     """``close`` / ``faster``: the outcome of the means' difference or ratio against the comparison's bound."""
     trials = f"{len(ours)} and {len(theirs)} trials"
     if comparison.kind == "close":
+        assert comparison.margin is not None  # load_claims checks that a close comparison has one
         gap = abs(ours.mean() - theirs.mean())
         return (
             "holds" if gap <= comparison.margin else "fails"
         ), f"{trials}, |difference| {gap:.3f}, margin {comparison.margin:g}"
+    assert comparison.factor is not None  # load_claims checks that a faster comparison has one
     ratio = theirs.mean() / ours.mean()
     return (
         "holds" if ratio >= comparison.factor else "fails"

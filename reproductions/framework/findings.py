@@ -239,7 +239,7 @@ def _comparison_problems(rule: dict, configs: list) -> list[str]:
         problems.append("rule: than must be a non-empty list of method labels")
     if not isinstance(rule.get("settings", {}), dict):
         problems.append("rule: settings must map a setting column to the values kept, e.g. {corruption: [0.05, 0.1]}")
-    bound = BOUNDS.get(rule.get("kind"))
+    bound = BOUNDS.get(rule["kind"]) if "kind" in rule else None
     if bound and not isinstance(rule.get(bound), (int, float)):
         problems.append(f"rule: kind {rule['kind']} needs a number {bound} (and its basis)")
     labels = [rule.get("method", ""), *(rule.get("than") or [])]
