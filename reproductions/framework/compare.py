@@ -11,7 +11,9 @@ config file's folder (:mod:`reproductions.framework.reference`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol, cast
 
 import pandas as pd
 
@@ -24,6 +26,34 @@ from kpca_bench.experiment.store import write_atomic
 BLESSED_FILE = Path("reference") / "quick.csv"
 BLESSED_COLUMNS = ["config", "method", "metric", "value", "tolerance"]
 COMPARISON_COLUMNS = ["config", "method", "metric", "reference", "ours", "delta", "tolerance", "ok"]
+
+
+class NumberRow(Protocol):
+    """A row (``DataFrame.itertuples``) of a table of the paper's numbers: a comparison's or a check's."""
+
+    config: str
+    method: str
+    metric: str
+
+
+class ComparisonRow(NumberRow, Protocol):
+    """A row of a comparison (:data:`COMPARISON_COLUMNS`); ``ours`` and ``delta`` are NaN where not run."""
+
+    reference: float
+    ours: float
+    delta: float
+    tolerance: float
+
+
+# pandas-stubs types every field of an itertuples row as any scalar; these tables' columns are known.
+def number_rows(frame: pd.DataFrame) -> Iterator[NumberRow]:
+    """``frame.itertuples()`` of a table with the columns config, method and metric."""
+    return cast(Iterator[NumberRow], frame.itertuples())
+
+
+def comparison_rows(frame: pd.DataFrame) -> Iterator[ComparisonRow]:
+    """``frame.itertuples()`` of a comparison (:data:`COMPARISON_COLUMNS`, and maybe more)."""
+    return cast(Iterator[ComparisonRow], frame.itertuples())
 
 
 def blessed_tolerance(metric: str) -> float:

@@ -41,7 +41,7 @@ import pandas as pd
 
 from kpca_bench.report.tables import markdown_table
 from kpca_bench.errors import KpcaBenchError
-from reproductions.framework.compare import degenerate_line
+from reproductions.framework.compare import comparison_rows, degenerate_line
 from reproductions.framework.claims import (
     CLAIMS_CSV,
     READINGS_CSV,
@@ -281,7 +281,7 @@ def not_counted_lines(findings: Sequence[PaperFindings]) -> list[str]:
     named = [
         f"`{Path(row.config).stem}` {row.method} {row.metric} ({verdict})"
         for found in findings
-        for row, verdict in zip(found.comparison.itertuples(), found.outcome)
+        for row, verdict in zip(comparison_rows(found.comparison), found.outcome)
         if verdict in (BY_CONSTRUCTION, DEGENERATE)
     ]
     return [f"Not counted ({len(named)}): " + "; ".join(named) + "."] if named else []
@@ -298,7 +298,7 @@ def sensitivity_table(findings: Sequence[PaperFindings]) -> str:
     ]
     lines += [
         f"| `{row.table}` | {row.numbers} | {row.headline} | {row.readings} | {row.low} | {row.high} | {row.mean:.1f} |"
-        for row in frame.itertuples()
+        for row in readings.sensitivity_rows(frame)
     ]
     if len(frame):
         lines.append(
@@ -419,7 +419,7 @@ def table_readings(findings: list[PaperFindings]) -> dict[str, str | None]:
     headline (what the claims' "chosen readings" read)."""
     frame = pd.concat([found.tried for found in findings]) if findings else pd.DataFrame(columns=["table"])
     chosen = frame[frame["chosen"].astype(bool)] if len(frame) else frame
-    return {row.table: None if row.reading == HEADLINE else row.reading for row in chosen.itertuples()}
+    return {row.table: None if row.reading == HEADLINE else row.reading for row in readings.tried_rows(chosen)}
 
 
 def readings_tried_lines(found: PaperFindings) -> list[str]:
@@ -515,7 +515,7 @@ def write_overview(
     evidence = Evidence(
         variant_comparisons(results_root, reproductions), check_results(results_root, deviations), diagnostic
     )
-    findings = paper_findings(results_root, groups, deviations, all_claims(reproductions), evidence)
+    findings = paper_findings(results_root, groups, deviations, evidence)
     claims = evaluate_claims(
         all_claims(reproductions), run_folders(reproductions, results_root), table_readings(findings)
     )

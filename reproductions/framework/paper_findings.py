@@ -18,7 +18,8 @@ from kpca_bench.datasets.files import present
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
 from kpca_bench.errors import KpcaBenchError
-from reproductions.framework.compare import COMPARISON_COLUMNS, compare_with_papers
+from reproductions.framework.claims import ClaimResult
+from reproductions.framework.compare import COMPARISON_COLUMNS, compare_with_papers, comparison_rows, number_rows
 from reproductions.framework.findings import (
     CLAIMS_FILE,
     DEVIATIONS_FILE,
@@ -40,7 +41,7 @@ from reproductions.framework.readings import (
     NOT_RUN,
     WITHIN,
 )
-from reproductions.framework.reference import declared_variants, load_references, reference_folder
+from reproductions.framework.reference import declared_variants, load_references, paper_reference, reference_folder
 from reproductions.framework.loader import DEFAULT_REPRODUCTIONS_DIR, Reproduction, load_reproductions
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
@@ -80,7 +81,7 @@ def paper_configs(reproductions: Mapping[str, Reproduction], claims: Sequence[Cl
     stems = {path.stem for runs in groups.values() for path, _ in runs}
     unknown = sorted({stem for claim in claims for stem in claim.configs} - stems)
     if unknown:
-        folders = ", ".join(sorted({str(r.folder.parent) for r in reproductions.values()}))
+        folders = ", ".join(sorted({str(r.home.parent) for r in reproductions.values()}))
         raise KpcaBenchError(f"claims name configs that are not in {folders}/*/configs: {', '.join(unknown)}")
     for claim in claims:
         groups.setdefault(claim.paper, [])
@@ -124,6 +125,7 @@ def paper_config_paths(reproductions_dir=DEFAULT_REPRODUCTIONS_DIR) -> list[Path
 
 def missing_data(config: Config) -> str | None:
     """Why ``config`` cannot run without a download (its dataset's files are not here), or None if it can."""
+    assert config.dataset is not None  # a paper's config names one dataset
     spec = get_spec(config.dataset.name)
     if not spec.files or present(spec.name, spec.files):
         return None
@@ -157,10 +159,11 @@ def _comparison(results_root: Path, path: Path, config: Config) -> pd.DataFrame:
     """The paper's numbers beside the run's, with each tolerance's parts (``statistical``, ``floor``) and
     ``by_construction``; every number "not run" (ours NaN) if the run has no summary."""
     directory = experiment_directory(config, results_root)
+    reference = config.reference
     entries = [
         e
         for e in load_references(reference_folder(path))
-        if e["paper"] == config.reference.paper and e["dataset"] == config.reference.dataset
+        if reference is not None and e["paper"] == reference.paper and e["dataset"] == reference.dataset
     ]
     try:
         table = compare_with_papers(path.as_posix(), config, directory)
@@ -246,7 +249,7 @@ def numbers_table(
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     verdicts = pd.DataFrame(columns=["best_reading"]) if verdicts is None else verdicts
-    for index, row in zip(comparison.index, comparison.itertuples()):
+    for index, row in zip(comparison.index, comparison_rows(comparison)):
         ours = "not run" if pd.isna(row.ours) else f"{row.ours:.3f}"
         delta = "" if pd.isna(row.delta) else f"{row.delta:+.3f}"
         config = f"`{Path(row.config).stem}`" + (" (stand-in)" if Path(row.config).stem in (stand_in or {}) else "")
@@ -288,7 +291,7 @@ def not_holding(comparison: pd.DataFrame) -> pd.DataFrame:
 def explained_mask(deviation: Deviation, rows: pd.DataFrame) -> pd.Series:
     """Which of ``rows`` (comparison rows) ``deviation`` explains."""
     return pd.Series(
-        [deviation.explains(Path(row.config).stem, row.method, row.metric) for row in rows.itertuples()],
+        [deviation.explains(Path(row.config).stem, row.method, row.metric) for row in comparison_rows(rows)],
         index=rows.index,
         dtype=bool,
     )
@@ -337,7 +340,8 @@ def variant_comparisons(results_root: Path, reproductions: Mapping[str, Reproduc
             table = compare_with_papers(path.as_posix(), config, experiment_directory(config, results_root))
         except KpcaBenchError:
             continue
-        tables[path.stem] = table.assign(config=config.reference.variant_of, variant=config.reference.variant)
+        reference = paper_reference(config)
+        tables[path.stem] = table.assign(config=reference.variant_of, variant=reference.variant)
     return tables
 
 
@@ -394,7 +398,7 @@ def paper_checks(deviations: Sequence[Deviation], evidence: Evidence) -> list[pd
         for name in deviation.checks:
             if (table := evidence.checks.get(name)) is not None:
                 tables.append(
-                    table[[deviation.explains(str(row.config), row.method, row.metric) for row in table.itertuples()]]
+                    table[[deviation.explains(str(row.config), row.method, row.metric) for row in number_rows(table)]]
                 )
     return tables
 
@@ -411,7 +415,7 @@ def classify(comparison: pd.DataFrame, deviations: Sequence[Deviation], evidence
     return verdicts(comparison, deviations, evidence)["outcome"]
 
 
-def numbers_phrase(n: int) -> str:
+def numbers_phrase(n: float) -> str:
     return f"{n} number" if n == 1 else f"{n} numbers"
 
 
@@ -539,13 +543,14 @@ def one_direction_lines(comparison: pd.DataFrame) -> list[str]:
     ]
 
 
-def main_deviation(comparison: pd.DataFrame, deviations: list[Deviation], claims: list[Claim]) -> str:
+def main_deviation(comparison: pd.DataFrame, deviations: list[Deviation], claims: Sequence[ClaimResult]) -> str:
     """The deviation entry explaining the most numbers that ran and missed; else the first claim that does not fully hold."""
     ran = not_holding(comparison).dropna(subset=["ours"])
     count, top = max(
         ((int(explained_mask(d, ran).sum()), d) for d in deviations), key=lambda pair: pair[0], default=(0, None)
     )
     if count:
+        assert top is not None  # a count above 0 is a deviation's
         return f"{top.numbers}: {top.cause}"
     if len(ran):
         return f"{numbers_phrase(len(ran))} outside tolerance: {NOT_EXPLAINED}"
@@ -564,9 +569,10 @@ def figure_lines(results_root: Path, runs: Runs) -> list[str]:
     return lines
 
 
-def analysis_files(deviations: list[Deviation], claims: list[Claim]) -> list[str]:
+def analysis_files(deviations: Sequence[Deviation], claims: Sequence[ClaimResult]) -> list[str]:
     """The analysis files the entries link to, each once, in order."""
-    files = [entry.analysis.split("#")[0] for entry in [*deviations, *claims] if entry.analysis]
+    entries: list[Deviation | ClaimResult] = [*deviations, *claims]
+    files = [entry.analysis.split("#")[0] for entry in entries if entry.analysis]
     return list(dict.fromkeys(files))
 
 
@@ -584,7 +590,7 @@ class PaperFindings:
     runs: Runs
     comparison: pd.DataFrame
     deviations: list[Deviation]
-    claims: list[Claim]
+    claims: Sequence[ClaimResult] = ()
     evidence: Evidence = NO_EVIDENCE
     stand_in_comparison: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COMPARISON_COLUMNS))
 
@@ -613,10 +619,10 @@ def paper_findings(
     results_root: Path,
     groups: dict[str, Runs],
     deviations: list[Deviation],
-    claims: list[Claim],
     evidence: Evidence = NO_EVIDENCE,
 ) -> list[PaperFindings]:
-    """Per paper, in the order of ``groups``: its runs, its numbers beside ours, its deviations and claims."""
+    """Per paper, in the order of ``groups``: its runs, its numbers beside ours and its deviations; its claims are
+    evaluated after (they read the tables' readings, :func:`reproductions.framework.overview.table_readings`)."""
     findings = []
     for paper, runs in groups.items():
         comparison = paper_comparison(results_root, runs)
@@ -627,9 +633,8 @@ def paper_findings(
                 runs,
                 comparison[~on_stand_in],
                 [d for d in deviations if d.paper == paper],
-                [c for c in claims if c.paper == paper],
-                evidence,
-                comparison[on_stand_in],
+                evidence=evidence,
+                stand_in_comparison=comparison[on_stand_in],
             )
         )
     return findings

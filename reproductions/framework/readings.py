@@ -29,11 +29,14 @@ Pure functions on DataFrames: the caller reads the files.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Protocol, cast
 
 import pandas as pd
 from scipy.stats import binomtest
+
+from reproductions.framework.compare import comparison_rows
 
 HEADLINE = "headline"
 NUMBER_KEYS = ["table", "method", "metric"]
@@ -264,7 +267,7 @@ def outcome(comparison: pd.DataFrame, verdicts: pd.DataFrame) -> pd.Series:
         else BY_CHECK
         if verdicts.at[i, "by_check"]
         else NOT_EXPLAINED
-        for i, row in zip(comparison.index, comparison.itertuples())
+        for i, row in zip(comparison.index, comparison_rows(comparison))
     ]
     return pd.Series(values, index=comparison.index, dtype=object)
 
@@ -301,6 +304,22 @@ def readings_tried(
     return pd.DataFrame(rows, columns=["table", "reading", "within", "numbers", "diagnostic", "chosen"])
 
 
+class TriedRow(Protocol):
+    """A row (``DataFrame.itertuples``) of :func:`readings_tried`."""
+
+    table: str
+    reading: str
+    within: int
+    numbers: int
+    diagnostic: bool
+    chosen: bool
+
+
+def tried_rows(tried: pd.DataFrame) -> Iterator[TriedRow]:
+    """``tried.itertuples()`` (pandas-stubs types every field as any scalar; the columns are known)."""
+    return cast(Iterator[TriedRow], tried.itertuples())
+
+
 SENSITIVITY_COLUMNS = ["table", "numbers", "headline", "readings", "low", "high", "mean"]
 
 
@@ -321,6 +340,23 @@ def sensitivity(tried: pd.DataFrame) -> pd.DataFrame:
         for table, group in counted_readings.groupby("table", sort=False)
     ]
     return pd.DataFrame(rows, columns=SENSITIVITY_COLUMNS)
+
+
+class SensitivityRow(Protocol):
+    """A row (``DataFrame.itertuples``) of :func:`sensitivity` (:data:`SENSITIVITY_COLUMNS`)."""
+
+    table: str
+    numbers: int
+    headline: int
+    readings: int
+    low: int
+    high: int
+    mean: float
+
+
+def sensitivity_rows(frame: pd.DataFrame) -> Iterator[SensitivityRow]:
+    """``frame.itertuples()`` (pandas-stubs types every field as any scalar; the columns are known)."""
+    return cast(Iterator[SensitivityRow], frame.itertuples())
 
 
 def chosen_readings(
