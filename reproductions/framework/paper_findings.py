@@ -159,11 +159,11 @@ def _comparison(results_root: Path, path: Path, config: Config) -> pd.DataFrame:
     """The paper's numbers beside the run's, with each tolerance's parts (``statistical``, ``floor``) and
     ``by_construction``; every number "not run" (ours NaN) if the run has no summary."""
     directory = experiment_directory(config, results_root)
-    reference = config.reference
+    reference = paper_reference(config)  # paper_comparison passes the runs that name paper numbers
     entries = [
         e
         for e in load_references(reference_folder(path))
-        if reference is not None and e["paper"] == reference.paper and e["dataset"] == reference.dataset
+        if e["paper"] == reference.paper and e["dataset"] == reference.dataset
     ]
     try:
         table = compare_with_papers(path.as_posix(), config, directory)
