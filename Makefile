@@ -29,7 +29,7 @@ test-quick: install
 	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow" -q
 
 # pyflakes and pycodestyle's errors, and ruff's formatting, over the package, its tests, benchmarks, reproductions and
-# migrations ([tool.ruff]; `ruff format` on those folders fixes the formatting); mypy over the package ([tool.mypy]).
+# migrations ([tool.ruff]; `ruff format` on those folders fixes the formatting); mypy over the package and the reproductions ([tool.mypy]).
 lint: install
 	$(BIN)/ruff check kpca_bench tests benchmarks reproductions migrations
 	$(BIN)/ruff format --check kpca_bench tests benchmarks reproductions migrations
