@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from kpca_bench.report.tables import markdown_table
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
 from kpca_bench.experiment.runner import stored_records
@@ -140,9 +141,19 @@ def consistency_markdown(frame: pd.DataFrame) -> str:
         "text leaves open; "
         "`reproductions/das/reference/deviations.yaml` names the check only under those deviations.",
         "",
-        "| config | method | paper | tolerance | ours: low / median / high | inconsistent | margin | splits "
-        "| readings |",
-        "|---|---|---|---|---|---|---|---|---|",
+        *markdown_table(
+            [
+                "config",
+                "method",
+                "paper",
+                "tolerance",
+                "ours: low / median / high",
+                "inconsistent",
+                "margin",
+                "splits",
+                "readings",
+            ]
+        ),
     ]
     for row in frame.itertuples():
         lines.append(

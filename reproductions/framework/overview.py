@@ -292,9 +292,17 @@ def sensitivity_table(findings: Sequence[PaperFindings]) -> str:
     highest (the best reading, chosen after the runs) and the mean; then the totals."""
     frame = pd.concat([found.sensitivity for found in findings]) if findings else pd.DataFrame()
     lines = [
-        "| table | counted | headline | readings tried | lowest | best reading (chosen after the runs) | "
-        "mean over readings |",
-        "|---|---|---|---|---|---|---|",
+        *markdown_table(
+            [
+                "table",
+                "counted",
+                "headline",
+                "readings tried",
+                "lowest",
+                "best reading (chosen after the runs)",
+                "mean over readings",
+            ]
+        ),
     ]
     lines += [
         f"| `{row.table}` | {row.numbers} | {row.headline} | {row.readings} | {row.low} | {row.high} | {row.mean:.1f} |"
@@ -435,8 +443,7 @@ def readings_tried_lines(found: PaperFindings) -> list[str]:
         "alone. The best reading is marked: it is chosen after the runs and decides no count called a "
         "headline; a diagnostic reading is shown, never counted.",
         "",
-        "| table | reading | within | best (chosen after the runs) |",
-        "|---|---|---|---|",
+        *markdown_table(["table", "reading", "within", "best (chosen after the runs)"]),
     ]
     for row in frame.itertuples():
         reading = (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kpca_bench.report.tables import markdown_row
+from kpca_bench.report.tables import markdown_row, markdown_table
 from kpca_bench.datasets.files import present
 from kpca_bench.datasets.locate import searched
 from kpca_bench.datasets.registry import get_spec
@@ -244,9 +244,22 @@ def numbers_table(
     table's best reading, chosen after the runs, with our value under it (``verdicts``,
     :func:`reproductions.framework.readings.readings`; rows it lacks are stand-ins)."""
     lines = [
-        "| config | method | metric | paper | ours | delta | statistical | floor | tolerance | outcome (headline) "
-        "| best reading (after the runs) | ours under it |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *markdown_table(
+            [
+                "config",
+                "method",
+                "metric",
+                "paper",
+                "ours",
+                "delta",
+                "statistical",
+                "floor",
+                "tolerance",
+                "outcome (headline)",
+                "best reading (after the runs)",
+                "ours under it",
+            ]
+        ),
     ]
     verdicts = pd.DataFrame(columns=["best_reading"]) if verdicts is None else verdicts
     for index, row in zip(comparison.index, comparison_rows(comparison)):

@@ -51,6 +51,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproductions.framework.reference import paper_reference, reference_values, references_of
+from kpca_bench.report.tables import markdown_table
 from kpca_bench.report.sweep import METRICS, sweep_frame
 from kpca_bench.experiment.planning import experiment_directory
 from kpca_bench.experiment.store import ResultStore, write_table
@@ -175,9 +176,20 @@ def consistency_markdown(frame: pd.DataFrame) -> str:
         "rows were drawn at random, and rows taken in the data file's order (the `*_file_order` "
         "variants) are a reading this check does not cover.",
         "",
-        "| config | method | setting | paper's best | bound over our splits: min / median / max "
-        "| best inconsistent | paper's min | floor: min / median / max | min inconsistent | splits |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        *markdown_table(
+            [
+                "config",
+                "method",
+                "setting",
+                "paper's best",
+                "bound over our splits: min / median / max",
+                "best inconsistent",
+                "paper's min",
+                "floor: min / median / max",
+                "min inconsistent",
+                "splits",
+            ]
+        ),
     ]
     for (config, method), group in frame.groupby(["config", "method"], sort=False):
         best, low = (group[group["metric"] == m].iloc[0] for m in ("auroc_best", "auroc_min"))

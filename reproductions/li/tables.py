@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproductions.framework.reference import in_reference_order, paper_reference, reference_values, references_of
+from kpca_bench.report.tables import markdown_table
 from kpca_bench.report.sweep import METRICS
 from kpca_bench.experiment.config import Config
 from kpca_bench.experiment.config_parser import load_config
@@ -85,9 +86,19 @@ def comparison_frame(results: Path, config_paths: list[Path]) -> pd.DataFrame:
 def comparison_markdown(frame: pd.DataFrame) -> str:
     """The frame as a Markdown table; † marks a difference from the paper beyond its tolerance."""
     lines = [
-        "| table | dataset | method | statistic | paper | ours (split 0) | Δ split 0 | ours over splits: "
-        "median [min, max] | Δ median |",
-        "|---|---|---|---|---|---|---|---|---|",
+        *markdown_table(
+            [
+                "table",
+                "dataset",
+                "method",
+                "statistic",
+                "paper",
+                "ours (split 0)",
+                "Δ split 0",
+                "ours over splits: median [min, max]",
+                "Δ median",
+            ]
+        ),
     ]
     for _, r in frame.iterrows():
         flags = [" †" if abs(delta) > r["tolerance"] else "" for delta in (r["delta_split0"], r["delta_median"])]

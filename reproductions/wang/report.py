@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kpca_bench.report.tables import markdown_table
 from kpca_bench.errors import ConfigError
 from reproductions.framework.reference import (
     paper_reference,
@@ -341,8 +342,7 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
         "coefficients of the chosen leading PCs), *zero coefficients* (share of zero entries), and for the "
         "SVM *non-SV samples* (training rows that are not support vectors).",
         "",
-        "| method | paper sparsity | unused samples | zero coefficients | non-SV samples |",
-        "|---|---|---|---|---|",
+        *markdown_table(["method", "paper sparsity", "unused samples", "zero coefficients", "non-SV samples"]),
         *sparsity,
         "",
         analysis["sparsity_finding"],
@@ -351,18 +351,28 @@ def build_report(results_root, configs: list[Path], analysis: dict[str, str]) ->
         "",
         "Wall seconds, from the records' `wall_time`.",
         "",
-        "| dataset | method | median per repeat (s) | total (min) |",
-        "|---|---|---|---|",
+        *markdown_table(["dataset", "method", "median per repeat (s)", "total (min)"]),
         *timing,
         "",
         "## Do the reduced grids change the result?",
         "",
         analysis["grid_check_intro"],
         "",
-        "| dataset | method | trials | accuracy reduced | accuracy widened | delta [min, max] | "
-        "CV accuracy reduced / widened | chosen point differs | parameters moved (reduced→widened×trials) | "
-        "paper ± tolerance | within tolerance: reduced / widened |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        *markdown_table(
+            [
+                "dataset",
+                "method",
+                "trials",
+                "accuracy reduced",
+                "accuracy widened",
+                "delta [min, max]",
+                "CV accuracy reduced / widened",
+                "chosen point differs",
+                "parameters moved (reduced→widened×trials)",
+                "paper ± tolerance",
+                "within tolerance: reduced / widened",
+            ]
+        ),
         *checks,
         "",
         "The paper's other columns over the same trials (paper / reduced / widened):",
