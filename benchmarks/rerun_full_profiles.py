@@ -3,7 +3,7 @@
 Every full-profile paper table is to be reproduced after the
 default eigensolver became ``"auto"``: cell keys do not name the solver, so
 ``results/<name>/`` still hold records computed with ``eigh``. Each config that
-``kpca-bench report --list-configs`` names (or only those ``--only`` names) runs
+``python -m reproductions report --list-configs`` names (or only those ``--only`` names) runs
 as ``kpca-bench run CONFIG --out OUT --jobs JOBS --quiet`` into a fresh folder
 (``OUT/<name>/``, never ``results/<name>/``), cheapest first (by the summed cell
 times of the committed records), and every numeric cell of its ``summary.csv``
@@ -40,12 +40,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 KPCA_BENCH = str(Path(sys.executable).with_name("kpca-bench"))
+ROOT = Path(__file__).resolve().parents[1]
 MACHINE_COLUMNS = ("time", "memory")
 
 
 def paper_configs() -> list[Path]:
     """The configs ``make all-figures`` runs (those whose data are here)."""
-    listed = subprocess.run([KPCA_BENCH, "report", "--list-configs"], capture_output=True, text=True, check=True)
+    listed = subprocess.run(
+        [sys.executable, "-m", "reproductions", "report", "--list-configs"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return [Path(line) for line in listed.stdout.split()]
 
 

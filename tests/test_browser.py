@@ -67,7 +67,7 @@ def browser():
 
 
 RESULTS = ROOT / "results"
-# What `kpca-bench report` writes: a copy without them holds only what a run stores (records, run.json, ...).
+# What `kpca-bench report RESULTS_DIR` writes: a copy without them holds only what a run stores (records, run.json, ...).
 REPORT_OUTPUTS = shutil.ignore_patterns(REPORT_FILE, "*.png", "*.md", "*.csv")
 
 

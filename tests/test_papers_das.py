@@ -327,7 +327,7 @@ def test_das_style_run_end_to_end(tmp_path):
     for trial in (0, 1):
         assert abs(by_trial["Naive thresholding", trial] - by_trial["SKPCA", trial]) <= 100 * 0.5 / 60
     assert (trials.loc[trials["method"] == "KPCA", "sparsity"] == 100).all()
-    # What `kpca-bench analyse das` reads for its threshold-rule table (tests/test_papers_das.py).
+    # What `python -m reproductions analyse das` reads for its threshold-rule table (tests/test_papers_das.py).
     records = ResultStore(directory).load().values()
     assert all(set(r["f1_by_rule"]) == {"train_quantile", "test_prior", "test_oracle"} for r in records)
 

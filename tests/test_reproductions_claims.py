@@ -1,4 +1,4 @@
-"""A paper's claims get verdicts computed from hand-built stored trials (kpca_bench/report/claims.py): holds,
+"""A paper's claims get verdicts computed from hand-built stored trials (reproductions/framework/claims.py): holds,
 partly, fails, a tie, not run, and a chosen reading that differs from the headline."""
 
 import textwrap
