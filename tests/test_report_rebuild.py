@@ -9,6 +9,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from reproductions.framework.loader import config_folders
+
 from kpca_bench.cli import app
 from kpca_bench.report.rebuild import rebuild, trials_file
 
@@ -98,7 +100,7 @@ def test_the_stored_config_reads_numbers_in_exponent_form(tmp_path):
 
 
 ROOT = Path(__file__).parents[1]
-FOLDERS = [ROOT / "configs", *sorted((ROOT / "reproductions").glob("*/configs"))]
+FOLDERS = config_folders(ROOT / "reproductions", ROOT / "configs")
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,10 @@ PROTOCOL_SUMMARIES = ("novelty_sweep", "robustness", "classification", "classifi
 EVERY_FIELD_TRIALS = ("classification", "classification_cv")
 
 
+if TYPE_CHECKING:  # at run time the suite module is imported late: it imports this package
+    from kpca_bench.report.suite import SuiteTables
+
+
 @dataclass(frozen=True)
 class Tables:
     """What a run's report shows, as DataFrames: ``trials`` (one row per cell and trial; a suite's with a
@@ -57,6 +62,20 @@ class Tables:
     ranks: pd.DataFrame | None = None
     statistics: pd.DataFrame | None = None
     verdict: str | None = None
+
+    @classmethod
+    def of_suite(cls, trials: pd.DataFrame, suite: SuiteTables | None) -> Tables:
+        """A suite's tables: every dataset's ``trials`` and its tables across datasets (none: no finished cell)."""
+        if suite is None:
+            return cls(trials, pd.DataFrame())
+        return cls(
+            trials,
+            suite.summary,
+            datasets=suite.datasets,
+            ranks=suite.ranks,
+            statistics=suite.statistics,
+            verdict=suite.verdict,
+        )
 
 
 def _single_setting_labels(config: Config) -> list[str]:
@@ -211,13 +230,4 @@ def write_outcome_report(config: Config, outcome: RunOutcome, html: bool = True)
         if per_member
         else pd.DataFrame()
     )
-    if suite is None:
-        return Tables(trials, pd.DataFrame())
-    return Tables(
-        trials,
-        suite.summary,
-        datasets=suite.datasets,
-        ranks=suite.ranks,
-        statistics=suite.statistics,
-        verdict=suite.verdict,
-    )
+    return Tables.of_suite(trials, suite)

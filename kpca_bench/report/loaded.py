@@ -103,13 +103,4 @@ def suite_of(config: Config, members: list[MemberRun]) -> Tables:
         [run_tables(m.config, m.records).trials.assign(dataset=m.label) for m in members], ignore_index=True
     )
     suite = suite_tables(config, {member.label: member.records for member in members})
-    if suite is None:
-        return Tables(trials, pd.DataFrame())
-    return Tables(
-        trials,
-        suite.summary,
-        datasets=suite.datasets,
-        ranks=suite.ranks,
-        statistics=suite.statistics,
-        verdict=suite.verdict,
-    )
+    return Tables.of_suite(trials, suite)
