@@ -181,3 +181,18 @@ def test_scores_must_be_a_non_negative_integer(scores):
 def test_scores_parsed_into_the_options():
     assert parse_config({**CONFIG, "protocol": {**CONFIG["protocol"], "scores": 2}}).options.scores == 2
     assert parse_config(CONFIG).options.scores == 0
+
+
+def test_the_runs_summary_reads_no_papers_numbers_beside_its_config(tmp_path):
+    """A config in a reproduction's layout (configs/ beside reference/numbers.yaml) gets our numbers only: the
+    reproduction framework sets the paper's beside them, in REPORT.md."""
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "numbers.yaml").write_text(
+        "- {paper: P, source: Table I, dataset: D, method: KPCA + LDA, metric: error_mean, value: 0.4321, "
+        "tolerance: 0.01, reason: test}\n"
+    )
+    directory = run(tmp_path / "configs", {**CONFIG, "reference": {"paper": "P", "dataset": "D"}})
+    summary = (directory / "summary.md").read_text()
+    assert "| KPCA + LDA | 2 / 2 |" in summary
+    assert "0.4321" not in summary and "- paper: P, D" in summary  # the reference named, its numbers not read
